@@ -1,0 +1,71 @@
+// The page's side of the engine: one module Web Worker per tab running Pyodide with the
+// engine wheel, shared by every widget and kept across instant navigation.
+import { RUNTIME } from "./runtime-config.js";
+
+let worker = null;
+let nextId = 1;
+const pending = new Map();
+const progressListeners = new Set();
+let lastStage = "";
+let resolveReady;
+let rejectReady;
+const readyPromise = new Promise((resolve, reject) => {
+  resolveReady = resolve;
+  rejectReady = reject;
+});
+
+function onMessage(event) {
+  const message = event.data;
+  if (message.type === "progress") {
+    lastStage = message.stage;
+    for (const listener of progressListeners) listener(message.stage);
+  } else if (message.type === "ready") {
+    progressListeners.clear();
+    resolveReady();
+  } else if (message.type === "failed") {
+    rejectReady(new Error(message.error));
+  } else if (message.type === "result") {
+    const resolve = pending.get(message.id);
+    pending.delete(message.id);
+    if (resolve) resolve(JSON.parse(message.json));
+  }
+}
+
+export const engine = {
+  /** Start the worker (once per tab). */
+  start() {
+    if (worker) return readyPromise;
+    try {
+      worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
+    } catch (error) {
+      rejectReady(error);
+      return readyPromise;
+    }
+    worker.addEventListener("message", onMessage);
+    worker.addEventListener("error", (event) => {
+      rejectReady(new Error(event.message || "the engine worker failed to load"));
+    });
+    worker.postMessage({ type: "init", runtime: RUNTIME });
+    return readyPromise;
+  },
+  /** Resolves when the engine is live; does not start it. */
+  ready() {
+    return readyPromise;
+  },
+  onProgress(listener) {
+    progressListeners.add(listener);
+    if (lastStage) listener(lastStage);
+  },
+  /** Ask the engine to render widget `name` for `inputs`; resolves to {html} or {error, field}. */
+  async render(name, inputs) {
+    await readyPromise;
+    const id = nextId++;
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      worker.postMessage({ type: "render", id, widget: name, inputs: JSON.stringify(inputs) });
+    });
+  },
+};
+
+// Tests and the benchmark read this to know the engine's state; it carries no numbers.
+window.__lessonEngine = engine;

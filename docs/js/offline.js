@@ -1,0 +1,32 @@
+// Registers the service worker that keeps the lesson usable offline, and hands it the
+// current page and everything the page loaded, so a reload without a network still works.
+import { engine } from "./engine-client.js";
+
+let registered = false;
+
+function cacheThisPage(registration) {
+  const worker = registration.active || registration.waiting || registration.installing;
+  if (!worker) return;
+  const urls = [location.href.split("#")[0]];
+  for (const entry of performance.getEntriesByType("resource")) {
+    if (entry.name.startsWith(location.origin)) urls.push(entry.name);
+  }
+  worker.postMessage({ type: "cache-urls", urls });
+}
+
+export function registerOffline() {
+  if (!("serviceWorker" in navigator) || location.protocol === "file:") return;
+  const hasWidgets = document.querySelector("[data-widget]") !== null;
+  const whenIdle = hasWidgets ? engine.ready().catch(() => undefined) : Promise.resolve();
+  whenIdle.then(async () => {
+    if (!registered) {
+      registered = true;
+      const url = new URL("../sw.js", import.meta.url);
+      await navigator.serviceWorker.register(url, { scope: new URL("../", import.meta.url).pathname });
+    }
+    const registration = await navigator.serviceWorker.ready;
+    cacheThisPage(registration);
+  }).catch(() => {
+    // Offline support is a bonus: the lesson works without it.
+  });
+}

@@ -1,0 +1,134 @@
+"""The command line: the engine's answers for people at a terminal, or as JSON.
+
+    python -m engine catalog [--json]
+    python -m engine plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task serve [--json]
+
+Bad input exits with status 2 and one clear line on stderr (with --json, also
+``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from engine.errors import EngineError
+
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _ArgError(message)
+
+
+def _build() -> _Parser:
+    p = _Parser(prog="python -m engine",
+                description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = sub.add_parser("catalog", help="models, hardware, systems and prices")
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.add_argument("--kind", choices=("all", "models", "hardware", "systems", "prices"),
+                   default="all")
+    q = sub.add_parser("plan", help="the five questions for one workload")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b")
+    q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
+    q.add_argument("--hardware", default="h100-sxm")
+    q.add_argument("--gpus", default="1")
+    q.add_argument("--task", default="serve", help="serve or train")
+    q.add_argument("--format", dest="weight_format", default="bf16",
+                   help="weight format for serving: fp32 bf16 fp16 fp8 int8 int4")
+    q.add_argument("--kv-format", default="bf16")
+    q.add_argument("--context", default="8192", help="tokens of context per request")
+    q.add_argument("--batch", default="1", help="concurrent requests")
+    q.add_argument("--prompt", default="1024", help="prompt tokens of the timed request")
+    q.add_argument("--output", default="256", help="answer tokens of the timed request")
+    q.add_argument("--sharding", default="none", help="none, zero1, zero2, zero3")
+    q.add_argument("--tp", default="1", help="tensor-parallel size")
+    q.add_argument("--optimizer", default="adam")
+    q.add_argument("--convention", default="mixed-16", help="mixed-16, mixed-18, mixed-20, fp32")
+    q.add_argument("--micro-batch", default="1")
+    q.add_argument("--seq-len", default="4096")
+    q.add_argument("--recompute", default="selective", help="none, selective, full")
+    q.add_argument("--tokens", help="training tokens (default 20 per parameter)")
+    q.add_argument("--mfu", default="0.4")
+    q.add_argument("--target-days")
+    q.add_argument("--price", help="USD per GPU-hour (default: the catalogue's)")
+    return p
+
+
+def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.plan import plan
+
+    result = plan(
+        model=args.model, params=args.params, hardware=args.hardware, gpus=args.gpus,
+        task=args.task, weight_format=args.weight_format, kv_format=args.kv_format,
+        context_tokens=args.context, batch=args.batch, prompt_tokens=args.prompt,
+        output_tokens=args.output, sharding=args.sharding, tp=args.tp,
+        optimizer=args.optimizer, convention=args.convention, micro_batch=args.micro_batch,
+        seq_len=args.seq_len, recompute=args.recompute, tokens=args.tokens, mfu=args.mfu,
+        target_days=args.target_days, usd_per_gpu_hour=args.price,
+    )
+    data = result.to_dict()
+    answers = result.answers()
+    head = (f"{result.model.name} on {result.gpus:,} x {result.hardware.name}, "
+            f"task: {result.task}")
+    lines = [head, "=" * len(head)]
+    for key, title in (("fits", "Does it fit?"), ("limit", "What limits its speed?"),
+                       ("gpus", "How many GPUs?"), ("failure", "Why would it fail?"),
+                       ("cost", "What does it cost?")):
+        lines += [title, "  " + answers[key]]
+    lines.append("Assumptions:")
+    lines += ["  - " + a for a in result.memory.assumptions]
+    return data, "\n".join(lines)
+
+
+def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.catalog import catalog_dict, list_hardware, list_models, list_systems, prices
+
+    data = catalog_dict()
+    if args.kind != "all":
+        data = {args.kind: data[args.kind]}
+    lines = []
+    if args.kind in ("all", "models"):
+        lines.append("Models (parameters derived from shapes):")
+        lines += [f"  {m.id:<16} {m.params / 1e9:>9,.2f} B  {m.name}" for m in list_models()]
+    if args.kind in ("all", "hardware"):
+        lines.append("Hardware (dense bf16 peak, memory, bandwidth):")
+        for h in list_hardware():
+            bf16 = dict(h.peaks).get("bf16")
+            peak = f"{bf16 / 1e12:>8,.1f} TFLOP/s" if bf16 else "       - TFLOP/s"
+            lines.append(f"  {h.id:<15} {peak} {h.memory_bytes / 1e9:>7,.0f} GB "
+                         f"{h.bandwidth_bytes_per_s / 1e12:>6.3g} TB/s  {h.name}")
+    if args.kind in ("all", "systems"):
+        lines.append("Systems:")
+        lines += [f"  {s.id:<15} {s.gpu_count} x {s.gpu.id}, {s.cpu_count} x {s.cpu.id}  "
+                  f"{s.name}" for s in list_systems()]
+    if args.kind in ("all", "prices"):
+        lines.append("Cloud prices (USD per GPU-hour):")
+        lines += [f"  {p.hardware:<15} ${p.usd_per_gpu_hour:>6.2f}  {p.provider}, {p.offer} "
+                  f"({p.date})" for p in prices().cloud]
+    return data, "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args_list
+    try:
+        args = _build().parse_args(args_list)
+        data, text = _plan(args) if args.command == "plan" else _catalog(args)
+    except (_ArgError, EngineError) as exc:
+        message = exc.message if isinstance(exc, EngineError) else f"error: {exc}"
+        if as_json:
+            print(json.dumps({"error": message}))
+        print(message, file=sys.stderr)
+        return 2
+    print(json.dumps(data, indent=2, allow_nan=False) if as_json else text)
+    return 0

@@ -1,0 +1,84 @@
+"""Unit constants and the formatting of quantities for people.
+
+GB = 10^9 bytes, TB/s = 10^12 bytes/s, TFLOP/s = 10^12 FLOP/s throughout; GiB only where named.
+"""
+
+from __future__ import annotations
+
+KB = 1e3
+MB = 1e6
+GB = 1e9
+TB = 1e12
+GiB = 2**30
+TERA = 1e12
+PETA = 1e15
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+SECONDS_PER_YEAR = 365.25 * SECONDS_PER_DAY
+HOURS_PER_YEAR = SECONDS_PER_YEAR / SECONDS_PER_HOUR
+
+
+def format_bytes(n_bytes: float) -> str:
+    """'16.06 GB', '131.1 kB', '1.20 TB' in powers of 1000."""
+    for unit, size in (("TB", TB), ("GB", GB), ("MB", MB), ("kB", KB)):
+        if abs(n_bytes) >= size:
+            return f"{n_bytes / size:,.{_decimals(n_bytes / size)}f} {unit}"
+    return f"{n_bytes:,.0f} bytes"
+
+
+def format_GB(n_bytes: float) -> str:
+    """Always in GB, four significant figures at most, trailing zeros dropped.
+
+    '16.06 GB', '128.5 GB', '80 GB', '1.07 GB', '0.151 GB', '1,440 GB'.
+    """
+    value = n_bytes / GB
+    magnitude = abs(value)
+    decimals = 0 if magnitude >= 1000 else 1 if magnitude >= 100 else 2 if magnitude >= 1 else 3
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} GB"
+
+
+def format_count(n: float) -> str:
+    """'8.03 billion', '405 billion', '1.2 trillion', '4,096'."""
+    for name, size in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6)):
+        if abs(n) >= size:
+            return f"{n / size:,.{_decimals(n / size)}f} {name}"
+    return f"{n:,.0f}"
+
+
+def format_flops(flops: float) -> str:
+    """A FLOP count in scientific notation: '3.80e+25 FLOPs' reads better as '3.8 x 10^25'."""
+    if abs(flops) < 1e6:
+        return f"{flops:,.0f} FLOPs"
+    mantissa, exponent = f"{flops:.2e}".split("e")
+    return f"{mantissa} × 10^{int(exponent)} FLOPs"
+
+
+def format_seconds(seconds: float) -> str:
+    """Time in the unit a person would use: '4.8 ms', '12 s', '3.2 hours', '71 days', '6,300 years'."""
+    s = abs(seconds)
+    if s < 1e-3:
+        return f"{seconds * 1e6:,.{_decimals(seconds * 1e6)}f} µs"
+    if s < 1:
+        return f"{seconds * 1e3:,.{_decimals(seconds * 1e3)}f} ms"
+    if s < 120:
+        return f"{seconds:,.{_decimals(seconds)}f} s"
+    if s < 2 * 3600:
+        return f"{seconds / 60:,.{_decimals(seconds / 60)}f} minutes"
+    if s < 2 * SECONDS_PER_DAY:
+        return f"{seconds / 3600:,.{_decimals(seconds / 3600)}f} hours"
+    if s < 2 * SECONDS_PER_YEAR:
+        return f"{seconds / SECONDS_PER_DAY:,.{_decimals(seconds / SECONDS_PER_DAY)}f} days"
+    return f"{seconds / SECONDS_PER_YEAR:,.{_decimals(seconds / SECONDS_PER_YEAR)}f} years"
+
+
+def _decimals(value: float) -> int:
+    """Three significant figures for small values, none past 100."""
+    v = abs(value)
+    if v >= 100:
+        return 0
+    if v >= 10:
+        return 1
+    return 2

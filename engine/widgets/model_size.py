@@ -1,0 +1,69 @@
+"""Step 1: a model's size in bytes and FLOPs per token, and the opening plan on one H100."""
+
+from __future__ import annotations
+
+from engine import memory
+from engine.catalog import get_hardware, resolve_model
+from engine.compute import flops_per_token
+from engine.formats import get_format
+from engine.units import format_count, format_GB
+from engine.validate import choice, number
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import CUSTOM_MODEL, format_options, model_options
+
+PLAN_HARDWARE = "h100-sxm"
+
+
+def render(inputs: Inputs) -> str:
+    model_id = choice(inputs["model"], "model", [v for v, _ in model_options()])
+    if model_id == CUSTOM_MODEL:
+        params = number(inputs["params"], "params", label="Parameter count")
+        model = resolve_model(params=params)
+    else:
+        model = resolve_model(model_id=model_id)
+    number_format = get_format(inputs["format"])
+    weights_bytes = memory.weights_bytes(model.params, number_format.id)
+    gpu = get_hardware(PLAN_HARDWARE)
+    plan = memory.serving_memory(model, gpu, weight_format=number_format.id)
+    figures = definition_list(
+        [
+            ("Parameters", f"{format_count(model.params)} ({model.params:,})"),
+            ("Bytes per number", f"{number_format.bytes_per_number:g} ({number_format.label})"),
+            ("Size of the weights", format_GB(weights_bytes)),
+            ("FLOPs per token (2 × parameters)", f"{format_count(flops_per_token(model))} FLOPs"),
+        ]
+    )
+    verdict_class = "fits" if plan.fits else "refused"
+    verdict_text = (
+        f"Opening plan on one {gpu.name}: {format_GB(plan.per_gpu_bytes)} of "
+        f"{format_GB(plan.capacity_bytes)}: " + ("it fits." if plan.fits else "it does not fit.")
+    )
+    verdict = tag("p", esc(verdict_text), class_=f"widget-verdict {verdict_class}")
+    bar = memory_bar(
+        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+    )
+    return figures + verdict + bar
+
+
+WIDGET = Widget(
+    name="model_size",
+    title="How big is a model?",
+    controls=(
+        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
+        Control(
+            "params",
+            "Parameter count",
+            "number",
+            "7e9",
+            unit="parameters",
+            hint="Used when the model is 'A parameter count I type' (e.g. 7e9 or 7,000,000,000).",
+        ),
+        Control("format", "Number format", "select", "bf16", options=format_options()),
+    ),
+    render=render,
+    summary="Size in GB and FLOPs per token for a model and a number format, and the opening "
+    "serving plan on one H100.",
+)

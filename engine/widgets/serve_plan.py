@@ -1,0 +1,77 @@
+"""Step 8: deploy a model on one GPU; memory breakdown and how much context the rest holds."""
+
+from __future__ import annotations
+
+from engine import memory
+from engine.catalog import get_hardware, get_model
+from engine.units import format_bytes, format_GB
+from engine.validate import integer
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import format_options, gpu_options, model_options
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    context_tokens = integer(inputs["context"], "context", label="Context", maximum=10_000_000)
+    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=100_000)
+    plan = memory.serving_memory(
+        model,
+        gpu,
+        weight_format=inputs["format"],
+        context_tokens=context_tokens,
+        batch=batch,
+    )
+    verdict_text = f"{format_GB(plan.per_gpu_bytes)} of {format_GB(plan.capacity_bytes)}: " + (
+        "it fits." if plan.fits else "it does not fit."
+    )
+    verdict = tag(
+        "p", esc(verdict_text), class_="widget-verdict " + ("fits" if plan.fits else "refused")
+    )
+    bar = memory_bar(
+        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+    )
+    kv_per_token = memory.kv_cache_bytes_per_token(model)
+    figures = definition_list(
+        [
+            ("KV cache per token", f"{format_bytes(kv_per_token)} ({kv_per_token:,.0f} bytes)"),
+            ("Memory left free", format_GB(max(plan.headroom_bytes, 0.0))),
+            ("Tokens of context the GPU can hold", f"{plan.max_context_tokens_that_fit:,}"),
+            (
+                f"Concurrent requests at {context_tokens:,} tokens each",
+                f"{plan.max_concurrent_requests:,}",
+            ),
+        ]
+    )
+    notes = "".join(tag("li", esc(a)) for a in plan.assumptions)
+    details = tag(
+        "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
+    )
+    return verdict + bar + figures + details
+
+
+WIDGET = Widget(
+    name="serve_plan",
+    title="Deploy a model on one GPU",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control(
+            "format",
+            "Weights stored as",
+            "select",
+            "bf16",
+            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
+        ),
+        Control("context", "Context per request", "number", "8192", unit="tokens"),
+        Control("batch", "Concurrent requests", "number", "1"),
+    ),
+    render=render,
+    summary="Serving memory on one GPU: weights, KV cache, activations, overhead; the context "
+    "and concurrency the rest of the GPU can hold.",
+)

@@ -1,0 +1,42 @@
+"""mkdocs-macros module: registers the authoring macros; all work happens in engine/ and macros/authoring.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.figures import FIGURES
+from engine.tables import TABLES
+from engine.widgets.registry import widget_names
+from macros import authoring
+
+
+def on_pre_page_macros(env: Any) -> None:
+    """Each page numbers its widgets from 1, also across rebuilds under `mkdocs serve`."""
+    authoring.reset_page_counter(str(getattr(env.page, "url", "")))
+
+
+def define_env(env: Any) -> None:
+    """Register `widget`, `figure` and `table` for use in markdown pages."""
+
+    env.variables["widget_list"] = ", ".join(f"`{n}`" for n in widget_names())
+    env.variables["figure_list"] = ", ".join(f"`{n}`" for n in sorted(FIGURES))
+    env.variables["table_list"] = ", ".join(f"`{n}`" for n in sorted(TABLES))
+
+    def current_page() -> str:
+        page = getattr(env, "page", None)
+        return str(getattr(page, "url", "") or getattr(page, "file", ""))
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def widget(name: str, **inputs: object) -> str:
+        """A live widget: `{{ widget("serve_plan", model="llama-3.1-8b") }}`."""
+        return authoring.widget_html(name, current_page(), inputs)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def figure(name: str, **inputs: object) -> str:
+        """A number from the engine in prose: `{{ figure("weights", model="llama-3.1-8b") }}`."""
+        return authoring.figure_text(name, inputs)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def table(name: str, **inputs: object) -> str:
+        """A table rendered by the engine: `{{ table("formats") }}`."""
+        return authoring.table_html(name, inputs)

@@ -1,0 +1,57 @@
+"""Build the engine's pure-Python wheel with the standard library alone.
+
+The browser installs this wheel into Pyodide. Writing it directly (a wheel is a zip with a
+dist-info folder) keeps the build fast, reproducible (fixed timestamps, sorted entries) and
+free of a build backend in the site's toolchain.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import tomllib
+import zipfile
+from pathlib import Path
+
+FIXED_TIMESTAMP = (2024, 1, 1, 0, 0, 0)
+INCLUDED_SUFFIXES = (".py", ".toml")
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def project_version(project_root: Path) -> tuple[str, str]:
+    """(name, version) from pyproject.toml."""
+    meta = tomllib.loads((project_root / "pyproject.toml").read_text())["project"]
+    return str(meta["name"]), str(meta["version"])
+
+
+def build_engine_wheel(project_root: Path, out_dir: Path) -> Path:
+    """Write ``engine-<version>-py3-none-any.whl`` into ``out_dir`` and return its path."""
+    name, version = project_version(project_root)
+    package = project_root / "engine"
+    files: list[tuple[str, bytes]] = []
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
+            files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
+    dist_info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    wheel_meta = (
+        b"Wheel-Version: 1.0\nGenerator: macros.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    files.append((f"{dist_info}/METADATA", metadata))
+    files.append((f"{dist_info}/WHEEL", wheel_meta))
+    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files)
+    record += f"{dist_info}/RECORD,,\n"
+    files.append((f"{dist_info}/RECORD", record.encode()))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for arc, data in files:
+            info = zipfile.ZipInfo(arc, date_time=FIXED_TIMESTAMP)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return target

@@ -1,0 +1,136 @@
+"""Every widget: build-time result without JavaScript, goes live, follows input, matches CPython."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, open_watched, wait_live
+from pages import widget_pages
+from playwright.sync_api import Browser, Page
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.widgets.browser import update  # noqa: E402
+
+
+def result_html_in_browser(page: Page, widget_selector: str, html: str) -> str:
+    """``html`` as this browser serialises it, so it can be compared with a live result."""
+    return str(
+        page.evaluate(
+            "html => { const t = document.createElement('output'); t.innerHTML = html; return t.innerHTML; }",
+            html,
+        )
+    )
+
+
+def widget_inputs(page: Page, selector: str) -> dict[str, str]:
+    return dict(
+        page.evaluate(
+            """sel => Object.fromEntries([...document.querySelectorAll(sel + ' .widget-controls [name]')]
+                 .map(f => [f.name, f.value]))""",
+            selector,
+        )
+    )
+
+
+def test_every_widget_page_renders_build_time_results_without_javascript(
+    browser: Browser, root_site: Site
+) -> None:
+    found = widget_pages(root_site.directory)
+    assert found, "no page has a widget"
+    w = open_watched(browser, java_script_enabled=False)
+    try:
+        for path, names in found.items():
+            w.page.goto(root_site.page_url(path))
+            results = w.page.locator("[data-widget] .widget-result")
+            assert results.count() == len(names)
+            for i in range(results.count()):
+                text = results.nth(i).inner_text()
+                assert "GB" in text or "FLOP" in text or "s" in text, f"{path}: empty widget {i}"
+                assert "NaN" not in text and "Infinity" not in text
+            states = w.page.eval_on_selector_all(
+                "[data-widget]", "ws => ws.map(w => w.dataset.state)"
+            )
+            assert set(states) == {"static"}
+    finally:
+        w.context.close()
+
+
+@pytest.mark.parametrize("path", ["steps/01-pile-of-numbers/", "steps/08-serve-the-model/"])
+def test_widgets_go_live_and_match_cpython(watched: Watched, root_site: Site, path: str) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(path))
+    # The build-time result is on screen before the engine is live.
+    assert page.locator("[data-widget] .widget-result").first.inner_text().strip()
+    wait_live(page)
+    for widget in page.locator("[data-widget]").all():
+        selector = "#" + str(widget.get_attribute("id"))
+        name = str(widget.get_attribute("data-widget"))
+        expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
+        live = page.inner_html(selector + " .widget-result")
+        assert live == result_html_in_browser(page, selector, expected["html"])
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_changing_an_input_changes_the_output_as_the_engine_says(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    wait_live(page)
+    selector = "[data-widget=model_size]"
+    before = page.inner_text(selector + " .widget-result")
+    assert "16.06 GB" in before
+    page.select_option(selector + " select[name=model]", "llama-3.1-70b")
+    page.wait_for_function(
+        "sel => !document.querySelector(sel + ' .widget-result').innerText.includes('16.06 GB')",
+        arg=selector,
+    )
+    after = page.inner_text(selector + " .widget-result")
+    assert "141.11 GB" in after or "141.1 GB" in after
+    assert "does not fit" in after
+    expected = json.loads(update("model_size", json.dumps(widget_inputs(page, selector))))
+    assert page.inner_html(selector + " .widget-result") == result_html_in_browser(
+        page, selector, expected["html"]
+    )
+
+
+@pytest.mark.parametrize(
+    "typed, message_part",
+    [
+        ("", "empty"),
+        ("-5", "more than 0"),
+        ("abc", "must be a number"),
+        ("NaN", "NaN"),
+        ("1e400", "finite"),
+        ("<img src=x onerror=alert(1)>", "must be a number"),
+    ],
+)
+def test_bad_input_shows_the_engine_message_inline(
+    watched: Watched, root_site: Site, typed: str, message_part: str
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    wait_live(page)
+    selector = "[data-widget=model_size]"
+    page.select_option(selector + " select[name=model]", "custom")
+    page.wait_for_function(
+        "sel => document.querySelector(sel).dataset.state === 'live'", arg=selector
+    )
+    page.fill(selector + " input[name=params]", typed)
+    error = page.locator(selector + " .widget-error[data-error-for=params]")
+    error.wait_for(state="attached")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-error[data-error-for=params]').textContent.length > 0",
+        arg=selector,
+    )
+    assert message_part.lower() in error.inner_text().lower()
+    assert page.get_attribute(selector + " input[name=params]", "aria-invalid") == "true"
+    assert "NaN" not in page.inner_text(selector + " .widget-result")
+    assert page.locator("img[src=x]").count() == 0
+    assert watched.console_errors == []

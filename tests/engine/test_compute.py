@@ -1,0 +1,46 @@
+import pytest
+
+from engine.catalog import get_model
+from engine.compute import (
+    flops_per_token,
+    gpus_for_deadline,
+    mfu_from_throughput,
+    tokens_per_s_at_mfu,
+    training_flops,
+    training_seconds,
+)
+from engine.errors import EngineError
+
+
+def test_flops_per_token_uses_active_params():
+    assert flops_per_token("llama-3.1-8b") == 2 * 8_030_261_248
+    mix = get_model("mixtral-8x7b")
+    assert flops_per_token(mix) == 2 * mix.active_params
+
+
+def test_training_flops():
+    assert training_flops(1e9, 1e12) == 6e21
+    assert training_flops(1e9, 1e12, recompute=True) == 8e21
+    assert training_flops(1e9, 1e12, recompute="full") == 8e21
+    assert training_flops(1e9, 1e12, recompute="selective") == 6e21
+    with pytest.raises(EngineError):
+        training_flops(1e9, 1e12, recompute=3)
+
+
+def test_time_and_mfu_round_trip():
+    f = training_flops(8e9, 1e12)
+    s = training_seconds(f, 8, 989.4e12, 0.4)
+    assert s == pytest.approx(f / (8 * 989.4e12 * 0.4))
+    tps = 1e12 / s
+    assert mfu_from_throughput(tps, 8e9, 8, 989.4e12) == pytest.approx(0.4)
+    assert tokens_per_s_at_mfu(8e9, 8, 989.4e12, 0.4) == pytest.approx(tps)
+    assert gpus_for_deadline(f, s, 989.4e12, 0.4) == 8
+
+
+def test_bad_inputs():
+    with pytest.raises(EngineError):
+        training_seconds(1e20, 0, 1e15, 0.4)
+    with pytest.raises(EngineError):
+        training_seconds(1e20, 1, 1e15, 1.5)
+    with pytest.raises(EngineError):
+        mfu_from_throughput(1e9, 8e9, 1, 989.4e12)  # > 100 %

@@ -1,0 +1,59 @@
+import json
+
+import pytest
+
+from engine.errors import EngineError
+from engine.plan import plan
+
+
+def _json(p):
+    return json.loads(json.dumps(p.to_dict(), allow_nan=False))
+
+
+def test_serve_plan_keys_and_parts_sum():
+    d = _json(plan(model="llama-3.1-8b"))
+    mem = d["memory"]
+    assert sum(mem["parts"].values()) == pytest.approx(mem["per_gpu_bytes"])
+    assert mem["fits"] is True and mem["capacity_bytes"] == 80e9
+    assert d["flops"]["per_token"] == 2 * 8_030_261_248
+    assert d["serve"]["kv_cache_bytes_per_token"] == 131_072
+    assert d["serve"]["bound"] == "memory"
+    assert set(d["answers"]) == {"fits", "limit", "gpus", "failure", "cost"}
+
+
+def test_train_plan_keys():
+    d = _json(plan(model="llama-3.1-8b", task="train", tokens=1e12, gpus=8, sharding="zero3"))
+    assert d["train"]["total_flops"] == pytest.approx(6 * 8_030_261_248 * 1e12)
+    assert d["train"]["seconds"] > 0 and d["memory"]["fits"] is True
+    d2 = _json(plan(model="llama-3.1-8b", task="train"))
+    assert "Chinchilla" in d2["train"]["tokens_source"]
+
+
+def test_train_plan_suggests_what_fits():
+    p = plan(model="llama-3.1-8b", task="train")
+    assert not p.memory.fits and "ZeRO-3" in p.answers()["gpus"]
+
+
+def test_target_days():
+    p = plan(model="llama-3.1-405b", task="train", tokens=15.6e12, gpus=16384, target_days=30)
+    assert p.train is not None and p.train.gpus_for_target is not None
+    assert p.train.gpus_for_target > 16384
+
+
+def test_cost_needs_price_when_catalogue_has_none():
+    assert "No cloud price" in plan(model="llama-3.2-1b", hardware="l4").answers()["cost"]
+    assert "$" in plan(model="llama-3.2-1b", hardware="l4", usd_per_gpu_hour=0.8
+                       ).answers()["cost"]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"model": "llama-3.1-8b", "task": "fly"},
+    {"model": "llama-3.1-8b", "gpus": 0},
+    {"model": "llama-3.1-8b", "task": "train", "mfu": 0},
+    {"model": "llama-3.1-8b", "task": "train", "sharding": "zero4"},
+    {"model": "nope"},
+    {},
+])
+def test_bad_inputs(kwargs):
+    with pytest.raises(EngineError):
+        plan(**kwargs)

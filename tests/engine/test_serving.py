@@ -1,0 +1,79 @@
+import pytest
+
+from engine.errors import EngineError
+from engine.serving import (
+    batching_table,
+    decode_seconds,
+    decode_step,
+    prefill,
+    request_timeline,
+)
+
+M, H = "llama-3.1-8b", "h100-sxm"
+
+
+def test_decode_memory_bound_at_batch_1():
+    d = decode_step(M, H)
+    assert d.bound == "memory"
+    assert d.seconds == pytest.approx(16_060_522_496 / 3.35e12)
+
+
+def test_decode_compute_bound_at_large_batch_short_context():
+    d = decode_step(M, H, batch=1024, context_tokens=1)
+    assert d.bound == "compute"
+    assert d.tokens_per_s > decode_step(M, H).tokens_per_s
+
+
+def test_moe_reads_only_touched_experts():
+    one = decode_step("mixtral-8x7b", H)
+    many = decode_step("mixtral-8x7b", H, batch=256)
+    assert one.bytes_read < many.bytes_read
+    assert many.bytes_read == pytest.approx(46_702_792_704 * 2, rel=1e-3)
+
+
+def test_prefill_compute_bound():
+    p = prefill(M, H, prompt_tokens=4096)
+    assert p.bound == "compute"
+    assert p.flops > 2 * 8_030_261_248 * 4096
+
+
+@pytest.mark.parametrize("batch,prompt,out", [(1, 1024, 256), (64, 100, 3000), (512, 1, 500),
+                                              (2048, 10, 200)])
+def test_decode_sum_matches_step_by_step(batch, prompt, out):
+    exact = sum(decode_step(M, H, batch=batch, context_tokens=prompt + i).seconds
+                for i in range(1, out))
+    assert decode_seconds(M, H, prompt_tokens=prompt, output_tokens=out,
+                          batch=batch) == pytest.approx(exact, rel=1e-9)
+
+
+def test_timeline_phases_contiguous():
+    t = request_timeline(M, H, prompt_tokens=1000, output_tokens=300, queue_seconds=0.5)
+    assert t.phases[0].kind == "queue" and t.phases[1].kind == "prefill"
+    end = 0.0
+    for p in t.phases:
+        assert p.start_seconds == pytest.approx(end)
+        end = p.start_seconds + p.length_seconds
+    assert end == pytest.approx(t.total_seconds)
+    assert sum(p.tokens for p in t.phases if p.kind == "decode") == 299
+    assert t.ttft_seconds == pytest.approx(0.5 + t.prefill.seconds)
+    assert len(t.phases) <= 42
+
+
+def test_long_answer_costs_more_than_long_question():
+    long_q = request_timeline(M, H, prompt_tokens=2000, output_tokens=50)
+    long_a = request_timeline(M, H, prompt_tokens=50, output_tokens=2000)
+    assert long_a.total_seconds > 5 * long_q.total_seconds
+
+
+def test_batching_table_throughput_rises():
+    rows = batching_table(M, H, batches=(1, 8, 64))
+    assert rows[0].tokens_per_s < rows[1].tokens_per_s < rows[2].tokens_per_s
+    with pytest.raises(EngineError):
+        batching_table(M, H, batches=())
+
+
+def test_bad_inputs():
+    with pytest.raises(EngineError):
+        request_timeline(M, H, prompt_tokens=0, output_tokens=1)
+    with pytest.raises(EngineError):
+        decode_step(M, H, batch=float("nan"))

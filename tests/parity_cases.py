@@ -1,0 +1,65 @@
+"""Cases run both in CPython and inside Pyodide; their JSON must be identical.
+
+Covers plan() for serving and training across models, chips and options, and every widget's
+rendered HTML for its default inputs. Kept free of test-only dependencies so it runs in
+Pyodide with nothing but the engine wheel.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PLAN_CASES: list[dict[str, Any]] = [
+    {"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "task": "serve"},
+    {"model": "llama-3.1-70b", "hardware": "h100-sxm", "gpus": 1, "task": "serve"},
+    {"model": "llama-3.1-70b", "hardware": "h200", "gpus": 2, "task": "serve"},
+    {"model": "mixtral-8x7b", "hardware": "a100-80gb", "gpus": 2, "task": "serve"},
+    {"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "task": "train"},
+    {
+        "model": "llama-3.1-8b",
+        "hardware": "h100-sxm",
+        "gpus": 8,
+        "task": "train",
+        "sharding": "zero3",
+    },
+    {"params": 7.5e9, "hardware": "a100-80gb", "gpus": 64, "task": "train", "sharding": "zero3"},
+    {
+        "model": "llama-3.1-405b",
+        "hardware": "h100-sxm",
+        "gpus": 16384,
+        "task": "train",
+        "tokens": 15.6e12,
+        "mfu": 0.4,
+    },
+    {
+        "model": "gpt-3-175b",
+        "hardware": "a100-40gb",
+        "gpus": 1024,
+        "task": "train",
+        "tokens": 300e9,
+    },
+    {"model": "qwen2.5-7b", "hardware": "l4", "gpus": 1, "task": "serve"},
+]
+
+
+def results() -> dict[str, Any]:
+    from engine.plan import plan
+
+    from engine.errors import EngineError
+    from engine.widgets.registry import get_widget, widget_names
+
+    out: dict[str, Any] = {"plans": [], "widgets": {}}
+    for case in PLAN_CASES:
+        try:
+            out["plans"].append(plan(**case).to_dict())
+        except EngineError as error:
+            out["plans"].append(error.to_dict())
+    for name in widget_names():
+        widget = get_widget(name)
+        out["widgets"][name] = widget.render(widget.defaults())
+    return out
+
+
+def results_json() -> str:
+    return json.dumps(results(), sort_keys=True)

@@ -1,0 +1,55 @@
+"""Serve a built site on this machine only, with the MIME types Pyodide needs.
+
+Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] DIRECTORY
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import sys
+from pathlib import Path
+from typing import ClassVar
+
+MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript"}
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with correct types; quiet unless asked."""
+
+    extensions_map: ClassVar[dict[str, str]] = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        **MIME_TYPES,
+    }
+    verbose = False
+
+    def log_message(self, format: str, *args: object) -> None:
+        if self.verbose:
+            super().log_message(format, *args)
+
+
+def make_server(directory: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
+    handler = functools.partial(SiteHandler, directory=str(directory))
+    return http.server.ThreadingHTTPServer((host, port), handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    if not (args.directory / "index.html").exists():
+        print(f"{args.directory} has no index.html: run `make build` first.", file=sys.stderr)
+        return 1
+    server = make_server(args.directory, args.host, args.port)
+    print(f"Serving the lesson at http://{args.host}:{args.port}/  (Ctrl+C to stop)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
