@@ -29,9 +29,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from typing import Any
 
 from engine import validate
-from engine.catalog import HardwareSpec, ModelSpec, SystemSpec, get_model, get_system, list_models
+from engine.catalog import (
+    HardwareSpec,
+    ModelSpec,
+    SystemSpec,
+    get_hardware,
+    get_model,
+    get_system,
+    list_models,
+)
 from engine.errors import EngineError
 from engine.formats import FORMATS, get_format
 from engine.memory import (
@@ -314,7 +323,9 @@ class WayOut:
 @dataclass(frozen=True, slots=True)
 class ActionResult:
     """What an action did: accepted or refused, why (``arithmetic``, one line per step),
-    the new state, the job concerned, and for refusals the ways out."""
+    the new state, the job concerned, for refusals the ways out, and the assumptions the
+    memory figures rest on. For a refusal ``job`` is the job as it would have been, with
+    status 'refused' and no id: refused jobs are not kept, only the log records them."""
 
     accepted: bool
     message: str
@@ -322,6 +333,7 @@ class ActionResult:
     state: ClusterState
     job: Job | None = None
     ways_out: tuple[WayOut, ...] = ()
+    assumptions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -331,6 +343,7 @@ class ActionResult:
             "state": self.state.to_dict(),
             "job": self.job.to_dict() if self.job is not None else None,
             "ways_out": [w.to_dict() for w in self.ways_out],
+            "assumptions": list(self.assumptions),
         }
 
 
@@ -341,18 +354,12 @@ class ActionResult:
 def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: float,
                 recompute: str) -> TrainingRunInputs:
     model = get_model(model_id)
-    system_gpu = _hardware(hardware_id)
+    system_gpu = get_hardware(hardware_id)
     return TrainingRunInputs(
         params=model.params, tokens=tokens, gpus=gpus,
         peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
         flops_per_token_factor=8.0 if recompute == "full" else 6.0,
     )
-
-
-def _hardware(hardware_id: str) -> HardwareSpec:
-    from engine.catalog import get_hardware
-
-    return get_hardware(hardware_id)
 
 
 def _job_run(state: ClusterState, job: Job) -> TrainingRunInputs:
@@ -379,7 +386,7 @@ def job_progress(state: ClusterState, job: Job) -> JobProgress:
 
 
 def _training_total_seconds(state: ClusterState, job: Job) -> float:
-    return training_run_at(_job_run(state, job), 0.0).seconds_left
+    return _job_run(state, job).total_seconds
 
 
 # --------------------------------------------------------------------------- validation
@@ -410,6 +417,8 @@ def _check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
         raise EngineError(f"{_plural(len(items), 'GPU')} asked for; {where}.", "gpus")
     out: list[int] = []
     for item in items:
+        if isinstance(item, str) and not item.strip().isdigit():
+            raise EngineError(f"There is no GPU {item[:20]!r}: {where}.", "gpus")
         try:
             g = validate.integer(item, "gpus", label="GPU number", minimum=0, maximum=count - 1)
         except EngineError:
@@ -525,19 +534,29 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
     return ActionResult(accepted=True, message=message, arithmetic=(), state=new, job=stopped)
 
 
-def _accept(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str]) -> ActionResult:
+_RULES = (
+    "Admission by arithmetic: a job's memory per GPU must fit the memory still free on each "
+    "of its GPUs, checked before it starts.",
+    "A training job gets its GPUs to itself; serving jobs may share a GPU when the memory "
+    "allows.",
+)
+
+
+def _accept(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
+            assumptions: Sequence[str]) -> ActionResult:
     new = replace(st, jobs=_trim_jobs((*st.jobs, job)), next_job=st.next_job + 1)
     new = _with_log(new, LogEntry(st.clock_seconds, "accepted", message))
     return ActionResult(accepted=True, message=message, arithmetic=tuple(arithmetic), state=new,
-                        job=job)
+                        job=job, assumptions=(*_RULES, *assumptions))
 
 
 def _refuse(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
-            ways_out: Sequence[WayOut]) -> ActionResult:
+            ways_out: Sequence[WayOut], assumptions: Sequence[str]) -> ActionResult:
     refused = replace(job, id="", status="refused")
     new = _with_log(st, LogEntry(st.clock_seconds, "refused", message))
     return ActionResult(accepted=False, message=message, arithmetic=tuple(arithmetic),
-                        state=new, job=refused, ways_out=tuple(ways_out))
+                        state=new, job=refused, ways_out=tuple(ways_out),
+                        assumptions=(*_RULES, *assumptions))
 
 
 def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
@@ -634,6 +653,16 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     count = system.gpu_count
     out: list[WayOut] = []
     mem = _serve_memory(model, hw, wf, ctx, batch, len(gpus))
+
+    if mem.fits:  # it fits an empty GPU: other GPUs may have the room
+        pick = _pick_gpus(st, len(gpus), gpus, exclusive=False)
+        if pick != gpus and _fits_now(st, pick, mem.per_gpu_bytes, exclusive=False):
+            out.append(WayOut(
+                label="Other GPUs",
+                text=f"The same job on {_gpu_list(pick)}, which have the room: "
+                f"{_gb(mem.per_gpu_bytes)} per GPU.",
+                per_gpu_bytes=mem.per_gpu_bytes, fits_now=True,
+                action=_serve_action(model.id, pick, wf, ctx, batch)))
 
     need = min_gpus_to_serve(mem)
     if need is not None and need > len(gpus):
@@ -738,12 +767,14 @@ def deploy(
     if bad_gpu is not None:
         message = (f"Refused before it starts: serving {model.name} ({wf}) on {where} needs "
                    f"{comparison}. Retrying cannot help: the arithmetic will not change.")
-        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b))
+        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+                       mem.assumptions)
     holder = _busy_with_training(st, idx)
     if holder is not None:
         message = (f"Refused: {_gpu_list(holder.gpus)} belong to training job {holder.id}, "
                    "which has its GPUs to itself; stop it or choose other GPUs.")
-        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b))
+        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+                       mem.assumptions)
     # Tokens of KV cache the memory still free on these GPUs holds (this job's own included).
     room = min(st.free_bytes()[g] for g in idx) - (mem.per_gpu_bytes - mem.parts["kv_cache"])
     fit_tokens = int(room * len(idx) // mem.kv_cache_bytes_per_token)
@@ -751,7 +782,7 @@ def deploy(
                f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "
                f"({_plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
-    return _accept(st, job, message, lines)
+    return _accept(st, job, message, lines, mem.assumptions)
 
 
 # ------------------------------------------------------------------------------ training
@@ -818,6 +849,14 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
             per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
             action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
 
+    same = _train_memory(model, hw, len(gpus), sharding, optimizer, recompute, seq_len,
+                         micro_batch)
+    if same.fits:  # it fits idle GPUs: other GPUs may be free
+        pick = _pick_gpus(st, len(gpus), gpus, exclusive=True)
+        if pick != gpus and _fits_now(st, pick, same.per_gpu_bytes, exclusive=True):
+            out.append(way("Other GPUs", f"The same job on {_gpu_list(pick)}, which are free",
+                           model, pick, same, sharding, optimizer, recompute))
+
     one = _train_memory(model, hw, 1, "zero3", optimizer, recompute, seq_len, micro_batch)
     need = min_gpus_to_train(one)
     if need is not None and need <= count:
@@ -833,7 +872,9 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
                 out.append(way(f"{n} GPUs with ZeRO-3", f"{n} GPUs with ZeRO-3{least}", model,
                                pick, mem, "zero3", optimizer, recompute))
     else:
-        fixed_words = ("even the unsharded activations and overhead do not fit one GPU"
+        fixed_words = (f"its activations alone ({_gb(one.parts['activations'])} per GPU at "
+                       f"sequence {seq_len:,}) do not fit one GPU; it needs tensor and pipeline "
+                       f"parallelism across more GPUs than one {system.id} has"
                        if need is None else f"it needs at least {need} GPUs, more than one "
                        f"{system.id} has (a multi-server cluster)")
         out.append(WayOut(
@@ -931,7 +972,7 @@ def launch_training(
         message = (f"Refused before it starts: training {model.name} on {where}: {why}. "
                    "Out of memory is decided by arithmetic, so retrying cannot help.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways)
+        return _refuse(st, job, message, lines, ways, mem.assumptions)
     holder = _busy_with_any(st, idx)
     if holder is not None:
         message = (f"Refused: a training job needs its GPUs to itself, and "
@@ -939,18 +980,17 @@ def launch_training(
                    f"{'runs' if len(set(holder.gpus) & set(idx)) == 1 else 'run'} {holder.id}; "
                    "stop it or choose other GPUs.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways)
+        return _refuse(st, job, message, lines, ways, mem.assumptions)
     run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)
-    first = training_run_at(run, 0.0)
     lines.append(f"Speed: {len(idx)} x {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s x {eff:.0%} "
                  f"MFU / ({run.flops_per_token_factor:g} x {format_count(model.params)}) = "
-                 f"{run.gpus * run.peak_flops_per_s * eff / (run.flops_per_token_factor * run.params):,.0f}"
-                 f" tokens/s; about {format_seconds(first.seconds_left)} for "
+                 f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
+                 f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")
     message = (f"{job.id}: training {model.name} on {where}: {_gb(mem.per_gpu_bytes)} of "
                f"{_gb(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
-               f"{format_seconds(first.seconds_left)}.")
-    return _accept(st, job, message, lines)
+               f"{format_seconds(run.total_seconds)}.")
+    return _accept(st, job, message, lines, (*mem.assumptions, *run.assumptions))
 
 
 # ----------------------------------------------------------------------- from_dict checks
@@ -1015,7 +1055,8 @@ def _state_from_dict(data: object) -> ClusterState:
                 f"{_gb(cap)}.")
     for j in state.running_jobs():
         if j.kind == "train":
-            other = [k.id for k in state.running_jobs() if k.id != j.id and set(k.gpus) & set(j.gpus)]
+            other = [k.id for k in state.running_jobs()
+                     if k.id != j.id and set(k.gpus) & set(j.gpus)]
             _expect(not other, f"training job {j.id} shares its GPUs with {', '.join(other)}.")
     return _settle(state)
 
@@ -1063,8 +1104,7 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
     _run_inputs(model.id, budget, len(idx), hw.id, eff, rec)
     tmem = _train_memory(model, hw, len(idx), shard, opt, rec, seq, mb)
     if status == "finished":
-        total = training_run_at(_run_inputs(model.id, budget, len(idx), hw.id, eff, rec),
-                                0.0).seconds_left
+        total = _run_inputs(model.id, budget, len(idx), hw.id, eff, rec).total_seconds
         assert ended is not None
         _expect(math.isclose(ended - started, total, rel_tol=1e-9, abs_tol=1e-6),
                 f"finished job {job_id} has the wrong end time.")
@@ -1073,3 +1113,36 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
                ended_seconds=ended, sharding=shard, optimizer=opt, recompute=rec, seq_len=seq,
                micro_batch=mb, tokens=budget, mfu=eff)
 
+
+
+def try_way_out(state: ClusterState | Mapping[str, object],
+                way_out: WayOut | Mapping[str, object]) -> ActionResult:
+    """Submit the job a way out proposes (its ``action``, as :meth:`WayOut.to_dict` gives it
+    or as the WayOut itself): 'serve' goes to :func:`deploy`, 'train' to
+    :func:`launch_training`. Checked like any submission, so it may still be refused (when
+    ``fits_now`` was False)."""
+    if isinstance(way_out, WayOut):
+        action: Mapping[str, object] = dict(way_out.action)
+    elif isinstance(way_out, Mapping):
+        raw = way_out.get("action", way_out)
+        if not isinstance(raw, Mapping):
+            raise EngineError("A way out's action must be a mapping of settings.", "action")
+        action = raw
+    else:
+        raise EngineError("Expected a way out from a refused action.", "action")
+    if not action:
+        raise EngineError("This way out has no action to try: it needs more GPUs than this "
+                          "system has.", "action")
+    kind = validate.choice(action.get("kind"), "kind", KINDS)
+    allowed = ({"kind", "model_id", "gpus", "weight_format", "context_tokens", "batch"}
+               if kind == "serve" else
+               {"kind", "model_id", "gpus", "sharding", "optimizer", "recompute", "seq_len",
+                "micro_batch", "tokens", "mfu"})
+    unknown = sorted(str(k)[:40] for k in action if k not in allowed)
+    if unknown:
+        raise EngineError(f"Unknown setting(s) for a {kind} job: {', '.join(unknown)}.",
+                          "action")
+    kwargs: dict[str, Any] = {str(k): v for k, v in action.items() if k != "kind"}
+    if kind == "serve":
+        return deploy(state, **kwargs)
+    return launch_training(state, **kwargs)

@@ -200,7 +200,7 @@ def rent_vs_own(
            else "not included (0 %)."),
         "Power drawn only while busy; idle draw ignored (favours owning slightly).",
         "Renting billed only for the hours used (on-demand); reserved or spot prices differ.",
-        "Prices as given: " + ("; ".join(source_lines) if source_lines else "no source given."),
+        *_source_assumptions(source_lines),
     )
     return RentVsOwn(
         rent_usd_per_gpu_hour=rent, purchase_usd_per_gpu=per_gpu, years=yrs,
@@ -213,6 +213,12 @@ def rent_vs_own(
         break_even_utilisation=break_even, verdict=verdict, curve=curve,
         arithmetic=tuple(arithmetic), assumptions=assumptions,
     )
+
+
+def _source_assumptions(lines: tuple[str, ...]) -> tuple[str, ...]:
+    if not lines:
+        return ("Prices as given by the caller (no source given).",)
+    return tuple(f"Source: {line}." for line in lines)
 
 
 def _source_lines(sources: object) -> tuple[str, ...]:
@@ -275,7 +281,7 @@ def cost_per_million_tokens(
     )
     assumptions = (
         "Paid for every hour, busy or idle; tokens only while busy.",
-        "Prices as given: " + ("; ".join(source_lines) if source_lines else "no source given."),
+        *_source_assumptions(source_lines),
     )
     return TokenCost(
         tokens_per_s=rate, usd_per_gpu_hour=price, gpus=n, utilisation=u,
@@ -327,7 +333,115 @@ def training_run_cost(
     assumptions = (
         "Every GPU billed for the whole run, pauses included; storage, network and staff "
         "not included.",
-        "Prices as given: " + ("; ".join(source_lines) if source_lines else "no source given."),
+        *_source_assumptions(source_lines),
     )
     return TrainingCost(gpus=n, seconds=secs, usd_per_gpu_hour=price, gpu_hours=hours,
                         usd=usd, arithmetic=arithmetic, assumptions=assumptions)
+
+
+# ------------------------------------------------------------------ catalogue defaults
+
+DEFAULT_YEARS = 4.0  # an illustrative depreciation period, not a sourced figure
+
+
+def _price_line(what: str, value: str, date: str, source: str) -> str:
+    return f"{what}: {value} ({date}; {source})"
+
+
+def rent_vs_own_from_catalog(
+    *,
+    hardware_id: str = "h100-sxm",
+    utilisation: float = 0.5,
+    years: float = DEFAULT_YEARS,
+    overhead_fraction_per_year: float = 0.0,
+    rent_usd_per_gpu_hour: float | None = None,
+    purchase_usd: float | None = None,
+    gpus: int | None = None,
+    power_W: float | None = None,
+    pue: float | None = None,
+    usd_per_kWh: float | None = None,
+) -> RentVsOwn:
+    """:func:`rent_vs_own` with every price not given taken from the catalogue: the default
+    cloud offer and purchase for ``hardware_id``, US industrial power and the industry
+    average PUE. Power is the whole system's (CPUs, fans, network included) when the
+    purchase is a catalogue system such as dgx-1, otherwise the GPUs' own rating. Each
+    default used is named, with its date and source, in the assumptions."""
+    from engine.catalog import get_hardware, get_system, prices
+
+    p = prices()
+    hw = get_hardware(hardware_id)
+    lines: list[str] = []
+    if rent_usd_per_gpu_hour is None:
+        offer = p.default_cloud(hw.id)
+        rent_usd_per_gpu_hour = offer.usd_per_gpu_hour
+        lines.append(_price_line(f"Rent, {offer.provider} {offer.offer}",
+                                 f"{format_usd(offer.usd_per_gpu_hour)}/GPU-hour", offer.date,
+                                 offer.source))
+    purchase_system = ""
+    if purchase_usd is None:
+        buy = p.default_purchase(hw.id)
+        purchase_usd = buy.usd
+        purchase_system = buy.system
+        if gpus is None:
+            gpus = buy.gpu_count
+        lines.append(_price_line(f"Purchase, {buy.item}", format_usd(buy.usd), buy.date,
+                                 buy.source))
+    if gpus is None:
+        gpus = 1
+    if power_W is None:
+        if purchase_system:
+            system = get_system(purchase_system)
+            power_W = system.power_W * validate.integer(gpus, "gpus") / system.gpu_count
+            lines.append(f"Power: {system.name}, {system.power_W:,.0f} W for "
+                         f"{system.gpu_count} GPUs (the whole server at its maximum, from the "
+                         "catalogue's system datasheet)")
+        elif hw.power_W is not None:
+            power_W = hw.power_W * validate.integer(gpus, "gpus")
+            lines.append(f"Power: {hw.name} rated {hw.power_W:,.0f} W per GPU (the GPU alone: "
+                         "the server around it draws more)")
+        else:
+            raise EngineError(f"No power figure in the catalogue for {hw.name}; type one.",
+                              "power_W")
+    if pue is None:
+        pue = p.pue
+        lines.append(f"PUE {p.pue:g} ({p.pue_source})")
+    if usd_per_kWh is None:
+        usd_per_kWh = p.power_usd_per_kWh
+        lines.append(_price_line("Electricity", f"{format_usd(p.power_usd_per_kWh)}/kWh",
+                                 p.power_date, p.power_source))
+    return rent_vs_own(
+        rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, purchase_usd=purchase_usd, years=years,
+        power_W=power_W, pue=pue, usd_per_kWh=usd_per_kWh, utilisation=utilisation, gpus=gpus,
+        overhead_fraction_per_year=overhead_fraction_per_year, sources=tuple(lines),
+    )
+
+
+def _default_rent(hardware_id: str) -> tuple[float, str]:
+    from engine.catalog import get_hardware, prices
+
+    offer = prices().default_cloud(get_hardware(hardware_id).id)
+    return offer.usd_per_gpu_hour, _price_line(
+        f"{offer.provider} {offer.offer}", f"{format_usd(offer.usd_per_gpu_hour)}/GPU-hour",
+        offer.date, offer.source)
+
+
+def cost_per_million_tokens_from_catalog(
+    *,
+    tokens_per_s: float,
+    hardware_id: str = "h100-sxm",
+    gpus: int = 1,
+    utilisation: float = 1.0,
+) -> TokenCost:
+    """:func:`cost_per_million_tokens` at the catalogue's default cloud price for
+    ``hardware_id`` (named, dated and sourced in the assumptions)."""
+    price, line = _default_rent(hardware_id)
+    return cost_per_million_tokens(tokens_per_s=tokens_per_s, usd_per_gpu_hour=price, gpus=gpus,
+                                   utilisation=utilisation, sources=(line,))
+
+
+def training_run_cost_from_catalog(
+    *, gpus: int, seconds: float, hardware_id: str = "h100-sxm"
+) -> TrainingCost:
+    """:func:`training_run_cost` at the catalogue's default cloud price for ``hardware_id``."""
+    price, line = _default_rent(hardware_id)
+    return training_run_cost(gpus=gpus, seconds=seconds, usd_per_gpu_hour=price, sources=(line,))

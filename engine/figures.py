@@ -40,7 +40,7 @@ def capacity(hardware: str) -> str:
 def serve_total(
     model: str,
     hardware: str = "h100-sxm",
-    format: str = "bf16",  # noqa: A002 - the author's word
+    format: str = "bf16",
     approx: bool = False,
 ) -> str:
     """The default serving plan's memory on one GPU: '18.79 GB', or '19 GB' with ``approx``."""

@@ -100,7 +100,8 @@ class Plan:
 
     def _fits_words(self) -> str:
         mem = self.memory
-        per = "per GPU" if self.gpus > 1 else "on one GPU"
+        unit = "GPU" if self.hardware.kind == "gpu" else "chip"
+        per = f"per {unit}" if self.gpus > 1 else f"on one {unit}"
         if mem.fits:
             return (f"Yes: {format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} "
                     f"{per} ({self._parts_words()}), {format_GB(mem.headroom_bytes)} to spare.")
@@ -114,9 +115,10 @@ class Plan:
             s = self.serve
             d = s.first_step
             if d.bound == "memory":
+                spread = f" across {self.gpus:,} chips" if self.gpus > 1 else ""
                 head = (f"Decoding is memory-bandwidth-bound: each step reads "
-                        f"{format_GB(d.bytes_read)} at {hw.bandwidth_bytes_per_s / 1e12:g} TB/s"
-                        f"{' per GPU' if self.gpus > 1 else ''}")
+                        f"{format_GB(d.bytes_read)}{spread} at "
+                        f"{hw.bandwidth_bytes_per_s / 1e12:g} TB/s{' each' if spread else ''}")
             else:
                 head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
                         f"step at {hw.compute_peak(self._wf)[0] / 1e12:,.0f} TFLOP/s")

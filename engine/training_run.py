@@ -177,6 +177,21 @@ class TrainingRunInputs:
         kwargs: dict[str, Any] = {str(k): v for k, v in data.items()}
         return cls(**kwargs)
 
+    @property
+    def steady_tokens_per_s(self) -> float:
+        """Tokens/s at full speed: gpus x peak x MFU / (factor x params)."""
+        return _timing(self).steady_tokens_per_s
+
+    @property
+    def total_seconds(self) -> float:
+        """Wall-clock length of the whole run (start-up, ramp and pauses included)."""
+        return _timing(self).total_seconds
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The run's assumptions in words (the same as ``TrainingRun.assumptions``)."""
+        return _assumptions(self, _timing(self))
+
     def to_dict(self) -> dict[str, float | int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 

@@ -23,6 +23,7 @@ PYODIDE_CORE_FILES = (
     "pyodide-lock.json",
 )
 SCRIPT_FILES = (
+    "js/file-notice.js",
     "js/lesson.js",
     "js/engine-client.js",
     "js/engine-worker.js",
@@ -48,7 +49,7 @@ def _copy_pyodide(root: Path, site: Path) -> str:
         raise RuntimeMissingError(
             "node_modules/pyodide is missing: run `npm ci` (or `make build`, which does it)."
         )
-    installed = json.loads(manifest.read_text())["version"]
+    installed = str(json.loads(manifest.read_text())["version"])
     if installed != pinned:
         raise RuntimeMissingError(
             f"node_modules has Pyodide {installed} but package.json pins {pinned}: run `npm ci`."
@@ -60,9 +61,35 @@ def _copy_pyodide(root: Path, site: Path) -> str:
     return installed
 
 
+OFFLINE_SEARCH_SHIM = "js/iframe-worker-shim.js"
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """In the copy for file://, load the search shim from the site, not from a CDN.
+
+    Material's offline plugin adds ``https://unpkg.com/iframe-worker/shim`` to the polyfills;
+    the same shim, pinned in package.json, is shipped with the site instead.
+    """
+    polyfills = config.extra.get("polyfills", [])
+    if any("iframe-worker" in str(p) for p in polyfills):
+        config.extra["polyfills"] = [
+            OFFLINE_SEARCH_SHIM if "iframe-worker" in str(p) else p for p in polyfills
+        ]
+    return config
+
+
+def _copy_offline_search_shim(root: Path, site: Path, config: Any) -> None:
+    if OFFLINE_SEARCH_SHIM in config.extra.get("polyfills", []):
+        shim = root / "node_modules" / "iframe-worker" / "shim" / "index.js"
+        if not shim.exists():
+            raise RuntimeMissingError("node_modules/iframe-worker is missing: run `npm ci`.")
+        shutil.copy2(shim, site / OFFLINE_SEARCH_SHIM)
+
+
 def on_post_build(config: Any, **_: Any) -> None:
     root = _project_root(config)
     site = Path(config.site_dir)
+    _copy_offline_search_shim(root, site, config)
     sys.path.insert(0, str(root))
     from macros.wheel import build_engine_wheel
 

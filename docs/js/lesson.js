@@ -62,16 +62,6 @@ function mount(root) {
     if (root.dataset.state === "live") refresh();
   });
 
-  if (location.protocol === "file:") {
-    setStatus(
-      root,
-      "static",
-      "Offline copy: these numbers were computed when the lesson was built. To make the widgets " +
-        "live, serve this folder with any local static server (for example `python3 -m http.server` " +
-        "inside it) and open the address it prints.",
-    );
-    return;
-  }
   setStatus(root, "loading", "Loading the engine…");
   engine.onProgress((stage) => {
     if (root.dataset.state === "loading") setStatus(root, "loading", stage);
@@ -88,10 +78,17 @@ function mount(root) {
     });
 }
 
+// The theme's search dialog has no accessible name; give it one.
+function nameThemeLandmarks() {
+  const search = document.querySelector(".md-search");
+  if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search the lesson");
+}
+
 function mountAll() {
+  nameThemeLandmarks();
   const widgets = document.querySelectorAll("[data-widget]");
   // Let the text and build-time numbers paint first; start Python only where a widget needs it.
-  if (widgets.length && location.protocol !== "file:") {
+  if (widgets.length) {
     requestAnimationFrame(() => setTimeout(() => engine.start(), 0));
   }
   widgets.forEach(mount);

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from engine import architecture, validate
@@ -157,7 +157,7 @@ def generic_dense_model(params: object) -> ModelSpec:
     return _generic(n)
 
 
-@cache
+@lru_cache(maxsize=256)
 def _generic(n: int) -> ModelSpec:
     vocab = 32000
     head_dim = 128

@@ -127,13 +127,15 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         class_="widget-status",
         role="status",
     )
-    island = f'<script type="application/json" class="widget-inputs">{json_island(values)}</script>'
     title = tag("p", esc(widget.title), class_="widget-title")
     return tag(
         "div",
-        title + form + output + status + island,
+        title + form + output + status,
         class_="widget",
         id=instance,
         data_widget=widget.name,
         data_state="static",
+        # The build-time inputs as a JSON island. An attribute, not a <script> element: the
+        # theme's instant navigation re-runs every inline script it finds in a new page.
+        data_inputs=json_island(values),
     )

@@ -191,3 +191,38 @@ def test_break_even_is_consistent(
     if u > 0.01:
         below = rent_vs_own(utilisation=u * 0.99, **kwargs)  # type: ignore[arg-type]
         assert below.owned_usd_per_used_gpu_hour > rent
+
+
+def test_rent_vs_own_from_catalog_uses_sourced_defaults() -> None:
+    from engine.catalog import prices
+    from engine.cost import rent_vs_own_from_catalog
+
+    p = prices()
+    r = rent_vs_own_from_catalog(utilisation=0.5)
+    offer = p.default_cloud("h100-sxm")
+    buy = p.default_purchase("h100-sxm")
+    assert r.rent_usd_per_gpu_hour == offer.usd_per_gpu_hour
+    assert r.purchase_usd_per_gpu == pytest.approx(buy.usd / buy.gpu_count)
+    assert r.pue == p.pue and r.usd_per_kWh == p.power_usd_per_kWh
+    assert r.power_W_per_gpu == pytest.approx(10_200 / 8)  # dgx-1, whole server
+    text = " ".join(r.assumptions)
+    for needle in (offer.date, buy.date, p.power_date, "Uptime"):
+        assert needle in text
+    # Explicit values override the catalogue and drop its source line.
+    mine = rent_vs_own_from_catalog(utilisation=0.5, rent_usd_per_gpu_hour=7.0)
+    assert mine.rent_usd_per_gpu_hour == 7.0
+    assert offer.date not in " ".join(a for a in mine.assumptions if "Rent" in a)
+
+
+def test_catalog_wrappers_for_tokens_and_training() -> None:
+    from engine.catalog import prices
+    from engine.cost import cost_per_million_tokens_from_catalog, training_run_cost_from_catalog
+
+    price = prices().default_cloud("h100-sxm").usd_per_gpu_hour
+    t = cost_per_million_tokens_from_catalog(tokens_per_s=200)
+    assert t.usd_per_million_tokens == pytest.approx(price / (200 * 3600) * 1e6)
+    c = training_run_cost_from_catalog(gpus=8, seconds=3600)
+    assert c.usd == pytest.approx(8 * price)
+    assert any(a.startswith("Source:") for a in c.assumptions)
+    with pytest.raises(EngineError):
+        training_run_cost_from_catalog(gpus=8, seconds=3600, hardware_id="no-such-chip")

@@ -182,12 +182,14 @@ def test_run_at_accepts_a_dict_and_clamps() -> None:
 
 def test_run_at_is_cheap() -> None:
     inputs = TrainingRunInputs(**BASE)  # type: ignore[arg-type]
-    n = 2000
-    start = time.perf_counter()
-    for i in range(n):
-        training_run_at(inputs, float(i * 7))
-    per_call = (time.perf_counter() - start) / n
-    assert per_call < 50e-6
+    n = 500
+    best = float("inf")
+    for _ in range(5):  # best of five batches, so a busy machine does not fail the test
+        start = time.perf_counter()
+        for i in range(n):
+            training_run_at(inputs, float(i * 7))
+        best = min(best, (time.perf_counter() - start) / n)
+    assert best < 50e-6
 
 
 def test_budget_ending_during_ramp() -> None:
@@ -233,3 +235,10 @@ def test_loss_decreases_in_n_and_d(n: float, d: float, factor: float) -> None:
     assert loss(n * factor, d) < loss(n, d)
     assert loss(n, d * factor) < loss(n, d)
     assert loss(n, d) > 1.69
+
+
+def test_inputs_expose_totals_and_assumptions() -> None:
+    r = run()
+    assert r.inputs.total_seconds == r.total_seconds
+    assert r.inputs.steady_tokens_per_s == r.steady_tokens_per_s
+    assert r.inputs.assumptions == r.assumptions

@@ -6,7 +6,7 @@ import { loadPyodide } from "../../node_modules/pyodide/pyodide.mjs";
 
 const [wheelPath, casesPath] = process.argv.slice(2);
 const pyodide = await loadPyodide();
-pyodide.unpackArchive(await readFile(wheelPath), "wheel");
+pyodide.unpackArchive(new Uint8Array(await readFile(wheelPath)), "wheel");
 pyodide.FS.writeFile("/tmp/parity_cases.py", await readFile(casesPath, "utf8"));
 const json = pyodide.runPython(`
 import sys

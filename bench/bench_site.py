@@ -1,0 +1,690 @@
+"""Site benchmark: build time, time to the first live widget, input latency and bytes.
+
+Usage: .venv/bin/python bench/bench_site.py   (also run by `make bench`)
+
+Prints the figures and rewrites the site section of bench/RESULTS.md (between the
+``bench_site`` markers; the rest of the file is kept). No assertion, no pass or fail: the
+targets are printed next to the figures.
+
+1. Build: wall time of ``mkdocs build --strict`` (site-tests' ``build_site``), median of 3.
+2. Time to the first live widget on steps/01-pile-of-numbers/: from navigation start to the
+   moment a ``[data-widget]`` is ``data-state="live"`` and the engine has replaced its
+   ``.widget-result``; cold (new browser context: empty cache, no service worker) and warm
+   (same context, second navigation: HTTP cache and service worker warm). Compared with a
+   bare page generated in the built site (page -> module worker -> loadPyodide -> engine
+   wheel -> ``import engine.widgets.browser`` -> 'ready'), measured in the same run.
+3. Input-to-update latency once live, timed in the page (performance.now() before the input
+   event, MutationObserver on ``.widget-result``).
+4. Bytes on the wire up to first contentful paint, up to live, and once the service worker
+   has settled; whether any Pyodide request started before first paint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "site-tests"))
+
+import pytest  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, build_site  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright  # noqa: E402
+
+from tools.serve import make_server  # noqa: E402
+
+PAGE = "steps/01-pile-of-numbers/"
+WIDGET = "[data-widget=model_size]"
+REPEATS = 5
+BUILDS = 3
+INPUT_ROUNDS = 40  # per kind (select, typed field): 80 samples in all
+TIMEOUT_MS = 120_000
+RESULTS = ROOT / "bench" / "RESULTS.md"
+BEGIN = "<!-- bench_site: begin (written by bench/bench_site.py; edits here are overwritten) -->"
+END = "<!-- bench_site: end -->"
+
+BARE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide (benchmark)</title></head>
+<body><p>Bare page: loads Pyodide and the engine wheel in a module worker.</p>
+<script type="module">
+const worker = new Worker(new URL("./bench-bare-worker.js", import.meta.url), { type: "module" });
+worker.addEventListener("message", (event) => {
+  if (event.data === "ready") window.__bareReady = performance.now();
+  else window.__bareFailed = String(event.data && event.data.failed);
+});
+worker.postMessage({ type: "init", wheel: "__WHEEL__" });
+</script>
+</body></html>
+"""
+
+BARE_WORKER = """import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+self.addEventListener("message", async (event) => {
+  try {
+    const pyodide = await loadPyodide({
+      indexURL: new URL("./pyodide/", import.meta.url).href,
+      fullStdLib: false,
+    });
+    const response = await fetch(new URL(event.data.wheel, import.meta.url));
+    if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
+    pyodide.unpackArchive(await response.arrayBuffer(), "wheel");
+    pyodide.pyimport("engine.widgets.browser");
+    postMessage("ready");
+  } catch (error) {
+    postMessage({ failed: String(error && error.message ? error.message : error) });
+  }
+});
+"""
+
+# Installed in every page before its own scripts: first contentful paint, when the first
+# Worker is constructed and when it says 'ready', when a widget turns live and when the
+# engine first replaces a live widget's result. Everything is performance.now() in the page
+# (navigation start = 0).
+PROBE = """(() => {
+  const b = (window.__bench = { fcp: null, workerStart: null, ready: null, live: null, liveUpdated: null });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (e.name === "first-contentful-paint" && b.fcp === null) b.fcp = e.startTime;
+      }
+    }).observe({ type: "paint", buffered: true });
+  } catch (e) {}
+  const NativeWorker = window.Worker;
+  if (NativeWorker) {
+    window.Worker = class extends NativeWorker {
+      constructor(url, options) {
+        const t = performance.now();
+        super(url, options);
+        if (b.workerStart === null) b.workerStart = t;
+        this.addEventListener("message", (event) => {
+          const d = event.data;
+          if (b.ready === null && d && (d === "ready" || d.type === "ready")) b.ready = performance.now();
+        });
+      }
+    };
+  }
+  new MutationObserver((records) => {
+    const now = performance.now();
+    for (const r of records) {
+      const el = r.target;
+      if (r.type === "attributes") {
+        if (b.live === null && el.dataset.state === "live" && el.matches("[data-widget]")) b.live = now;
+      } else if (b.liveUpdated === null && el.closest) {
+        const result = el.closest(".widget-result");
+        const widget = result && result.closest("[data-widget]");
+        if (widget && widget.dataset.state === "live") b.liveUpdated = now;
+      }
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"] });
+})();"""
+
+# Runs in the page once a widget is live: INPUT_ROUNDS inputs on one control, alternating
+# values, each timed from just before the input event to the MutationObserver callback that
+# sees the engine's new .widget-result; a frame passes between inputs.
+INPUT_LOOP = """async ({ sel, name, values, rounds }) => {
+  const root = document.querySelector(sel);
+  const out = root.querySelector(".widget-result");
+  const control = root.querySelector(`.widget-controls [name="${name}"]`);
+  const times = [];
+  let changed = 0;
+  for (let i = 0; i < rounds; i++) {
+    const before = out.innerHTML;
+    let observer;
+    const updated = new Promise((resolve, reject) => {
+      observer = new MutationObserver(() => resolve(performance.now()));
+      observer.observe(out, { childList: true, subtree: true, characterData: true });
+      setTimeout(() => reject(new Error("no update within 5 s")), 5000);
+    });
+    const t0 = performance.now();
+    control.value = values[i % values.length];
+    control.dispatchEvent(new Event("input", { bubbles: true }));
+    const t1 = await updated;
+    observer.disconnect();
+    times.push(t1 - t0);
+    if (out.innerHTML !== before) changed++;
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  }
+  return { times, changed };
+}"""
+
+SW_SETTLED = """async () => {
+  const reg = await navigator.serviceWorker.ready;
+  const deadline = performance.now() + 20000;
+  while (performance.now() < deadline) {
+    for (const key of await caches.keys()) {
+      const cache = await caches.open(key);
+      if (await cache.match(location.href.split("#")[0])) return !!reg.active;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}"""
+
+
+@dataclass
+class Load:
+    """One navigation: in-page times (ms from navigation start) and the requests it made."""
+
+    kind: str
+    fcp: float
+    worker_start: float
+    ready: float
+    live: float | None
+    done: float  # lesson: first live update; bare: 'ready' posted by the page itself
+    time_origin: float
+    requests: list[Request] = field(default_factory=list)
+
+
+@dataclass
+class Wire:
+    url: str
+    start: float  # epoch ms
+    end: float  # epoch ms
+    transferred: int
+    by_service_worker: bool
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def chromium_version() -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.strip()
+    return "unknown"
+
+
+def build_with_retry(site_dir: Path, url: str) -> float:
+    """Seconds for one `mkdocs build --strict`; one retry after a pause if it fails."""
+    for attempt in (1, 2):
+        shutil.rmtree(site_dir, ignore_errors=True)
+        start = time.perf_counter()
+        try:
+            build_site(site_dir, url)
+        except pytest.fail.Exception as failure:
+            if attempt == 2:
+                raise SystemExit(f"mkdocs build failed twice:\n{failure}") from None
+            print("  build failed (the engine may be changing under us); retrying in 5 s")
+            time.sleep(5)
+            continue
+        return time.perf_counter() - start
+    raise AssertionError("unreachable")
+
+
+def write_bare_page(site_dir: Path) -> None:
+    wheels = sorted((site_dir / "wheels").glob("*.whl"))
+    if not wheels:
+        raise SystemExit(f"no engine wheel in {site_dir / 'wheels'}")
+    wheel = f"wheels/{wheels[-1].name}"
+    (site_dir / "bench-bare.html").write_text(BARE_HTML.replace("__WHEEL__", wheel))
+    (site_dir / "bench-bare-worker.js").write_text(BARE_WORKER)
+
+
+@contextlib.contextmanager
+def serving(directory: Path, port: int) -> Iterator[None]:
+    server = make_server(directory, "127.0.0.1", port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def new_context(browser: Browser) -> BrowserContext:
+    context = browser.new_context()
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(PROBE)
+    return context
+
+
+def navigate(page: Page, url: str, kind: str, bare: bool) -> Load:
+    requests: list[Request] = []
+
+    def keep(request: Request) -> None:
+        requests.append(request)
+
+    page.goto("about:blank")  # so a second visit is a plain navigation, not a reload
+    page.context.on("requestfinished", keep)
+    try:
+        page.goto(url, wait_until="commit", timeout=TIMEOUT_MS)
+        if bare:
+            page.wait_for_function(
+                "() => window.__bareReady !== undefined || window.__bareFailed !== undefined",
+                timeout=TIMEOUT_MS,
+                polling=50,
+            )
+            failed = page.evaluate("() => window.__bareFailed")
+            if failed:
+                raise RuntimeError(f"bare page failed: {failed}")
+        else:
+            page.wait_for_function(
+                "() => window.__bench.liveUpdated !== null || [...document.querySelectorAll("
+                "'[data-widget]')].some(w => w.dataset.state === 'error')",
+                timeout=TIMEOUT_MS,
+                polling=50,
+            )
+        page.wait_for_function("() => window.__bench.fcp !== null", timeout=TIMEOUT_MS)
+        probe: dict[str, Any] = page.evaluate(
+            "() => ({...window.__bench, bare: window.__bareReady ?? null,"
+            " origin: performance.timeOrigin})"
+        )
+    finally:
+        # Requests finishing later (the service worker's precache) are counted by settle().
+        page.context.remove_listener("requestfinished", keep)
+    if not bare and probe["liveUpdated"] is None:
+        status = page.inner_text(WIDGET + " .widget-status")
+        raise RuntimeError(f"the widget did not go live: {status}")
+    done = probe["bare"] if bare else probe["liveUpdated"]
+    load = Load(
+        kind=kind,
+        fcp=probe["fcp"],
+        worker_start=probe["workerStart"],
+        ready=probe["ready"],
+        live=probe["live"],
+        done=done,
+        time_origin=probe["origin"],
+        requests=requests,
+    )
+    return load
+
+
+def settle(page: Page, load: Load) -> bool:
+    """Wait for the service worker to be active and to hold this page; count its requests."""
+
+    def keep(request: Request) -> None:
+        load.requests.append(request)
+
+    page.context.on("requestfinished", keep)
+    try:
+        ok = bool(page.evaluate(SW_SETTLED))
+        page.wait_for_timeout(300)  # let the last requestfinished events arrive
+    finally:
+        page.context.remove_listener("requestfinished", keep)
+    return ok
+
+
+def wire(requests: list[Request]) -> list[Wire]:
+    rows = []
+    for r in requests:
+        sizes = r.sizes()
+        encoded = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        if sizes["responseBodySize"] == 0:
+            # Chromium reports no body size for worker scripts fetched from the network;
+            # fall back to Content-Length (cache and service-worker hits report less than 0).
+            response = r.response()
+            if response is not None and response.status == 200:
+                length = response.headers.get("content-length", "0")
+                encoded += int(length) if length.isdigit() else 0
+        timing = r.timing
+        start = timing["startTime"]
+        end = start + max(timing["responseEnd"], 0.0)
+        rows.append(Wire(r.url, start, end, max(encoded, 0), r.service_worker is not None))
+    return rows
+
+
+@dataclass
+class Bytes:
+    to_fcp: int
+    to_live: int
+    settled: int
+    requests_to_fcp: int
+    requests_total: int
+    pyodide_before_fcp: list[str]
+    first_pyodide_ms: float | None
+
+
+def byte_counts(load: Load) -> Bytes:
+    rows = wire(load.requests)
+    fcp_epoch = load.time_origin + load.fcp
+    live_epoch = load.time_origin + load.done
+    pyodide = [w for w in rows if "/pyodide/" in w.url and not w.by_service_worker]
+    return Bytes(
+        to_fcp=sum(w.transferred for w in rows if w.end <= fcp_epoch),
+        to_live=sum(w.transferred for w in rows if w.end <= live_epoch),
+        settled=sum(w.transferred for w in rows),
+        requests_to_fcp=sum(1 for w in rows if w.end <= fcp_epoch),
+        requests_total=len(rows),
+        pyodide_before_fcp=[w.url.rsplit("/", 1)[-1] for w in pyodide if w.start < fcp_epoch],
+        first_pyodide_ms=min((w.start - load.time_origin for w in pyodide), default=None),
+    )
+
+
+def run_pair(browser: Browser, url: str, kind: str, bare: bool) -> tuple[Load, Load, Page]:
+    """A cold navigation in a fresh context, then a warm one in the same context."""
+    context = new_context(browser)
+    page = context.new_page()
+    cold = navigate(page, url, f"{kind} cold", bare)
+    if not bare:
+        if not settle(page, cold):
+            print("  (service worker not settled within 20 s)")
+    else:
+        page.wait_for_timeout(300)
+    warm = navigate(page, url, f"{kind} warm", bare)
+    return cold, warm, page
+
+
+def input_latency(page: Page) -> dict[str, Any]:
+    page.evaluate(
+        """async (sel) => {
+             const root = document.querySelector(sel);
+             if (!root || root.dataset.state !== "live") throw new Error("widget not live");
+           }""",
+        WIDGET,
+    )
+    select = page.evaluate(
+        INPUT_LOOP,
+        {
+            "sel": WIDGET,
+            "name": "model",
+            "values": ["llama-3.1-70b", "llama-3.1-8b"],
+            "rounds": INPUT_ROUNDS,
+        },
+    )
+    # Typing needs the model on "a parameter count I type" (not timed).
+    page.evaluate(INPUT_LOOP, {"sel": WIDGET, "name": "model", "values": ["custom"], "rounds": 1})
+    typed = page.evaluate(
+        INPUT_LOOP,
+        {"sel": WIDGET, "name": "params", "values": ["70e9", "7e9"], "rounds": INPUT_ROUNDS},
+    )
+    return {"select": select, "typed": typed}
+
+
+def fmt_ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f} ms"
+
+
+def fmt_bytes(n: float) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def section(figures: dict[str, Any]) -> str:
+    f = figures
+    lines = [
+        BEGIN,
+        "## Site",
+        "",
+        f"Made by `make bench` (or `.venv/bin/python bench/bench_site.py`) on {f['date']}, "
+        f"on {f['nproc']} CPU cores ({f['cpu']}), {f['chromium']}, headless, against "
+        "`tools/serve.py` on 127.0.0.1 (no network latency: the wire times here are CPU and "
+        "local I/O only).",
+        "",
+        "What each figure is:",
+        "",
+        f"- **Build**: wall time of `mkdocs build --strict` (engine wheel and Pyodide copy "
+        f"included), median of {BUILDS}.",
+        f"- **First live widget**: on `{PAGE}`, from navigation start to the moment the widget "
+        'is `data-state="live"` and the engine has replaced its `.widget-result` '
+        "(in-page `performance.now()`). *Cold*: new browser context (empty HTTP cache, no "
+        "service worker). *Warm*: same context, second navigation (HTTP cache and service "
+        "worker warm). *Bare*: a page generated in the built site that only does page -> "
+        "module worker -> `loadPyodide` -> engine wheel -> `import engine.widgets.browser` "
+        f"-> 'ready' (no theme, no deferral). Medians of {REPEATS}, lesson and bare "
+        "interleaved in the same run. Target: lesson / bare <= 1.10.",
+        "- **Input to update**: once live, inputs on the model select and typed into the "
+        "parameter-count field (alternating values, the output really changes), from just "
+        "before the input event to the MutationObserver callback that sees the engine's new "
+        "`.widget-result`, timed in the page. Target: p95 < 16 ms.",
+        "- **Bytes**: encoded bytes on the wire (headers + body; cache and service-worker "
+        "hits count 0) for responses finished by first contentful paint, by the first live "
+        "widget, and once the service worker has installed and cached the page.",
+        "",
+        "### Build",
+        "",
+        f"`mkdocs build --strict`: median **{f['build_median']:.2f} s** "
+        f"(runs: {', '.join(f'{t:.2f}' for t in f['builds'])} s).",
+        "",
+        "### Time to the first live widget (medians, ms from navigation start)",
+        "",
+        "| | lesson cold | bare cold | lesson warm | bare warm |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    t = f["timeline"]
+    for label, key in [
+        ("first contentful paint", "fcp"),
+        ("worker constructed", "worker_start"),
+        ("engine 'ready' message", "ready"),
+        ("widget live + result updated (bare: 'ready')", "done"),
+    ]:
+        cells = [
+            fmt_ms(t[k][key]) for k in ("lesson cold", "bare cold", "lesson warm", "bare warm")
+        ]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"Ratio lesson / bare (first live widget vs 'ready'): **cold {f['ratio_cold']:.3f}**, "
+        f"**warm {f['ratio_warm']:.3f}** (target <= 1.10). Engine 'ready' to 'ready' "
+        f"(same work, without the first render): cold {f['ready_ratio_cold']:.3f}, "
+        f"warm {f['ready_ratio_warm']:.3f}.",
+        "",
+        "All runs (ms, first live widget / bare 'ready'):",
+        "",
+    ]
+    for kind in ("lesson cold", "bare cold", "lesson warm", "bare warm"):
+        lines.append(f"- {kind}: " + ", ".join(f"{v:.0f}" for v in f["runs"][kind]))
+    lat = f["latency"]
+    lines += [
+        "",
+        "### Input to update, once live",
+        "",
+        "| input | samples | output changed | p50 | p95 | max |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label, row in lat.items():
+        lines.append(
+            f"| {label} | {row['n']} | {row['changed']} | {row['p50']:.1f} ms | "
+            f"{row['p95']:.1f} ms | {row['max']:.1f} ms |"
+        )
+    lines += ["", "Target: p95 < 16 ms.", "", "### Bytes (medians over the runs)", ""]
+    lines += [
+        "| | by first contentful paint | by first live widget | once the service worker settled |",
+        "|---|---:|---:|---:|",
+    ]
+    for kind, b in f["bytes"].items():
+        lines.append(
+            f"| {kind} | {fmt_bytes(b['to_fcp'])} ({b['requests_to_fcp']} responses) | "
+            f"{fmt_bytes(b['to_live'])} | {fmt_bytes(b['settled'])} "
+            f"({b['requests_total']} requests) |"
+        )
+    lines += [
+        "",
+        f"Pyodide requests started before first paint: {f['pyodide_before_fcp']}. "
+        f"First Pyodide request: {f['first_pyodide']} after navigation start "
+        f"(median, lesson cold; FCP {fmt_ms(t['lesson cold']['fcp'])}).",
+        END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(text: str) -> None:
+    if RESULTS.exists():
+        current = RESULTS.read_text()
+        if BEGIN in current and END in current:
+            head, rest = current.split(BEGIN, 1)
+            tail = rest.split(END, 1)[1].lstrip("\n")
+            new = head + text + ("\n" + tail if tail else "")
+        else:
+            new = current.rstrip("\n") + "\n\n" + text
+    else:
+        new = "# Benchmark results\n\n" + text
+    RESULTS.write_text(new)
+
+
+def timed(label: str, fn: Callable[[], Any]) -> Any:
+    start = time.perf_counter()
+    value = fn()
+    print(f"  {label}: {time.perf_counter() - start:.1f} s")
+    return value
+
+
+def main() -> int:
+    if not Path(CHROMIUM).exists():
+        print(f"Chromium is missing at {CHROMIUM}: run `make chromium`.", file=sys.stderr)
+        return 1
+    began = time.perf_counter()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    figures: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": os.cpu_count(),
+        "cpu": cpu_model(),
+        "chromium": chromium_version(),
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        print(f"Building the site {BUILDS} times (mkdocs build --strict)...")
+        site_dir = Path(tmp) / "site"
+        builds = []
+        for i in range(BUILDS):
+            builds.append(build_with_retry(site_dir, url))
+            print(f"  build {i + 1}: {builds[-1]:.2f} s")
+        figures["builds"] = builds
+        figures["build_median"] = median(builds)
+        write_bare_page(site_dir)
+
+        runs: dict[str, list[Load]] = {
+            k: [] for k in ("lesson cold", "lesson warm", "bare cold", "bare warm")
+        }
+        bytes_rows: dict[str, list[Bytes]] = {k: [] for k in runs}
+        with serving(site_dir, port), sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                print(f"Loading {PAGE} and the bare page, cold then warm, {REPEATS} times each...")
+                latency_raw: dict[str, Any] = {}
+                for i in range(REPEATS):
+                    order = [False, True] if i % 2 == 0 else [True, False]
+                    for bare in order:
+                        target = url + ("bench-bare.html" if bare else PAGE)
+                        kind = "bare" if bare else "lesson"
+                        cold, warm, page = run_pair(browser, target, kind, bare)
+                        runs[f"{kind} cold"].append(cold)
+                        runs[f"{kind} warm"].append(warm)
+                        # Request sizes must be read while the context is open.
+                        bytes_rows[f"{kind} cold"].append(byte_counts(cold))
+                        bytes_rows[f"{kind} warm"].append(byte_counts(warm))
+                        print(
+                            f"  run {i + 1} {kind}: cold {cold.done:,.0f} ms, warm {warm.done:,.0f} ms"
+                            f" (fcp {cold.fcp:.0f}/{warm.fcp:.0f}, worker at "
+                            f"{cold.worker_start:.0f}/{warm.worker_start:.0f})"
+                        )
+                        if not bare and i == REPEATS - 1:
+                            print("Input-to-update latency on the live (warm) lesson page...")
+                            latency_raw = timed("inputs", lambda p=page: input_latency(p))
+                        page.context.close()
+            finally:
+                browser.close()
+
+    timeline = {
+        k: {
+            "fcp": median([x.fcp for x in v]),
+            "worker_start": median([x.worker_start for x in v]),
+            "ready": median([x.ready for x in v]),
+            "done": median([x.done for x in v]),
+        }
+        for k, v in runs.items()
+    }
+    figures["timeline"] = timeline
+    figures["runs"] = {k: [x.done for x in v] for k, v in runs.items()}
+    figures["ratio_cold"] = timeline["lesson cold"]["done"] / timeline["bare cold"]["done"]
+    figures["ratio_warm"] = timeline["lesson warm"]["done"] / timeline["bare warm"]["done"]
+    figures["ready_ratio_cold"] = timeline["lesson cold"]["ready"] / timeline["bare cold"]["ready"]
+    figures["ready_ratio_warm"] = timeline["lesson warm"]["ready"] / timeline["bare warm"]["ready"]
+
+    latency = {}
+    everything: list[float] = []
+    changed_all = 0
+    for label, key in [("model select", "select"), ("typed parameter count", "typed")]:
+        times = latency_raw[key]["times"]
+        everything += times
+        changed_all += latency_raw[key]["changed"]
+        latency[label] = {
+            "n": len(times),
+            "changed": latency_raw[key]["changed"],
+            "p50": percentile(times, 0.5),
+            "p95": percentile(times, 0.95),
+            "max": max(times),
+        }
+    latency["all"] = {
+        "n": len(everything),
+        "changed": changed_all,
+        "p50": percentile(everything, 0.5),
+        "p95": percentile(everything, 0.95),
+        "max": max(everything),
+    }
+    figures["latency"] = latency
+
+    figures["bytes"] = {
+        k: {
+            "to_fcp": median([b.to_fcp for b in rows]),
+            "to_live": median([b.to_live for b in rows]),
+            "settled": median([b.settled for b in rows]),
+            "requests_to_fcp": round(median([b.requests_to_fcp for b in rows])),
+            "requests_total": round(median([b.requests_total for b in rows])),
+        }
+        for k, rows in bytes_rows.items()
+    }
+    early = sorted(
+        {
+            name
+            for b in bytes_rows["lesson cold"] + bytes_rows["lesson warm"]
+            for name in b.pyodide_before_fcp
+        }
+    )
+    figures["pyodide_before_fcp"] = (
+        ("yes: " + ", ".join(early)) if early else "none (lesson, cold and warm)"
+    )
+    firsts = [
+        b.first_pyodide_ms for b in bytes_rows["lesson cold"] if b.first_pyodide_ms is not None
+    ]
+    figures["first_pyodide"] = fmt_ms(median(firsts)) if firsts else "n/a"
+
+    text = section(figures)
+    print()
+    print(text.replace(BEGIN + "\n", "").replace(END + "\n", ""))
+    write_results(text)
+    print(f"Wrote {RESULTS.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s in all).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""The site as a whole: every page stays on its origin, logs no error and passes axe;
+instant navigation keeps widgets live; an offline reload after one visit stays live;
+the site works under a sub-path; the downloadable copy opens from disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Site, Watched, open_watched, wait_live
+from pages import pages, widget_pages
+from playwright.sync_api import Browser, Page
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def run_axe(page: Page) -> list[dict[str, object]]:
+    """Serious and critical axe-core violations on the page (axe injected from npm)."""
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate(
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ["violations"] });
+            return result.violations
+              .filter(v => v.impact === "serious" || v.impact === "critical")
+              .map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")) }));
+        }"""
+    )
+    return list(violations)
+
+
+def test_every_page_stays_on_its_origin_logs_no_error_and_passes_axe(
+    browser: Browser, root_site: Site
+) -> None:
+    all_pages = pages(root_site.directory)
+    assert len(all_pages) >= 4
+    with_widgets = widget_pages(root_site.directory)
+    for path in all_pages:
+        w = open_watched(browser)
+        try:
+            w.page.goto(root_site.page_url(path))
+            if path in with_widgets:
+                wait_live(w.page)
+            else:
+                w.page.wait_for_load_state("networkidle")
+            assert w.outside(root_site.origin) == [], path
+            assert w.console_errors == [], path
+            assert run_axe(w.page) == [], path
+        finally:
+            w.context.close()
+
+
+def test_widgets_stay_live_across_instant_navigation(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    wait_live(page)
+    page.evaluate("window.__sameDocument = true")
+    engine_workers = "() => performance.getEntriesByType('resource').filter(e => e.name.endsWith('/js/engine-worker.js')).length"
+    assert page.evaluate(engine_workers) == 1
+    page.click("a.md-footer__link--next")
+    page.wait_for_url("**/steps/08-serve-the-model/")
+    wait_live(page)
+    # Instant navigation swapped the page without a reload, and reused the one engine worker.
+    assert page.evaluate("window.__sameDocument") is True
+    assert page.evaluate(engine_workers) == 1
+    assert len([w for w in page.workers if w.url.endswith("/js/engine-worker.js")]) == 1
+    page.fill("[data-widget=serve_plan] input[name=context]", "65536")
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=serve_plan] .widget-result').innerText.includes('65,536')"
+    )
+    assert watched.console_errors == []
+
+
+def test_an_offline_reload_after_one_visit_stays_live(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    wait_live(page)
+    # The service worker registers once the engine is live; wait until it controls the page
+    # and has cached this page.
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=60_000)
+    page.wait_for_function(
+        """async () => {
+            const keys = await caches.keys();
+            for (const key of keys) {
+                const cache = await caches.open(key);
+                if (await cache.match(location.href)) return true;
+            }
+            return false;
+        }""",
+        timeout=60_000,
+    )
+    watched.context.set_offline(True)
+    page.reload()
+    wait_live(page)
+    page.select_option("[data-widget=model_size] select[name=format]", "int4")
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=model_size] .widget-result').innerText.includes('4.02 GB')"
+    )
+
+
+def test_the_site_works_under_a_sub_path(watched: Watched, subpath_site: Site) -> None:
+    page = watched.page
+    page.goto(subpath_site.page_url(""))
+    page.click("a[href$='steps/01-pile-of-numbers/']")
+    page.wait_for_url("**/lesson/steps/01-pile-of-numbers/")
+    wait_live(page)
+    assert page.evaluate("location.pathname").startswith("/lesson/")
+    requested_paths = {
+        u.split("/", 3)[3] for u in watched.requests if u.startswith(subpath_site.origin)
+    }
+    assert all(p.startswith("lesson/") for p in requested_paths), requested_paths
+    assert watched.outside(subpath_site.origin) == []
+    assert watched.console_errors == []
+
+
+def test_the_offline_copy_opens_from_disk_with_build_time_numbers(
+    browser: Browser, offline_copy: Path
+) -> None:
+    w = open_watched(browser)
+    try:
+        index = offline_copy / "steps" / "01-pile-of-numbers.html"
+        assert index.exists(), "the offline copy uses .html page files"
+        w.page.goto(index.as_uri())
+        result = w.page.inner_text("[data-widget=model_size] .widget-result")
+        assert "16.06 GB" in result
+        status = w.page.inner_text("[data-widget=model_size] .widget-status")
+        assert "local static server" in status
+        assert w.page.get_attribute("[data-widget=model_size]", "data-state") == "static"
+        assert [u for u in w.requests if not u.startswith(("file:", "data:", "blob:"))] == []
+    finally:
+        w.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_widgets_are_readable_in_both_colour_schemes(
+    browser: Browser, root_site: Site, scheme: str
+) -> None:
+    w = open_watched(browser, color_scheme=scheme)
+    try:
+        w.page.goto(root_site.page_url("steps/08-serve-the-model/"))
+        wait_live(w.page)
+        assert run_axe(w.page) == []
+    finally:
+        w.context.close()
