@@ -11,9 +11,9 @@ export NO_MKDOCS_2_WARNING := 1
 
 setup: $(VENV)/.installed node_modules/.installed
 
-$(VENV)/.installed: requirements/site.txt requirements/test.txt
+$(VENV)/.installed: requirements/site.txt requirements/test.txt requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -r requirements/test.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/test.txt -c requirements/constraints.txt
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

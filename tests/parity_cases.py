@@ -44,9 +44,8 @@ PLAN_CASES: list[dict[str, Any]] = [
 
 
 def results() -> dict[str, Any]:
-    from engine.plan import plan
-
     from engine.errors import EngineError
+    from engine.plan import plan
     from engine.widgets.registry import get_widget, widget_names
 
     out: dict[str, Any] = {"plans": [], "widgets": {}}

@@ -1,0 +1,84 @@
+"""The authoring macros: widget, figure and table render from the engine, and a bad line
+fails the build with the page and the engine's message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from macros import authoring  # noqa: E402
+
+
+def test_widget_html_has_the_testability_contract() -> None:
+    html = authoring.widget_html("serve_plan", "page-a", {"model": "llama-3.1-70b"})
+    assert '<div class="widget"' in html and 'data-widget="serve_plan"' in html
+    assert 'data-state="static"' in html
+    assert "<output" in html and "<label for=" in html
+    assert "141.1 GB" in html  # 70B weights in bf16, computed at build time
+
+
+def test_widget_ids_are_unique_within_a_page() -> None:
+    authoring.reset_page_counter("page-b")
+    first = authoring.widget_html("model_size", "page-b", {})
+    second = authoring.widget_html("model_size", "page-b", {})
+    assert 'id="w-model-size-1"' in first and 'id="w-model-size-2"' in second
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: authoring.widget_html("nope", "p", {}), "Unknown widget 'nope'"),
+        (lambda: authoring.widget_html("serve_plan", "p", {"gpu": "x"}), "has no input 'gpu'"),
+        (lambda: authoring.widget_html("serve_plan", "p", {"model": "gpt-9"}), "Unknown model"),
+        (lambda: authoring.widget_html("serve_plan", "p", {"context": "-1"}), "Context"),
+        (lambda: authoring.figure_text("nope", {}), "Unknown figure 'nope'"),
+        (lambda: authoring.figure_text("weights", {"modle": "x"}), "unexpected keyword"),
+        (lambda: authoring.table_html("nope", {}), "Unknown table 'nope'"),
+    ],
+)
+def test_bad_macro_calls_raise_a_clear_authoring_error(call: object, message: str) -> None:
+    with pytest.raises(authoring.AuthoringError, match=message):
+        call()  # type: ignore[operator]
+
+
+def test_figures_match_the_lesson() -> None:
+    assert authoring.figure_text("weights", {"model": "llama-3.1-8b"}) == "16.06 GB"
+    assert authoring.figure_text("params_exact", {"model": "llama-3.1-8b"}) == "8,030,261,248"
+    assert authoring.figure_text("capacity", {"hardware": "h100-sxm"}) == "80 GB"
+    approx = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "approx": True}
+    assert authoring.figure_text("serve_total", approx) == "19 GB"
+
+
+def test_a_bad_widget_line_fails_the_build_with_its_message(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (tmp_path / "macros").symlink_to(ROOT / "macros")  # the plugin looks beside mkdocs.yml
+    (docs / "index.md").write_text('# Page\n\n{{ widget("serve_plan", gpu="h100") }}\n')
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\n"
+        "plugins:\n"
+        "  - macros:\n"
+        "      module_name: macros\n"
+        "      on_undefined: strict\n"
+        "      on_error_fail: true\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode != 0
+    output = completed.stdout + completed.stderr
+    assert "Widget 'serve_plan' has no input 'gpu'" in output
