@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine import memory
+from engine.architecture import layer_components
 from engine.catalog import get_hardware, resolve_model
 from engine.compute import flops_per_token as _flops_per_token
 from engine.errors import EngineError
-from engine.units import format_bytes, format_count, format_GB
+from engine.serving import request_timeline
+from engine.units import format_bytes, format_count, format_GB, format_seconds
 
 Figure = Callable[..., str]
 
@@ -63,9 +65,56 @@ def kv_per_token(model: str, format: str = "bf16") -> str:
     return f"{n:,.0f} bytes ({format_bytes(n)})"
 
 
+def layers(model: str) -> str:
+    """'32'."""
+    return f"{resolve_model(model_id=model).layers:,}"
+
+
+def layer_params(model: str) -> str:
+    """Parameters of one layer (the model's usual kind): '218 million'."""
+    return format_count(sum(c.params for c in layer_components(resolve_model(model_id=model))))
+
+
+def train_bytes_per_param(optimizer: str = "adam", convention: str = "mixed-16") -> str:
+    """Training state per parameter: '16 bytes'."""
+    return f"{sum(memory.training_state_bytes_per_param(optimizer, convention).values()):g} bytes"
+
+
+def train_state(model: str, optimizer: str = "adam", convention: str = "mixed-16") -> str:
+    """Training state of the whole model before activations: '128.5 GB'."""
+    per_param = sum(memory.training_state_bytes_per_param(optimizer, convention).values())
+    return format_GB(resolve_model(model_id=model).params * per_param)
+
+
+def time_per_token(
+    model: str, hardware: str = "h100-sxm", prompt_tokens: int = 1000, output_tokens: int = 300
+) -> str:
+    """Mean decode-step time of one request: '4.84 ms'."""
+    run = request_timeline(
+        resolve_model(model_id=model),
+        get_hardware(hardware),
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+    )
+    return format_seconds(run.tpot_seconds)
+
+
 FIGURES: dict[str, Figure] = {
     f.__name__: f
-    for f in (params, params_exact, weights, capacity, serve_total, flops_per_token, kv_per_token)
+    for f in (
+        params,
+        params_exact,
+        weights,
+        capacity,
+        serve_total,
+        flops_per_token,
+        kv_per_token,
+        layers,
+        layer_params,
+        train_bytes_per_param,
+        train_state,
+        time_per_token,
+    )
 }
 
 

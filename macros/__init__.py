@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.figures import FIGURES
@@ -35,6 +36,25 @@ def define_env(env: Any) -> None:
     def figure(name: str, **inputs: object) -> str:
         """A number from the engine in prose: `{{ figure("weights", model="llama-3.1-8b") }}`."""
         return authoring.figure_text(name, inputs)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def step_header() -> str:
+        """'Step N of 21 · about M minutes', from the page's front matter."""
+        return authoring.step_header(env.page.meta, current_page())
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def next_step() -> str:
+        """A button to the next page of the navigation (empty on the last page)."""
+        following = getattr(env.page, "next_page", None)
+        if following is None:
+            return ""
+        url = following.file.url_relative_to(env.page.file)  # relative: any sub-path
+        return authoring.next_step_link(str(following.title), url)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def glossary() -> str:
+        """Every glossary term and its definition (the same file gives the tooltips)."""
+        return authoring.glossary_html(Path(env.project_dir) / "includes" / "glossary.md")
 
     @env.macro  # type: ignore[untyped-decorator]
     def table(name: str, **inputs: object) -> str:

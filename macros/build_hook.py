@@ -28,6 +28,10 @@ SCRIPT_FILES = (
     "js/engine-client.js",
     "js/engine-worker.js",
     "js/offline.js",
+    "js/store.js",
+    "js/clock.js",
+    "js/address.js",
+    "js/progress.js",
     "js/runtime-config.js",
     "css/lesson.css",
 )

@@ -51,21 +51,21 @@ def test_every_page_stays_on_its_origin_logs_no_error_and_passes_axe(
 
 def test_widgets_stay_live_across_instant_navigation(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/08-serve-the-model/"))
     wait_live(page)
     page.evaluate("window.__sameDocument = true")
     engine_workers = "() => performance.getEntriesByType('resource').filter(e => e.name.endsWith('/js/engine-worker.js')).length"
     assert page.evaluate(engine_workers) == 1
     page.click("a.md-footer__link--next")
-    page.wait_for_url("**/steps/08-serve-the-model/")
+    page.wait_for_url("**/steps/09-follow-one-request/")
     wait_live(page)
     # Instant navigation swapped the page without a reload, and reused the one engine worker.
     assert page.evaluate("window.__sameDocument") is True
     assert page.evaluate(engine_workers) == 1
     assert len([w for w in page.workers if w.url.endswith("/js/engine-worker.js")]) == 1
-    page.fill("[data-widget=serve_plan] input[name=context]", "65536")
+    page.fill("[data-widget=request_timeline] input[name=prompt_tokens]", "65536")
     page.wait_for_function(
-        "() => document.querySelector('[data-widget=serve_plan] .widget-result').innerText.includes('65,536')"
+        "() => document.querySelector('[data-widget=request_timeline] .widget-result').innerText.includes('65,536')"
     )
     assert watched.console_errors == []
 

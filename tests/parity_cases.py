@@ -56,7 +56,7 @@ def results() -> dict[str, Any]:
             out["plans"].append(error.to_dict())
     for name in widget_names():
         widget = get_widget(name)
-        out["widgets"][name] = widget.render(widget.defaults())
+        out["widgets"][name] = widget.run(widget.defaults()).html
     return out
 
 

@@ -3,13 +3,24 @@
 // in a Web Worker) and swaps in the HTML the engine rendered.
 import { engine } from "./engine-client.js";
 import { registerOffline } from "./offline.js";
+import { store } from "./store.js";
+import { startClock } from "./clock.js";
+import { applyAddress, writeAddress } from "./address.js";
+import { trackProgress } from "./progress.js";
+
+function controlsOf(root) {
+  return root.querySelectorAll(".widget-controls [name]");
+}
 
 function readInputs(root) {
   const values = {};
-  for (const field of root.querySelectorAll(".widget-controls [name]")) {
-    values[field.name] = field.value;
-  }
+  for (const field of controlsOf(root)) values[field.name] = field.value;
   return values;
+}
+
+function setInput(root, name, value) {
+  const field = root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`);
+  if (field) field.value = value;
 }
 
 function showError(root, error) {
@@ -40,20 +51,27 @@ function mount(root) {
   root.dataset.mounted = "1";
   const form = root.querySelector(".widget-controls");
   const output = root.querySelector(".widget-result");
+  const storeKey = root.dataset.store || "";
   let sequence = 0;
 
-  async function refresh() {
+  // Ask the engine for this widget's result; `extra` carries a pressed button.
+  async function refresh(extra = {}) {
     const mine = ++sequence;
-    const reply = await engine.render(root.dataset.widget, readInputs(root));
-    if (mine !== sequence) return; // a newer input is already on its way
+    const reply = await engine.render(root.dataset.widget, { ...readInputs(root), ...extra });
+    if (mine !== sequence) return reply; // a newer input is already on its way
     clearErrors(root);
     if (reply.error) {
       showError(root, reply);
-    } else {
-      output.innerHTML = reply.html; // rendered and escaped by the engine
-      root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true }));
+      return reply;
     }
+    for (const [name, value] of Object.entries(reply.set || {})) setInput(root, name, value);
+    output.innerHTML = reply.html; // rendered and escaped by the engine
+    if (storeKey) store.save(storeKey, readInputs(root).state, root);
+    if (root.dataset.urlState) writeAddress(root, readInputs(root));
+    root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
+    return reply;
   }
+  root.refresh = refresh;
 
   form.addEventListener("submit", (event) => event.preventDefault());
   // Every input goes to the engine at once (a render takes about a millisecond); replies
@@ -61,6 +79,17 @@ function mount(root) {
   form.addEventListener("input", () => {
     if (root.dataset.state === "live") refresh();
   });
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-action]");
+    if (button && root.dataset.state === "live") refresh({ action: button.dataset.action });
+  });
+  if (storeKey) {
+    // Another widget changed the shared state (the dgx-1 panel on the same page): follow it.
+    store.subscribe(storeKey, root, (value) => {
+      setInput(root, "state", value);
+      if (root.dataset.state === "live") refresh();
+    });
+  }
 
   setStatus(root, "loading", "Loading the engine…");
   engine.onProgress((stage) => {
@@ -70,8 +99,23 @@ function mount(root) {
     .ready()
     .then(async () => {
       if (!root.isConnected) return;
+      if (storeKey) {
+        const kept = store.load(storeKey);
+        if (kept !== null) setInput(root, "state", kept);
+      }
+      const fromAddress = applyAddress(root, setInput);
       setStatus(root, "live", "Live: computed by the engine in your browser.");
-      await refresh();
+      let reply = await refresh();
+      if (reply.error && (storeKey || fromAddress)) {
+        // A kept or linked value the engine refuses (corrupted, or from another version):
+        // keep the message on screen, and start from the page's own inputs underneath.
+        if (storeKey) store.forget(storeKey);
+        const message = reply.error;
+        for (const [name, value] of Object.entries(JSON.parse(root.dataset.inputs))) setInput(root, name, value);
+        reply = await refresh();
+        if (!reply.error) root.querySelector(".widget-status").textContent = `Live. Ignored a saved or linked value: ${message}`;
+      }
+      if (root.dataset.clock) startClock(root, refresh, setInput);
     })
     .catch((error) => {
       setStatus(root, "error", `The live engine could not start (${error.message}). The numbers shown were computed when the page was built.`);
@@ -84,8 +128,17 @@ function nameThemeLandmarks() {
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search the lesson");
 }
 
+// Glossary terms (<abbr title=...>) can be focused, so keyboard readers get the tooltip too.
+function focusableTerms() {
+  for (const term of document.querySelectorAll(".md-content abbr[title]")) {
+    if (!term.hasAttribute("tabindex")) term.setAttribute("tabindex", "0");
+  }
+}
+
 function mountAll() {
   nameThemeLandmarks();
+  focusableTerms();
+  trackProgress();
   const widgets = document.querySelectorAll("[data-widget]");
   // Let the text and build-time numbers paint first; start Python only where a widget needs it.
   if (widgets.length) {

@@ -11,15 +11,16 @@ import json
 from engine.errors import EngineError
 from engine.widgets.registry import get_widget
 
-MAX_INPUT_CHARS = 10_000
+MAX_INPUT_CHARS = 200_000
 
 
 def update(name: str, inputs_json: str) -> str:
-    """Render widget ``name`` for the reader's inputs.
+    """Render widget ``name`` for the reader's inputs (and the pressed button, if any).
 
-    Returns ``{"html": ...}`` on success, ``{"error": message, "field": input}`` when the
-    engine refuses an input. An unexpected failure (a bug) is reported the same way, so the
-    page shows a message instead of breaking.
+    Returns ``{"html": ..., "set": {input: value}}`` on success and
+    ``{"error": message, "field": input}`` when the engine refuses an input. Inputs the
+    widget does not have are ignored; missing ones take their defaults. An unexpected
+    failure (a bug) is reported the same way, so the page shows a message instead of breaking.
     """
     try:
         if len(inputs_json) > MAX_INPUT_CHARS:
@@ -27,11 +28,12 @@ def update(name: str, inputs_json: str) -> str:
         raw = json.loads(inputs_json)
         if not isinstance(raw, dict):
             raise EngineError("Inputs must be a set of named values.", "widget")
-        inputs = {str(k): str(v) for k, v in raw.items()}
         widget = get_widget(name)
         values = widget.defaults()
-        values.update({k: v for k, v in inputs.items() if k in values})
-        return json.dumps({"html": widget.render(values)})
+        values.update({k: str(v) for k, v in raw.items() if k in values})
+        action = str(raw.get("action", ""))
+        rendered = widget.run(values, action)
+        return json.dumps({"html": rendered.html, "set": dict(rendered.set_inputs)})
     except EngineError as error:
         return json.dumps(error.to_dict())
     except Exception as error:  # a bug: say so, keep the page working

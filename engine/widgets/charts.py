@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.units import format_GB
+from engine.units import format_GB, format_seconds
 from engine.widgets.html import esc
 
 
@@ -18,14 +18,16 @@ def memory_bar(
     *,
     label: str,
     width: int = 640,
+    scale_bytes: float = 0.0,
 ) -> str:
     """A stacked bar of memory parts (bytes) against a capacity line, with its legend.
 
-    The scale stretches to whichever is larger, the capacity or the total, so a plan that
-    does not fit is visibly past the red capacity line.
+    The scale stretches to whichever is larger, the capacity or the total (or ``scale_bytes``,
+    so several bars can share one scale), so a plan that does not fit is visibly past the red
+    capacity line.
     """
     total = sum(b for _, b in parts)
-    scale_max = max(capacity_bytes, total) * 1.04 or 1.0
+    scale_max = max(capacity_bytes, total, scale_bytes) * 1.04 or 1.0
     bar_y, bar_h, left = 18, 26, 4
     usable = width - 2 * left
     x = float(left)
@@ -58,3 +60,67 @@ def memory_bar(
         for i, (name, b) in enumerate(parts)
     )
     return svg + f'<ul class="legend">{legend}</ul>'
+
+
+def timeline(
+    phases: Sequence[tuple[str, str, float, float]],
+    *,
+    label: str,
+    scale_seconds: float = 0.0,
+    marker_seconds: float | None = None,
+    marker_label: str = "",
+    width: int = 640,
+) -> str:
+    """Phases of a request drawn to scale on one time axis, as an SVG with a text alternative.
+
+    ``phases`` are (name, kind, start_seconds, length_seconds); kind 'prefill' and 'decode'
+    get their own colours (decode phases alternate shades so consecutive groups stay
+    distinct). ``scale_seconds`` lets several timelines share one scale. ``marker_seconds``
+    draws a labelled tick (time to first token).
+    """
+    end = max((start + length for _, _, start, length in phases), default=0.0)
+    scale_max = max(end, scale_seconds) * 1.02 or 1.0
+    bar_y, bar_h, left = 18, 24, 4
+    usable = width - 2 * left
+    rects = [
+        f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
+    ]
+    decode_seen = 0
+    for name, kind, start, length in phases:
+        if kind == "prefill":
+            css = "part-2"
+        elif kind == "decode":
+            css = "part-0" if decode_seen % 2 == 0 else "part-1"
+            decode_seen += 1
+        else:
+            css = "part-5"
+        x = left + usable * start / scale_max
+        w = usable * length / scale_max
+        rects.append(
+            f'<rect class="{css}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
+            f"<title>{esc(name)}: {esc(format_seconds(length))}</title></rect>"
+        )
+    marker = ""
+    if marker_seconds is not None:
+        mx = left + usable * marker_seconds / scale_max
+        anchor = "start" if mx < width / 2 else "end"
+        marker = (
+            f'<line class="capacity" x1="{mx:.2f}" y1="8" x2="{mx:.2f}" y2="{bar_y + bar_h + 6}"/>'
+            f'<text x="{mx:.2f}" y="{bar_y + bar_h + 20}" text-anchor="{anchor}">'
+            f"{esc(marker_label)}</text>"
+        )
+    axis = (
+        f'<text x="{left}" y="12">0 s</text>'
+        f'<text x="{left + usable * end / scale_max:.2f}" y="12" text-anchor="end">'
+        f"{esc(format_seconds(end))}</text>"
+    )
+    prefill = sum(length for _, kind, _, length in phases if kind == "prefill")
+    decode = sum(length for _, kind, _, length in phases if kind == "decode")
+    description = (
+        f"{label}: prefill {format_seconds(prefill)}, decode {format_seconds(decode)}, "
+        f"total {format_seconds(end)}."
+    )
+    return (
+        f'<svg class="chart timeline" viewBox="0 0 {width} {bar_y + bar_h + 26}" '
+        f'role="img" aria-label="{esc(description)}">{"".join(rects)}{marker}{axis}</svg>'
+    )

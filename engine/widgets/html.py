@@ -48,7 +48,11 @@ def table(headers: Iterable[str], rows: Iterable[Iterable[object]], *, caption: 
         "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in rows
     )
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # A keyboard-reachable scroll box: wide tables scroll inside it on narrow screens.
+    return (
+        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{esc(caption or "Table")}">'
+        f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def definition_list(items: Iterable[tuple[str, str]]) -> str:

@@ -10,6 +10,10 @@ PART_LABELS = {
     "gradients": "Gradients",
     "optimizer_states": "Optimizer states",
     "master_weights": "FP32 master weights",
+    "fp32_gradients": "FP32 gradient copy",
+    "first_moment": "Adam first moment",
+    "second_moment": "Adam second moment",
+    "momentum": "Momentum",
 }
 
 

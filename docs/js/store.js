@@ -1,0 +1,49 @@
+// Keeps a widget's hidden `state` input on the reader's device: sessionStorage for the
+// simulated dgx-1 (this tab, across pages), localStorage for drill scores. Values are opaque
+// text to this file; the engine validates them and refuses anything broken or foreign.
+const PREFIX = "lesson:";
+const listeners = new Map(); // key -> Set of {root, callback}
+
+function area(key) {
+  const [kind] = key.split(":");
+  try {
+    return kind === "local" ? window.localStorage : window.sessionStorage;
+  } catch {
+    return null; // storage disabled: the lesson still works, it just forgets
+  }
+}
+
+export const store = {
+  load(key) {
+    try {
+      const value = area(key)?.getItem(PREFIX + key);
+      return typeof value === "string" && value.length < 200000 ? value : null;
+    } catch {
+      return null;
+    }
+  },
+  save(key, value, origin) {
+    try {
+      if (this.load(key) === value) return;
+      area(key)?.setItem(PREFIX + key, value);
+    } catch {
+      return;
+    }
+    for (const { root, callback } of listeners.get(key) || []) {
+      if (root !== origin && root.isConnected) callback(value);
+    }
+  },
+  forget(key) {
+    try {
+      area(key)?.removeItem(PREFIX + key);
+    } catch {
+      /* nothing kept */
+    }
+  },
+  subscribe(key, root, callback) {
+    if (!listeners.has(key)) listeners.set(key, new Set());
+    const set = listeners.get(key);
+    for (const entry of set) if (!entry.root.isConnected) set.delete(entry);
+    set.add({ root, callback });
+  },
+};

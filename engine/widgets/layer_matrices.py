@@ -1,0 +1,149 @@
+"""Step 2: the matrices of one layer, how they add up to the model, and the FLOPs of a token."""
+
+from __future__ import annotations
+
+from engine.architecture import (
+    Component,
+    attention_flops_per_token,
+    components,
+    layer_components,
+)
+from engine.catalog import get_model
+from engine.units import format_count
+from engine.validate import integer
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import definition_list, esc, table, tag
+from engine.widgets.options import model_options
+
+# Which layers a component belongs to: (scope, how many such layers the model has).
+_LAYER_SCOPES = ("layer", "dense-layer", "moe-layer")
+_SCOPE_WORDS = {
+    "layer": "layer",
+    "dense-layer": "dense layer",
+    "moe-layer": "mixture-of-experts layer",
+}
+
+
+def _shape(c: Component) -> str:
+    shape = f"{c.rows:,} × {c.cols:,}" if c.cols != 1 else f"{c.rows:,}"
+    if c.bias:
+        shape += f" + bias {c.bias:,}"
+    return shape
+
+
+def _copies(c: Component) -> str:
+    if c.active_fraction < 1.0:
+        return f"{c.copies:,} ({c.active_fraction:.0%} used per token)"
+    return f"{c.copies:,}"
+
+
+def _layers_in_scope(model_layers: int, dense_layers: int, experts: int, scope: str) -> int:
+    if scope == "layer":
+        return model_layers
+    if scope == "dense-layer":
+        return dense_layers
+    return model_layers - dense_layers if experts > 1 else model_layers
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    context = integer(inputs["context"], "context", label="Context", minimum=0, maximum=10_000_000)
+    layer = layer_components(model)
+    layer_rows = [
+        (
+            c.name,
+            c.kind,
+            _shape(c),
+            _copies(c),
+            f"{c.params:,}",
+            f"{c.flops_per_token:,.0f}",
+        )
+        for c in layer
+    ]
+    layer_params = sum(c.params for c in layer)
+    layer_flops = sum(c.flops_per_token for c in layer)
+    layer_rows.append(("One layer in all", "", "", "", f"{layer_params:,}", f"{layer_flops:,.0f}"))
+    layer_table = table(
+        ("Matrix", "Kind", "Shape (rows × columns)", "Copies", "Parameters", "FLOPs per token"),
+        layer_rows,
+        caption=f"The matrices of one {model.name} layer",
+    )
+
+    every = components(model)
+    total_rows = []
+    for scope in _LAYER_SCOPES:
+        in_scope = [c for c in every if c.scope == scope]
+        if not in_scope:
+            continue
+        n = _layers_in_scope(model.layers, model.dense_layers, model.experts, scope)
+        params = sum(c.params for c in in_scope)
+        flops = sum(c.flops_per_token for c in in_scope)
+        total_rows.append(
+            (
+                f"{n:,} × one {_SCOPE_WORDS[scope]} ({params // n:,} parameters each)",
+                f"{params:,}",
+                f"{flops:,.0f}",
+            )
+        )
+    for c in every:
+        if c.scope not in _LAYER_SCOPES:
+            total_rows.append((c.name, f"{c.params:,}", f"{c.flops_per_token:,.0f}"))
+    total_params = sum(c.params for c in every)
+    total_flops = sum(c.flops_per_token for c in every)
+    total_rows.append(("The whole model", f"{total_params:,}", f"{total_flops:,.0f}"))
+    totals_table = table(
+        ("Part", "Parameters", "FLOPs per token"),
+        total_rows,
+        caption="Layers plus embeddings and output head: the model's parameter count",
+    )
+
+    two_x = 2.0 * model.active_params
+    attention = attention_flops_per_token(model, context)
+    used = "parameters used per token" if model.active_params < model.params else "parameters"
+    figures = definition_list(
+        [
+            (
+                "Parameters, summed from the shapes",
+                f"{format_count(total_params)} ({total_params:,})",
+            ),
+            ("FLOPs per token through the matrices", f"{format_count(total_flops)} FLOPs"),
+            (f"2 × {used}", f"{format_count(two_x)} FLOPs"),
+            ("Sum as a share of 2 × parameters", f"{total_flops / two_x:.0%}"),
+            (
+                f"Attention scores on top, at {context:,} tokens of context",
+                f"{format_count(attention)} FLOPs",
+            ),
+        ]
+    )
+    note = tag(
+        "p",
+        esc(
+            "The input embedding is a table lookup and the norms are a few FLOPs per number, "
+            "so the sum stays a little under 2 × parameters. Attention scores are extra work "
+            "that grows with the context, not with the weights."
+        ),
+        class_="widget-note",
+    )
+    return figures + layer_table + totals_table + note
+
+
+WIDGET = Widget(
+    name="layer_matrices",
+    title="The matrices inside a model",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control(
+            "context",
+            "Context",
+            "number",
+            "1024",
+            unit="tokens",
+            hint="Earlier tokens the new token attends to (0 for none).",
+        ),
+    ),
+    render=render,
+    summary="The matrices of one layer with shapes, parameters and FLOPs per token, adding up "
+    "to the model's parameter count and about 2 × parameters FLOPs.",
+)

@@ -1,0 +1,138 @@
+"""Step 9: one request, followed from its prefill through every decode step."""
+
+from __future__ import annotations
+
+from engine import serving
+from engine.catalog import get_hardware, get_model
+from engine.serving import RequestTimeline
+from engine.units import format_seconds
+from engine.validate import integer
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import timeline
+from engine.widgets.html import definition_list, esc, table, tag
+from engine.widgets.options import gpu_options, model_options
+
+# The comparison: a long question with a short answer against the reverse.
+LONG_TOKENS = 4000
+SHORT_TOKENS = 100
+MAX_TOKENS = 1_000_000
+
+
+def _phases(t: RequestTimeline) -> list[tuple[str, str, float, float]]:
+    return [(p.name, p.kind, p.start_seconds, p.length_seconds) for p in t.phases]
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{part / whole:.0%}" if whole > 0 else "0%"
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    prompt = integer(
+        inputs["prompt_tokens"], "prompt_tokens", label="Prompt length", maximum=MAX_TOKENS
+    )
+    answer = integer(
+        inputs["output_tokens"], "output_tokens", label="Answer length", maximum=MAX_TOKENS
+    )
+    run = serving.request_timeline(model, gpu, prompt_tokens=prompt, output_tokens=answer)
+    decode_phases = [p for p in run.phases if p.kind == "decode"]
+    grouped = any(p.tokens > 1 for p in decode_phases)
+    steps = answer - 1
+    chart = timeline(
+        _phases(run),
+        label=f"One request to {model.name} on one {gpu.name}, {prompt:,} tokens in and "
+        f"{answer:,} out",
+        marker_seconds=run.ttft_seconds,
+        marker_label=f"first token {format_seconds(run.ttft_seconds)}",
+    )
+    legend = tag(
+        "ul",
+        tag(
+            "li",
+            tag("span", "", class_="swatch part-2", aria_hidden="true")
+            + esc(
+                f"Prefill: {prompt:,} prompt tokens at once, {format_seconds(run.prefill.seconds)} "
+                f"({run.prefill.bound}-bound)"
+            ),
+        )
+        + tag(
+            "li",
+            tag("span", "", class_="swatch part-0", aria_hidden="true")
+            + tag("span", "", class_="swatch part-1", aria_hidden="true")
+            + esc(
+                f"Decode: {steps:,} steps, one per further token"
+                + (f", drawn in {len(decode_phases):,} groups" if grouped else "")
+                + f", {format_seconds(run.decode_seconds)} "
+                f"({run.last_step.bound}-bound)"
+            ),
+        ),
+        class_="legend",
+    )
+    figures = definition_list(
+        [
+            ("Time to first token (the prefill)", format_seconds(run.ttft_seconds)),
+            (
+                "Time per output token (one decode step)",
+                format_seconds(run.tpot_seconds) if steps else "no decode step: a one-token answer",
+            ),
+            ("Total time", format_seconds(run.total_seconds)),
+            ("Share of the time spent decoding", _share(run.decode_seconds, run.total_seconds)),
+        ]
+        + (
+            [("Tokens per second for this reader", f"{run.tokens_per_s_per_user:,.0f}")]
+            if steps
+            else []
+        )
+    )
+
+    cases = (
+        ("A long question, a short answer", LONG_TOKENS, SHORT_TOKENS),
+        ("A short question, a long answer", SHORT_TOKENS, LONG_TOKENS),
+    )
+    runs = [
+        (name, serving.request_timeline(model, gpu, prompt_tokens=p, output_tokens=o), p, o)
+        for name, p, o in cases
+    ]
+    scale = max(r.total_seconds for _, r, _, _ in runs)
+    rows = []
+    charts = []
+    for name, r, p, o in runs:
+        rows.append(
+            (
+                name,
+                f"{p:,} → {o:,}",
+                format_seconds(r.ttft_seconds),
+                format_seconds(r.total_seconds),
+                _share(r.decode_seconds, r.total_seconds),
+            )
+        )
+        charts.append(
+            tag("p", esc(f"{name}: {p:,} in, {o:,} out"), class_="widget-subtitle")
+            + timeline(_phases(r), label=name, scale_seconds=scale)
+        )
+    comparison = table(
+        ("Request", "Tokens in → out", "First token", "Total", "Decoding"),
+        rows,
+        caption=f"The same {LONG_TOKENS + SHORT_TOKENS:,} tokens, the other way round",
+    )
+    return (
+        chart + legend + figures + comparison + tag("div", "".join(charts), class_="widget-compare")
+    )
+
+
+WIDGET = Widget(
+    name="request_timeline",
+    title="Follow one request",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control("prompt_tokens", "Prompt length", "number", "1000", unit="tokens"),
+        Control("output_tokens", "Answer length", "number", "300", unit="tokens"),
+    ),
+    render=render,
+    summary="The timeline of one request: prefill, decode steps, time to first token, time per "
+    "output token and total time; a long question against a long answer.",
+)

@@ -1,0 +1,210 @@
+"""Step 10: the same model on the same kind of GPU, as a training job and as a service."""
+
+from __future__ import annotations
+
+from engine import cost, roofline, validate
+from engine.catalog import get_hardware, get_model
+from engine.plan import Plan, plan
+from engine.units import format_count, format_GB, format_seconds
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import esc, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import gpu_options, model_options
+
+TRAIN_TOKENS = 1e12  # the step 5 run's budget
+TRAIN_SHARDING = "zero3"
+TRAIN_MFU = 0.4
+SEQ_LEN = 4096
+TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per step
+PROMPT_TOKENS = 1000  # the request followed in step 9
+OUTPUT_TOKENS = 300
+CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
+MAX_GPUS = 100_000
+
+
+def _gpus(n: int) -> str:
+    return f"{n:,} GPU" + ("" if n == 1 else "s")
+
+
+def _memory_cell(p: Plan) -> str:
+    mem = p.memory
+    verdict = "fits" if mem.fits else "does not fit"
+    return f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: {verdict}"
+
+
+def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
+    if p.usd_per_gpu_hour is None:
+        return p.price_note, p.price_note
+    c = cost.cost_per_million_tokens(
+        tokens_per_s=tokens_per_s, usd_per_gpu_hour=p.usd_per_gpu_hour, gpus=p.gpus
+    )
+    return (
+        f"{cost.format_usd(c.usd_per_hour)} per hour ({p.gpus:,} × "
+        f"{cost.format_usd(p.usd_per_gpu_hour)})",
+        f"{cost.format_usd(c.usd_per_million_tokens)} per million tokens {what}",
+    )
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    train_gpus = validate.integer(
+        inputs["train_gpus"], "train_gpus", label="GPUs for training", maximum=MAX_GPUS
+    )
+    serve_gpus = validate.integer(
+        inputs["serve_gpus"], "serve_gpus", label="GPUs for serving", maximum=MAX_GPUS
+    )
+    batch = validate.integer(inputs["batch"], "batch", label="Requests at once", maximum=4096)
+    train = plan(
+        model=model,
+        hardware=gpu,
+        gpus=train_gpus,
+        task="train",
+        tokens=TRAIN_TOKENS,
+        mfu=TRAIN_MFU,
+        sharding=TRAIN_SHARDING,
+        seq_len=SEQ_LEN,
+    )
+    serve = plan(
+        model=model,
+        hardware=gpu,
+        gpus=serve_gpus,
+        task="serve",
+        batch=batch,
+        context_tokens=CONTEXT_TOKENS,
+        prompt_tokens=PROMPT_TOKENS,
+        output_tokens=OUTPUT_TOKENS,
+    )
+    t, s = train.train, serve.serve
+    assert t is not None and s is not None
+    serve_tps = batch * s.tokens_per_s_per_user
+    ridge = roofline.ridge_point(gpu)
+    step_intensity = roofline.train_step_intensity(model, tokens_per_step=TOKENS_PER_STEP)
+    train_bound = roofline.bound(step_intensity, gpu)
+    decode = s.first_step
+    train_hour, train_million = _money(train, t.tokens_per_s, "trained")
+    serve_hour, serve_million = _money(serve, serve_tps, "generated (kept busy)")
+
+    rows = [
+        (
+            "The work",
+            f"A batch job: {format_count(TRAIN_TOKENS)} tokens, run flat out on "
+            f"{_gpus(train_gpus)} until done",
+            f"A service: {batch:,} requests at a time on {_gpus(serve_gpus)}, "
+            f"{PROMPT_TOKENS:,} tokens in and {OUTPUT_TOKENS:,} out each, as they arrive",
+        ),
+        (
+            "What is measured",
+            f"Throughput: {t.tokens_per_s:,.0f} tokens/s at {t.mfu:.0%} MFU",
+            f"Latency: time to first token {format_seconds(s.ttft_seconds)}, then "
+            f"{format_seconds(s.tpot_seconds)} per token ({s.tokens_per_s_per_user:,.0f} "
+            f"tokens/s per reader, {serve_tps:,.0f} in all)",
+        ),
+        (
+            "Tail latency",
+            "Does not matter: a slow step only delays the end of the run",
+            "Measured as the slowest 1 % of requests (p99): queueing behind other requests "
+            f"adds to the best case of {format_seconds(s.total_seconds)} per request shown here",
+        ),
+        (
+            "How long",
+            f"The run: {format_seconds(t.seconds)}",
+            f"One request: {format_seconds(s.total_seconds)}; the service runs for as long "
+            "as people use it",
+        ),
+        ("Memory per GPU", _memory_cell(train), _memory_cell(serve)),
+        (
+            "Limited by",
+            f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte of training "
+            f"state per step, against the chip's ridge of {ridge:,.0f}",
+            f"{decode.bound.capitalize()}: each decode step does "
+            f"{decode.arithmetic_intensity:,.0f} FLOPs per byte read (prefill: "
+            f"{s.prefill.bound})",
+        ),
+        (
+            "Batch",
+            f"{TOKENS_PER_STEP:,} tokens per optimiser step (1,024 sequences of "
+            f"{SEQ_LEN:,}), split over the GPUs",
+            f"{batch:,} requests decoded together, one token each per step",
+        ),
+        (
+            "How it is scheduled",
+            "Queued by a batch scheduler; holds its GPUs for the whole run and checkpoints so "
+            "a failure loses minutes, not weeks",
+            "Always on, sized for the busiest hour; more copies are added as traffic grows",
+        ),
+        ("Cost per hour", train_hour, serve_hour),
+        ("Cost per million tokens", train_million, serve_million),
+    ]
+    head = (
+        '<thead><tr><th scope="col"></th>'
+        f'<th scope="col">{esc("Training job")}</th>'
+        f'<th scope="col">{esc("Service")}</th></tr></thead>'
+    )
+    body = "".join(
+        f'<tr><th scope="row">{esc(name)}</th><td data-column="train">{esc(a)}</td>'
+        f'<td data-column="serve">{esc(b)}</td></tr>'
+        for name, a, b in rows
+    )
+    caption = f"{model.name} on {gpu.name}"
+    comparison = (
+        f'<table class="side-by-side"><caption>{esc(caption)}</caption>{head}'
+        f"<tbody>{body}</tbody></table>"
+    )
+    scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
+    bars = (
+        tag("p", esc(f"Training: memory of one of the {_gpus(train_gpus)}"), class_="widget-subtitle")
+        + memory_bar(
+            labelled_parts(train.memory.parts),
+            train.memory.capacity_bytes,
+            label=f"Training {model.name}: memory of each GPU",
+            scale_bytes=scale,
+        )
+        + tag("p", esc(f"Serving: memory of one of the {_gpus(serve_gpus)}"), class_="widget-subtitle")
+        + memory_bar(
+            labelled_parts(serve.memory.parts),
+            serve.memory.capacity_bytes,
+            label=f"Serving {model.name}: memory of each GPU",
+            scale_bytes=scale,
+        )
+    )
+    notes = tag(
+        "details",
+        tag("summary", "Assumptions")
+        + tag(
+            "ul",
+            "".join(
+                tag("li", esc(a))
+                for a in (
+                    f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
+                    f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
+                    "Serving: best-case times (raw peak and full bandwidth, no queue), "
+                    f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
+                    "Costs: the same cloud price per GPU-hour for both; the service's cost per "
+                    "token assumes it is kept busy at this batch.",
+                    *train.memory.assumptions,
+                )
+            ),
+        ),
+        class_="widget-notes",
+    )
+    return comparison + bars + notes
+
+
+WIDGET = Widget(
+    name="side_by_side",
+    title="One model, two jobs: training and serving",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control("train_gpus", "GPUs for training", "number", "8"),
+        Control("serve_gpus", "GPUs for serving", "number", "1"),
+        Control("batch", "Requests served at once", "number", "16"),
+    ),
+    render=render,
+    summary="The same model on the same GPU as a training job and as a service: what is "
+    "measured, memory, the limit, batch, scheduling and cost, side by side.",
+)

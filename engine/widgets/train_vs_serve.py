@@ -1,0 +1,182 @@
+"""Step 3: the same model served and trained on one GPU; training state per parameter."""
+
+from __future__ import annotations
+
+from engine import memory
+from engine.catalog import get_hardware, get_model
+from engine.formats import get_format
+from engine.units import format_GB
+from engine.validate import choice, integer
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import definition_list, esc, table, tag
+from engine.widgets.labels import labelled_parts, part_label
+from engine.widgets.options import gpu_options, model_options
+
+SERVING_FORMAT = "bf16"
+
+OPTIMIZER_LABELS = {
+    "adam": "Adam",
+    "adamw": "AdamW",
+    "adam-8bit": "8-bit Adam",
+    "sgd-momentum": "SGD with momentum",
+    "sgd": "Plain SGD",
+}
+RECOMPUTE_LABELS = {
+    "none": "None (keep every activation)",
+    "selective": "Selective (recompute attention only)",
+    "full": "Full (keep only each layer's input)",
+}
+
+
+def _convention_options() -> tuple[tuple[str, str], ...]:
+    """Each convention with its total for Adam, as the engine counts it."""
+    return tuple(
+        (
+            conv,
+            f"{conv}: {sum(memory.training_state_bytes_per_param('adam', conv).values()):g} "
+            "bytes per parameter with Adam",
+        )
+        for conv in memory.CONVENTIONS
+    )
+
+
+def _verdict(what: str, used: float, capacity: float) -> str:
+    fits = used <= capacity
+    text = f"{what}: {format_GB(used)} of {format_GB(capacity)}: " + (
+        "it fits." if fits else "it does not fit."
+    )
+    return tag("p", esc(text), class_="widget-verdict " + ("fits" if fits else "refused"))
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    optimizer = choice(inputs["optimizer"], "optimizer", memory.OPTIMIZERS, label="Optimizer")
+    convention = choice(
+        inputs["convention"],
+        "convention",
+        memory.CONVENTIONS,
+        label="Bytes-per-parameter convention",
+    )
+    micro_batch = integer(
+        inputs["micro_batch"], "micro_batch", label="Micro-batch", maximum=100_000
+    )
+    seq_len = integer(inputs["seq_len"], "seq_len", label="Sequence length", maximum=10_000_000)
+    recompute = choice(inputs["recompute"], "recompute", memory.RECOMPUTE, label="Recomputation")
+
+    serve = memory.serving_memory(
+        model,
+        gpu,
+        weight_format=SERVING_FORMAT,
+        context_tokens=seq_len,
+        batch=micro_batch,
+    )
+    train = memory.training_memory(
+        model,
+        gpu,
+        optimizer=optimizer,
+        convention=convention,
+        micro_batch=micro_batch,
+        seq_len=seq_len,
+        recompute=recompute,
+    )
+    scale = max(serve.per_gpu_bytes, train.per_gpu_bytes, gpu.memory_bytes)
+    serve_bar = memory_bar(
+        labelled_parts(serve.parts),
+        serve.capacity_bytes,
+        label=f"Serving {model.name} on one {gpu.name}",
+        scale_bytes=scale,
+    )
+    train_bar = memory_bar(
+        labelled_parts(train.parts),
+        train.capacity_bytes,
+        label=f"Training {model.name} on one {gpu.name}",
+        scale_bytes=scale,
+    )
+    serve_block = tag(
+        "div",
+        tag("p", "Serving", class_="widget-subtitle")
+        + _verdict("Serving", serve.per_gpu_bytes, serve.capacity_bytes)
+        + serve_bar,
+        class_="widget-compare serving",
+    )
+    train_block = tag(
+        "div",
+        tag("p", "Training", class_="widget-subtitle")
+        + _verdict("Training", train.per_gpu_bytes, train.capacity_bytes)
+        + train_bar,
+        class_="widget-compare training",
+    )
+
+    serve_bpp = get_format(SERVING_FORMAT).bytes_per_number
+    train_bpp = train.bytes_per_param_total
+    state_rows = [(part_label(k), f"{v:g}") for k, v in train.bytes_per_param.items()]
+    state_rows.append(("Training state in all", f"{train_bpp:g}"))
+    state_table = table(
+        ("Held per parameter", "Bytes"),
+        state_rows,
+        caption=f"Training state per parameter ({OPTIMIZER_LABELS[optimizer]}, {convention})",
+    )
+    figures = definition_list(
+        [
+            (f"Serving: bytes per parameter ({SERVING_FORMAT} weights)", f"{serve_bpp:g}"),
+            ("Training: bytes per parameter, before activations", f"{train_bpp:g}"),
+            ("Training ÷ serving, per parameter", f"{train_bpp / serve_bpp:g}×"),
+            ("Training state for the whole model", format_GB(train.state_bytes_total)),
+            (
+                f"Activations ({micro_batch:,} × {seq_len:,} tokens, {recompute} recomputation)",
+                format_GB(train.parts["activations"]),
+            ),
+        ]
+    )
+    sources = tag(
+        "details",
+        tag("summary", "Where these bytes per parameter come from")
+        + tag(
+            "ul",
+            tag("li", esc(memory.CONVENTION_SOURCES[convention]))
+            + tag("li", esc(memory.OPTIMIZER_SOURCES[optimizer])),
+        ),
+        class_="widget-notes",
+        open=True,
+    )
+    return serve_block + train_block + figures + state_table + sources
+
+
+WIDGET = Widget(
+    name="train_vs_serve",
+    title="Serving versus training, on one GPU",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control(
+            "optimizer",
+            "Optimizer",
+            "select",
+            "adam",
+            options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
+        ),
+        Control(
+            "convention",
+            "Bytes-per-parameter convention",
+            "select",
+            "mixed-16",
+            options=_convention_options(),
+        ),
+        Control("micro_batch", "Micro-batch", "number", "1", unit="sequences"),
+        Control("seq_len", "Sequence length", "number", "4096", unit="tokens"),
+        Control(
+            "recompute",
+            "Recomputation",
+            "select",
+            "selective",
+            options=tuple((r, RECOMPUTE_LABELS[r]) for r in memory.RECOMPUTE),
+        ),
+    ),
+    render=render,
+    summary="Serving and training memory side by side on one GPU; the training state per "
+    "parameter (16 bytes for Adam in mixed precision) against the 2 bytes serving needs.",
+)

@@ -1,0 +1,144 @@
+"""Steps 2, 3 and 9: their widgets go live, match CPython, and follow their inputs as the
+engine says."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, wait_live
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import memory, serving  # noqa: E402
+from engine.units import format_GB, format_seconds  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+PAGES = {
+    "layer_matrices": "steps/02-ai-ml-dl/",
+    "train_vs_serve": "steps/03-training-needs-more-memory/",
+    "request_timeline": "steps/09-follow-one-request/",
+}
+
+
+def assert_matches_cpython(watched: Watched, name: str) -> None:
+    """The live result equals CPython's render for the inputs on screen.
+
+    A widget is marked live just before its first live render lands, and until then the
+    build-time result (with the theme's wrappers around its tables) is on screen, so this
+    waits for the live HTML before comparing.
+    """
+    page = watched.page
+    selector = f"[data-widget={name}]"
+    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
+    wanted = result_html_in_browser(page, selector, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=15_000,
+    )
+    assert page.inner_html(selector + " .widget-result") == wanted
+
+
+def wait_for_text(watched: Watched, name: str, text: str) -> None:
+    watched.page.wait_for_function(
+        "([sel, t]) => document.querySelector(sel + ' .widget-result').innerText.includes(t)",
+        arg=[f"[data-widget={name}]", text],
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_widget_goes_live_and_matches_cpython(watched: Watched, root_site: Site, name: str) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGES[name]))
+    assert page.locator(f"[data-widget={name}] .widget-result").inner_text().strip()
+    wait_live(page)
+    assert_matches_cpython(watched, name)
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_layer_matrices_follows_the_model(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGES["layer_matrices"]))
+    wait_live(page)
+    selector = "[data-widget=layer_matrices]"
+    assert "8,030,261,248" in page.inner_text(selector + " .widget-result")
+    page.select_option(selector + " select[name=model]", "llama-3.1-70b")
+    wait_for_text(watched, "layer_matrices", "80 × one layer")
+    text = page.inner_text(selector + " .widget-result")
+    assert "8,030,261,248" not in text
+    assert "70,553,706,496" in text
+    assert_matches_cpython(watched, "layer_matrices")
+    assert watched.console_errors == []
+
+
+def test_train_vs_serve_follows_the_convention_and_sequence(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGES["train_vs_serve"]))
+    wait_live(page)
+    selector = "[data-widget=train_vs_serve]"
+    assert "8×" in page.inner_text(selector + " .widget-result")
+    page.select_option(selector + " select[name=convention]", "mixed-20")
+    wait_for_text(watched, "train_vs_serve", "10×")
+    assert_matches_cpython(watched, "train_vs_serve")
+    long = memory.training_memory("llama-3.1-8b", "h100-sxm", convention="mixed-20", seq_len=16384)
+    page.fill(selector + " input[name=seq_len]", "16384")
+    wait_for_text(watched, "train_vs_serve", format_GB(long.parts["activations"]))
+    assert_matches_cpython(watched, "train_vs_serve")
+    assert watched.console_errors == []
+
+
+def test_request_timeline_ttft_total_and_decode_dominates(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGES["request_timeline"]))
+    wait_live(page)
+    selector = "[data-widget=request_timeline]"
+    page.fill(selector + " input[name=output_tokens]", "2000")
+    run = serving.request_timeline(
+        "llama-3.1-8b", "h100-sxm", prompt_tokens=1000, output_tokens=2000
+    )
+    assert run.ttft_seconds < run.total_seconds
+    assert run.decode_seconds > 0.9 * run.total_seconds
+    wait_for_text(watched, "request_timeline", format_seconds(run.total_seconds))
+    text = page.inner_text(selector + " .widget-result")
+    assert format_seconds(run.ttft_seconds) in text
+    assert_matches_cpython(watched, "request_timeline")
+    # The comparison rows: the long answer takes far longer than the long question.
+    rows = page.locator(selector + " table tbody tr")
+    assert rows.count() == 2
+    long_q = serving.request_timeline(
+        "llama-3.1-8b", "h100-sxm", prompt_tokens=4000, output_tokens=100
+    )
+    long_a = serving.request_timeline(
+        "llama-3.1-8b", "h100-sxm", prompt_tokens=100, output_tokens=4000
+    )
+    assert long_a.total_seconds > 10 * long_q.total_seconds
+    assert format_seconds(long_q.total_seconds) in rows.nth(0).inner_text()
+    assert format_seconds(long_a.total_seconds) in rows.nth(1).inner_text()
+    assert page.locator(selector + " svg[role=img][aria-label]").count() == 3
+    assert watched.console_errors == []
+
+
+def test_bad_answer_length_shows_the_engine_message(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGES["request_timeline"]))
+    wait_live(page)
+    selector = "[data-widget=request_timeline]"
+    page.fill(selector + " input[name=output_tokens]", "<img src=x onerror=alert(1)>")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-error[data-error-for=output_tokens]').textContent.length > 0",
+        arg=selector,
+    )
+    error = page.inner_text(selector + " .widget-error[data-error-for=output_tokens]")
+    assert "answer length" in error.lower()
+    assert page.locator("img[src=x]").count() == 0
+    assert watched.console_errors == []
