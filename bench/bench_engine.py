@@ -1,8 +1,10 @@
-"""Benchmark: plan() calls per second and the time of ``import engine`` (fresh process).
+"""Benchmark: plan() calls per second, the time of ``import engine`` (fresh process), and
+the cost of the calls the browser makes every frame or keystroke.
 
     .venv/bin/python bench/bench_engine.py
 
-Targets (engine contract): >= 20,000 plan() calls/s in CPython; import engine < 50 ms.
+Targets: >= 20,000 plan() calls/s in CPython; import engine < 50 ms; training_run_at under
+50 µs and a training-run widget frame under 2 ms (so an animation never waits on the engine).
 """
 
 from __future__ import annotations
@@ -81,6 +83,34 @@ def rate(fn: object, seconds: float = 1.0) -> float:
     return n / elapsed
 
 
+def print_per_frame_costs() -> None:
+    import json
+
+    from engine.training_run import TrainingRunInputs, training_run_at
+    from engine.widgets.browser import update
+    from engine.widgets.registry import get_widget
+
+    inputs = TrainingRunInputs(
+        params=8.03e9, tokens=1e12, gpus=8, peak_flops_per_s=989.4e12, mfu=0.4
+    )
+    clock = iter(range(10**9))
+    per_call = 1 / rate(lambda: training_run_at(inputs, float(next(clock) * 7)), 0.5)
+    print(f"training_run_at(): {per_call * 1e6:.1f} µs per call (target < 50 µs)")
+    widget = get_widget("training_run")
+    values = widget.defaults()
+    frames = iter(range(10**9))
+
+    def frame() -> None:
+        values["elapsed"] = str(next(frames) * 3e5)
+        widget.run(values)
+
+    print(f"training_run widget frame: {1e3 / rate(frame, 0.5):.2f} ms (target < 2 ms)")
+    for name in ("model_size", "serve_plan", "playground"):
+        payload = json.dumps(get_widget(name).defaults())
+        per_update = 1e3 / rate(lambda name=name, payload=payload: update(name, payload), 0.5)
+        print(f"update('{name}') through the browser entry point: {per_update:.2f} ms")
+
+
 def main() -> None:
     from engine.plan import plan
 
@@ -90,6 +120,7 @@ def main() -> None:
         with_dict = rate(lambda case=case: plan(**case).to_dict(), 0.5)
         label = ", ".join(f"{k}={v}" for k, v in case.items())
         print(f"plan({label}): {calls:,.0f} calls/s; with to_dict(): {with_dict:,.0f}/s")
+    print_per_frame_costs()
     print(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     print(
         f"import engine.plan + first plan() (fresh process, catalogue load): "

@@ -458,6 +458,16 @@ def section(figures: dict[str, Any]) -> str:
         "`tools/serve.py` on 127.0.0.1 (no network latency: the wire times here are CPU and "
         "local I/O only).",
         "",
+        *(
+            [
+                f"**The machine was busy when this ran (load average {f['load']:.1f} on "
+                f"{f['nproc']} cores): the times below are noisy; rerun on a quiet machine "
+                "before reading anything into the ratios.**",
+                "",
+            ]
+            if f["load"] > (f["nproc"] or 1)
+            else []
+        ),
         "What each figure is:",
         "",
         f"- **Build**: wall time of `mkdocs build --strict` (engine wheel and Pyodide copy "

@@ -11,7 +11,9 @@ self.addEventListener("install", (event) => {
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll(PRECACHE.map((path) => new URL(path, base).href)))
+      // force-cache: take the runtime from the HTTP cache the page just filled, rather
+      // than downloading the 13 MB again.
+      .then((cache) => cache.addAll(PRECACHE.map((path) => new Request(new URL(path, base), { cache: "force-cache" }))))
       .then(() => self.skipWaiting()),
   );
 });

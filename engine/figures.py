@@ -12,9 +12,10 @@ from engine import memory
 from engine.architecture import layer_components
 from engine.catalog import get_hardware, resolve_model
 from engine.compute import flops_per_token as _flops_per_token
+from engine.compute import training_flops, training_seconds
 from engine.errors import EngineError
-from engine.serving import request_timeline
-from engine.units import format_bytes, format_count, format_GB, format_seconds
+from engine.serving import decode_step, request_timeline
+from engine.units import format_bytes, format_count, format_flops, format_GB, format_seconds
 
 Figure = Callable[..., str]
 
@@ -99,6 +100,93 @@ def time_per_token(
     return format_seconds(run.tpot_seconds)
 
 
+def train_flops(model: str, tokens: float) -> str:
+    """Training FLOPs, 6 x parameters x tokens: '3.80 × 10^25 FLOPs'."""
+    return format_flops(training_flops(resolve_model(model_id=model).params, tokens))
+
+
+def train_time(
+    model: str, tokens: float, gpus: int = 1, hardware: str = "h100-sxm", mfu: float = 0.4
+) -> str:
+    """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
+    total = training_flops(resolve_model(model_id=model).params, tokens)
+    peak = get_hardware(hardware).peak_flops_per_s("bf16")
+    return format_seconds(training_seconds(total, gpus, peak, mfu))
+
+
+def format_bandwidth(bytes_per_s: float) -> str:
+    """Bytes per second for reading: '3.35 TB/s', '300 GB/s'."""
+    if bytes_per_s >= 1e12:
+        return f"{bytes_per_s / 1e12:.4g} TB/s"
+    return f"{bytes_per_s / 1e9:.4g} GB/s"
+
+
+def format_tokens_per_s(tokens_per_s: float) -> str:
+    """'209 tokens/s', '3.2 tokens/s'."""
+    if tokens_per_s >= 10:
+        return f"{tokens_per_s:,.0f} tokens/s"
+    return f"{tokens_per_s:.1f} tokens/s"
+
+
+def bandwidth(hardware: str) -> str:
+    """A chip's memory bandwidth: '3.35 TB/s'."""
+    return format_bandwidth(get_hardware(hardware).bandwidth_bytes_per_s)
+
+
+def peak(hardware: str, format: str = "bf16") -> str:
+    """A chip's dense peak for maths in ``format``: '989.4 TFLOP/s'."""
+    return f"{get_hardware(hardware).peak_flops_per_s(format) / 1e12:,.1f} TFLOP/s"
+
+
+def ridge(hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """A chip's ridge point, peak FLOP/s / bandwidth: '295 FLOP/byte'."""
+    from engine.roofline import ridge_point
+
+    return f"{ridge_point(get_hardware(hardware), format):,.0f} FLOP/byte"
+
+
+def decode_time(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """One single-user decode step reading only the weights (no context yet): '4.79 ms'."""
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    return format_seconds(step.seconds)
+
+
+def decode_ceiling(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """The most tokens/s one user can get, weights read once per token: '209 tokens/s'."""
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    return format_tokens_per_s(step.tokens_per_s_per_user)
+
+
+def cloud_price(hardware: str = "h100-sxm") -> str:
+    """The catalogue's default cloud price: '$2.99 per GPU-hour (Lambda, 2024-09-01)'."""
+    from engine.catalog import prices
+    from engine.cost import format_usd
+
+    offer = prices().default_cloud(get_hardware(hardware).id)
+    return f"{format_usd(offer.usd_per_gpu_hour)} per GPU-hour ({offer.provider}, {offer.date})"
+
+
+def purchase_price(hardware: str = "h100-sxm") -> str:
+    """The catalogue's default purchase estimate (for dgx-1: the whole 8-GPU server):
+    '$270,000 (2023-05 estimate)'."""
+    from engine.catalog import prices
+    from engine.cost import format_usd
+
+    buy = prices().default_purchase(get_hardware(hardware).id)
+    return f"{format_usd(buy.usd)} ({buy.date} estimate)"
+
+
+def break_even(hardware: str = "h100-sxm", years: float | None = None) -> str:
+    """Utilisation above which owning beats renting at catalogue prices: '34%' or 'never'."""
+    from engine.cost import DEFAULT_YEARS, rent_vs_own_from_catalog
+
+    r = rent_vs_own_from_catalog(
+        hardware_id=hardware, years=DEFAULT_YEARS if years is None else years
+    )
+    u = r.break_even_utilisation
+    return "never" if u is None else f"{u:.0%}"
+
+
 FIGURES: dict[str, Figure] = {
     f.__name__: f
     for f in (
@@ -114,6 +202,16 @@ FIGURES: dict[str, Figure] = {
         train_bytes_per_param,
         train_state,
         time_per_token,
+        train_flops,
+        train_time,
+        bandwidth,
+        peak,
+        ridge,
+        decode_time,
+        decode_ceiling,
+        cloud_price,
+        purchase_price,
+        break_even,
     )
 }
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from engine.catalog import list_hardware
 from engine.errors import EngineError
 from engine.formats import FORMATS
+from engine.reality import table as reality
 from engine.units import format_GB
 from engine.widgets.html import table as html_table
 
@@ -40,7 +41,14 @@ def hardware(kind: str = "") -> str:
     return html_table(("Chip", "Memory", "Bandwidth", "BF16 dense peak"), rows)
 
 
-TABLES: dict[str, Table] = {"formats": formats, "hardware": hardware}
+from engine.cheatsheet import CHEAT_TABLES  # noqa: E402  (step 20's tables: cheat_*)
+
+TABLES: dict[str, Table] = {
+    "formats": formats,
+    "hardware": hardware,
+    "reality": reality,
+    **CHEAT_TABLES,
+}
 
 
 def get_table(name: object) -> Table:

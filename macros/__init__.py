@@ -40,7 +40,7 @@ def define_env(env: Any) -> None:
     @env.macro  # type: ignore[untyped-decorator]
     def step_header() -> str:
         """'Step N of 21 · about M minutes', from the page's front matter."""
-        return authoring.step_header(env.page.meta, current_page())
+        return authoring.step_header(env.page.meta, current_page(), env.markdown)
 
     @env.macro  # type: ignore[untyped-decorator]
     def next_step() -> str:

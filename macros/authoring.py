@@ -7,6 +7,7 @@ and the engine's message, and the build stops there.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -63,16 +64,42 @@ def reset_page_counter(page: str) -> None:
 LESSON_STEPS = 21
 
 
-def step_header(meta: Mapping[str, object], page: str) -> str:
-    """'Step 3 of 21 · about 2 minutes' from the page's front matter (step, minutes)."""
-    step, minutes = meta.get("step"), meta.get("minutes")
+READING_WORDS_PER_MINUTE = 238  # adult silent reading of non-fiction (Brysbaert 2019)
+WIDGET_MINUTES = 0.5  # a default allowance per widget, unless the page sets widget_minutes
+_MACRO_RE = re.compile(r"{{.*?}}|{%.*?%}", re.S)
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
+
+
+def reading_words(markdown: str) -> int:
+    """Words a reader reads on the page: the prose, without macro calls and markup."""
+    text = _MACRO_RE.sub(" ", markdown)
+    text = re.sub(r"<[^>]+>|\]\([^)]*\)|\{[^}]*\}", " ", text)
+    return len(_WORD_RE.findall(text))
+
+
+def step_header(meta: Mapping[str, object], page: str, markdown: str) -> str:
+    """'Step 3 of 21 · about 2 minutes (240 words, 1 widget)'.
+
+    The step number comes from the front matter (`step:`); the minutes are computed from the
+    page's words and its widgets (`widget_minutes:` in the front matter overrides the
+    default allowance of half a minute per widget), so the time a step states stays true as
+    its prose changes.
+    """
+    step = meta.get("step")
     if not isinstance(step, int) or not 1 <= step <= LESSON_STEPS:
         raise AuthoringError(f"{page}: front matter needs `step:` between 1 and {LESSON_STEPS}.")
-    if not isinstance(minutes, int | float) or not 0 < minutes <= 15:
-        raise AuthoringError(f"{page}: front matter needs `minutes:` (reading and doing time).")
+    words = reading_words(markdown)
+    widgets = len(re.findall(r"{{\s*widget\(", markdown))
+    widget_minutes = meta.get("widget_minutes", widgets * WIDGET_MINUTES)
+    if not isinstance(widget_minutes, int | float) or not 0 <= widget_minutes <= 15:
+        raise AuthoringError(f"{page}: `widget_minutes:` must be a number of minutes (0-15).")
+    minutes = max(1, round(words / READING_WORDS_PER_MINUTE + widget_minutes))
+    widget_text = f", {widgets} widget{'s' if widgets != 1 else ''}" if widgets else ""
     return (
-        f'<p class="step-meta" data-step="{step}" data-minutes="{minutes:g}">'
-        f"Step {step} of {LESSON_STEPS} · about {minutes:g} minute{'s' if minutes != 1 else ''}</p>"
+        f'<p class="step-meta" data-step="{step}" data-minutes="{minutes}" data-words="{words}" '
+        f'data-widget-minutes="{widget_minutes:g}">'
+        f"Step {step} of {LESSON_STEPS} · about {minutes} minute{'s' if minutes != 1 else ''}"
+        f" ({words:,} words{widget_text})</p>"
     )
 
 

@@ -7,6 +7,10 @@ function prefix(root) {
   return `${root.dataset.widget}.`;
 }
 
+function mirrored(root) {
+  return new Set((root.dataset.urlState || "").split(",").filter(Boolean));
+}
+
 export function applyAddress(root, setInput) {
   if (!root.dataset.urlState) return false;
   const params = new URLSearchParams(location.search);
@@ -14,7 +18,7 @@ export function applyAddress(root, setInput) {
   for (const [key, value] of params) {
     if (!key.startsWith(prefix(root)) || value.length > MAX_VALUE_CHARS) continue;
     const name = key.slice(prefix(root).length);
-    if (root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`)) {
+    if (mirrored(root).has(name) && root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`)) {
       setInput(root, name, value);
       applied = true;
     }
@@ -26,7 +30,7 @@ export function writeAddress(root, inputs) {
   const params = new URLSearchParams(location.search);
   for (const key of [...params.keys()]) if (key.startsWith(prefix(root))) params.delete(key);
   for (const [name, value] of Object.entries(inputs)) {
-    if (name !== "state" && name !== "elapsed") params.set(prefix(root) + name, value);
+    if (mirrored(root).has(name)) params.set(prefix(root) + name, value);
   }
   const query = params.toString();
   history.replaceState(history.state, "", `${location.pathname}${query ? "?" + query : ""}${location.hash}`);

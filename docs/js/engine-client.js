@@ -1,7 +1,5 @@
 // The page's side of the engine: one module Web Worker per tab running Pyodide with the
 // engine wheel, shared by every widget and kept across instant navigation.
-import { RUNTIME } from "./runtime-config.js";
-
 let worker = null;
 let nextId = 1;
 const pending = new Map();
@@ -45,7 +43,7 @@ export const engine = {
     worker.addEventListener("error", (event) => {
       rejectReady(new Error(event.message || "the engine worker failed to load"));
     });
-    worker.postMessage({ type: "init", runtime: RUNTIME });
+    worker.postMessage({ type: "init" });
     return readyPromise;
   },
   /** Resolves when the engine is live; does not start it. */

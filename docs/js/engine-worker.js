@@ -1,6 +1,7 @@
 // Module Web Worker: loads the self-hosted Pyodide core and the engine wheel, then renders
 // widgets on request by calling engine.widgets.browser.update (Python). No formula lives here.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { RUNTIME } from "./runtime-config.js";
 
 let update = null;
 
@@ -8,17 +9,20 @@ function progress(stage) {
   postMessage({ type: "progress", stage });
 }
 
-async function init(runtime) {
+async function init() {
   try {
     progress("Downloading the Python runtime (about 13 MB, once)…");
+    // The engine wheel downloads while Pyodide starts.
+    const wheel = fetch(new URL(`../${RUNTIME.wheel}`, import.meta.url)).then((response) => {
+      if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
+      return response.arrayBuffer();
+    });
     const pyodide = await loadPyodide({
       indexURL: new URL("../pyodide/", import.meta.url).href,
       fullStdLib: false,
     });
     progress("Loading the engine…");
-    const response = await fetch(new URL(`../${runtime.wheel}`, import.meta.url));
-    if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
-    pyodide.unpackArchive(await response.arrayBuffer(), "wheel");
+    pyodide.unpackArchive(await wheel, "wheel");
     const browser = pyodide.pyimport("engine.widgets.browser");
     update = browser.update;
     postMessage({ type: "ready" });
@@ -30,7 +34,7 @@ async function init(runtime) {
 self.addEventListener("message", (event) => {
   const message = event.data;
   if (message.type === "init") {
-    init(message.runtime);
+    init();
   } else if (message.type === "render") {
     let json;
     try {

@@ -52,13 +52,32 @@ function mount(root) {
   const form = root.querySelector(".widget-controls");
   const output = root.querySelector(".widget-result");
   const storeKey = root.dataset.store || "";
-  let sequence = 0;
+  let chain = Promise.resolve({});
+  let plainQueued = false;
 
-  // Ask the engine for this widget's result; `extra` carries a pressed button.
-  async function refresh(extra = {}) {
-    const mine = ++sequence;
+  // Ask the engine for this widget's result; `extra` carries a pressed button. Calls run one
+  // after another and each reads the inputs when its turn comes, so a button's new state is
+  // never overwritten by a render that started before it; plain re-renders that pile up while
+  // one is running collapse into one.
+  function refresh(extra = {}) {
+    const isAction = Boolean(extra.action);
+    if (!isAction) {
+      if (plainQueued) return chain;
+      plainQueued = true;
+    }
+    chain = chain.then(() => {
+      if (!isAction) plainQueued = false;
+      return render(extra).catch((error) => {
+        const reply = { error: `The engine failed: ${error.message}`, field: "widget" };
+        showError(root, reply);
+        return reply;
+      });
+    });
+    return chain;
+  }
+
+  async function render(extra) {
     const reply = await engine.render(root.dataset.widget, { ...readInputs(root), ...extra });
-    if (mine !== sequence) return reply; // a newer input is already on its way
     clearErrors(root);
     if (reply.error) {
       showError(root, reply);
@@ -74,22 +93,24 @@ function mount(root) {
   root.refresh = refresh;
 
   form.addEventListener("submit", (event) => event.preventDefault());
-  // Every input goes to the engine at once (a render takes about a millisecond); replies
-  // to superseded inputs are dropped by the sequence check in refresh().
+  // Every input goes to the engine at once (a render takes about a millisecond). Before the
+  // engine is up, the request waits for it and then renders what the form holds by then.
   form.addEventListener("input", () => {
-    if (root.dataset.state === "live") refresh();
+    if (root.dataset.state !== "error") refresh();
   });
   form.addEventListener("click", (event) => {
     const button = event.target.closest("[data-action]");
-    if (button && root.dataset.state === "live") refresh({ action: button.dataset.action });
+    if (button && root.dataset.state !== "error") refresh({ action: button.dataset.action });
   });
   if (storeKey) {
     // Another widget changed the shared state (the dgx-1 panel on the same page): follow it.
     store.subscribe(storeKey, root, (value) => {
+      if (readInputs(root).state === value) return;
       setInput(root, "state", value);
       if (root.dataset.state === "live") refresh();
     });
   }
+  if (root.dataset.clock) startClock(root, refresh, setInput);
 
   setStatus(root, "loading", "Loading the engine…");
   engine.onProgress((stage) => {
@@ -104,18 +125,18 @@ function mount(root) {
         if (kept !== null) setInput(root, "state", kept);
       }
       const fromAddress = applyAddress(root, setInput);
-      setStatus(root, "live", "Live: computed by the engine in your browser.");
       let reply = await refresh();
+      let note = "";
       if (reply.error && (storeKey || fromAddress)) {
         // A kept or linked value the engine refuses (corrupted, or from another version):
-        // keep the message on screen, and start from the page's own inputs underneath.
+        // start from the page's own inputs, and say what was ignored.
         if (storeKey) store.forget(storeKey);
-        const message = reply.error;
+        note = ` Ignored a saved or linked value: ${reply.error}`;
         for (const [name, value] of Object.entries(JSON.parse(root.dataset.inputs))) setInput(root, name, value);
         reply = await refresh();
-        if (!reply.error) root.querySelector(".widget-status").textContent = `Live. Ignored a saved or linked value: ${message}`;
       }
-      if (root.dataset.clock) startClock(root, refresh, setInput);
+      // Live once the engine's own result is on screen.
+      setStatus(root, "live", `Live: computed by the engine in your browser.${note}`);
     })
     .catch((error) => {
       setStatus(root, "error", `The live engine could not start (${error.message}). The numbers shown were computed when the page was built.`);
@@ -135,15 +156,29 @@ function focusableTerms() {
   }
 }
 
+function startAfterFirstPaint() {
+  const start = () => engine.start();
+  setTimeout(start, 100);
+  try {
+    new PerformanceObserver((list, observer) => {
+      if (list.getEntriesByName("first-contentful-paint").length) {
+        observer.disconnect();
+        start();
+      }
+    }).observe({ type: "paint", buffered: true });
+  } catch {
+    /* no paint timing: the timeout starts it */
+  }
+}
+
 function mountAll() {
   nameThemeLandmarks();
   focusableTerms();
   trackProgress();
   const widgets = document.querySelectorAll("[data-widget]");
-  // Let the text and build-time numbers paint first; start Python only where a widget needs it.
-  if (widgets.length) {
-    requestAnimationFrame(() => setTimeout(() => engine.start(), 0));
-  }
+  // Let the text and build-time numbers paint first (start on the first contentful paint,
+  // or after 100 ms at the latest), and start Python only where a widget needs it.
+  if (widgets.length) startAfterFirstPaint();
   widgets.forEach(mount);
   registerOffline();
 }

@@ -1,7 +1,5 @@
 // Registers the service worker that keeps the lesson usable offline, and hands it the
 // current page and everything the page loaded, so a reload without a network still works.
-import { engine } from "./engine-client.js";
-
 let registered = false;
 
 function cacheThisPage(registration) {
@@ -16,9 +14,15 @@ function cacheThisPage(registration) {
 
 export function registerOffline() {
   if (!("serviceWorker" in navigator) || location.protocol === "file:") return;
+  // Register once the page is live and the browser is idle, so the runtime precache does not
+  // compete with the first render.
   const hasWidgets = document.querySelector("[data-widget]") !== null;
-  const whenIdle = hasWidgets ? engine.ready().catch(() => undefined) : Promise.resolve();
-  whenIdle.then(async () => {
+  const live = hasWidgets
+    ? new Promise((resolve) => document.addEventListener("widget:updated", resolve, { once: true }))
+    : Promise.resolve();
+  const idle = () =>
+    new Promise((resolve) => ("requestIdleCallback" in window ? requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200)));
+  live.then(idle).then(async () => {
     if (!registered) {
       registered = true;
       const url = new URL("../sw.js", import.meta.url);

@@ -14,7 +14,7 @@ Besides visible controls a widget may have:
   the reader's device, shared by every widget with the same store, across pages;
 - a clock: the browser advances the hidden input ``elapsed`` while it runs (it only counts
   time; the engine computes what that time means);
-- URL state: the inputs are mirrored in the page address, so a link reproduces them.
+- URL state: the named inputs are mirrored in the page address, so a link reproduces them.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Widget:
     actions: tuple[Action, ...] = ()
     store: str = ""  # "session:KEY" or "local:KEY": keeps the hidden input `state`
     clock: bool = False  # the browser advances the hidden input `elapsed` while running
-    url_state: bool = False
+    url_state: tuple[str, ...] = ()  # inputs mirrored in the page address
 
     def __post_init__(self) -> None:
         names = {c.name for c in self.controls}
@@ -97,6 +97,8 @@ class Widget:
                 raise ValueError(f"widget {self.name}: store must be 'session:KEY' or 'local:KEY'")
             if "state" not in names:
                 raise ValueError(f"widget {self.name}: a store needs a hidden 'state' input")
+        if not set(self.url_state) <= names:
+            raise ValueError(f"widget {self.name}: url_state names inputs it does not have")
         if self.clock and "elapsed" not in names:
             raise ValueError(f"widget {self.name}: a clock needs a hidden 'elapsed' input")
 
@@ -223,8 +225,9 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         data_widget=widget.name,
         data_state="static",
         data_store=widget.store or None,
-        data_clock=widget.clock or None,
-        data_url_state=widget.url_state or None,
+        # "true", not a bare attribute: a bare one reads as "" (falsy) in element.dataset.
+        data_clock="true" if widget.clock else None,
+        data_url_state=",".join(widget.url_state) or None,
         # The build-time inputs as a JSON island. An attribute, not a <script> element: the
         # theme's instant navigation re-runs every inline script it finds in a new page.
         data_inputs=json_island(values),

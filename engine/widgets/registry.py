@@ -1,5 +1,7 @@
 """Every widget by name, found by looking: each module of this package that defines a
-``WIDGET`` is one. Adding a widget is adding its module; nothing else to edit."""
+``WIDGET`` is one, and the module has the widget's name. Adding a widget is adding its
+module; nothing else to edit. Looking up one widget imports only its module, so the browser's
+first render does not pay for every other widget."""
 
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ def _discover() -> dict[str, Widget]:
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         widget = getattr(module, "WIDGET", None)
         if isinstance(widget, Widget):
-            if widget.name in found:
-                raise RuntimeError(f"two widgets are called {widget.name!r}")
+            if widget.name != info.name:
+                raise RuntimeError(f"widget {widget.name!r} must live in widgets/{widget.name}.py")
             found[widget.name] = widget
     return found
 
@@ -32,8 +34,25 @@ def _widgets() -> dict[str, Widget]:
     return _WIDGETS
 
 
+def _import_one(name: str) -> Widget | None:
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    try:
+        module = importlib.import_module(f"engine.widgets.{name}")
+    except ModuleNotFoundError:
+        return None
+    widget = getattr(module, "WIDGET", None)
+    return widget if isinstance(widget, Widget) and widget.name == name else None
+
+
 def get_widget(name: object) -> Widget:
     """The widget called ``name``; EngineError listing the known names otherwise."""
+    if isinstance(name, str):
+        if name in _WIDGETS:
+            return _WIDGETS[name]
+        found = _import_one(name)
+        if found is not None:
+            return found
     widgets = _widgets()
     if isinstance(name, str) and name in widgets:
         return widgets[name]

@@ -29,7 +29,12 @@ def _gpus(n: int) -> str:
 
 def _memory_cell(p: Plan) -> str:
     mem = p.memory
-    verdict = "fits" if mem.fits else "does not fit"
+    if mem.fits:
+        verdict = "fits"
+    elif p.min_gpus is None:
+        verdict = "does not fit on any number of these GPUs"
+    else:
+        verdict = f"does not fit; it needs at least {_gpus(p.min_gpus)}"
     return f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: {verdict}"
 
 
@@ -103,13 +108,15 @@ def render(inputs: Inputs) -> str:
         ),
         (
             "Tail latency",
-            "Does not matter: a slow step only delays the end of the run",
+            "Not per request: one slow GPU holds back every synchronous step, so the run "
+            "watches its slowest GPU",
             "Measured as the slowest 1 % of requests (p99): queueing behind other requests "
             f"adds to the best case of {format_seconds(s.total_seconds)} per request shown here",
         ),
         (
             "How long",
-            f"The run: {format_seconds(t.seconds)}",
+            f"The run: {format_seconds(t.seconds)} of computing (start-up and checkpoints "
+            "add a little)",
             f"One request: {format_seconds(s.total_seconds)}; the service runs for as long "
             "as people use it",
         ),
@@ -124,7 +131,7 @@ def render(inputs: Inputs) -> str:
         ),
         (
             "Batch",
-            f"{TOKENS_PER_STEP:,} tokens per optimiser step (1,024 sequences of "
+            f"{TOKENS_PER_STEP:,} tokens per optimiser step ({TOKENS_PER_STEP // SEQ_LEN:,} sequences of "
             f"{SEQ_LEN:,}), split over the GPUs",
             f"{batch:,} requests decoded together, one token each per step",
         ),
@@ -149,19 +156,23 @@ def render(inputs: Inputs) -> str:
     )
     caption = f"{model.name} on {gpu.name}"
     comparison = (
-        f'<table class="side-by-side"><caption>{esc(caption)}</caption>{head}'
-        f"<tbody>{body}</tbody></table>"
+        f'<div class="side-by-side"><table><caption>{esc(caption)}</caption>{head}'
+        f"<tbody>{body}</tbody></table></div>"
     )
     scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
     bars = (
-        tag("p", esc(f"Training: memory of one of the {_gpus(train_gpus)}"), class_="widget-subtitle")
+        tag(
+            "p",
+            esc(f"Training on {_gpus(train_gpus)}: memory of each"),
+            class_="widget-subtitle",
+        )
         + memory_bar(
             labelled_parts(train.memory.parts),
             train.memory.capacity_bytes,
             label=f"Training {model.name}: memory of each GPU",
             scale_bytes=scale,
         )
-        + tag("p", esc(f"Serving: memory of one of the {_gpus(serve_gpus)}"), class_="widget-subtitle")
+        + tag("p", esc(f"Serving on {_gpus(serve_gpus)}: memory of each"), class_="widget-subtitle")
         + memory_bar(
             labelled_parts(serve.memory.parts),
             serve.memory.capacity_bytes,

@@ -1,0 +1,170 @@
+"""Step 15: number three, memory bandwidth. The ceiling on single-user decode speed: every
+token reads all the weights once, so time per token >= bytes read / bandwidth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import memory, serving
+from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.figures import format_bandwidth as bandwidth_text
+from engine.figures import format_tokens_per_s as rate_text
+from engine.formats import get_format
+from engine.units import format_count, format_GB, format_seconds
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.options import format_options, hardware_options, model_options
+
+# Data-centre GPUs, a gaming card, a workstation GPU, a desktop Apple chip, one socket of a
+# CPU server (dgx-1's own CPUs) and a phone: the range the lesson compares.
+DEVICES = (
+    "b200",
+    "mi300x",
+    "h200",
+    "h100-sxm",
+    "a100-80gb",
+    "rtx-4090",
+    "l4",
+    "apple-m2-ultra",
+    "xeon-8480c",
+    "apple-a17-pro",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ceiling:
+    """One device's single-user decode ceiling (context 0: weights only, batch 1)."""
+
+    hardware: HardwareSpec
+    step: serving.DecodeStep
+    fits: bool
+
+
+def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: str) -> Ceiling:
+    step = serving.decode_step(
+        model, hardware, context_tokens=0, batch=1, weight_format=weight_format
+    )
+    fits = memory.serving_memory(model, hardware, weight_format=weight_format).fits
+    return Ceiling(hardware, step, fits)
+
+
+def _line(c: Ceiling) -> str:
+    text = (
+        f"{c.hardware.name}: {rate_text(c.step.tokens_per_s_per_user)} "
+        f"({format_seconds(c.step.seconds)} per token)"
+    )
+    if not c.fits:
+        text += f", but it does not fit in {format_GB(c.hardware.memory_bytes)}"
+    return text
+
+
+def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 640) -> str:
+    """Horizontal bars of tokens/s to one scale, one per device, with a text alternative."""
+    top = max(c.step.tokens_per_s_per_user for c in rows) * 1.02
+    left, usable, row_h = 4, width - 8, 36
+    parts = []
+    for i, c in enumerate(rows):
+        y = i * row_h
+        w = max(usable * c.step.tokens_per_s_per_user / top, 1.0)
+        css = "part-2" if c.hardware.id == chosen else "part-0"
+        if not c.fits:
+            css += " s2-nofit-bar"
+        weight = ' font-weight="700"' if c.hardware.id == chosen else ""
+        parts.append(
+            f'<g data-device="{esc(c.hardware.id)}">'
+            f'<text x="{left}" y="{y + 12}"{weight}>{esc(_line(c))}</text>'
+            f'<rect class="track" x="{left}" y="{y + 17}" width="{usable}" height="12" rx="2"/>'
+            f'<rect class="{css}" x="{left}" y="{y + 17}" width="{w:.2f}" height="12" rx="2"/>'
+            "</g>"
+        )
+    description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
+    return (
+        f'<svg class="chart s2-ceilings" viewBox="0 0 {width} {len(rows) * row_h + 4}" '
+        f'role="img" aria-label="{esc(description)}">{"".join(parts)}</svg>'
+    )
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    weight_format = get_format(inputs["format"]).id
+    chosen = get_hardware(inputs["hardware"])
+    ids = list(DEVICES) if chosen.id in DEVICES else [*DEVICES, chosen.id]
+    rows = [ceiling(model, get_hardware(i), weight_format) for i in ids]
+    rows.sort(key=lambda c: -c.hardware.bandwidth_bytes_per_s)
+    mine = next(c for c in rows if c.hardware.id == chosen.id)
+    step = mine.step
+    verdict_text = (
+        f"One {chosen.name}: at most {rate_text(step.tokens_per_s_per_user)} for one user, "
+        f"{format_seconds(step.seconds)} per token."
+    )
+    if not mine.fits:
+        verdict_text += (
+            f" (But {model.name} in {weight_format} does not fit in its "
+            f"{format_GB(chosen.memory_bytes)}.)"
+        )
+    verdict = tag(
+        "p",
+        esc(verdict_text),
+        class_="widget-verdict s2-ceiling",
+        data_tokens_per_s=f"{step.tokens_per_s_per_user:.6g}",
+    )
+    bytes_per = get_format(weight_format).bytes_per_number
+    if model.is_moe:
+        read_words = (
+            f"{format_GB(step.bytes_read)}: the shared weights and the experts one token is "
+            f"routed to, {bytes_per:g} bytes each"
+        )
+    else:
+        read_words = (
+            f"{format_count(model.params)} parameters × {bytes_per:g} bytes = "
+            f"{format_GB(step.bytes_read)}, every weight once"
+        )
+    peak, compute_format = chosen.compute_peak(weight_format)
+    figures = definition_list(
+        [
+            ("Bytes read per token", read_words),
+            ("Memory bandwidth", bandwidth_text(chosen.bandwidth_bytes_per_s)),
+            (
+                "Time to read them",
+                f"{format_GB(step.bytes_read)} ÷ {bandwidth_text(chosen.bandwidth_bytes_per_s)} "
+                f"= {format_seconds(step.memory_seconds)}",
+            ),
+            (
+                "Ceiling for one user",
+                f"1 ÷ {format_seconds(step.seconds)} = {rate_text(step.tokens_per_s_per_user)}",
+            ),
+            (
+                "The maths of that token, for comparison",
+                f"{format_count(step.flops)} FLOPs ÷ {peak / 1e12:,.1f} TFLOP/s "
+                f"({compute_format}) = {format_seconds(step.compute_seconds)}",
+            ),
+        ]
+    )
+    chart = ceiling_chart(
+        rows,
+        chosen=chosen.id,
+        label=f"Single-user decode ceiling of {model.name} in {weight_format}, by device",
+    )
+    return verdict + figures + chart
+
+
+WIDGET = Widget(
+    name="bandwidth_ceiling",
+    title="Bandwidth: the ceiling on decode speed",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control(
+            "format",
+            "Weights stored as",
+            "select",
+            "bf16",
+            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
+        ),
+        Control("hardware", "Device", "select", "h100-sxm", options=hardware_options()),
+    ),
+    render=render,
+    summary="The most tokens per second one user can get: bytes read per token over memory "
+    "bandwidth, on the chosen device and across the catalogue.",
+)

@@ -1,0 +1,195 @@
+"""Step 14: capacity is a gate. A model that does not fit one GPU is refused before anything
+runs; the ways out (more GPUs, fewer bytes per weight, a bigger GPU), each with its numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import memory, validate
+from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.formats import FORMATS, get_format
+from engine.memory import ServingMemory
+from engine.units import format_count, format_GB
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import format_options, gpu_options, model_options
+
+SMALLER_FORMATS = ("fp8", "int4")
+BIGGER_GPUS = ("h200", "b200", "mi300x")
+
+
+@dataclass(frozen=True, slots=True)
+class WayOut:
+    """One row of the ways-out table: what changes, and the engine's plan for it."""
+
+    key: str
+    words: str
+    plan: ServingMemory
+
+
+def _plan(
+    model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: int, gpus: int = 1
+) -> ServingMemory:
+    return memory.serving_memory(
+        model, gpu, weight_format=weight_format, context_tokens=context, gpus=gpus
+    )
+
+
+def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: int) -> list[WayOut]:
+    """More GPUs of the same kind, smaller formats on one GPU, bigger single GPUs."""
+    asked = _plan(model, gpu, weight_format, context)
+    rows = []
+    need = memory.min_gpus_to_serve(asked)
+    if need is not None:
+        n = max(2, need)
+        rows.append(
+            WayOut(
+                "gpus",
+                f"Split over {n} × {gpu.name} (tensor parallel), {weight_format}",
+                _plan(model, gpu, weight_format, context, gpus=n),
+            )
+        )
+    chosen_bytes = get_format(weight_format).bytes_per_number
+    for fmt in SMALLER_FORMATS:
+        if FORMATS[fmt].bytes_per_number < chosen_bytes:
+            rows.append(
+                WayOut(
+                    fmt,
+                    f"{fmt} weights ({FORMATS[fmt].bytes_per_number:g} byte each) on 1 × {gpu.name}",
+                    _plan(model, gpu, fmt, context),
+                )
+            )
+    for hw_id in BIGGER_GPUS:
+        if hw_id != gpu.id:
+            other = get_hardware(hw_id)
+            rows.append(
+                WayOut(
+                    hw_id,
+                    f"1 × {other.name}, {weight_format}",
+                    _plan(model, other, weight_format, context),
+                )
+            )
+    return rows
+
+
+def _room(plan: ServingMemory) -> str:
+    if not plan.fits:
+        return "none: it does not fit"
+    return (
+        f"{plan.max_context_tokens_that_fit:,} tokens "
+        f"({plan.max_concurrent_requests:,} requests of {plan.context_tokens:,})"
+    )
+
+
+def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
+    headers = ("Way out", "Weights per GPU", "Memory per GPU", "Verdict", "Room for KV cache")
+    head = "".join(tag("th", esc(h), scope="col") for h in headers)
+    body = []
+    for row in rows:
+        p = row.plan
+        cells = (
+            tag("th", esc(row.words), scope="row"),
+            tag("td", esc(format_GB(p.parts["weights"]))),
+            tag("td", esc(f"{format_GB(p.per_gpu_bytes)} of {format_GB(p.capacity_bytes)}")),
+            tag(
+                "td",
+                esc("fits" if p.fits else "does not fit"),
+                class_="s2-fits" if p.fits else "s2-nofit",
+            ),
+            tag("td", esc(_room(p))),
+        )
+        body.append(
+            tag("tr", "".join(cells), data_way=row.key, data_fits="true" if p.fits else "false")
+        )
+    caption = tag(
+        "caption", "Ways out, each planned by the engine" if refused else "Other ways to run it"
+    )
+    inner = tag(
+        "table",
+        caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)),
+        class_="s2-ways",
+    )
+    return tag(
+        "div", inner, class_="table-scroll", role="region", tabindex="0", aria_label="Ways out"
+    )
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    weight_format = get_format(inputs["format"]).id
+    context = validate.integer(inputs["context"], "context", label="Context", maximum=10_000_000)
+    plan = _plan(model, gpu, weight_format, context)
+    bytes_per = get_format(weight_format).bytes_per_number
+    if plan.fits:
+        verdict_text = (
+            f"Admitted: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)} "
+            f"on one {gpu.name}, which holds {format_GB(plan.capacity_bytes)}. It fits."
+        )
+    else:
+        verdict_text = (
+            f"Refused: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)} "
+            f"on one {gpu.name}, which holds {format_GB(plan.capacity_bytes)}. Nothing runs, "
+            "however fast the chip."
+        )
+    verdict = tag(
+        "p",
+        esc(verdict_text),
+        class_="widget-verdict " + ("fits" if plan.fits else "refused"),
+        data_fits="true" if plan.fits else "false",
+    )
+    bar = memory_bar(
+        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+    )
+    parts = plan.parts
+    balance = plan.capacity_bytes - plan.per_gpu_bytes
+    figures = definition_list(
+        [
+            (
+                "Weights",
+                f"{format_count(model.params)} parameters × {bytes_per:g} bytes = "
+                f"{format_GB(parts['weights'])}",
+            ),
+            (
+                "KV cache",
+                f"{context:,} tokens × {plan.kv_cache_bytes_per_token:,.0f} bytes = "
+                f"{format_GB(parts['kv_cache'])}",
+            ),
+            (
+                "Activations + runtime overhead",
+                format_GB(parts["activations"] + parts["runtime_overhead"]),
+            ),
+            ("Total", f"{format_GB(plan.per_gpu_bytes)} of {format_GB(plan.capacity_bytes)}"),
+            (
+                "Left over" if balance >= 0 else "Short by",
+                format_GB(abs(balance)),
+            ),
+        ]
+    )
+    rows = ways_out(model, gpu, weight_format, context)
+    return verdict + bar + figures + ways_out_table(rows, refused=not plan.fits)
+
+
+WIDGET = Widget(
+    name="capacity_gate",
+    title="Capacity: does it fit at all?",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-70b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control(
+            "format",
+            "Weights stored as",
+            "select",
+            "bf16",
+            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
+        ),
+        Control("context", "Context to hold", "number", "8192", unit="tokens"),
+    ),
+    render=render,
+    summary="Whether a model fits one GPU at all, the arithmetic of a refusal, and the ways "
+    "out: more GPUs, smaller weights, a bigger GPU.",
+)

@@ -1,0 +1,278 @@
+"""Step 11: a server's CPUs against a GPU, figure by figure, drawn to scale.
+
+The default is dgx-1's own pair: its two Xeon Platinum 8480C sockets against one of its
+H100s. Every figure comes from the catalogue (scaled by the chip counts) and every ratio is
+GPU side / CPU side, computed here, once, for the page and for the browser alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import validate
+from engine.catalog import HardwareSpec, get_hardware, get_system, list_hardware
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import esc, tag
+
+SYSTEM = "dgx-1"
+PEAK_FORMAT = "bf16"
+MAX_CHIPS = 64
+
+
+def cpu_options() -> tuple[tuple[str, str], ...]:
+    return tuple((h.id, h.name) for h in list_hardware() if h.kind == "cpu")
+
+
+def gpu_only_options() -> tuple[tuple[str, str], ...]:
+    return tuple((h.id, h.name) for h in list_hardware() if h.kind == "gpu")
+
+
+def read_chips(inputs: Inputs) -> tuple[HardwareSpec, int, HardwareSpec, int]:
+    """The CPU, how many, the GPU, how many: validated, each error naming its field."""
+    cpu = get_hardware(
+        validate.choice(inputs["cpu"], "cpu", [v for v, _ in cpu_options()], label="CPU")
+    )
+    cpus = validate.integer(inputs["cpus"], "cpus", label="Number of CPUs", maximum=MAX_CHIPS)
+    gpu = get_hardware(
+        validate.choice(inputs["gpu"], "gpu", [v for v, _ in gpu_only_options()], label="GPU")
+    )
+    gpus = validate.integer(inputs["gpus"], "gpus", label="Number of GPUs", maximum=MAX_CHIPS)
+    return cpu, cpus, gpu, gpus
+
+
+def side_name(chip: HardwareSpec, count: int) -> str:
+    """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""
+    name = chip.name.replace(" (one socket)", "")
+    return name if count == 1 else f"{count} × {name}"
+
+
+def format_rate(flops_per_s: float) -> str:
+    return f"{flops_per_s / 1e12:,.1f} TFLOP/s"
+
+
+def format_bandwidth(bytes_per_s: float) -> str:
+    if bytes_per_s >= 1e12:
+        return f"{bytes_per_s / 1e12:,.2f} TB/s"
+    return f"{bytes_per_s / 1e9:,.1f} GB/s"
+
+
+def format_capacity(n_bytes: float) -> str:
+    return f"{n_bytes / 1e9:,.0f} GB" if n_bytes >= 1e11 else f"{n_bytes / 1e9:,.3g} GB"
+
+
+def format_ratio(ratio: float) -> str:
+    """GPU side / CPU side: '4.3×', or for a ratio under 1 how much more the CPUs have."""
+    if ratio >= 1:
+        return f"{ratio:,.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+    return f"{ratio:.2g}× (the CPUs have {1 / ratio:,.1f}× more)"
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One figure for both sides: totals over the chips, their texts and GPU / CPU."""
+
+    key: str
+    label: str
+    cpu_value: float
+    gpu_value: float
+    cpu_text: str
+    gpu_text: str
+
+    @property
+    def ratio(self) -> float:
+        return self.gpu_value / self.cpu_value
+
+
+def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[Metric]:
+    """The figures of ``cpus`` CPU sockets and ``gpus`` GPUs, totals for each side."""
+    units = Metric(
+        "units",
+        "Cores (on a GPU: SMs or compute units)",
+        float(cpu.compute_units * cpus),
+        float(gpu.compute_units * gpus),
+        f"{cpu.compute_units * cpus:,} {cpu.compute_unit_name}",
+        f"{gpu.compute_units * gpus:,} {gpu.compute_unit_name}",
+    )
+    lanes = Metric(
+        "lanes",
+        "Arithmetic lanes working side by side",
+        float(cpu.lanes * cpus),
+        float(gpu.lanes * gpus),
+        f"{cpu.lanes * cpus:,} lanes",
+        f"{gpu.lanes * gpus:,} lanes",
+    )
+    cpu_peak = cpu.peak_flops_per_s(PEAK_FORMAT) * cpus
+    gpu_peak = gpu.peak_flops_per_s(PEAK_FORMAT) * gpus
+    peak = Metric(
+        "peak",
+        "Peak maths, bf16 dense (FLOP/s)",
+        cpu_peak,
+        gpu_peak,
+        format_rate(cpu_peak),
+        format_rate(gpu_peak),
+    )
+    cpu_bw = cpu.bandwidth_bytes_per_s * cpus
+    gpu_bw = gpu.bandwidth_bytes_per_s * gpus
+    bandwidth = Metric(
+        "bandwidth",
+        "Memory bandwidth",
+        cpu_bw,
+        gpu_bw,
+        format_bandwidth(cpu_bw),
+        format_bandwidth(gpu_bw),
+    )
+    cpu_mem = cpu.memory_bytes * cpus
+    gpu_mem = gpu.memory_bytes * gpus
+    capacity = Metric(
+        "capacity",
+        "Memory capacity",
+        cpu_mem,
+        gpu_mem,
+        f"{format_capacity(cpu_mem)} {cpu.memory_type}",
+        f"{format_capacity(gpu_mem)} {gpu.memory_type}",
+    )
+    return [units, lanes, peak, bandwidth, capacity]
+
+
+def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = 640) -> str:
+    """Two horizontal bars, CPU side above GPU side, on one scale (the larger is full width)."""
+    top = max(metric.cpu_value, metric.gpu_value)
+    left, bar_h, gap = 4, 18, 30
+    usable = width - 2 * left
+    rows = []
+    for i, (side, css, name, value, text) in enumerate(
+        (
+            ("cpu", "part-2", cpu_name, metric.cpu_value, metric.cpu_text),
+            ("gpu", "part-0", gpu_name, metric.gpu_value, metric.gpu_text),
+        )
+    ):
+        y = 14 + i * (bar_h + gap)
+        w = max(usable * value / top, 1.0)
+        rows.append(
+            f'<text x="{left}" y="{y - 3}">{esc(name)}: {esc(text)}</text>'
+            f'<rect class="track" x="{left}" y="{y}" width="{usable}" height="{bar_h}" rx="3"/>'
+            f'<rect class="{css}" data-side="{side}" x="{left}" y="{y}" width="{w:.2f}" '
+            f'height="{bar_h}" rx="3"><title>{esc(name)}: {esc(text)}</title></rect>'
+        )
+    height = 14 + 2 * (bar_h + gap) - gap + 8
+    description = (
+        f"{metric.label}: {cpu_name} {metric.cpu_text}; {gpu_name} {metric.gpu_text}; "
+        f"GPU side / CPU side = {format_ratio(metric.ratio)}."
+    )
+    title = tag(
+        "p",
+        esc(f"{metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"),
+        class_="widget-subtitle",
+    )
+    svg = (
+        f'<svg class="chart paired-bars" data-metric="{esc(metric.key)}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{esc(description)}">'
+        f"{''.join(rows)}</svg>"
+    )
+    return tag("div", title + svg, class_="cpu-gpu-metric")
+
+
+def _figures_table(metrics: list[Metric], cpu_name: str, gpu_name: str) -> str:
+    head = (
+        '<th scope="col">Figure</th>'
+        f'<th scope="col">{esc(cpu_name)}</th>'
+        f'<th scope="col">{esc(gpu_name)}</th>'
+        '<th scope="col">GPU / CPU</th>'
+    )
+    body = "".join(
+        f'<tr data-metric="{esc(m.key)}"><th scope="row">{esc(m.label)}</th>'
+        f"<td>{esc(m.cpu_text)}</td><td>{esc(m.gpu_text)}</td>"
+        f'<td class="ratio">{esc(format_ratio(m.ratio))}</td></tr>'
+        for m in metrics
+    )
+    caption = f"{cpu_name} against {gpu_name}"
+    return (
+        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{esc(caption)}">'
+        f'<table class="cpu-gpu-table"><caption>{esc(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def chip_notes(*chips: HardwareSpec) -> str:
+    """What the catalogue says about how far to trust each chip's figures, and its source."""
+    items = []
+    for chip in chips:
+        if chip.confidence != "high":
+            words = f"{chip.name}: {chip.confidence}-confidence figures. {chip.note}".strip()
+            items.append(tag("li", esc(words), data_confidence=chip.confidence))
+            items += [tag("li", esc(f"{chip.name}: {a}")) for a in chip.assumptions]
+        items.append(tag("li", esc(f"Source for {chip.name}: {chip.source}")))
+    return tag("ul", "".join(items), class_="widget-notes")
+
+
+def _has(ratio: float, more: str, less: str) -> str:
+    """'4.3× the peak FLOP/s' or, for a ratio under 1, '25.6× less memory'."""
+    return f"{format_ratio(ratio)} the {more}" if ratio >= 1 else f"{1 / ratio:,.1f}× {less}"
+
+
+def render(inputs: Inputs) -> str:
+    cpu, cpus, gpu, gpus = read_chips(inputs)
+    cpu_name, gpu_name = side_name(cpu, cpus), side_name(gpu, gpus)
+    metrics = compare(cpu, cpus, gpu, gpus)
+    by_key = {m.key: m for m in metrics}
+    peak = by_key["peak"]
+    system = get_system(SYSTEM)
+    lead = ""
+    if (cpu.id, cpus, gpu.id) == (system.cpu.id, system.cpu_count, system.gpu.id) and (
+        gpus <= system.gpu_count
+    ):
+        share = "one" if gpus == 1 else "all" if gpus == system.gpu_count else f"{gpus}"
+        lead = f"{system.name}: its {cpus} CPUs against {share} of its {system.gpu_count} GPUs. "
+    clauses = [
+        _has(by_key["peak"].ratio, "peak FLOP/s", "lower peak FLOP/s"),
+        _has(by_key["bandwidth"].ratio, "memory bandwidth", "less memory bandwidth"),
+        _has(by_key["capacity"].ratio, "memory", "less memory"),
+    ]
+    verdict = tag(
+        "p",
+        esc(
+            f"{lead}Against the CPU side, the GPU side has {clauses[0]}, {clauses[1]} "
+            f"and {clauses[2]}."
+        ),
+        class_="widget-verdict",
+        data_peak_ratio=f"{peak.ratio:.6g}",
+    )
+    low = [c for c in (cpu, gpu) if c.confidence == "low"]
+    warning = (
+        tag(
+            "p",
+            esc(
+                "Treat the peak of "
+                + " and ".join(side_name(c, 1) for c in low)
+                + " as a low-confidence figure: the vendor publishes none, so the catalogue "
+                "derives it from cores × operations per cycle × clock (see the notes below). "
+                "Real matrix maths reaches a fraction of it."
+            ),
+            class_="cpu-gpu-caution",
+        )
+        if low
+        else ""
+    )
+    bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics)
+    return (
+        verdict
+        + warning
+        + tag("div", bars, class_="cpu-gpu-bars")
+        + _figures_table(metrics, cpu_name, gpu_name)
+        + chip_notes(cpu, gpu)
+    )
+
+
+WIDGET = Widget(
+    name="cpu_vs_gpu",
+    title="The CPUs and a GPU of one server, side by side",
+    controls=(
+        Control("cpu", "CPU", "select", "xeon-8480c", options=cpu_options()),
+        Control("cpus", "Number of CPUs", "number", "2", unit="sockets", hint="dgx-1 has two"),
+        Control("gpu", "GPU", "select", "h100-sxm", options=gpu_only_options()),
+        Control("gpus", "Number of GPUs", "number", "1", unit="GPUs", hint="dgx-1 has eight"),
+    ),
+    render=render,
+    summary="Cores and lanes, peak bf16 FLOP/s, memory bandwidth and capacity of a server's "
+    "CPUs against a GPU, drawn to scale, with the GPU / CPU ratios.",
+)

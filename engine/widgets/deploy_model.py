@@ -1,0 +1,185 @@
+"""Step 8: deploy a model onto one GPU of the simulated dgx-1.
+
+The deployment goes to :func:`engine.cluster.deploy`, which admits it if it fits the memory
+still free on that GPU (other deployments may share it; a training job holds its GPUs to
+itself). The result shows the weights, the KV cache, the working space, and how many tokens
+of context (so how many concurrent requests) the rest of the GPU holds. The widget shares
+the store ``session:dgx-1`` with the dgx-1 panel, so deployments stay on the panel across
+pages in the same tab.
+"""
+
+from __future__ import annotations
+
+from engine import cluster, memory
+from engine.catalog import get_model, get_system, list_models
+from engine.errors import EngineError
+from engine.units import format_bytes, format_GB
+from engine.validate import choice, integer
+from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.dgx_panel import (
+    STORE,
+    SYSTEM,
+    dump_state,
+    load_state,
+    state_control,
+    with_field,
+)
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.options import format_options, model_options
+
+ENGINE_FIELDS = {
+    "model_id": "model",
+    "gpus": "gpu",
+    "weight_format": "format",
+    "context_tokens": "context",
+    "batch": "batch",
+    "job_id": "action",
+}
+MAX_BATCH = 4096  # the simulation's limit on concurrent requests per deployment
+WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
+
+
+def _gpu_options() -> tuple[tuple[str, str], ...]:
+    return tuple((str(g), f"GPU {g}") for g in range(get_system(SYSTEM).gpu_count))
+
+
+def context_tokens_that_fit(free_bytes: float, mem: memory.ServingMemory) -> int:
+    """Tokens of KV cache that ``free_bytes`` (what a GPU has free before this deployment)
+    hold once this deployment's weights and working space are loaded (as
+    :func:`engine.cluster.deploy` counts them)."""
+    room = free_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
+    if room <= 0:
+        return 0
+    return int(room * mem.gpus // mem.kv_cache_bytes_per_token)
+
+
+def _last_running(state: cluster.ClusterState) -> cluster.Job:
+    running = state.running_jobs()
+    if not running:
+        raise EngineError(
+            f"No job is running on {state.system_id}, so there is none to stop.", "action"
+        )
+    return max(running, key=lambda j: int(j.id.removeprefix("job-")))
+
+
+def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, context: int) -> str:
+    """This deployment's memory on ``gpu`` of ``state`` (the state it is deployed into)."""
+    held = state.used_bytes()[gpu]
+    free = state.free_bytes()[gpu]
+    working = mem.parts["activations"] + mem.parts["runtime_overhead"]
+    tokens = context_tokens_that_fit(free, mem)
+    parts = [
+        ("Weights", mem.parts["weights"]),
+        ("KV cache", mem.parts["kv_cache"]),
+        ("Working space", working),
+    ]
+    if held > 0:
+        parts.append(("Held by other jobs", held))
+    bar = memory_bar(parts, mem.capacity_bytes, label=f"Memory of GPU {gpu}")
+    kv_total = (
+        f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} x {context:,} tokens x "
+        f"{mem.kv_cache_bytes_per_token:,.0f} bytes)"
+    )
+    figures = definition_list(
+        [
+            ("Weights", f"{format_GB(mem.parts['weights'])} ({mem.weight_format})"),
+            ("KV cache", kv_total),
+            (
+                "Working space (activations + runtime overhead)",
+                f"{format_GB(working)} ({format_GB(mem.parts['activations'])} + "
+                f"{format_GB(mem.parts['runtime_overhead'])})",
+            ),
+            ("This deployment in all", format_GB(mem.per_gpu_bytes)),
+            (f"Free on GPU {gpu} before it", format_GB(free)),
+            (
+                f"Tokens of context the rest of GPU {gpu} holds",
+                f"{tokens:,} (KV cache {format_bytes(mem.kv_cache_bytes_per_token)} per token)",
+            ),
+            (f"Concurrent requests at {context:,} tokens each", f"{tokens // context:,}"),
+        ]
+    )
+    return bar + figures
+
+
+def _result(result: cluster.ActionResult) -> str:
+    if result.accepted:
+        verdict = tag("p", esc("Deployed."), class_="widget-verdict fits")
+    else:
+        verdict = tag("p", esc("Refused before it loads."), class_="widget-verdict refused")
+    out = verdict + tag("p", esc(result.message), class_="deploy-message")
+    if result.arithmetic:
+        out += tag(
+            "ol",
+            "".join(tag("li", esc(line)) for line in result.arithmetic),
+            class_="deploy-arithmetic",
+        )
+    if result.ways_out:
+        items = "".join(
+            tag("li", tag("strong", esc(w.label + ".")) + " " + esc(w.text))
+            for w in result.ways_out
+        )
+        out += tag("p", esc("What would work instead:")) + tag("ul", items, class_="deploy-ways")
+    return out
+
+
+def render(inputs: Inputs) -> Rendered:
+    state = load_state(inputs["state"])
+    model_id = choice(inputs["model"], "model", [m.id for m in list_models()], label="Model")
+    model = get_model(model_id)
+    gpu_names = [str(g) for g in range(state.system.gpu_count)]
+    gpu = int(choice(inputs["gpu"], "gpu", gpu_names, label="GPU"))
+    weight_format = choice(inputs["format"], "format", WEIGHT_FORMATS, label="Weights stored as")
+    context = integer(
+        inputs["context"], "context", label="Context per request", maximum=model.max_context
+    )
+    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=MAX_BATCH)
+    mem = memory.serving_memory(
+        model, state.system.gpu, weight_format=weight_format, context_tokens=context, batch=batch
+    )
+    action = inputs.get("action", "")
+    try:
+        if action == "deploy":
+            result = cluster.deploy(state, model_id, (gpu,), weight_format, context, batch)
+            html = _result(result) + _figures(state, gpu, mem, context)
+            return Rendered(html, {"state": dump_state(result.state)})
+        if action == "stop":
+            result = cluster.stop(state, _last_running(state).id)
+            note = tag("p", esc(result.message), class_="deploy-message")
+            html = note + _figures(result.state, gpu, mem, context)
+            return Rendered(html, {"state": dump_state(result.state)})
+    except EngineError as error:
+        raise with_field(error, ENGINE_FIELDS) from None
+    free = state.free_bytes()[gpu]
+    text = (
+        f"Not deployed yet: this needs {format_GB(mem.per_gpu_bytes)} on GPU {gpu}, which has "
+        f"{format_GB(free)} free now. Press “Deploy” to load it onto {state.system_id}."
+    )
+    return Rendered(tag("p", esc(text), class_="deploy-ready") + _figures(state, gpu, mem, context))
+
+
+WIDGET = Widget(
+    name="deploy_model",
+    title="Deploy a model onto a dgx-1 GPU",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("gpu", "GPU", "select", "0", options=_gpu_options()),
+        Control(
+            "format",
+            "Weights stored as",
+            "select",
+            "bf16",
+            options=format_options(*WEIGHT_FORMATS),
+        ),
+        Control("context", "Context per request", "number", "8192", unit="tokens"),
+        Control("batch", "Concurrent requests", "number", "1"),
+        state_control(),
+    ),
+    actions=(Action("deploy", "Deploy", primary=True), Action("stop", "Stop last job")),
+    render=render,
+    store=STORE,
+    summary="Deploy a model onto one GPU of the simulated dgx-1: weights, KV cache, working "
+    "space, and the context and concurrency the rest of the GPU holds.",
+)

@@ -1,0 +1,305 @@
+"""Step 18: a ladder of devices, from a phone to a cluster, and what each can do with a model.
+
+For each rung the engine's :func:`engine.plan.plan` answers: can it serve the model (in the
+widest number format that fits), how fast one user's answer streams, can it hold the
+training state (ZeRO-3 across its chips, tensor parallel inside one server if needed) and
+how long training would take at the MFU given. The widget only chooses which plans to ask
+for and lays out the answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_system, resolve_model
+from engine.memory import ServingMemory, TrainingMemory
+from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
+from engine.units import TB, format_bytes, format_count, format_GB, format_seconds
+from engine.validate import choice, fraction, integer, number
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import esc, tag
+from engine.widgets.options import CUSTOM_MODEL, model_options
+
+SERVER = "dgx-1"
+# Number formats tried for serving, widest first: the first one that fits is the answer.
+SERVE_FORMATS = ("bf16", "int8", "int4")
+# Chip counts one copy may span (tensor parallel), smallest first, inside one server only:
+# serving tries them as GPU counts, training as tensor-parallel sizes under ZeRO-3.
+TENSOR_PARALLEL = (1, 2, 4, 8)
+MAX_CLUSTER_GPUS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    """One step of the ladder: ``count`` chips of ``hardware``; one copy of the model may
+    span at most ``serve_count`` of them (one server's worth); the rest hold more copies."""
+
+    role: str
+    hardware: HardwareSpec
+    count: int
+    serve_count: int
+
+
+def model_from(inputs: Inputs) -> ModelSpec:
+    """The chosen catalogue model, or a generic one from the typed parameter count."""
+    model_id = choice(inputs["model"], "model", [v for v, _ in model_options()])
+    if model_id == CUSTOM_MODEL:
+        return resolve_model(params=number(inputs["params"], "params", label="Parameter count"))
+    return resolve_model(model_id=model_id)
+
+
+def ladder(cluster_gpus: int) -> tuple[Rung, ...]:
+    """Phone, personal computer, workstation GPU, the lesson's server, a cluster of them."""
+    server = get_system(SERVER)
+    per_server = server.gpu_count
+    return (
+        Rung("Phone", get_hardware("apple-a17-pro"), 1, 1),
+        Rung("Laptop or desktop", get_hardware("apple-m2-ultra"), 1, 1),
+        Rung("Workstation GPU", get_hardware("rtx-4090"), 1, 1),
+        Rung(f"One server ({SERVER})", server.gpu, per_server, per_server),
+        Rung("Cluster", server.gpu, cluster_gpus, min(per_server, cluster_gpus)),
+    )
+
+
+def serve_plan(model: ModelSpec, rung: Rung, context_tokens: int) -> Plan:
+    """The widest format that fits, on the fewest of the rung's chips (1, 2, 4 or 8, tensor
+    parallel); the last plan tried when nothing fits."""
+    found: Plan | None = None
+    for fmt in SERVE_FORMATS:
+        for gpus in TENSOR_PARALLEL:
+            if gpus > rung.serve_count:
+                break
+            found = plan(
+                model=model,
+                hardware=rung.hardware,
+                gpus=gpus,
+                task="serve",
+                weight_format=fmt,
+                context_tokens=context_tokens,
+            )
+            if found.memory.fits:
+                return found
+    assert found is not None
+    return found
+
+
+def train_plan(model: ModelSpec, rung: Rung, tokens: str, mfu: float) -> Plan:
+    """ZeRO-3 across the rung's chips with the smallest tensor-parallel size that fits
+    (the one needing the least memory per chip if none)."""
+    found: Plan | None = None
+    for tp in TENSOR_PARALLEL:
+        if tp > rung.serve_count or rung.count % tp:
+            continue
+        candidate = plan(
+            model=model,
+            hardware=rung.hardware,
+            gpus=rung.count,
+            task="train",
+            sharding="zero3",
+            tp=tp,
+            tokens=tokens,
+            mfu=mfu,
+        )
+        if candidate.memory.fits:
+            return candidate
+        if found is None or candidate.memory.per_gpu_bytes < found.memory.per_gpu_bytes:
+            found = candidate
+    assert found is not None
+    return found
+
+
+Cell = tuple[str, str, str]  # (main text, detail text, "yes" | "no" | "")
+
+
+def _cell(cell: Cell) -> str:
+    main, detail, verdict = cell
+    strong = tag("strong", esc(main), class_=f"s4-{verdict}" if verdict else None)
+    return strong + (tag("span", esc(detail), class_="s4-sub") if detail else "")
+
+
+def _device_cell(rung: Rung) -> Cell:
+    total = rung.hardware.memory_bytes * rung.count
+    memory = format_GB(total) if total < TB else format_bytes(total)
+    chips = rung.hardware.name if rung.count == 1 else f"{rung.count:,} x {rung.hardware.name}"
+    return rung.role, f"{chips}; {memory}", ""
+
+
+def _serve_cells(rung: Rung, p: Plan) -> tuple[Cell, Cell]:
+    mem = p.memory
+    assert isinstance(mem, ServingMemory) and p.serve is not None
+    each = " each" if p.gpus > 1 else ""
+    if not mem.fits:
+        return (
+            (
+                "No",
+                f"even in {mem.weight_format} it needs {format_GB(mem.per_gpu_bytes)}{each}",
+                "no",
+            ),
+            ("—", "", ""),
+        )
+    where = f"on {p.gpus} chips (tensor parallel), " if p.gpus > 1 else ""
+    copies = f"; {rung.count // p.gpus:,} copies at once" if rung.count > p.gpus else ""
+    return (
+        (
+            f"Yes, in {mem.weight_format}",
+            f"{where}{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}{each}"
+            f"{copies}",
+            "yes",
+        ),
+        (f"{p.serve.tokens_per_s_per_user:,.0f} tokens/s", f"{p.serve.bound}-bound", ""),
+    )
+
+
+def _train_cells(p: Plan) -> tuple[Cell, Cell]:
+    mem = p.memory
+    assert isinstance(mem, TrainingMemory) and p.train is not None
+    how = (
+        ""
+        if p.gpus == 1
+        else (f", ZeRO-3 over {p.gpus:,}" + (f", tensor parallel {mem.tp}" if mem.tp > 1 else ""))
+    )
+    time = format_seconds(p.train.seconds)
+    if mem.fits:
+        return (("Yes", f"{format_GB(mem.per_gpu_bytes)} per chip{how}", "yes"), (time, "", ""))
+    return (
+        ("No", f"needs {format_GB(mem.per_gpu_bytes)} per chip{how}", "no"),
+        (time, "if it fitted", ""),
+    )
+
+
+def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
+    assert serve.serve is not None and isinstance(serve.memory, ServingMemory)
+    assert isinstance(train.memory, TrainingMemory)
+    s, t = serve.serve, train.memory
+    formats = ", ".join(SERVE_FORMATS)
+    return (
+        f"Serving: the first of {formats} in which weights, KV cache ({serve.memory.kv_format}), "
+        "activations and runtime overhead fit, on the fewest chips that hold it (tensor "
+        f"parallel over up to {max(TENSOR_PARALLEL)} GPUs of one server); the other chips "
+        "serve further copies.",
+        f"Decode speed: the mean time per output token of one request ({s.prompt_tokens:,} "
+        f"tokens in, {s.output_tokens:,} out) at raw peak and full memory bandwidth: a "
+        "ceiling, not a measurement.",
+        f"Training: {t.optimizer} in {t.convention} ({t.bytes_per_param_total:g} bytes per "
+        "parameter) sharded with ZeRO-3 across the chips, with the smallest tensor-parallel "
+        f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
+        f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
+        "Training time: 6 x parameters x tokens FLOPs at the chips' dense bf16 peak x MFU.",
+        "Phone and laptop figures are rough (see the hardware catalogue's notes).",
+    )
+
+
+def render(inputs: Inputs) -> str:
+    model = model_from(inputs)
+    context_tokens = integer(
+        inputs["context_tokens"], "context_tokens", label="Context", maximum=10_000_000
+    )
+    tokens = inputs["tokens"].strip()
+    if tokens:
+        number(tokens, "tokens", label="Training tokens", maximum=1e16)
+    mfu = fraction(inputs["mfu"], "mfu", label="MFU")
+    cluster_gpus = integer(
+        inputs["cluster_gpus"],
+        "cluster_gpus",
+        label="GPUs in the cluster",
+        maximum=MAX_CLUSTER_GPUS,
+    )
+
+    rows: list[str] = []
+    plans: list[tuple[Plan, Plan]] = []
+    first_serve = first_train = ""
+    token_count = 0.0
+    for rung in ladder(cluster_gpus):
+        sp = serve_plan(model, rung, context_tokens)
+        tp = train_plan(model, rung, tokens, mfu)
+        assert tp.train is not None
+        token_count = tp.train.tokens
+        if sp.memory.fits and not first_serve:
+            first_serve = rung.role.lower()
+        if tp.memory.fits and not first_train:
+            first_train = rung.role.lower()
+        plans.append((sp, tp))
+        device = tag("th", _cell(_device_cell(rung)), scope="row")
+        cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
+        rows.append(tag("tr", device + cells))
+    token_words = f"{format_count(token_count)} tokens" + (
+        "" if tokens else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+    )
+    caption = (
+        f"{model.name}: serving with a {context_tokens:,}-token context; training on "
+        f"{token_words} at {mfu:.0%} MFU"
+    )
+    headers = (
+        "Device",
+        "Serve it?",
+        "One user decodes at",
+        "Train it?",
+        f"Training time at {mfu:.0%} MFU",
+    )
+    head = "".join(tag("th", esc(h), scope="col") for h in headers)
+    grid = tag(
+        "div",
+        tag(
+            "table",
+            tag("caption", esc(caption))
+            + tag("thead", tag("tr", head))
+            + tag("tbody", "".join(rows)),
+        ),
+        class_="table-scroll s4-ladder",
+        role="region",
+        tabindex="0",
+        aria_label=caption,
+    )
+    summary = [
+        f"Smallest rung that can serve {model.name}: {first_serve}."
+        if first_serve
+        else f"No rung here can serve {model.name}, even in {SERVE_FORMATS[-1]}.",
+        f"Smallest rung that can hold its training state: {first_train}."
+        if first_train
+        else "No rung here can hold its training state.",
+    ]
+    verdict = tag("p", esc(" ".join(summary)), class_="s4-summary")
+    notes = tag(
+        "details",
+        tag("summary", "How the ladder is computed")
+        + tag("ul", "".join(tag("li", esc(n)) for n in _notes(*plans[-1]))),
+        class_="widget-notes",
+    )
+    return verdict + grid + notes
+
+
+WIDGET = Widget(
+    name="device_ladder",
+    title="From a phone to a cluster",
+    controls=(
+        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
+        Control(
+            "params",
+            "Parameter count",
+            "number",
+            "7e9",
+            unit="parameters",
+            hint="Used when the model is 'A parameter count I type'.",
+        ),
+        Control("context_tokens", "Context to serve", "number", "8192", unit="tokens"),
+        Control(
+            "tokens",
+            "Training tokens",
+            "number",
+            "",
+            unit="tokens",
+            hint="Leave empty for 20 per parameter (compute-optimal).",
+        ),
+        Control(
+            "mfu",
+            "MFU",
+            "number",
+            "0.4",
+            hint="Share of peak FLOP/s training achieves, e.g. 0.4 for 40 %.",
+        ),
+        Control("cluster_gpus", "GPUs in the cluster", "number", "16384", unit="H100s"),
+    ),
+    render=render,
+    summary="Phone, laptop, workstation GPU, one server and a cluster: can each serve the "
+    "model (in which format, how fast) and hold its training state (how long to train).",
+)

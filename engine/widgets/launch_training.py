@@ -1,0 +1,252 @@
+"""Step 4: launch a training job on the simulated dgx-1 and watch the arithmetic refuse it.
+
+The job goes to :func:`engine.cluster.launch_training`, which admits or refuses it before it
+starts. A refusal shows the arithmetic and the ways out the engine found, each with its
+numbers and a button ("Apply way out N") that submits it through
+:func:`engine.cluster.try_way_out`. The widget shares the store ``session:dgx-1`` with the
+dgx-1 panel, so both show the same simulated server.
+"""
+
+from __future__ import annotations
+
+from engine import cluster, memory
+from engine.catalog import get_system, list_models
+from engine.errors import EngineError
+from engine.units import format_count, format_GB
+from engine.validate import choice
+from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.dgx_panel import (
+    STORE,
+    SYSTEM,
+    dump_state,
+    load_state,
+    state_control,
+    with_field,
+)
+from engine.widgets.html import esc, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import model_options
+
+MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
+ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}
+SHARDING_LABELS = {
+    "none": "None: every GPU holds the whole state",
+    "zero1": "ZeRO-1: optimizer states split",
+    "zero2": "ZeRO-2: optimizer states and gradients split",
+    "zero3": "ZeRO-3: weights, gradients and optimizer states split",
+}
+SAME_ANSWER = "Same inputs, same arithmetic, same answer."
+
+
+def gpu_choices(count: int) -> dict[str, tuple[int, ...]]:
+    """GPU sets offered by the select: one, two, the first half, the second half, all."""
+    half = count // 2
+    out = {"0": (0,), "0-1": (0, 1), f"0-{half - 1}": tuple(range(half))}
+    out[f"{half}-{count - 1}"] = tuple(range(half, count))
+    out[f"0-{count - 1}"] = tuple(range(count))
+    return out
+
+
+def _gpu_label(key: str, gpus: tuple[int, ...], count: int) -> str:
+    if len(gpus) == 1:
+        return f"GPU {gpus[0]}"
+    if len(gpus) == count:
+        return f"all {count} GPUs"
+    return f"GPUs {key}"
+
+
+def _gpu_options() -> tuple[tuple[str, str], ...]:
+    count = get_system(SYSTEM).gpu_count
+    return tuple((k, _gpu_label(k, g, count)) for k, g in gpu_choices(count).items())
+
+
+def _arithmetic(lines: tuple[str, ...]) -> str:
+    items = "".join(tag("li", esc(line)) for line in lines)
+    return tag("p", esc("The arithmetic:"), class_="launch-heading") + tag(
+        "ol", items, class_="launch-arithmetic"
+    )
+
+
+def _memory_chart(result: cluster.ActionResult) -> str:
+    """The job's memory per GPU, part by part, against one GPU's capacity."""
+    job = result.job
+    if job is None or job.kind != "train":
+        return ""
+    system = result.state.system
+    mem = memory.training_memory(
+        job.model_id,
+        system.gpu,
+        gpus=len(job.gpus),
+        sharding=job.sharding,
+        optimizer=job.optimizer,
+        recompute=job.recompute,
+        seq_len=job.seq_len,
+        micro_batch=job.micro_batch,
+    )
+    where = "one GPU" if len(job.gpus) == 1 else f"each of {len(job.gpus)} GPUs"
+    return memory_bar(
+        labelled_parts(mem.parts), mem.capacity_bytes, label=f"Training memory on {where}"
+    )
+
+
+def _ways_out(ways: tuple[cluster.WayOut, ...]) -> str:
+    if not ways:
+        return ""
+    items = []
+    for i, way in enumerate(ways[:MAX_WAYS_OUT]):
+        head = tag("strong", esc(f"Way out {i + 1}: {way.label}."))
+        text = " " + esc(way.text)
+        if way.action:
+            press = tag("em", esc(f" Press “Apply way out {i + 1}” to submit it."))
+            items.append(tag("li", head + text + press, data_way_out=i))
+        else:
+            items.append(tag("li", head + text))
+    intro = "What would work, each checked by the same arithmetic:"
+    return tag("p", esc(intro), class_="launch-heading") + tag(
+        "ol", "".join(items), class_="launch-ways"
+    )
+
+
+def _assumptions(result: cluster.ActionResult) -> str:
+    if not result.assumptions:
+        return ""
+    notes = "".join(tag("li", esc(a)) for a in result.assumptions)
+    return tag("details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes")
+
+
+def result_html(result: cluster.ActionResult, note: str = "") -> str:
+    """What an action did: verdict, the engine's message, the arithmetic, the ways out."""
+    if result.accepted:
+        verdict = tag("p", esc("Accepted: the job starts."), class_="widget-verdict fits")
+        after = (
+            "Watch it on the dgx-1 panel: its GPUs now hold its memory, and advancing the clock "
+            "moves the training on."
+        )
+    else:
+        verdict = tag("p", esc("Refused before it starts."), class_="widget-verdict refused")
+        after = ""
+    out = verdict + tag("p", esc(result.message), class_="launch-message")
+    if note:
+        out += tag("p", esc(note), class_="launch-note")
+    out += _arithmetic(result.arithmetic) + _memory_chart(result) + _ways_out(result.ways_out)
+    if after:
+        out += tag("p", esc(after))
+    return out + _assumptions(result)
+
+
+def _retry_note(result: cluster.ActionResult, previous: cluster.LogEntry | None) -> str:
+    if result.accepted:
+        return (
+            "Accepted on this try because something changed since the last one (the inputs, "
+            "or memory freed on the GPUs): retrying the same job on the same GPUs never "
+            "changes the answer."
+        )
+    if previous is not None and previous.message == result.message:
+        return (
+            f"Retried: refused again, word for word. {SAME_ANSWER} The job never started, "
+            "so there was nothing to fail by chance."
+        )
+    return f"Refused. {SAME_ANSWER} Press Retry to see it."
+
+
+def _last_refusal(state: cluster.ClusterState) -> cluster.LogEntry | None:
+    for entry in reversed(state.log):
+        if entry.kind == "refused":
+            return entry
+    return None
+
+
+def _preview(
+    state: cluster.ClusterState, model_id: str, gpus: tuple[int, ...], sharding: str
+) -> str:
+    """Before any button: the job as set, and the memory free on its GPUs now."""
+    model = next(m for m in list_models() if m.id == model_id)
+    free = min(state.free_bytes()[g] for g in gpus)
+    where = f"GPU {gpus[0]}" if len(gpus) == 1 else f"GPUs {gpus[0]}-{gpus[-1]}"
+    shard = "state not sharded" if sharding == "none" else f"state sharded with ZeRO-{sharding[-1]}"
+    free_words = (
+        f"{where} has {format_GB(free)} free"
+        if len(gpus) == 1
+        else f"{where} have at least {format_GB(free)} free each"
+    )
+    text = (
+        f"Not submitted yet. The job: training {model.name} ({format_count(model.params)} "
+        f"parameters) on {where}, {shard}, a budget of {format_count(cluster.DEFAULT_TOKENS)} "
+        f"tokens. On {state.system_id} now, {free_words}. Press “Launch training” to submit "
+        "it: the engine checks the arithmetic before anything starts."
+    )
+    return tag("p", esc(text), class_="launch-ready")
+
+
+def _way_out_index(action: str) -> int:
+    digits = action.removeprefix("way-out-")
+    if not digits.isdigit() or int(digits) >= MAX_WAYS_OUT:
+        raise EngineError(f"There is no button {action[:40]!r}.", "action")
+    return int(digits)
+
+
+def render(inputs: Inputs) -> Rendered:
+    state = load_state(inputs["state"])
+    model_id = choice(inputs["model"], "model", [m.id for m in list_models()], label="Model")
+    choices = gpu_choices(state.system.gpu_count)
+    gpus = choices[choice(inputs["gpus"], "gpus", list(choices), label="GPUs")]
+    sharding = choice(inputs["sharding"], "sharding", memory.SHARDINGS, label="Sharding")
+    action = inputs.get("action", "")
+    try:
+        if action in ("launch", "retry"):
+            previous = _last_refusal(state)
+            result = cluster.launch_training(state, model_id, gpus, sharding)
+            note = _retry_note(result, previous) if action == "retry" else ""
+            return Rendered(result_html(result, note), {"state": dump_state(result.state)})
+        if action.startswith("way-out-"):
+            index = _way_out_index(action)
+            dry = cluster.launch_training(state, model_id, gpus, sharding)  # state discarded
+            if dry.accepted:
+                raise EngineError(
+                    "This job fits as it is set, so there is no way out to apply: press "
+                    "“Launch training”.",
+                    "action",
+                )
+            ways = dry.ways_out
+            if index >= len(ways) or not ways[index].action:
+                raise EngineError(
+                    f"There is no way out {index + 1} to apply for this job now; the list "
+                    "shows the ones there are.",
+                    "action",
+                )
+            result = cluster.try_way_out(state, ways[index])
+            note = f"Applied way out {index + 1}: {ways[index].label}."
+            return Rendered(result_html(result, note), {"state": dump_state(result.state)})
+    except EngineError as error:
+        raise with_field(error, ENGINE_FIELDS) from None
+    return Rendered(_preview(state, model_id, gpus, sharding))
+
+
+WIDGET = Widget(
+    name="launch_training",
+    title="Launch a training job on dgx-1",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("gpus", "GPUs to use", "select", "0", options=_gpu_options()),
+        Control(
+            "sharding",
+            "Sharding of the training state",
+            "select",
+            "none",
+            options=tuple(SHARDING_LABELS.items()),
+        ),
+        state_control(),
+    ),
+    actions=(
+        Action("launch", "Launch training", primary=True),
+        Action("retry", "Retry"),
+        *(Action(f"way-out-{i}", f"Apply way out {i + 1}") for i in range(MAX_WAYS_OUT)),
+    ),
+    render=render,
+    store=STORE,
+    summary="Submit a training job to the simulated dgx-1: admitted or refused before it "
+    "starts, by arithmetic; a refusal lists the ways out, each with its numbers.",
+)

@@ -1,0 +1,204 @@
+"""Step 13: number one, compute. MFU from a measured training throughput, or the wall-clock
+time of a token budget at an assumed MFU, with the arithmetic shown."""
+
+from __future__ import annotations
+
+from engine import compute, validate
+from engine.catalog import get_hardware, get_model
+from engine.formats import get_format
+from engine.units import format_count, format_flops, format_seconds
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import definition_list, esc, tag
+from engine.widgets.options import format_options, gpu_options, model_options
+
+MODES = (
+    ("mfu", "From a measured throughput → MFU"),
+    ("time", "From an assumed MFU → time"),
+)
+# What large training runs reach: PaLM 540B 46.2 % (Chowdhery et al. 2022, table 3), Llama 3
+# 405B 38-43 % on 16,384 H100s (Llama 3 paper, table 4). Below the band something is starving
+# the GPUs; above it the figures deserve a second look.
+GOOD_MFU_LOW = 0.35
+GOOD_MFU_HIGH = 0.55
+BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
+MAX_GPUS = 10_000_000
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.1f} %"
+
+
+def _rate(flops_per_s: float) -> str:
+    """A FLOP/s figure in the scientific form the engine uses for FLOP counts."""
+    return format_flops(flops_per_s).replace("FLOPs", "FLOP/s")
+
+
+def _tflops(flops_per_s: float) -> str:
+    return f"{flops_per_s / 1e12:,.1f} TFLOP/s"
+
+
+def _gpus(n: int, name: str) -> str:
+    return f"{n:,} × {name}"
+
+
+def mfu_gauge(mfu: float, *, label: str, width: int = 640) -> str:
+    """MFU on a 0-100 % track, the good band for large runs shaded, with a text alternative."""
+    left, usable, bar_y, bar_h = 4, width - 8, 18, 22
+    low = left + usable * GOOD_MFU_LOW
+    band = usable * (GOOD_MFU_HIGH - GOOD_MFU_LOW)
+    x = left + usable * mfu
+    anchor = "start" if mfu < 0.5 else "end"
+    description = f"{label}: {_percent(mfu)} of peak; {BAND} is good for large training runs."
+    return (
+        f'<svg class="chart s2-gauge" viewBox="0 0 {width} {bar_y + bar_h + 26}" role="img" '
+        f'aria-label="{esc(description)}">'
+        f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
+        f'<rect class="s2-band" x="{low:.2f}" y="{bar_y}" width="{band:.2f}" height="{bar_h}"/>'
+        f'<rect class="part-0" x="{left}" y="{bar_y + 6}" width="{usable * mfu:.2f}" '
+        f'height="{bar_h - 12}"/>'
+        f'<line class="s2-marker" x1="{x:.2f}" y1="10" x2="{x:.2f}" y2="{bar_y + bar_h + 4}"/>'
+        f'<text x="{x:.2f}" y="10" text-anchor="{anchor}">MFU {esc(_percent(mfu))}</text>'
+        f'<text x="{left}" y="{bar_y + bar_h + 18}">0 %</text>'
+        f'<text x="{low + band / 2:.2f}" y="{bar_y + bar_h + 18}" text-anchor="middle">'
+        f"good for large runs: {BAND}</text>"
+        f'<text x="{left + usable}" y="{bar_y + bar_h + 18}" text-anchor="end">100 % (peak)</text>'
+        "</svg>"
+    )
+
+
+def _verdict(mfu: float) -> tuple[str, str]:
+    """(words, css class) for a measured MFU."""
+    if mfu < GOOD_MFU_LOW:
+        return (
+            f"Below the {BAND} that large runs reach: the GPUs spend much of their time waiting "
+            "(data loading, communication, small kernels).",
+            "s2-low",
+        )
+    if mfu <= GOOD_MFU_HIGH:
+        return f"Good: within the {BAND} that well-tuned large training runs reach.", "fits"
+    return (
+        f"Above the {BAND} that large runs usually reach: excellent if true, so check the "
+        "throughput, the GPU count and the format of the peak.",
+        "s2-high",
+    )
+
+
+def render(inputs: Inputs) -> str:
+    mode = validate.choice(inputs["mode"], "mode", [m for m, _ in MODES])
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    number_format = get_format(inputs["format"])
+    peak = gpu.peak_flops_per_s(number_format.id)
+    gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=MAX_GPUS)
+    tokens = validate.number(inputs["tokens"], "tokens", label="Token budget", maximum=1e16)
+    per_token = 6.0 * model.params
+    total_flops = compute.training_flops(model.params, tokens)
+    all_peak = gpus * peak
+    peak_words = f"{gpus:,} × {_tflops(peak)} = {_rate(all_peak)}"
+    per_token_words = (
+        f"6 × {format_count(model.params)} = {format_count(per_token)} FLOPs"
+        " (2 forward + 4 backward per parameter)"
+    )
+    if mode == "mfu":
+        tokens_per_s = validate.number(
+            inputs["tokens_per_s"], "tokens_per_s", label="Measured throughput", maximum=1e15
+        )
+        mfu = compute.mfu_from_throughput(tokens_per_s, model.params, gpus, peak)
+        seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
+        words, css = _verdict(mfu)
+        verdict = tag(
+            "p",
+            esc(f"MFU {_percent(mfu)}. {words}"),
+            class_=f"widget-verdict {css}",
+            data_mfu=f"{mfu:.6f}",
+        )
+        achieved = per_token * tokens_per_s
+        figures = definition_list(
+            [
+                ("FLOPs per training token", per_token_words),
+                (
+                    "Model FLOPs done per second",
+                    f"{format_count(per_token)} × {tokens_per_s:,.0f} tokens/s = {_rate(achieved)}",
+                ),
+                (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
+                ("MFU", f"{_rate(achieved)} ÷ {_rate(all_peak)} = {_percent(mfu)}"),
+                (
+                    f"At this speed, {format_count(tokens)} tokens take",
+                    f"{format_flops(total_flops)} ÷ {_rate(achieved)} = {format_seconds(seconds)}",
+                ),
+            ]
+        )
+        gauge = mfu_gauge(mfu, label="Measured model FLOPs utilisation")
+        return verdict + gauge + figures
+    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
+    seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
+    speed = compute.tokens_per_s_at_mfu(model.params, gpus, peak, mfu)
+    verdict = tag(
+        "p",
+        esc(
+            f"{format_count(tokens)} tokens on {_gpus(gpus, gpu.name)} at {_percent(mfu)} MFU: "
+            f"{format_seconds(seconds)}."
+        ),
+        class_="widget-verdict s2-time",
+        data_seconds=f"{seconds:.6g}",
+    )
+    useful = all_peak * mfu
+    figures = definition_list(
+        [
+            (
+                "Training FLOPs (6 × parameters × tokens)",
+                f"6 × {format_count(model.params)} × {format_count(tokens)} = "
+                f"{format_flops(total_flops)}",
+            ),
+            (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
+            ("Useful FLOP/s at that MFU", f"{_rate(all_peak)} × {_percent(mfu)} = {_rate(useful)}"),
+            (
+                "Wall-clock time",
+                f"{format_flops(total_flops)} ÷ {_rate(useful)} = {format_seconds(seconds)}",
+            ),
+            ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
+        ]
+    )
+    gauge = mfu_gauge(mfu, label="Assumed model FLOPs utilisation")
+    return verdict + gauge + figures
+
+
+WIDGET = Widget(
+    name="mfu_calculator",
+    title="Compute: MFU and training time",
+    controls=(
+        Control("mode", "I know", "select", "mfu", options=MODES),
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control(
+            "format",
+            "Maths in",
+            "select",
+            "bf16",
+            options=format_options("bf16", "fp16", "fp8", "fp32"),
+            hint="Sets the peak FLOP/s MFU is measured against.",
+        ),
+        Control("gpus", "GPU count", "number", "8"),
+        Control(
+            "tokens_per_s",
+            "Measured throughput",
+            "number",
+            "60000",
+            unit="tokens/s",
+            hint="Training tokens per second, all GPUs together (used to find MFU).",
+        ),
+        Control("mfu", "Assumed MFU", "number", "0.4", hint="0.4 means 40 % (used to find time)."),
+        Control(
+            "tokens",
+            "Token budget",
+            "number",
+            "15e12",
+            hint="15e12 is 15 trillion training tokens.",
+        ),
+    ),
+    render=render,
+    summary="Model FLOPs utilisation from a measured training throughput, or the wall-clock "
+    "time of a token budget at an assumed MFU, with the arithmetic.",
+)

@@ -1,0 +1,274 @@
+"""Step 18: own or rent? Cost per used GPU-hour against utilisation, and the break-even.
+
+Every figure comes from :func:`engine.cost.rent_vs_own`; the starting values of the fields
+are the catalogue's prices for dgx-1 (each shown with its date and source).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from engine.catalog import get_system, prices
+from engine.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
+from engine.validate import number
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import definition_list, esc, tag
+
+SYSTEM = "dgx-1"
+
+
+@dataclass(frozen=True, slots=True)
+class Default:
+    """A field's starting value (text, as the form holds it) and where it comes from."""
+
+    value: str
+    source: str
+    short: str = ""
+
+
+@cache
+def defaults() -> dict[str, Default]:
+    """The starting values, from the catalogue: dgx-1's purchase, power and cloud price."""
+    system = get_system(SYSTEM)
+    p = prices()
+    buy = p.default_purchase(system.gpu.id)
+    rent = p.default_cloud(system.gpu.id)
+    return {
+        "purchase_usd": Default(
+            f"{buy.usd:g}",
+            f"{buy.item}: {format_usd(buy.usd)} ({buy.date}; {buy.source})",
+            f"{buy.item}, {buy.date}.",
+        ),
+        "gpus": Default(f"{buy.gpu_count}", f"{buy.item} holds {buy.gpu_count} GPUs"),
+        "power_W": Default(
+            f"{system.power_W:g}",
+            f"{system.name}: {system.power_W:,.0f} W, the whole server at its maximum "
+            f"({system.source})",
+        ),
+        "pue": Default(f"{p.pue:g}", f"PUE {p.pue:g} ({p.pue_source})"),
+        "usd_per_kWh": Default(
+            f"{p.power_usd_per_kWh:g}",
+            f"Electricity {format_usd(p.power_usd_per_kWh)}/kWh ({p.power_date}; {p.power_source})",
+        ),
+        "years": Default(
+            f"{DEFAULT_YEARS:g}", "Years of use: an illustrative period, not a sourced figure"
+        ),
+        "rent_usd_per_gpu_hour": Default(
+            f"{rent.usd_per_gpu_hour:g}",
+            f"Rent: {rent.provider} {rent.offer}, {format_usd(rent.usd_per_gpu_hour)} per "
+            f"GPU-hour ({rent.date}; {rent.source})",
+            f"{rent.provider} {rent.offer}, {rent.date}.",
+        ),
+    }
+
+
+def _same(typed: str, default: str) -> bool:
+    try:
+        return float(typed.strip().replace(",", "").replace("_", "")) == float(default)
+    except ValueError:
+        return False
+
+
+def compare(inputs: Inputs) -> RentVsOwn:
+    """The engine's comparison for the form's values (utilisation typed in per cent)."""
+    percent = number(inputs["utilisation"], "utilisation", label="Utilisation", maximum=100.0)
+    starting = defaults()
+    sources = tuple(d.source for name, d in starting.items() if _same(inputs[name], d.value))
+    return rent_vs_own(
+        rent_usd_per_gpu_hour=inputs["rent_usd_per_gpu_hour"],  # type: ignore[arg-type]
+        purchase_usd=inputs["purchase_usd"],  # type: ignore[arg-type]
+        years=inputs["years"],  # type: ignore[arg-type]
+        power_W=inputs["power_W"],  # type: ignore[arg-type]
+        pue=inputs["pue"],  # type: ignore[arg-type]
+        usd_per_kWh=inputs["usd_per_kWh"],  # type: ignore[arg-type]
+        utilisation=percent / 100.0,
+        gpus=inputs["gpus"],  # type: ignore[arg-type]
+        sources=sources,
+    )
+
+
+def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 260) -> str:
+    """Owned cost per used GPU-hour against utilisation (the engine's curve), the flat
+    rental price, the break-even and the reader's utilisation, as SVG with a text alternative."""
+    left, right, top, bottom = 56, 16, 14, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    at_full = r.curve[-1][1]
+    y_max = max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full)
+
+    def x(u: float) -> float:
+        return left + plot_w * u
+
+    def y(usd: float) -> float:
+        return top + plot_h * (1.0 - min(usd, y_max) / y_max)
+
+    # The curve, clipped at the top of the chart (low utilisation costs soar).
+    points: list[tuple[float, float]] = []
+    previous: tuple[float, float] | None = None
+    for u, usd in r.curve:
+        if usd <= y_max:
+            if previous is not None and previous[1] > y_max:
+                pu, pusd = previous
+                cut = pu + (u - pu) * (pusd - y_max) / (pusd - usd)
+                points.append((x(cut), y(y_max)))
+            points.append((x(u), y(usd)))
+        previous = (u, usd)
+    path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+    rent_y = y(r.rent_usd_per_gpu_hour)
+    parts = [
+        f'<rect class="track" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/>',
+        f'<polyline class="s4-owned" points="{path}"/>',
+        f'<line class="s4-rent" x1="{left}" y1="{rent_y:.1f}" x2="{left + plot_w}" '
+        f'y2="{rent_y:.1f}"/>',
+        f'<text x="{left + plot_w - 4}" y="{rent_y - 5:.1f}" text-anchor="end">rent '
+        f"{esc(format_usd(r.rent_usd_per_gpu_hour))}</text>",
+        # axes
+        f'<text x="{left - 6}" y="{top + 4}" text-anchor="end">{esc(format_usd(y_max))}</text>',
+        f'<text x="{left - 6}" y="{top + plot_h}" text-anchor="end">$0</text>',
+        f'<text x="{left}" y="{height - 18}" text-anchor="middle">0%</text>',
+        f'<text x="{x(0.5):.1f}" y="{height - 18}" text-anchor="middle">50%</text>',
+        f'<text x="{left + plot_w}" y="{height - 18}" text-anchor="end">100%</text>',
+        f'<text x="{x(0.5):.1f}" y="{height - 3}" text-anchor="middle">'
+        "utilisation (share of hours busy)</text>",
+    ]
+    if r.break_even_utilisation is not None:
+        bx = x(r.break_even_utilisation)
+        anchor = "start" if r.break_even_utilisation < 0.6 else "end"
+        shift = 4 if anchor == "start" else -4
+        parts += [
+            f'<line class="capacity" x1="{bx:.1f}" y1="{top}" x2="{bx:.1f}" y2="{top + plot_h}"/>',
+            f'<text x="{bx + shift:.1f}" y="{top + 12}" text-anchor="{anchor}">break-even '
+            f"{r.break_even_utilisation:.1%}</text>",
+        ]
+    nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
+    parts.append(
+        f'<circle class="s4-now" cx="{nx:.1f}" cy="{ny:.1f}" r="5">'
+        f"<title>{esc(f'{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}')}"
+        "</title></circle>"
+    )
+    description = (
+        "Cost per used GPU-hour against utilisation: owning falls from "
+        f"{format_usd(r.curve[0][1])} at {r.curve[0][0]:.0%} to {format_usd(at_full)} at "
+        f"100%; renting stays at {format_usd(r.rent_usd_per_gpu_hour)}; "
+        + (
+            f"they cross at {r.break_even_utilisation:.1%} utilisation"
+            if r.break_even_utilisation is not None
+            else "owning never drops below renting"
+        )
+        + f"; at {r.utilisation:.0%} owning costs "
+        f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
+    )
+    svg = (
+        f'<svg class="chart s4-cost-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{esc(description)}">{"".join(parts)}</svg>'
+    )
+    legend = (
+        '<ul class="legend">'
+        '<li><span class="swatch s4-swatch-owned" aria-hidden="true"></span>Owned, per used '
+        "GPU-hour</li>"
+        '<li><span class="swatch s4-swatch-rent" aria-hidden="true"></span>Rented, per '
+        "GPU-hour</li>"
+        "</ul>"
+    )
+    return svg + legend
+
+
+def render(inputs: Inputs) -> str:
+    r = compare(inputs)
+    verdict_class = {"own": "fits", "rent": "refused", "same": ""}[r.cheaper]
+    verdict = tag("p", esc(r.verdict), class_=f"widget-verdict {verdict_class}".strip())
+    break_even = (
+        f"{r.break_even_utilisation:.1%} utilisation"
+        if r.break_even_utilisation is not None
+        else "never"
+    )
+    figures = definition_list(
+        [
+            (
+                f"Owned, per used GPU-hour at {r.utilisation:.0%}",
+                format_usd(r.owned_usd_per_used_gpu_hour),
+            ),
+            ("Rented, per GPU-hour", format_usd(r.rent_usd_per_gpu_hour)),
+            ("Owning pays off above", break_even),
+            (
+                f"A year, per GPU ({r.used_gpu_hours_per_year:,.0f} hours used)",
+                f"owned {format_usd(r.owned_usd_per_year)}, rented "
+                f"{format_usd(r.rented_usd_per_year)}",
+            ),
+        ]
+    )
+    arithmetic = tag(
+        "details",
+        tag("summary", "The arithmetic")
+        + tag("ol", "".join(tag("li", esc(line)) for line in r.arithmetic)),
+        class_="widget-notes",
+    )
+    notes = tag(
+        "details",
+        tag("summary", "Assumptions and sources")
+        + tag("ul", "".join(tag("li", esc(line)) for line in r.assumptions)),
+        class_="widget-notes",
+    )
+    return verdict + figures + cost_chart(r) + arithmetic + notes
+
+
+def _hint(name: str) -> str:
+    return "Starting value: " + defaults()[name].short
+
+
+WIDGET = Widget(
+    name="own_vs_rent",
+    title="Own or rent?",
+    controls=(
+        Control(
+            "purchase_usd",
+            "Purchase price",
+            "number",
+            defaults()["purchase_usd"].value,
+            unit="USD",
+            hint=_hint("purchase_usd"),
+        ),
+        Control("gpus", "GPUs in the purchase", "number", defaults()["gpus"].value),
+        Control(
+            "power_W",
+            "Power while busy",
+            "number",
+            defaults()["power_W"].value,
+            unit="W",
+            hint="The whole purchase, all its GPUs together.",
+        ),
+        Control(
+            "pue",
+            "PUE",
+            "number",
+            defaults()["pue"].value,
+            hint="Data-centre power per watt of IT load: cooling and losses included.",
+        ),
+        Control(
+            "usd_per_kWh",
+            "Electricity price",
+            "number",
+            defaults()["usd_per_kWh"].value,
+            unit="USD per kWh",
+        ),
+        Control("years", "Years of use", "number", defaults()["years"].value, unit="years"),
+        Control(
+            "utilisation",
+            "Utilisation",
+            "number",
+            "50",
+            unit="% of hours busy",
+        ),
+        Control(
+            "rent_usd_per_gpu_hour",
+            "Cloud price",
+            "number",
+            defaults()["rent_usd_per_gpu_hour"].value,
+            unit="USD per GPU-hour",
+            hint=_hint("rent_usd_per_gpu_hour"),
+        ),
+    ),
+    render=render,
+    summary="Owning against renting per used GPU-hour: purchase, power, PUE, electricity, "
+    "years and utilisation against a cloud price; the break-even utilisation, charted.",
+)

@@ -1,0 +1,381 @@
+"""Step 16: the roofline. Attainable FLOP/s against arithmetic intensity (log-log) for one
+chip and number format, with the prefill and decode at several batch sizes placed on it, and
+a batch slider moving a highlighted decode point.
+
+Every figure comes from :mod:`engine.serving` (``prefill``, ``decode_step``: time = the larger
+of bytes / bandwidth and FLOPs / peak) and :mod:`engine.roofline` (``ridge_point``). A point
+sits on the roof by construction: its FLOP/s are its FLOPs divided by its engine time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import validate
+from engine.catalog import HardwareSpec, get_hardware, get_model
+from engine.figures import format_bandwidth, format_tokens_per_s
+from engine.memory import serving_memory
+from engine.roofline import ridge_point
+from engine.serving import DecodeStep, Prefill, decode_step, prefill
+from engine.units import format_GB, format_seconds
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.html import definition_list, esc, table, tag
+from engine.widgets.options import format_options, gpu_options, model_options
+
+MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
+MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048
+KV_FORMAT = "bf16"  # the KV cache stays in bf16 whatever the weights are stored in
+
+# Presentation attributes, so the chart reads without the stylesheet; s3.css refines colours.
+_ROOF = 'fill="none" stroke="currentColor" stroke-width="3"'
+_GRID = 'stroke="currentColor" stroke-opacity="0.15"'
+_AXIS = 'stroke="currentColor" stroke-opacity="0.6"'
+_RIDGE = 'stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="5 4"'
+
+
+def format_flops_per_s(flops_per_s: float) -> str:
+    """'989.4 TFLOP/s', '3.35 TFLOP/s', '120 GFLOP/s', '1.98 PFLOP/s'."""
+    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s")):
+        if flops_per_s >= scale:
+            return f"{_three(flops_per_s / scale)} {unit}"
+    return f"{_three(flops_per_s / 1e6)} MFLOP/s"
+
+
+def format_intensity(flops_per_byte: float) -> str:
+    """'295 FLOP/byte', '26.1 FLOP/byte', '0.99 FLOP/byte'."""
+    return f"{_three(flops_per_byte)} FLOP/byte"
+
+
+def _three(value: float) -> str:
+    """About three significant figures, thousands grouped: '989', '26.1', '1,033', '0.99'."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _percent(share: float) -> str:
+    """'0.35 %', '4.2 %', '100 %'."""
+    pct = share * 100.0
+    return f"{_three(pct)} %"
+
+
+def _decade_label(value: float) -> str:
+    """Axis label of a power of ten of FLOP/byte: '0.1', '1', '1,000'."""
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def _flops_decade_label(value: float) -> str:
+    """Axis label of a power of ten of FLOP/s: '100 GFLOP/s', '1 PFLOP/s'."""
+    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s")):
+        if value >= scale * 0.999:
+            return f"{value / scale:,.0f} {unit}"
+    return f"{value / 1e6:,.0f} MFLOP/s"
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """A workload on the chart: its name, FLOP/byte, attained FLOP/s and bound."""
+
+    name: str
+    short: str
+    intensity: float
+    flops_per_s: float
+    bound: str
+
+
+def _mark_of(step: DecodeStep | Prefill, name: str, short: str) -> _Mark:
+    return _Mark(name, short, step.arithmetic_intensity, step.flops / step.seconds, step.bound)
+
+
+def roofline_svg(
+    *,
+    hardware: HardwareSpec,
+    peak_flops_per_s: float,
+    ridge: float,
+    prefill_mark: _Mark,
+    decode_marks: Sequence[_Mark],
+    current: _Mark,
+    label: str,
+    width: int = 640,
+    height: int = 320,
+) -> str:
+    """The log-log roofline: the bandwidth slope meeting the flat peak at the ridge point,
+    decade ticks on both axes, and the workloads as points on the roof."""
+    bw = hardware.bandwidth_bytes_per_s
+    left, right, top, bottom = 86, 24, 22, 46
+    plot_w, plot_h = width - left - right, height - top - bottom
+    intensities = [m.intensity for m in (prefill_mark, current, *decode_marks)] + [ridge]
+    lx0 = math.floor(math.log10(min(intensities) / 1.5))
+    # At least a decade right of the ridge, so the flat roof and its labels have room.
+    lx1 = math.ceil(math.log10(max(*intensities, ridge * 10.0) * 1.5))
+    ly0 = math.floor(math.log10(10.0**lx0 * bw))
+    ly1 = math.log10(peak_flops_per_s * 3.0)
+
+    def px(intensity: float, flops: float) -> tuple[float, float]:
+        fx = (math.log10(intensity) - lx0) / (lx1 - lx0)
+        fy = (math.log10(flops) - ly0) / (ly1 - ly0)
+        return left + plot_w * fx, top + plot_h * (1.0 - min(max(fy, 0.0), 1.0))
+
+    base = top + plot_h
+    shapes: list[str] = []
+    for d in range(lx0, lx1 + 1):
+        x = left + plot_w * (d - lx0) / (lx1 - lx0)
+        shapes.append(
+            f'<line class="roof-grid" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{base}" {_GRID}/>'
+        )
+        shapes.append(
+            f'<text x="{x:.1f}" y="{base + 14}" text-anchor="middle">{esc(_decade_label(10.0**d))}</text>'
+        )
+    for d in range(ly0, math.floor(ly1) + 1):
+        y = top + plot_h * (1.0 - (d - ly0) / (ly1 - ly0))
+        shapes.append(
+            f'<line class="roof-grid" x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" {_GRID}/>'
+        )
+        shapes.append(
+            f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end">{esc(_flops_decade_label(10.0**d))}</text>'
+        )
+    shapes.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{base}" {_AXIS}/>')
+    shapes.append(
+        f'<line class="axis" x1="{left}" y1="{base}" x2="{left + plot_w}" y2="{base}" {_AXIS}/>'
+    )
+    # The roof: bandwidth x intensity up to the ridge, then the flat peak.
+    x_lo, x_hi = 10.0**lx0, 10.0**lx1
+    roof = [px(x_lo, x_lo * bw), px(ridge, peak_flops_per_s), px(x_hi, peak_flops_per_s)]
+    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in roof)
+    shapes.append(f'<polyline class="roof-line" points="{coords}" {_ROOF}/>')
+    rx, ry = roof[1]
+    shapes.append(
+        f'<line class="roof-ridge" x1="{rx:.1f}" y1="{ry:.1f}" x2="{rx:.1f}" y2="{base}" {_RIDGE}/>'
+    )
+    shapes.append(
+        f'<text class="roof-note" x="{rx + 5:.1f}" y="{base - 6}">'
+        f"ridge {esc(format_intensity(ridge))}</text>"
+        f'<text class="roof-note" x="{rx - 6:.1f}" y="{base - 22}" text-anchor="end">'
+        "← memory-bound</text>"
+        f'<text class="roof-note" x="{rx + 6:.1f}" y="{base - 22}">compute-bound →</text>'
+        f'<text class="roof-note" x="{left + plot_w - 4}" y="{ry + 16:.1f}" text-anchor="end">'
+        f"peak {esc(format_flops_per_s(peak_flops_per_s))}</text>"
+    )
+    # Decode points at the marked batches, labelled with their batch, skipping crowded labels.
+    last_label_x = -1e9
+    for mark in decode_marks:
+        x, y = px(mark.intensity, mark.flops_per_s)
+        shapes.append(
+            f'<circle class="roof-decode" cx="{x:.1f}" cy="{y:.1f}" r="4" fill="currentColor">'
+            f"<title>{esc(mark.name)}: {esc(format_intensity(mark.intensity))}, {mark.bound}-bound</title></circle>"
+        )
+        if x - last_label_x >= 22 and mark.intensity != current.intensity:
+            shapes.append(
+                f'<text x="{x:.1f}" y="{y + 17:.1f}" text-anchor="middle">{esc(mark.short)}</text>'
+            )
+            last_label_x = x
+    x, y = px(prefill_mark.intensity, prefill_mark.flops_per_s)
+    shapes.append(
+        f'<rect class="roof-prefill" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
+        f'transform="rotate(45 {x:.1f} {y:.1f})" fill="currentColor">'
+        f"<title>{esc(prefill_mark.name)}: {esc(format_intensity(prefill_mark.intensity))}, "
+        f"{prefill_mark.bound}-bound</title></rect>"
+    )
+    shapes.append(f'<text x="{x - 8:.1f}" y="{y - 8:.1f}" text-anchor="end">prefill</text>')
+    x, y = px(current.intensity, current.flops_per_s)
+    shapes.append(
+        f'<circle class="roof-current" cx="{x:.1f}" cy="{y:.1f}" r="8" fill="none" '
+        f'stroke="currentColor" stroke-width="3"><title>{esc(current.name)}: '
+        f"{esc(format_intensity(current.intensity))}, {current.bound}-bound</title></circle>"
+    )
+    shapes.append(
+        f'<text class="roof-current-label" x="{x:.1f}" y="{y - 13:.1f}" text-anchor="middle">'
+        f"{esc(current.short)}</text>"
+    )
+    shapes.append(
+        f'<text x="{left + plot_w / 2:.0f}" y="{base + 34}" text-anchor="middle">'
+        "arithmetic intensity (FLOP per byte read), log scale</text>"
+    )
+    shapes.append(f'<text x="4" y="{top - 8}">attainable FLOP/s, log scale</text>')
+    return (
+        f'<svg class="chart roofline" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{esc(label)}">{"".join(shapes)}</svg>'
+    )
+
+
+def _describe(mark: _Mark) -> str:
+    return f"{mark.name}: {format_intensity(mark.intensity)}, {mark.bound}-bound"
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    hw = get_hardware(inputs["hardware"])
+    fmt = validate.choice(
+        inputs["format"], "format", [v for v, _ in FORMAT_OPTIONS], label="Format"
+    )
+    context = validate.integer(inputs["context"], "context", label="Context", maximum=10_000_000)
+    power = validate.integer(
+        inputs["batch_log2"], "batch_log2", label="Batch slider", minimum=0, maximum=MAX_BATCH_LOG2
+    )
+    batch = 2**power
+
+    def step(b: int) -> DecodeStep:
+        return decode_step(
+            model, hw, batch=b, context_tokens=context, weight_format=fmt, kv_format=KV_FORMAT
+        )
+
+    pre = prefill(model, hw, prompt_tokens=context, weight_format=fmt, kv_format=KV_FORMAT)
+    chosen = step(batch)
+    single = step(1)
+    marked = [step(b) for b in MARKED_BATCHES]
+    compute_format = chosen.compute_format
+    peak = hw.peak_flops_per_s(compute_format)
+    ridge = ridge_point(hw, compute_format)
+
+    prefill_mark = _mark_of(pre, f"Prefill of a {context:,}-token prompt", "prefill")
+    decode_marks = [_mark_of(s, f"Decode at batch {s.batch:,}", f"{s.batch:,}") for s in marked]
+    current = _mark_of(chosen, f"Your batch, {batch:,}", f"batch {batch:,}")
+    label = (
+        f"Roofline of the {hw.name}, maths in {compute_format}: bandwidth "
+        f"{format_bandwidth(hw.bandwidth_bytes_per_s)}, peak {format_flops_per_s(peak)}, ridge "
+        f"point {format_intensity(ridge)}. "
+        + "; ".join(_describe(m) for m in (prefill_mark, *decode_marks, current))
+        + "."
+    )
+    svg = roofline_svg(
+        hardware=hw,
+        peak_flops_per_s=peak,
+        ridge=ridge,
+        prefill_mark=prefill_mark,
+        decode_marks=decode_marks,
+        current=current,
+        label=label,
+    )
+
+    if chosen.bound == "memory":
+        bound_text = (
+            f"Batch {batch:,}: memory-bound. Each step waits for "
+            f"{format_GB(chosen.bytes_read)} to stream from memory; the maths units idle."
+        )
+    else:
+        bound_text = (
+            f"Batch {batch:,}: compute-bound. The {format_GB(chosen.bytes_read)} read per step "
+            "now take less time than the maths; more requests make each step longer."
+        )
+    bound = tag(
+        "p", esc(bound_text), class_="roof-bound", data_bound=chosen.bound, data_batch=str(batch)
+    )
+
+    mem = serving_memory(
+        model, hw, weight_format=fmt, kv_format=KV_FORMAT, context_tokens=context, batch=batch
+    )
+    memory_text = f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: " + (
+        "fits on one GPU"
+        if mem.fits
+        else "does not fit on one GPU (the KV cache grows with the batch)"
+    )
+    figures = definition_list(
+        [
+            (
+                "Arithmetic intensity",
+                f"{format_intensity(chosen.arithmetic_intensity)} (ridge point {format_intensity(ridge)})",
+            ),
+            ("Time per step = time per token for each user", format_seconds(chosen.seconds)),
+            ("Speed each user sees", format_tokens_per_s(chosen.tokens_per_s_per_user)),
+            ("Throughput, all users together", format_tokens_per_s(chosen.tokens_per_s)),
+            ("Throughput against batch 1", f"× {chosen.tokens_per_s / single.tokens_per_s:,.1f}"),
+            (
+                "Maths actually done",
+                f"{format_flops_per_s(chosen.flops / chosen.seconds)}, "
+                f"{_percent(chosen.flops / chosen.seconds / peak)} of the peak",
+            ),
+            (
+                f"Memory for {batch:,} request{'s' if batch > 1 else ''} of {context:,} tokens",
+                memory_text,
+            ),
+        ]
+    )
+    rows = [
+        (
+            f"{s.batch:,}" + (" (yours)" if s.batch == batch else ""),
+            format_intensity(s.arithmetic_intensity),
+            f"{s.bound}",
+            format_seconds(s.seconds),
+            format_tokens_per_s(s.tokens_per_s),
+            format_tokens_per_s(s.tokens_per_s_per_user),
+        )
+        for s in sorted({*marked, chosen}, key=lambda s: s.batch)
+    ]
+    rows.insert(
+        0,
+        (
+            f"prefill, {context:,} tokens",
+            format_intensity(pre.arithmetic_intensity),
+            pre.bound,
+            format_seconds(pre.seconds),
+            format_tokens_per_s(context / pre.seconds),
+            "",
+        ),
+    )
+    batch_table = table(
+        (
+            "Batch",
+            "FLOP per byte",
+            "Bound",
+            "Step time",
+            "Tokens/s, all users",
+            "Tokens/s, each user",
+        ),
+        rows,
+        caption=f"{model.name} on one {hw.name}, weights in {fmt}, {context:,} tokens of context",
+    )
+    notes = [
+        "Each point's time is the larger of bytes read / bandwidth and FLOPs / peak (raw "
+        "datasheet figures, so a best case; real kernels reach about 60-80 % of each).",
+        "Decode reads all the weights once per step for the whole batch, plus each request's "
+        f"own KV cache ({KV_FORMAT}); so intensity grows with the batch until the KV cache "
+        "reads dominate.",
+        f"Prefill processes the whole {context:,}-token prompt in one pass: its FLOP per byte "
+        "is roughly the prompt length.",
+    ]
+    if compute_format != fmt:
+        notes.append(
+            f"The {hw.name} has no {fmt} maths: weights are stored in {fmt} and the maths runs in "
+            f"{compute_format}."
+        )
+    details = tag(
+        "details",
+        tag("summary", "How the points are placed")
+        + tag("ul", "".join(tag("li", esc(n)) for n in notes)),
+        class_="widget-notes",
+    )
+    return bound + svg + figures + batch_table + details
+
+
+FORMAT_OPTIONS = format_options("bf16", "fp8", "int4")
+
+WIDGET = Widget(
+    name="roofline_chart",
+    title="The roofline: maths or memory",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
+        ),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control("format", "Weights stored as", "select", "bf16", options=FORMAT_OPTIONS),
+        Control("context", "Context per request", "number", "1024", unit="tokens"),
+        Control(
+            "batch_log2",
+            "Batch size (powers of two)",
+            "range",
+            "0",
+            minimum=0,
+            maximum=MAX_BATCH_LOG2,
+            step="1",
+            hint=f"Each notch doubles the requests decoded together: 1, 2, 4, … {2**MAX_BATCH_LOG2:,}.",
+        ),
+    ),
+    render=render,
+    summary="A log-log roofline for one GPU and number format, with prefill and decode at "
+    "several batch sizes on it; a batch slider shows throughput rising and time per token "
+    "changing, and when decode turns compute-bound.",
+)

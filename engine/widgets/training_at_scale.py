@@ -1,0 +1,179 @@
+"""Step 6: training at real scale. Two separate reasons for many GPUs: the training state
+must fit (memory per GPU with sharded state) and the FLOPs must finish in time (wall-clock).
+"""
+
+from __future__ import annotations
+
+from engine import compute, cost, validate
+from engine.catalog import get_hardware, get_model
+from engine.errors import EngineError
+from engine.memory import SHARDINGS, TrainingMemory
+from engine.plan import plan
+from engine.units import SECONDS_PER_DAY, format_count, format_flops, format_GB, format_seconds
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.charts import memory_bar
+from engine.widgets.html import definition_list, esc, table, tag
+from engine.widgets.labels import labelled_parts
+from engine.widgets.options import gpu_options, model_options
+
+SHARDING_LABELS = {
+    "none": "None: every GPU holds the whole state",
+    "zero1": "ZeRO-1: optimiser states split",
+    "zero2": "ZeRO-2: optimiser states and gradients split",
+    "zero3": "ZeRO-3: optimiser states, gradients and weights split",
+}
+TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
+MAX_GPUS = 10_000_000
+
+
+def _gpus(n: int) -> str:
+    return f"{n:,} GPU" + ("" if n == 1 else "s")
+
+
+def render(inputs: Inputs) -> str:
+    model = get_model(inputs["model"])
+    gpu = get_hardware(inputs["hardware"])
+    tokens = validate.number(inputs["tokens"], "tokens", label="Training tokens", maximum=1e16)
+    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
+    gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=MAX_GPUS)
+    days = validate.number(inputs["target_days"], "target_days", label="Target", maximum=1e6)
+    sharding = validate.choice(inputs["sharding"], "sharding", SHARDINGS)
+    tp = validate.integer(inputs["tp"], "tp", label="Tensor-parallel size", maximum=8)
+    if gpus % tp:
+        raise EngineError(
+            f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel size ({tp}).", "gpus"
+        )
+    p = plan(
+        model=model,
+        hardware=gpu,
+        gpus=gpus,
+        task="train",
+        tokens=tokens,
+        mfu=mfu,
+        target_days=days,
+        sharding=sharding,
+        tp=tp,
+    )
+    t = p.train
+    assert t is not None
+    mem = p.memory
+    assert isinstance(mem, TrainingMemory)
+    one_gpu = compute.training_seconds(t.total_flops, 1, t.peak_flops_per_s, mfu)
+
+    fits = mem.fits
+    on_time = t.seconds <= days * SECONDS_PER_DAY
+    verdict_text = (
+        f"{_gpus(gpus)}: {format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per "
+        f"GPU, {'it fits' if fits else 'it does not fit'}; {format_seconds(t.seconds)} of "
+        f"training, {'within' if on_time else 'beyond'} the {days:g}-day target."
+    )
+    verdict = tag(
+        "p",
+        esc(verdict_text),
+        class_="widget-verdict " + ("fits" if fits and on_time else "refused"),
+    )
+    bar = memory_bar(
+        labelled_parts(mem.parts),
+        mem.capacity_bytes,
+        label=f"Memory of each {gpu.name} with {sharding} sharding over {gpus:,} GPUs",
+    )
+
+    rows: list[tuple[str, str, str]] = [
+        ("1", "One GPU, for contrast (if the state fitted)", format_seconds(one_gpu))
+    ]
+    if p.min_gpus is None:
+        fit_words = "No count: " + p.answers()["gpus"]
+    else:
+        fit_words = _gpus(p.min_gpus)
+        rows.append(
+            (
+                f"{p.min_gpus:,}",
+                "The fewest on which the state fits",
+                format_seconds(
+                    compute.training_seconds(t.total_flops, p.min_gpus, t.peak_flops_per_s, mfu)
+                ),
+            )
+        )
+    assert t.gpus_for_target is not None
+    rows.append(
+        (
+            f"{t.gpus_for_target:,}",
+            f"The fewest that finish in {days:g} days",
+            format_seconds(
+                compute.training_seconds(t.total_flops, t.gpus_for_target, t.peak_flops_per_s, mfu)
+            ),
+        )
+    )
+    rows.append((f"{gpus:,}", "Your choice", format_seconds(t.seconds)))
+    counts = table(
+        ("GPUs", "What this count is", f"Wall-clock time at {mfu:.0%} MFU"),
+        rows,
+        caption=f"{model.name} on {format_count(tokens)} tokens, {gpu.name}",
+    )
+
+    price_line: tuple[str, str]
+    if p.usd_per_gpu_hour is None:
+        price_line = ("Cost", p.price_note)
+    else:
+        bill = cost.training_run_cost(
+            gpus=gpus, seconds=t.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour
+        )
+        price_line = (
+            f"Cost at {cost.format_usd(p.usd_per_gpu_hour)} per GPU-hour ({p.price_note})",
+            f"{bill.gpu_hours:,.0f} GPU-hours, {cost.format_usd(bill.usd)}",
+        )
+    figures = definition_list(
+        [
+            (
+                "Training FLOPs (6 × parameters × tokens)",
+                format_flops(t.total_flops),
+            ),
+            (
+                "Training state before sharding",
+                f"{format_GB(mem.state_bytes_total)} "
+                f"({mem.bytes_per_param_total:g} bytes × {model.params:,} parameters)",
+            ),
+            ("Training state per GPU", format_GB(mem.state_bytes)),
+            (
+                "Memory per GPU",
+                f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}",
+            ),
+            ("Smallest GPU count that fits", fit_words),
+            (f"GPUs to finish in {days:g} days", f"{t.gpus_for_target:,}"),
+            (f"Wall-clock time on {_gpus(gpus)}", format_seconds(t.seconds)),
+            ("On one GPU", format_seconds(one_gpu)),
+            price_line,
+        ]
+    )
+    notes = "".join(tag("li", esc(a)) for a in mem.assumptions)
+    details = tag(
+        "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
+    )
+    return verdict + bar + figures + counts + details
+
+
+WIDGET = Widget(
+    name="training_at_scale",
+    title="Train a big model on many GPUs",
+    controls=(
+        Control(
+            "model", "Model", "select", "llama-3.1-405b", options=model_options(with_custom=False)
+        ),
+        Control("tokens", "Training tokens", "number", "15.6e12", hint="15.6e12 is 15.6 trillion"),
+        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
+        Control("mfu", "MFU", "number", "0.4", hint="0.4 means 40 %"),
+        Control("gpus", "GPU count", "number", "16384"),
+        Control("target_days", "Target", "number", "90", unit="days"),
+        Control(
+            "sharding",
+            "Sharding of the training state",
+            "select",
+            "zero3",
+            options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
+        ),
+        Control("tp", "Tensor parallel", "select", "8", options=TP_OPTIONS),
+    ),
+    render=render,
+    summary="A big model on many GPUs: memory per GPU with sharded state, wall-clock time, the "
+    "fewest GPUs that fit and the count that meets a deadline.",
+)

@@ -1,0 +1,202 @@
+"""Step 5: a training run of Llama 3.1 8B on dgx-1's eight H100s, in accelerated time.
+
+A clock widget: while it plays, the browser advances the hidden input ``elapsed``
+(simulated seconds) and calls :func:`render` every frame, so the render stays cheap: one
+:func:`~engine.training_run.simulate_training_run` of 60 samples (the whole loss curve) and
+one :func:`~engine.training_run.training_run_at` for the moment shown.
+"""
+
+from __future__ import annotations
+
+from engine import memory, validate
+from engine.catalog import get_model, get_system
+from engine.training_run import INITIAL_LOSS, simulate_training_run, training_run_at
+from engine.units import (
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+)
+from engine.widgets.base import Control, Inputs, Widget
+from engine.widgets.curves import gpu_meters, line_chart
+from engine.widgets.html import definition_list, esc, tag
+
+MODEL = "llama-3.1-8b"
+SYSTEM = "dgx-1"
+SHARDING = "zero3"  # the training state (128.5 GB) does not fit one GPU: shard it over eight
+TRAINING_FORMAT = "bf16"
+CURVE_SAMPLES = 60
+DEFAULT_TOKENS = "1e12"
+MAX_TOKENS = 1e15
+
+SPEEDS = (
+    (str(int(SECONDS_PER_HOUR)), "1 hour per second"),
+    (str(int(SECONDS_PER_DAY)), "1 day per second"),
+    (str(int(7 * SECONDS_PER_DAY)), "1 week per second"),
+    (str(int(30 * SECONDS_PER_DAY)), "30 days per second"),
+)
+PHASE_WORDS = {
+    "starting": "Starting up: loading the model and data, no tokens yet",
+    "ramping": "Ramping up to full speed",
+    "training": "Training at full speed",
+    "checkpointing": "Saving a checkpoint: the GPUs wait",
+    "finished": "Finished",
+}
+
+
+def _time(seconds: float) -> str:
+    return "0 s" if seconds <= 0 else format_seconds(seconds)
+
+
+def render(inputs: Inputs) -> str:
+    system = get_system(SYSTEM)
+    gpu = system.gpu
+    tokens = validate.number(inputs["tokens"], "tokens", label="Token budget", maximum=MAX_TOKENS)
+    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
+    speed = validate.number(inputs["speed"], "speed", label="Speed", maximum=1e9)
+    elapsed = validate.number(
+        inputs["elapsed"], "elapsed", label="Elapsed time", allow_minimum=True, maximum=1e15
+    )
+    model = get_model(MODEL)
+    run = simulate_training_run(
+        params=model.params,
+        tokens=tokens,
+        gpus=system.gpu_count,
+        peak_flops_per_s=gpu.peak_flops_per_s(TRAINING_FORMAT),
+        mfu=mfu,
+        samples=CURVE_SAMPLES,
+    )
+    now = training_run_at(run.inputs, elapsed)
+    finished = now.phase == "finished"
+
+    # The loss curve: the whole run faint, the part already run bold. The first sample (the
+    # untrained model, before start-up ends) is far above the rest and is left off the scale.
+    curve = [(s.elapsed_seconds, s.loss) for s in run.samples[1:]]
+    top = max(loss for _, loss in curve)
+    bottom = run.final_loss - 0.05 * (top - run.final_loss)
+    chart = line_chart(
+        curve,
+        label=(
+            f"Training loss of {model.name} over the run's {format_seconds(run.total_seconds)}: "
+            f"from {INITIAL_LOSS:.2f} untrained to {run.final_loss:.2f} at the end; now "
+            f"{now.loss:.2f} after {_time(now.elapsed_seconds)}."
+        ),
+        x_label="wall-clock time",
+        y_label="loss (nats per token)",
+        x_text=_time,
+        y_text=lambda y: f"{y:.2f}",
+        done_x=now.elapsed_seconds,
+        current=(now.elapsed_seconds, now.loss),
+        x_range=(0.0, run.total_seconds),
+        y_range=(bottom, top),
+    )
+    chart = (
+        tag("p", esc("Loss so far (solid) and still to come (dashed)"), class_="widget-subtitle")
+        + chart
+    )
+
+    progress = tag(
+        "div",
+        tag(
+            "progress",
+            esc(f"{now.fraction_done:.0%}"),
+            max="1",
+            value=f"{now.fraction_done:.4f}",
+            aria_label="Share of the token budget processed",
+        )
+        + tag("span", esc(f"{now.fraction_done:.0%} of the tokens")),
+        class_="run-progress",
+    )
+    status_class = "widget-verdict fits" if finished else "widget-verdict"
+    status = tag(
+        "p",
+        esc(PHASE_WORDS[now.phase])
+        + (
+            esc(
+                f": {format_count(tokens)} tokens in {format_seconds(run.total_seconds)}, "
+                f"{run.gpu_hours:,.0f} GPU-hours."
+            )
+            if finished
+            else ""
+        ),
+        class_=status_class,
+        data_clock_done=finished or None,
+        data_phase=now.phase,
+    )
+
+    train_mem = memory.training_memory(model, gpu, gpus=system.gpu_count, sharding=SHARDING)
+    busy = now.utilisation
+    meters = gpu_meters(
+        [
+            (f"GPU {i}", busy, f"{train_mem.per_gpu_bytes / 1e9:,.1f} GB")
+            for i in range(system.gpu_count)
+        ],
+        label=(
+            f"{system.name}: all {system.gpu_count} GPUs {busy:.0%} busy, each holding "
+            f"{format_GB(train_mem.per_gpu_bytes)} of "
+            f"{format_GB(train_mem.capacity_bytes)}."
+        ),
+    )
+
+    figures = definition_list(
+        [
+            (
+                "Tokens processed",
+                f"{format_count(now.tokens_done)} of {format_count(tokens)}",
+            ),
+            (
+                "Tokens per second",
+                f"{now.tokens_per_s:,.0f} (full speed {run.steady_tokens_per_s:,.0f})",
+            ),
+            ("MFU (useful maths / peak)", f"{now.mfu:.0%}"),
+            ("GPU utilisation (time busy)", f"{now.utilisation:.0%}"),
+            ("Loss", f"{now.loss:.2f} nats per token"),
+            ("Elapsed", _time(now.elapsed_seconds)),
+            ("Time left", _time(now.seconds_left)),
+            (
+                "The whole run",
+                f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
+                f"{run.gpu_hours:,.0f} GPU-hours",
+            ),
+            ("Training FLOPs (6 × parameters × tokens)", format_flops(run.total_flops)),
+            ("Watching time at this speed", format_seconds(run.total_seconds / speed)),
+        ]
+    )
+    notes = tag(
+        "ul",
+        "".join(tag("li", esc(a)) for a in run.assumptions)
+        + tag(
+            "li",
+            esc(
+                f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
+                f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3)."
+            ),
+        ),
+        class_="widget-notes",
+    )
+    return status + progress + figures + chart + meters + notes
+
+
+WIDGET = Widget(
+    name="training_run",
+    title="A training run on dgx-1, in accelerated time",
+    controls=(
+        Control("elapsed", "Elapsed (simulated seconds)", "hidden", "0"),
+        Control("speed", "Speed", "select", SPEEDS[2][0], options=SPEEDS),
+        Control(
+            "tokens",
+            "Token budget",
+            "number",
+            DEFAULT_TOKENS,
+            unit="tokens",
+            hint="1e12 is one trillion",
+        ),
+        Control("mfu", "MFU", "number", "0.4", hint="0.4 means 40 %"),
+    ),
+    render=render,
+    clock=True,
+    summary="Llama 3.1 8B trained on dgx-1's eight H100s in accelerated time: tokens, tokens/s, "
+    "MFU, GPU utilisation, time left and the loss curve.",
+)

@@ -1,0 +1,83 @@
+"""The lesson frame: numbered steps with minutes, a way on from every step, progress kept on
+the reader's device (surviving a reload and ignoring a corrupted value), glossary terms."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import Site, Watched
+from pages import pages
+
+
+def test_a_reader_walks_from_home_through_the_steps_by_the_pages_own_links(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(""))
+    page.click("a.md-button--primary[href*='steps/01-']")
+    seen = []
+    while True:
+        page.wait_for_selector(".step-meta[data-step]")
+        meta = page.locator(".step-meta")
+        seen.append(int(str(meta.get_attribute("data-step"))))
+        assert re.fullmatch(
+            r"Step \d+ of 21 · about \d+ minutes? \([\d,]+ words(, \d+ widgets?)?\)",
+            meta.inner_text(),
+        )
+        nxt = page.locator("p.next-step a")
+        if "Step" not in nxt.inner_text():
+            break
+        nxt.click()
+    assert seen == list(range(1, 22))
+    assert watched.console_errors == []
+
+
+def test_every_step_states_its_minutes_and_the_lesson_takes_about_half_an_hour(
+    root_site: Site,
+) -> None:
+    minutes = {}
+    for path in pages(root_site.directory):
+        html = (root_site.directory / path / "index.html").read_text()
+        found = re.search(
+            r'class="step-meta" data-step="(\d+)" data-minutes="(\d+)" data-words="(\d+)"', html
+        )
+        if found:
+            minutes[int(found.group(1))] = int(found.group(2))
+            assert int(found.group(3)) > 50, f"step {found.group(1)} has almost no prose"
+    assert sorted(minutes) == list(range(1, 22)), "every one of the 21 steps states its time"
+    assert 24 <= sum(minutes.values()) <= 36, f"the lesson takes {sum(minutes.values())} minutes"
+
+
+def test_progress_survives_a_reload_and_ignores_a_corrupted_value(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/02-ai-ml-dl/"))
+    page.goto(root_site.page_url("steps/03-training-needs-more-memory/"))
+    progress = page.locator(".lesson-progress__text")
+    assert "2 of 21 steps visited" in progress.inner_text()
+    page.reload()
+    assert "2 of 21 steps visited" in page.locator(".lesson-progress__text").inner_text()
+    assert page.locator(".md-nav__link.is-visited").count() >= 2
+    for corrupted in [
+        "{not json",
+        '{"version": 1, "steps": "x"}',
+        '{"version": 1, "steps": [1e9, -3, "<b>"], "drills": []}',
+        "null",
+    ]:
+        page.evaluate("v => localStorage.setItem('lesson:progress', v)", corrupted)
+        page.reload()
+        assert "1 of 21 steps visited" in page.locator(".lesson-progress__text").inner_text()
+    page.click(".lesson-progress__reset")
+    assert "0 of 21 steps visited" in page.locator(".lesson-progress__text").inner_text()
+    assert watched.console_errors == []
+
+
+def test_glossary_terms_show_their_definition_on_focus(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/08-serve-the-model/"))
+    term = page.locator(".md-content abbr[title]").first
+    assert term.get_attribute("title")
+    assert term.get_attribute("tabindex") == "0"
+    page.goto(root_site.page_url("glossary/"))
+    assert page.locator("dl.glossary dt").count() >= 10

@@ -1,0 +1,76 @@
+"""The page "How good are these numbers?" in a real browser: the engine's predictions beside
+published figures, every row with a source and a difference in per cent, the numbers the
+engine computes in CPython, no request off the site's origin, readable in both schemes."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, open_watched
+from playwright.sync_api import Browser
+from test_site import run_axe
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import reality  # noqa: E402
+
+PAGE = "reality-check/"
+ROWS = ".reality table tbody tr"
+PERCENT = re.compile(r"^(0\.0|[+\u2212]\d+(\.\d)?) %$")
+
+
+def test_table_rows_have_source_and_difference_and_make_no_outside_request(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    page.wait_for_load_state("networkidle")
+    assert page.inner_text("h1").startswith("How good are these numbers?")
+
+    rows = page.locator(ROWS)
+    count = rows.count()
+    assert count >= 8
+    assert count == len(reality.COMPARISONS)
+    for i in range(count):
+        row = rows.nth(i)
+        source = row.locator("td.reality-source").inner_text().strip()
+        assert len(source) > 10, i
+        assert re.search(r"\b(19|20)\d\d\b", source), source
+        diff = row.locator("td.reality-diff").inner_text().strip()
+        assert PERCENT.match(diff), diff
+        assert row.locator("td.reality-published").inner_text().strip()
+
+    # Each row shows what the engine computes for it in CPython.
+    for r in reality.results():
+        row = page.locator(f'{ROWS}[data-comparison="{r.comparison.id}"]')
+        assert row.locator("td.reality-engine").inner_text() == reality.format_value(
+            r.engine, r.comparison.unit
+        )
+        assert row.locator("td.reality-diff").inner_text() == reality.format_difference(
+            r.difference_percent
+        )
+
+    # One table per topic, each with its caption.
+    captions = page.locator(".reality table caption").all_inner_texts()
+    assert captions == list(reality.TOPICS.values())
+
+    assert watched.outside(root_site.origin) == []
+    assert watched.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_page_is_readable_in_both_colour_schemes(
+    browser: Browser, root_site: Site, scheme: str
+) -> None:
+    w = open_watched(browser, color_scheme=scheme)
+    try:
+        w.page.goto(root_site.page_url(PAGE))
+        w.page.wait_for_load_state("networkidle")
+        assert run_axe(w.page) == []
+        assert w.outside(root_site.origin) == []
+    finally:
+        w.context.close()

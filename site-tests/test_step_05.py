@@ -1,0 +1,152 @@
+"""Step 5: the training run plays in accelerated time, pauses, finishes, and still advances
+(once a second) for readers who ask for reduced motion."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from conftest import Site, Watched, open_watched, wait_live
+from playwright.sync_api import Browser, Page
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.widgets.browser import update  # noqa: E402
+
+PAGE = "steps/05-training-run/"
+SELECTOR = "[data-widget=training_run]"
+SCALE = {"": 1.0, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+FIGURE_JS = """([sel, term]) => {
+  const terms = [...document.querySelectorAll(sel + ' .widget-result dt')];
+  const dt = terms.find(t => t.textContent === term);
+  return dt ? dt.nextElementSibling.textContent : null;
+}"""
+
+
+def figure(page: Page, term: str) -> str:
+    return str(page.evaluate(FIGURE_JS, [SELECTOR, term]))
+
+
+def tokens_done(page: Page) -> float:
+    """The 'Tokens processed' figure as a number ('39.7 billion of 1.00 trillion')."""
+    text = figure(page, "Tokens processed")
+    match = re.match(r"([\d.,]+)\s*(million|billion|trillion)?\s+of", text)
+    assert match, text
+    return float(match.group(1).replace(",", "")) * SCALE[match.group(2) or ""]
+
+
+def wait_tokens_above(page: Page, value: float, timeout: float = 15_000) -> None:
+    page.wait_for_function(
+        """([sel, v, js]) => {
+          const dt = [...document.querySelectorAll(sel + ' .widget-result dt')]
+            .find(t => t.textContent === 'Tokens processed');
+          if (!dt) return false;
+          const m = dt.nextElementSibling.textContent.match(/^([\\d.,]+)\\s*(million|billion|trillion)?\\s+of/);
+          if (!m) return false;
+          const scale = {million: 1e6, billion: 1e9, trillion: 1e12}[m[2]] || 1;
+          return parseFloat(m[1].replace(/,/g, '')) * scale > v;
+        }""",
+        arg=[SELECTOR, value, ""],
+        timeout=timeout,
+    )
+
+
+def press_start(page: Page) -> None:
+    """Press Start until the clock runs. The widget is marked live just before its first live
+    render, and the clock's buttons are wired after that render, so an early press is lost."""
+    for _ in range(100):
+        page.click(SELECTOR + ' [data-clock="play"]')
+        if page.get_attribute(SELECTOR, "data-clock-state") == "playing":
+            return
+        if page.locator(SELECTOR + " .widget-result [data-clock-done]").count():
+            return  # a run so short it finished before we looked
+        time.sleep(0.1)
+    raise AssertionError("the clock never started")
+
+
+def assert_matches_cpython(page: Page) -> None:
+    expected = json.loads(update("training_run", json.dumps(widget_inputs(page, SELECTOR))))
+    wanted = result_html_in_browser(page, SELECTOR, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[SELECTOR, wanted],
+        timeout=15_000,
+    )
+
+
+def test_start_advances_pause_stops_and_a_short_run_finishes(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    wait_live(page)
+    assert_matches_cpython(page)
+    assert tokens_done(page) == 0.0
+    assert page.locator(SELECTOR + " .widget-result [data-clock-done]").count() == 0
+
+    press_start(page)
+    wait_tokens_above(page, 0.0)
+    first = tokens_done(page)
+    wait_tokens_above(page, first)
+    assert tokens_done(page) > first
+
+    page.click(SELECTOR + ' [data-clock="pause"]')
+    assert page.get_attribute(SELECTOR, "data-clock-state") == "paused"
+    time.sleep(0.3)  # a frame already on its way may still land
+    paused = tokens_done(page)
+    time.sleep(1.5)
+    assert tokens_done(page) == paused
+    assert_matches_cpython(page)  # paused: the screen is the engine's render for these inputs
+
+    # A small budget at the fastest speed finishes within a second or two.
+    page.fill(SELECTOR + " input[name=tokens]", "1e9")
+    page.select_option(SELECTOR + " select[name=speed]", str(30 * 86400))
+    assert_matches_cpython(page)
+    page.click(SELECTOR + ' [data-clock="play"]')
+    page.wait_for_selector(SELECTOR + " .widget-result [data-clock-done]", timeout=30_000)
+    page.wait_for_function(
+        "sel => document.querySelector(sel).dataset.clockState === 'paused'", arg=SELECTOR
+    )
+    assert "Finished" in page.inner_text(SELECTOR + " .widget-result")
+    assert figure(page, "Time left") == "0 s"
+    assert tokens_done(page) == 1e9
+    assert_matches_cpython(page)
+
+    # Restart goes back to the beginning.
+    page.click(SELECTOR + ' [data-clock="restart"]')
+    page.wait_for_function(
+        "sel => !document.querySelector(sel + ' .widget-result [data-clock-done]')", arg=SELECTOR
+    )
+    assert tokens_done(page) == 0.0
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_with_reduced_motion_the_run_still_advances(browser: Browser, root_site: Site) -> None:
+    w = open_watched(browser, reduced_motion="reduce")
+    try:
+        page = w.page
+        page.goto(root_site.page_url(PAGE))
+        wait_live(page)
+        assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+        assert figure(page, "Elapsed") == "0 s"
+        press_start(page)
+        # Once a second: the first tick only starts the count, the second moves the run on.
+        page.wait_for_function(
+            """sel => {
+              const dt = [...document.querySelectorAll(sel + ' .widget-result dt')]
+                .find(t => t.textContent === 'Elapsed');
+              return dt && dt.nextElementSibling.textContent !== '0 s';
+            }""",
+            arg=SELECTOR,
+            timeout=3_000,
+        )
+        assert w.console_errors == []
+    finally:
+        w.context.close()

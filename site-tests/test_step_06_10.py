@@ -1,0 +1,89 @@
+"""Steps 6 and 10: training at scale follows the GPU count as the engine says; the side-by-side
+table renders both jobs and goes live."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from conftest import Site, Watched, wait_live
+from playwright.sync_api import Page
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.plan import plan  # noqa: E402
+from engine.units import format_seconds  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+
+def wait_matches_cpython(page: Page, name: str) -> None:
+    selector = f"[data-widget={name}]"
+    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
+    assert "html" in expected, expected
+    wanted = result_html_in_browser(page, selector, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=15_000,
+    )
+
+
+def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/06-training-at-scale/"))
+    selector = "[data-widget=training_at_scale]"
+    wait_live(page)
+    wait_matches_cpython(page, "training_at_scale")
+
+    def seconds(gpus: int) -> float:
+        p = plan(
+            model="llama-3.1-405b",
+            hardware="h100-sxm",
+            gpus=gpus,
+            task="train",
+            tokens=15.6e12,
+            mfu=0.4,
+            sharding="zero3",
+            tp=8,
+            target_days=90,
+        )
+        assert p.train is not None
+        return p.train.seconds
+
+    before = page.inner_text(selector + " .widget-result")
+    assert format_seconds(seconds(16384)) in before
+    page.fill(selector + " input[name=gpus]", "4096")
+    wait_matches_cpython(page, "training_at_scale")
+    after = page.inner_text(selector + " .widget-result")
+    assert format_seconds(seconds(4096)) in after
+    assert format_seconds(seconds(4096)) != format_seconds(seconds(16384))
+    assert "beyond the 90-day target" in after
+
+    # A count the tensor-parallel size does not divide: the engine's message, at the field.
+    page.fill(selector + " input[name=gpus]", "1001")
+    error = selector + " .widget-error[data-error-for=gpus]"
+    page.wait_for_function("sel => document.querySelector(sel).textContent.length > 0", arg=error)
+    assert "multiple of the tensor-parallel size" in page.inner_text(error)
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_side_by_side_renders_both_columns_and_goes_live(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/10-side-by-side/"))
+    selector = "[data-widget=side_by_side]"
+    # Both columns are there before the engine loads (computed at build time).
+    assert page.locator(selector + " td[data-column=train]").count() == 10
+    assert page.locator(selector + " td[data-column=serve]").count() == 10
+    wait_live(page)
+    wait_matches_cpython(page, "side_by_side")
+    page.fill(selector + " input[name=batch]", "64")
+    wait_matches_cpython(page, "side_by_side")
+    assert "64 requests decoded together" in page.inner_text(selector + " .widget-result")
+    assert page.locator(selector + " td[data-column=train]").count() == 10
+    assert page.locator(selector + " td[data-column=serve]").count() == 10
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []

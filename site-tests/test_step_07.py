@@ -1,0 +1,184 @@
+"""Step 7: the training-memory drill in a real browser. A linked question number reproduces
+the question, the engine's right answer is accepted and scored, a typical slip is named, the
+score survives a reload (localStorage), and a corrupted kept score is ignored with a message."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from conftest import Site, Watched, wait_live
+from playwright.sync_api import Page
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import drills  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+PAGE = "steps/07-drill-training-memory/"
+NAME = "drill_training_memory"
+SELECTOR = f"[data-widget={NAME}]"
+STORE_KEY = "lesson:local:drill-7"
+
+
+def shown_question(page: Page) -> drills.TrainingMemoryQuestion:
+    """The question on screen, rebuilt in CPython from the number the page shows."""
+    seed = page.get_attribute(SELECTOR + " .drill", "data-seed")
+    assert seed is not None
+    question = drills.training_memory_question(int(seed))
+    assert question.lead in page.inner_text(SELECTOR + " .widget-result")
+    return question
+
+
+def answer(page: Page, text: str, fits: bool) -> None:
+    """Type an answer, say whether it fits, press Check, and wait for the feedback; the live
+    result must be what CPython renders for the same inputs and the same button."""
+    page.fill(SELECTOR + " input[name=answer]", text)
+    page.select_option(SELECTOR + " select[name=fits]", "yes" if fits else "no")
+    # Typing re-renders without checking, which clears any earlier feedback.
+    page.wait_for_selector(SELECTOR + " .drill-feedback", state="detached")
+    inputs = widget_inputs(page, SELECTOR)
+    page.click(SELECTOR + " button[data-action=check]")
+    page.wait_for_selector(SELECTOR + " .drill-feedback")
+    expected = json.loads(update(NAME, json.dumps({**inputs, "action": "check"})))
+    assert page.inner_html(SELECTOR + " .widget-result") == result_html_in_browser(
+        page, SELECTOR, expected["html"]
+    )
+
+
+def score_text(page: Page) -> str:
+    return page.inner_text(SELECTOR + " .drill-score")
+
+
+def assert_matches_cpython(page: Page) -> None:
+    expected = json.loads(update(NAME, json.dumps(widget_inputs(page, SELECTOR))))
+    wanted = result_html_in_browser(page, SELECTOR, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[SELECTOR, wanted],
+        timeout=15_000,
+    )
+
+
+def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE + "?drill_training_memory.seed=42"))
+    wait_live(page)
+    page.wait_for_selector(SELECTOR + ' .drill[data-seed="42"]')
+    question = shown_question(page)
+    assert question.seed == 42
+    assert "Score: 0 correct of 0 answered" in score_text(page)
+    assert_matches_cpython(page)
+
+    # The right answer, computed by the engine in CPython: correct, and scored.
+    answer(page, f"{question.answer_GB:.2f}", question.fits)
+    feedback = page.locator(SELECTOR + " .drill-feedback")
+    assert feedback.get_attribute("data-correct") == "true"
+    assert "Correct" in feedback.inner_text()
+    assert "Score: 1 correct of 1 answered, streak 1." in score_text(page)
+    kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
+    assert (kept.answered, kept.correct, kept.scored) == (1, 1, 42)
+
+    # A typical slip: only weights and gradients. The feedback names it; the score stands.
+    slip, wrong_bytes, words = next(
+        c for c in question.typical_wrong_answers() if c[0] == "forgot_optimizer"
+    )
+    answer(page, f"{wrong_bytes / 1e9:.2f}", question.fits)
+    page.wait_for_selector(SELECTOR + f' .drill-feedback[data-mistake="{slip}"]')
+    text = page.inner_text(SELECTOR + " .drill-feedback")
+    assert words in text
+    assert "forgot the optimiser states" in text
+    assert "Score: 1 correct of 1 answered" in score_text(page)
+
+    # GB and GiB mixed up: named as such.
+    _, gib_bytes, gib_words = next(c for c in question.typical_wrong_answers() if c[0] == "gib")
+    answer(page, f"{gib_bytes / 1e9:.2f}", question.fits)
+    page.wait_for_selector(SELECTOR + ' .drill-feedback[data-mistake="gib"]')
+    assert gib_words in page.inner_text(SELECTOR + " .drill-feedback")
+
+    # Reload: the address still carries the question, and the score was kept on the device.
+    page.reload()
+    wait_live(page)
+    page.wait_for_selector(SELECTOR + ' .drill[data-seed="42"]')
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .drill-score').innerText.includes('1 correct of 1')",
+        arg=SELECTOR,
+    )
+
+    # New question: the next number, the answer cleared, the address follows.
+    page.click(SELECTOR + " button[data-action=new]")
+    page.wait_for_selector(SELECTOR + ' .drill[data-seed="43"]')
+    assert page.input_value(SELECTOR + " input[name=answer]") == ""
+    assert "drill_training_memory.seed=43" in page.url
+    assert shown_question(page).seed == 43
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_a_corrupted_kept_score_is_ignored_and_the_drill_still_works(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    page.evaluate('k => localStorage.setItem(k, \'{"answered": "<b>lots</b>"\')', STORE_KEY)
+    page.reload()
+    wait_live(page)
+    status = page.locator(SELECTOR + " .widget-status")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-status').textContent.includes('Ignored')",
+        arg=SELECTOR,
+    )
+    assert "starting a new score" in status.inner_text()
+    assert page.locator(SELECTOR + " b").count() == 0
+    assert "Score: 0 correct of 0 answered" in score_text(page)
+
+    question = shown_question(page)
+    answer(page, f"{question.answer_GB:.2f} GB", question.fits)
+    assert page.get_attribute(SELECTOR + " .drill-feedback", "data-correct") == "true"
+    assert "Score: 1 correct of 1 answered" in score_text(page)
+    kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
+    assert kept.correct == 1
+    assert watched.console_errors == []
+
+
+def test_a_hostile_linked_question_number_is_refused_readably(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE + "?drill_training_memory.seed=%3Cimg%20src%3Dx%3E"))
+    wait_live(page)
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-status').textContent.includes('Ignored')",
+        arg=SELECTOR,
+    )
+    assert "Question number" in page.inner_text(SELECTOR + " .widget-status")
+    assert page.locator("img[src=x]").count() == 0
+    assert shown_question(page).seed == 1  # back to the page's own question
+    assert watched.console_errors == []
+
+
+def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    almost = drills.Score(answered=4, correct=4, streak=4, scored=None).to_text()
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [STORE_KEY, almost])
+    page.reload()
+    wait_live(page)
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .drill-score').innerText.includes('4 correct')",
+        arg=SELECTOR,
+    )
+    question = shown_question(page)
+    answer(page, f"{question.answer_GB:.3f}", question.fits)
+    page.wait_for_selector(SELECTOR + ' [data-drill-complete="7"]')
+    assert "Score: 5 correct of 5 answered" in score_text(page)
+    page.wait_for_function(
+        "() => (document.querySelector('.lesson-progress__text') || {}).textContent"
+        "?.includes('1 drill completed')"
+    )
+    progress = json.loads(page.evaluate("() => localStorage.getItem('lesson:progress')"))
+    assert 7 in progress["drills"]
+    assert watched.console_errors == []

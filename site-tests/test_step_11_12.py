@@ -1,0 +1,186 @@
+"""Steps 11 and 12: the CPU-and-GPU comparison follows the chips chosen, and the race plays,
+the GPU finishing first, with the engine's times; with reduced motion it still advances."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, open_watched, wait_live
+from playwright.sync_api import Browser, Page
+from test_site import run_axe
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.catalog import get_hardware  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+STEP_11 = "steps/11-cpu-and-gpu/"
+STEP_12 = "steps/12-same-prompt-on-cpus/"
+COMPARE = "[data-widget=cpu_vs_gpu]"
+RACE = "[data-widget=cpu_gpu_race]"
+
+
+def assert_matches_cpython(page: Page, name: str, selector: str) -> dict[str, str]:
+    """Wait until the live result is the engine's (CPython) render of the inputs on screen."""
+    inputs = widget_inputs(page, selector)
+    expected = json.loads(update(name, json.dumps(inputs)))
+    assert "html" in expected, expected
+    wanted = result_html_in_browser(page, selector, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=15_000,
+    )
+    return inputs
+
+
+def peak_ratio(page: Page) -> float:
+    return float(str(page.get_attribute(COMPARE + " [data-peak-ratio]", "data-peak-ratio")))
+
+
+def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(STEP_11))
+    wait_live(page)
+    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    before = peak_ratio(page)
+    xeon, h100 = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
+    assert before == float(
+        f"{h100.peak_flops_per_s('bf16') / (2 * xeon.peak_flops_per_s('bf16')):.6g}"
+    )
+    assert page.locator(COMPARE + ' svg[role="img"]').count() == 5
+
+    page.select_option(COMPARE + " select[name=cpu]", "epyc-9654")
+    page.wait_for_function(
+        "([sel, r]) => Number(document.querySelector(sel + ' [data-peak-ratio]').dataset.peakRatio) !== r",
+        arg=[COMPARE, before],
+    )
+    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    epyc = get_hardware("epyc-9654")
+    expected = h100.peak_flops_per_s("bf16") / (2 * epyc.peak_flops_per_s("bf16"))
+    assert peak_ratio(page) == float(f"{expected:.6g}")
+
+    page.select_option(COMPARE + " select[name=gpu]", "b200")
+    page.fill(COMPARE + " input[name=gpus]", "8")
+    expected = (
+        8 * get_hardware("b200").peak_flops_per_s("bf16") / (2 * epyc.peak_flops_per_s("bf16"))
+    )
+    page.wait_for_function(
+        "([sel, r]) => Number(document.querySelector(sel + ' [data-peak-ratio]').dataset.peakRatio) === r",
+        arg=[COMPARE, float(f"{expected:.6g}")],
+    )
+    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    assert "8 × NVIDIA B200" in page.inner_text(COMPARE + " .widget-result")
+
+    # A bad count is refused next to its field; the last good result stays.
+    page.fill(COMPARE + " input[name=cpus]", "0")
+    error = COMPARE + " .widget-error[data-error-for=cpus]"
+    page.wait_for_function("sel => document.querySelector(sel).textContent.length > 0", arg=error)
+    assert page.get_attribute(COMPARE + " input[name=cpus]", "aria-invalid") == "true"
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def press_start(page: Page) -> None:
+    """Press Start until the clock runs (its buttons are wired after the first live render)."""
+    for _ in range(100):
+        page.click(RACE + ' [data-clock="play"]')
+        if page.get_attribute(RACE, "data-clock-state") == "playing":
+            return
+        time.sleep(0.1)
+    raise AssertionError("the clock never started")
+
+
+def lane_finished(page: Page, kind: str) -> bool:
+    return page.locator(f"{RACE} .race-lane[data-lane={kind}][data-finished]").count() == 1
+
+
+def test_step_12_the_gpu_finishes_first_with_the_engines_times(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(STEP_12))
+    wait_live(page)
+    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    assert inputs["elapsed"] == "0"
+    assert not lane_finished(page, "gpu") and not lane_finished(page, "cpu")
+    t_gpu = float(str(page.get_attribute(RACE + " [data-lane=gpu]", "data-seconds")))
+    t_cpu = float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds")))
+    assert t_gpu < t_cpu
+
+    press_start(page)
+    page.wait_for_selector(RACE + " .race-lane[data-lane=gpu][data-finished]", timeout=20_000)
+    assert not lane_finished(page, "cpu"), "the GPU and the CPUs finished together"
+    assert page.locator(RACE + " .widget-result [data-clock-done]").count() == 0
+    page.wait_for_selector(RACE + " .widget-result [data-clock-done]", timeout=40_000)
+    page.wait_for_function(
+        "sel => document.querySelector(sel).dataset.clockState === 'paused'", arg=RACE
+    )
+    assert lane_finished(page, "cpu")
+    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    assert float(inputs["elapsed"]) >= t_cpu
+    result = page.inner_text(RACE + " .widget-result")
+    assert "Both done" in result
+
+    # A training step instead: the engine restarts the race at a speed that suits it.
+    page.select_option(RACE + " select[name=task]", "train")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-controls [name=race]').value.startsWith('train')",
+        arg=RACE,
+    )
+    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    assert inputs["elapsed"] == "0"
+    assert float(inputs["speed"]) > 1
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_step_12_with_reduced_motion_the_race_still_advances(
+    browser: Browser, root_site: Site
+) -> None:
+    w = open_watched(browser, reduced_motion="reduce")
+    try:
+        page = w.page
+        page.goto(root_site.page_url(STEP_12))
+        wait_live(page)
+        assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+        press_start(page)
+        # Once a second: the first tick starts the count, the next ones move the race on.
+        page.wait_for_function(
+            """sel => {
+              const p = document.querySelector(sel + ' .race-lane[data-lane=gpu] progress');
+              return p && Number(p.value) > 0;
+            }""",
+            arg=RACE,
+            timeout=5_000,
+        )
+        page.wait_for_selector(RACE + " .race-lane[data-lane=gpu][data-finished]", timeout=20_000)
+        assert not lane_finished(page, "cpu")
+        page.wait_for_selector(RACE + " .widget-result [data-clock-done]", timeout=40_000)
+        assert_matches_cpython(page, "cpu_gpu_race", RACE)
+        assert w.console_errors == []
+    finally:
+        w.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", [STEP_11, STEP_12])
+def test_steps_11_and_12_pass_axe_in_both_colour_schemes(
+    browser: Browser, root_site: Site, scheme: str, path: str
+) -> None:
+    w = open_watched(browser, color_scheme=scheme)
+    try:
+        w.page.goto(root_site.page_url(path))
+        wait_live(w.page)
+        assert run_axe(w.page) == []
+        assert w.console_errors == []
+    finally:
+        w.context.close()

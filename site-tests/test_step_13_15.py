@@ -1,0 +1,132 @@
+"""Steps 13-15 in a real browser: each widget goes live and matches CPython; typing a
+throughput changes the MFU as the engine says; 70B on one H100 is refused with a way out that
+fits; int4 raises the bandwidth ceiling."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, wait_live
+from playwright.sync_api import Page
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import compute, serving  # noqa: E402
+from engine.catalog import get_hardware, get_model  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+
+def wait_matches_cpython(page: Page, name: str) -> None:
+    """Wait until the widget's live result is exactly what CPython renders for its inputs."""
+    selector = f"[data-widget={name}]"
+    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
+    assert "html" in expected, expected
+    wanted = result_html_in_browser(page, selector, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=15_000,
+    )
+
+
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        ("steps/13-compute/", "mfu_calculator"),
+        ("steps/14-capacity/", "capacity_gate"),
+        ("steps/15-bandwidth/", "bandwidth_ceiling"),
+    ],
+)
+def test_each_widget_goes_live_and_matches_cpython(
+    watched: Watched, root_site: Site, path: str, name: str
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(path))
+    assert page.inner_text(f"[data-widget={name}] .widget-result").strip()
+    wait_live(page)
+    wait_matches_cpython(page, name)
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/13-compute/"))
+    selector = "[data-widget=mfu_calculator]"
+    wait_live(page)
+    params = get_model("llama-3.1-8b").params
+    peak = get_hardware("h100-sxm").peak_flops_per_s("bf16")
+    page.fill(selector + " input[name=tokens_per_s]", "45000")
+    mfu = compute.mfu_from_throughput(45000, params, 8, peak)
+    page.wait_for_function(
+        "([sel, v]) => document.querySelector(sel + ' [data-mfu]').dataset.mfu === v",
+        arg=[selector, f"{mfu:.6f}"],
+        timeout=15_000,
+    )
+    wait_matches_cpython(page, "mfu_calculator")
+    text = page.inner_text(selector + " .widget-result")
+    assert f"MFU {mfu * 100:.1f} %" in text
+    assert "Below the 35–55 %" in text
+
+    # More than the hardware's peak: the engine's message, at the field.
+    page.fill(selector + " input[name=tokens_per_s]", "1e9")
+    error = selector + " .widget-error[data-error-for=tokens_per_s]"
+    page.wait_for_function("sel => document.querySelector(sel).textContent.length > 0", arg=error)
+    assert "more than the hardware's peak" in page.inner_text(error)
+
+    # The other way round: an assumed MFU gives a time.
+    page.fill(selector + " input[name=tokens_per_s]", "60000")
+    page.select_option(selector + " select[name=mode]", "time")
+    page.wait_for_selector(selector + " [data-seconds]", timeout=15_000)
+    wait_matches_cpython(page, "mfu_calculator")
+    assert watched.console_errors == []
+
+
+def test_70b_on_one_h100_is_refused_and_a_way_out_fits(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/14-capacity/"))
+    selector = "[data-widget=capacity_gate]"
+    wait_live(page)
+    wait_matches_cpython(page, "capacity_gate")
+    verdict = page.inner_text(selector + " .widget-verdict")
+    assert verdict.startswith("Refused: Llama 3.1 70B in bf16")
+    assert page.get_attribute(selector + " tr[data-way=gpus]", "data-fits") == "true"
+    assert page.get_attribute(selector + " tr[data-way=fp8]", "data-fits") == "true"
+    # Take a way out: fp8 weights on the same GPU are admitted.
+    page.select_option(selector + " select[name=format]", "fp8")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-verdict').dataset.fits === 'true'",
+        arg=selector,
+        timeout=15_000,
+    )
+    wait_matches_cpython(page, "capacity_gate")
+    assert "Admitted" in page.inner_text(selector + " .widget-verdict")
+    assert watched.console_errors == []
+
+
+def test_choosing_int4_raises_the_ceiling(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/15-bandwidth/"))
+    selector = "[data-widget=bandwidth_ceiling]"
+    wait_live(page)
+    bf16 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
+    int4 = serving.decode_step("llama-3.1-8b", "h100-sxm", weight_format="int4")
+    before = float(str(page.get_attribute(selector + " [data-tokens-per-s]", "data-tokens-per-s")))
+    assert before == pytest.approx(bf16, rel=1e-5)
+    page.select_option(selector + " select[name=format]", "int4")
+    page.wait_for_function(
+        "([sel, v]) => document.querySelector(sel + ' [data-tokens-per-s]').dataset.tokensPerS === v",
+        arg=[selector, f"{int4.tokens_per_s_per_user:.6g}"],
+        timeout=15_000,
+    )
+    wait_matches_cpython(page, "bandwidth_ceiling")
+    after = float(str(page.get_attribute(selector + " [data-tokens-per-s]", "data-tokens-per-s")))
+    assert after > before
+    assert watched.console_errors == []

@@ -1,0 +1,151 @@
+"""Steps 18 and 19 in a real browser: the device ladder, own versus rent and the five
+questions go live and match CPython; raising utilisation lowers the owned cost as the engine
+says; switching serve to train changes the five answers; a hostile value is refused inline."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Site, Watched, open_watched, wait_live
+from playwright.sync_api import Browser, Page
+from test_site import run_axe
+from test_widgets import result_html_in_browser, widget_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.cost import format_usd, rent_vs_own_from_catalog  # noqa: E402
+from engine.plan import plan  # noqa: E402
+from engine.widgets.browser import update  # noqa: E402
+
+STEP_18 = "steps/18-where-ai-runs/"
+STEP_19 = "steps/19-five-questions/"
+LADDER = "[data-widget=device_ladder]"
+RENT = "[data-widget=own_vs_rent]"
+FIVE = "[data-widget=five_questions]"
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def expected_html(page: Page, selector: str) -> str:
+    """What CPython renders for the inputs now on the page."""
+    name = page.get_attribute(selector, "data-widget") or ""
+    reply = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
+    return str(reply["html"])
+
+
+def wait_shows(page: Page, selector: str, html: str) -> None:
+    wanted = result_html_in_browser(page, selector, html)
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=20_000,
+    )
+
+
+def assert_matches_cpython(page: Page, selector: str) -> None:
+    wait_shows(page, selector, expected_html(page, selector))
+
+
+def result_text(page: Page, selector: str) -> str:
+    return page.inner_text(selector + " .widget-result")
+
+
+def test_step_18_goes_live_and_follows_the_engine(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(STEP_18))
+    assert "tokens/s" in result_text(page, LADDER)  # build-time numbers before going live
+    wait_live(page)
+    assert_matches_cpython(page, LADDER)
+    assert_matches_cpython(page, RENT)
+
+    # The ladder follows the model: Llama 3.1 405B drops the lower rungs.
+    page.select_option(LADDER + " select[name=model]", "llama-3.1-405b")
+    assert_matches_cpython(page, LADDER)
+    assert "Smallest rung that can serve Llama 3.1 405B" in result_text(page, LADDER)
+
+    # Own vs rent: raising utilisation lowers the owned cost per used GPU-hour.
+    costs = []
+    for percent in ("20", "50", "80"):
+        page.fill(RENT + " input[name=utilisation]", percent)
+        assert_matches_cpython(page, RENT)
+        r = rent_vs_own_from_catalog(utilisation=float(percent) / 100)
+        text = result_text(page, RENT)
+        assert format_usd(r.owned_usd_per_used_gpu_hour) in text
+        assert r.break_even_utilisation is not None
+        assert f"{r.break_even_utilisation:.1%} utilisation" in text
+        costs.append(r.owned_usd_per_used_gpu_hour)
+    assert costs[0] > costs[1] > costs[2]
+    chart = page.locator(RENT + " svg[role=img]")
+    label = chart.get_attribute("aria-label") or ""
+    assert f"they cross at {r.break_even_utilisation:.1%} utilisation" in label
+    assert f"break-even {r.break_even_utilisation:.1%}" in chart.inner_html()
+
+    # A cloud price below the power bill: owning never pays, as the engine says.
+    page.fill(RENT + " input[name=rent_usd_per_gpu_hour]", "0.1")
+    assert_matches_cpython(page, RENT)
+    assert "never" in result_text(page, RENT)
+
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_step_19_serve_to_train_changes_the_five_answers(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(STEP_19))
+    wait_live(page)
+    assert_matches_cpython(page, FIVE)
+    for answer in plan(model="llama-3.1-8b").answers().values():
+        assert answer in result_text(page, FIVE)
+
+    page.select_option(FIVE + " select[name=task]", "train")
+    assert_matches_cpython(page, FIVE)
+    text = result_text(page, FIVE)
+    for answer in plan(model="llama-3.1-8b", task="train").answers().values():
+        assert answer in text
+    assert "Out of memory" in text
+
+    page.fill(FIVE + " input[name=gpus]", "8")
+    page.select_option(FIVE + " select[name=sharding]", "zero3")
+    assert_matches_cpython(page, FIVE)
+    for answer in (
+        plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3").answers().values()
+    ):
+        assert answer in result_text(page, FIVE)
+    assert watched.console_errors == []
+
+
+def test_a_hostile_number_shows_a_message_and_injects_nothing(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(STEP_19))
+    wait_live(page)
+    before = page.inner_html(FIVE + " .widget-result")
+    page.fill(FIVE + " input[name=gpus]", HOSTILE)
+    error = FIVE + " .widget-error[data-error-for=gpus]"
+    page.wait_for_function(
+        "sel => document.querySelector(sel).textContent.length > 0", arg=error, timeout=20_000
+    )
+    reply = json.loads(update("five_questions", json.dumps({"gpus": HOSTILE})))
+    assert page.inner_text(error) == reply["error"]
+    assert page.get_attribute(FIVE + " input[name=gpus]", "aria-invalid") == "true"
+    assert page.locator("img[src=x]").count() == 0
+    assert page.inner_html(FIVE + " .widget-result") == before  # the last good answer stays
+    assert watched.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_steps_18_and_19_pass_axe_in_both_colour_schemes(
+    browser: Browser, root_site: Site, scheme: str
+) -> None:
+    w = open_watched(browser, color_scheme=scheme)
+    try:
+        for path in (STEP_18, STEP_19):
+            w.page.goto(root_site.page_url(path))
+            wait_live(w.page)
+            assert run_axe(w.page) == [], path
+    finally:
+        w.context.close()

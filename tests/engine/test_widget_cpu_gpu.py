@@ -1,0 +1,293 @@
+"""The step 11 and 12 widgets: a server's CPUs against a GPU, and the race between them.
+
+The engine's numbers appear, ratios are GPU side / CPU side from the catalogue, bad input
+names its field, hostile text is shown as text, and the race marks its end for the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine.catalog import get_hardware, get_model, get_system
+from engine.compute import training_flops
+from engine.errors import EngineError
+from engine.serving import prefill
+from engine.units import format_flops, format_seconds
+from engine.widgets import cpu_gpu_race, cpu_vs_gpu
+from engine.widgets.base import render_page_widget
+from engine.widgets.browser import update
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#x27;", "'")
+
+
+def render(name: str, **overrides: object) -> str:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def test_both_widgets_are_registered() -> None:
+    assert {"cpu_vs_gpu", "cpu_gpu_race"} <= set(widget_names())
+    assert get_widget("cpu_gpu_race").clock
+    assert not get_widget("cpu_vs_gpu").clock
+
+
+# ------------------------------------------------------------------ cpu_vs_gpu (step 11)
+
+
+def test_the_default_is_dgx1s_two_cpus_against_one_of_its_gpus() -> None:
+    system = get_system("dgx-1")
+    widget = get_widget("cpu_vs_gpu")
+    defaults = widget.defaults()
+    assert defaults["cpu"] == system.cpu.id
+    assert int(defaults["cpus"]) == system.cpu_count
+    assert defaults["gpu"] == system.gpu.id
+    assert defaults["gpus"] == "1"
+    text = text_of(render("cpu_vs_gpu"))
+    assert f"its {system.cpu_count} CPUs against one of its {system.gpu_count} GPUs" in text
+
+
+def test_the_figures_are_the_catalogues_scaled_by_the_chip_counts() -> None:
+    cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
+    metrics = {m.key: m for m in cpu_vs_gpu.compare(cpu, 2, gpu, 1)}
+    assert metrics["units"].cpu_value == 2 * cpu.compute_units
+    assert metrics["lanes"].gpu_value == gpu.lanes
+    assert metrics["peak"].cpu_value == 2 * cpu.peak_flops_per_s("bf16")
+    assert metrics["peak"].gpu_value == gpu.peak_flops_per_s("bf16")
+    assert metrics["bandwidth"].cpu_value == 2 * cpu.bandwidth_bytes_per_s
+    assert metrics["capacity"].gpu_value == gpu.memory_bytes
+    peak_ratio = gpu.peak_flops_per_s("bf16") / (2 * cpu.peak_flops_per_s("bf16"))
+    assert metrics["peak"].ratio == pytest.approx(peak_ratio)
+    assert 4.0 < peak_ratio < 4.5  # 989.4 / (2 x 114.688)
+    assert metrics["capacity"].ratio < 1  # the CPUs hold more memory
+
+
+def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
+    html = render("cpu_vs_gpu")
+    text = text_of(html)
+    cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
+    for metric in cpu_vs_gpu.compare(cpu, 2, gpu, 1):
+        assert metric.cpu_text in text and metric.gpu_text in text
+        assert cpu_vs_gpu.format_ratio(metric.ratio) in text
+        assert f'data-metric="{metric.key}"' in html
+    assert "229.4 TFLOP/s" in text and "989.4 TFLOP/s" in text
+    assert "614.4 GB/s" in text and "3.35 TB/s" in text
+    assert html.count('role="img"') == 5
+    for label in re.findall(r'aria-label="([^"]*)"', html):
+        assert label.strip()
+    assert "NaN" not in text and "inf" not in text.lower().replace("infinity", "")
+
+
+def test_the_bars_are_drawn_to_scale() -> None:
+    html = render("cpu_vs_gpu")
+    peak_svg = re.search(r'<svg[^>]*data-metric="peak".*?</svg>', html, re.S)
+    assert peak_svg
+    widths = dict(
+        re.findall(r'data-side="(cpu|gpu)" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', peak_svg[0])
+    )
+    cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
+    expected = 2 * cpu.peak_flops_per_s("bf16") / gpu.peak_flops_per_s("bf16")
+    assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_low_confidence_cpu_peak_is_flagged_with_the_catalogues_note() -> None:
+    text = text_of(render("cpu_vs_gpu"))
+    assert "low-confidence" in text
+    assert get_hardware("xeon-8480c").note in text
+    assert "AMX" in text
+
+
+def test_changing_the_chips_changes_the_ratio() -> None:
+    default = {
+        m.key: m.ratio
+        for m in cpu_vs_gpu.compare(get_hardware("xeon-8480c"), 2, get_hardware("h100-sxm"), 1)
+    }
+    html = render("cpu_vs_gpu", cpu="epyc-9654", gpu="b200", gpus="8")
+    ratio = (
+        8
+        * get_hardware("b200").peak_flops_per_s("bf16")
+        / (2 * get_hardware("epyc-9654").peak_flops_per_s("bf16"))
+    )
+    assert f'data-peak-ratio="{ratio:.6g}"' in html
+    assert ratio != default["peak"]
+    assert "8 × NVIDIA B200" in text_of(html)
+    assert "dgx-1" not in text_of(html).split("Against")[0]
+
+
+def test_a_whole_dgx1_side_is_named_as_such() -> None:
+    assert "against all of its 8 GPUs" in text_of(render("cpu_vs_gpu", gpus="8"))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cpu", "h100-sxm"),  # a GPU is not a CPU choice
+        ("cpu", HOSTILE),
+        ("gpu", "xeon-8480c"),
+        ("gpu", "nope"),
+        ("cpus", "0"),
+        ("cpus", "1.5"),
+        ("cpus", "nan"),
+        ("gpus", "1e9"),
+        ("gpus", ""),
+    ],
+)
+def test_cpu_vs_gpu_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("cpu_vs_gpu", **{field: value})
+    assert caught.value.field == field
+
+
+def test_hostile_text_is_refused_by_field_and_never_reaches_the_page_as_markup() -> None:
+    reply = json.loads(update("cpu_vs_gpu", json.dumps({"cpu": HOSTILE, "gpus": HOSTILE})))
+    assert reply["field"] in {"cpu", "gpus"}  # shown by the browser as text, next to the field
+    page = render_page_widget(get_widget("cpu_vs_gpu"), "w1", {})
+    assert "<script" not in page
+
+
+# ------------------------------------------------------------------ cpu_gpu_race (step 12)
+
+
+def race(**overrides: str) -> tuple[str, dict[str, str]]:
+    """Render the race; returns its HTML and the inputs after any the engine set."""
+    widget = get_widget("cpu_gpu_race")
+    values = widget.defaults(overrides)
+    result = widget.run(values)
+    values.update(result.set_inputs)
+    return result.html, values
+
+
+def at(values: dict[str, str], elapsed: float) -> str:
+    widget = get_widget("cpu_gpu_race")
+    result = widget.run({**values, "elapsed": repr(elapsed)})
+    assert not result.set_inputs  # the same race: nothing reset
+    return result.html
+
+
+def lane(html: str, kind: str) -> dict[str, str]:
+    found = re.search(rf'<div class="race-lane race-{kind}"([^>]*)>', html)
+    assert found, kind
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', found[1]))
+
+
+def expected_prefill(tokens: int = 1000, model: str = "llama-3.1-8b") -> tuple[float, float]:
+    system = get_system("dgx-1")
+    cpu = prefill(model, system.cpu, prompt_tokens=tokens, gpus=system.cpu_count).seconds
+    gpu = prefill(model, system.gpu, prompt_tokens=tokens).seconds
+    return cpu, gpu
+
+
+def test_the_prefill_times_are_the_engines() -> None:
+    html, values = race()
+    t_cpu, t_gpu = expected_prefill()
+    text = text_of(html)
+    assert format_seconds(t_cpu) in text and format_seconds(t_gpu) in text
+    assert f"{t_cpu / t_gpu:,.1f}×" in text
+    assert float(lane(html, "cpu")["data-seconds"]) == pytest.approx(t_cpu)
+    assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(t_gpu)
+    assert t_gpu < t_cpu
+    # Compute-bound, so time = FLOPs / peak.
+    system = get_system("dgx-1")
+    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=1000).flops
+    assert t_gpu == pytest.approx(flops / system.gpu.peak_flops_per_s("bf16"))
+    assert format_flops(flops) in text
+    assert values["race"].startswith("prefill;llama-3.1-8b;")
+
+
+def test_the_training_step_is_six_n_d_over_the_peak() -> None:
+    system = get_system("dgx-1")
+    model = get_model("llama-3.1-8b")
+    flops = training_flops(model.params, 1048576)
+    t_gpu = flops / system.gpu.peak_flops_per_s("bf16")
+    t_cpu = flops / (system.cpu_count * system.cpu.peak_flops_per_s("bf16"))
+    html, values = race(task="train")
+    text = text_of(html)
+    assert format_flops(flops) in text
+    assert format_seconds(t_gpu) in text and format_seconds(t_cpu) in text
+    assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(t_gpu)
+    assert "does not fit" in text  # 128.5 GB of state against one H100's 80 GB
+    assert values["speed"] == cpu_gpu_race.pick_speed(t_cpu)
+
+
+def test_the_race_runs_gpu_first_and_marks_its_end() -> None:
+    html, values = race()
+    t_cpu, t_gpu = expected_prefill()
+    assert "data-clock-done" not in html
+    assert "Press Start" in text_of(html)
+    middle = at(values, (t_gpu + t_cpu) / 2)
+    assert lane(middle, "gpu").get("data-finished") == "true"
+    assert "data-finished" not in lane(middle, "cpu")
+    assert "data-clock-done" not in middle
+    assert "still working" in text_of(middle)
+    early = at(values, t_gpu / 2)
+    assert 'value="0.5000"' in early
+    end = at(values, t_cpu * 1.01)
+    assert "data-clock-done" in end
+    assert lane(end, "cpu").get("data-finished") == "true"
+    assert "Both done" in text_of(end)
+
+
+def test_the_speed_suits_the_race_and_changing_the_race_restarts_it() -> None:
+    _html, values = race()
+    t_cpu, _ = expected_prefill()
+    real = t_cpu / float(values["speed"])
+    assert 2 < real < 40  # watchable
+    assert values["speed"] in {v for v, _ in cpu_gpu_race.SPEEDS}
+    # Mid-race, the reader switches to a training step: it starts again from zero.
+    widget = get_widget("cpu_gpu_race")
+    result = widget.run({**values, "elapsed": "0.03", "task": "train"})
+    assert result.set_inputs["elapsed"] == "0"
+    assert float(result.set_inputs["speed"]) > float(values["speed"])
+    assert "Press Start" in text_of(result.html)
+    # Changing only the speed keeps the race where it is.
+    kept = widget.run({**values, "elapsed": "0.03", "speed": "0.1"})
+    assert not kept.set_inputs
+
+
+def test_a_short_prompt_is_memory_bound_and_says_so() -> None:
+    html, _ = race(prompt_tokens="1")
+    assert "limited by memory bandwidth" in text_of(html)
+
+
+def test_the_page_starts_with_the_race_set_up() -> None:
+    page = render_page_widget(get_widget("cpu_gpu_race"), "r1", {})
+    assert 'name="race" value="prefill;llama-3.1-8b;1000"' in page
+    assert 'data-clock="play"' in page
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("task", "decode"),
+        ("model", HOSTILE),
+        ("prompt_tokens", "0"),
+        ("prompt_tokens", "2.5"),
+        ("prompt_tokens", "1e9"),  # beyond the model's context
+        ("tokens_per_step", "-5"),
+        ("tokens_per_step", "inf"),
+        ("speed", "0"),
+        ("elapsed", "-1"),
+        ("elapsed", "nan"),
+    ],
+)
+def test_the_race_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        race(**{field: value})
+    assert caught.value.field == field
+
+
+def test_the_race_through_the_browser_entry_point() -> None:
+    reply = json.loads(update("cpu_gpu_race", json.dumps({"elapsed": "10", "race": HOSTILE})))
+    assert reply["set"]["elapsed"] == "0"  # a race it did not know: started afresh
+    assert "<script" not in reply["html"]
+    page = render_page_widget(get_widget("cpu_gpu_race"), "r1", {"race": HOSTILE})
+    assert "<script" not in page
+    bad = json.loads(update("cpu_gpu_race", json.dumps({"model": HOSTILE})))
+    assert bad["field"] == "model"

@@ -1,0 +1,299 @@
+"""The dgx-1 widgets (dgx_panel, launch_training, deploy_model): the engine's numbers appear,
+actions change the shared state as engine.cluster says, bad input names its field, a
+corrupted stored state gives a readable message, and hostile text is shown as text."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine import cluster, memory
+from engine.catalog import get_hardware, get_model
+from engine.errors import EngineError
+from engine.units import format_GB
+from engine.widgets.base import Rendered
+from engine.widgets.browser import update
+from engine.widgets.deploy_model import context_tokens_that_fit
+from engine.widgets.dgx_panel import DEFAULT_STATE, dump_state, load_state
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def run(name: str, action: str = "", **overrides: object) -> Rendered:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides), action)
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_dgx_widgets_are_registered_and_share_one_store() -> None:
+    assert {"dgx_panel", "launch_training", "deploy_model"} <= set(widget_names())
+    for name in ("dgx_panel", "launch_training", "deploy_model"):
+        widget = get_widget(name)
+        assert widget.store == "session:dgx-1"
+        assert widget.control("state").kind == "hidden"
+        assert widget.control("state").default == DEFAULT_STATE
+
+
+def test_the_default_state_is_a_new_dgx_1() -> None:
+    state = load_state(DEFAULT_STATE)
+    assert state == cluster.new_cluster("dgx-1")
+    assert load_state(dump_state(state)) == state
+    assert load_state("") == state  # an empty value starts fresh too
+
+
+# ------------------------------------------------------------------------------ dgx_panel
+
+
+def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
+    out = run("dgx_panel")
+    assert out.set_inputs == {}  # no button: the state is not rewritten
+    text = text_of(out.html)
+    for g in range(8):
+        assert f'data-gpu="{g}"' in out.html
+    assert text.count("0 GB of 80 GB") == 8
+    assert "0 of 8 GPUs hold memory" in text
+    assert "No job is running" in text
+    assert "dgx-1 ready: 8 x NVIDIA H100" in text
+    assert 'role="img"' in out.html and "GPU 0 memory: 0 GB of 80 GB" in out.html
+
+
+def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
+    state = cluster.launch_training(
+        cluster.new_cluster(), "llama-3.1-8b", (0, 1, 2, 3, 4, 5, 6, 7), "zero3"
+    ).state
+    state = cluster.deploy(state, "llama-3.2-3b", (0,)).state  # refused: training holds GPU 0
+    state = cluster.advance(state, 3600)
+    out = run("dgx_panel", state=dump_state(state))
+    text = text_of(out.html)
+    job = state.find_job("job-1")
+    gpu = state.gpus()[3]
+    assert f"{format_GB(job.bytes_per_gpu)} of 80 GB" in text
+    assert f"{gpu.utilisation:.0%}" in text
+    assert "Simulated time 1:00" in text
+    assert "training Llama 3.1 8B (ZeRO-3" in text and "GPUs 0-7" in text
+    progress = state.progress(job)
+    assert f"{progress.progress:.0%} done" in text
+    messages = [e.message for e in state.log]
+    positions = [out.html.index(m.replace("'", "&#x27;")) for m in reversed(messages)]
+    assert positions == sorted(positions)  # newest first
+
+
+def test_panel_advance_and_reset_change_the_state() -> None:
+    launched = cluster.launch_training(cluster.new_cluster(), gpus=(0, 1, 2), sharding="zero3")
+    out = run("dgx_panel", "advance", state=dump_state(launched.state))
+    advanced = load_state(out.set_inputs["state"])
+    assert advanced == cluster.advance(launched.state, 3600)
+    assert advanced.clock_seconds == 3600
+    assert "Advanced the simulated clock by one hour, to 1:00" in text_of(out.html)
+    out = run("dgx_panel", "reset", state=out.set_inputs["state"])
+    assert load_state(out.set_inputs["state"]) == cluster.new_cluster()
+    assert "Reset" in text_of(out.html)
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "{not json",
+        "[]",
+        '{"version": 99}',
+        json.dumps({**json.loads(DEFAULT_STATE), "system_id": "dgx-9"}),
+        "[" * 100_000,
+    ],
+)
+@pytest.mark.parametrize("name", ["dgx_panel", "launch_training", "deploy_model"])
+def test_a_corrupted_state_is_refused_readably(name: str, stored: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        run(name, state=stored)
+    assert caught.value.field == "state"
+    assert "state" in caught.value.message.lower()
+    reply = json.loads(update(name, json.dumps({"state": stored})))
+    assert reply["field"] == "state" and "internal" not in reply
+
+
+def test_hostile_text_in_the_log_is_escaped() -> None:
+    data = json.loads(DEFAULT_STATE)
+    data["log"][0]["message"] = HOSTILE
+    out = run("dgx_panel", state=json.dumps(data))
+    assert HOSTILE not in out.html
+    assert "&lt;script&gt;" in out.html
+
+
+def test_panel_refuses_an_unknown_button() -> None:
+    with pytest.raises(EngineError) as caught:
+        run("dgx_panel", "format-disk")
+    assert caught.value.field == "action"
+
+
+# ------------------------------------------------------------------------ launch_training
+
+
+def test_launch_before_any_button_describes_the_job() -> None:
+    out = run("launch_training")
+    text = text_of(out.html)
+    assert out.set_inputs == {}
+    assert "Not submitted yet" in text and "Llama 3.1 8B" in text
+    assert "GPU 0 has 80 GB free" in text
+
+
+def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
+    out = run("launch_training", "launch")
+    text = text_of(out.html)
+    expected = cluster.launch_training(cluster.new_cluster())
+    assert not expected.accepted
+    assert "Refused before it starts" in text
+    assert "16 bytes/param x 8.03 billion params = 128.5 GB" in text
+    assert "more than the 80 GB free on GPU 0" in text
+    for line in expected.arithmetic:
+        assert line.replace(">", "&gt;") in out.html
+    state = load_state(out.set_inputs["state"])
+    assert state == expected.state
+    assert state.running_jobs() == () and state.log[-1].kind == "refused"
+    # The ways out, each with its numbers, and a button for those that can be applied.
+    for i, way in enumerate(expected.ways_out):
+        assert f"Way out {i + 1}: {way.label}." in text
+        assert way.text in text
+        assert (f'data-way-out="{i}"' in out.html) == bool(way.action)
+    # The chart: one GPU's training memory against its 80 GB.
+    mem = memory.training_memory("llama-3.1-8b", "h100-sxm")
+    assert f"total {format_GB(mem.per_gpu_bytes)} of 80 GB" in out.html
+
+
+def test_retry_gives_the_same_answer_and_says_so() -> None:
+    first = run("launch_training", "launch")
+    second = run("launch_training", "retry", state=first.set_inputs["state"])
+    text = text_of(second.html)
+    assert "Same inputs, same arithmetic, same answer." in text
+    assert "refused again, word for word" in text
+    state = load_state(second.set_inputs["state"])
+    refusals = [e for e in state.log if e.kind == "refused"]
+    assert len(refusals) == 2 and refusals[0].message == refusals[1].message
+    assert state.running_jobs() == ()
+
+
+def test_a_way_out_is_applied_and_accepted() -> None:
+    first = run("launch_training", "launch")
+    refused = cluster.launch_training(cluster.new_cluster())
+    for i, way in enumerate(refused.ways_out):
+        out = run("launch_training", f"way-out-{i}", state=first.set_inputs["state"])
+        text = text_of(out.html)
+        assert "Accepted: the job starts." in text
+        assert f"Applied way out {i + 1}: {way.label}." in text
+        state = load_state(out.set_inputs["state"])
+        (job,) = state.running_jobs()
+        assert abs(job.bytes_per_gpu - way.per_gpu_bytes) < 1
+        assert dict(way.action)["gpus"] == job.gpus
+        used = state.used_bytes()
+        assert all(used[g] == job.bytes_per_gpu for g in job.gpus)
+
+
+def test_a_way_out_that_is_not_there_is_refused_readably() -> None:
+    with pytest.raises(EngineError) as caught:
+        run("launch_training", "way-out-5")
+    assert caught.value.field == "action" and "way out 6" in caught.value.message
+    with pytest.raises(EngineError) as caught:
+        run("launch_training", "way-out-0", model="llama-3.2-1b")  # it fits: nothing to undo
+    assert caught.value.field == "action"
+
+
+def test_launch_on_busy_gpus_is_refused_naming_the_job() -> None:
+    state = cluster.deploy(cluster.new_cluster(), "llama-3.2-1b", (0,)).state
+    out = run("launch_training", "launch", model="llama-3.2-1b", state=dump_state(state))
+    assert "needs its GPUs to itself" in text_of(out.html)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("model", "gpt-9"), ("model", HOSTILE), ("gpus", "0-99"), ("sharding", "zero9")],
+)
+def test_launch_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        run("launch_training", "launch", **{field: value})
+    assert caught.value.field == field  # the browser shows the message as text
+
+
+# --------------------------------------------------------------------------- deploy_model
+
+
+def test_deploy_preview_shows_memory_and_what_the_rest_holds() -> None:
+    out = run("deploy_model")
+    text = text_of(out.html)
+    mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
+    assert out.set_inputs == {}
+    assert "Not deployed yet" in text
+    assert f"{format_GB(mem.parts['weights'])} (bf16)" in text
+    assert format_GB(mem.parts["kv_cache"]) in text
+    assert f"{mem.max_context_tokens_that_fit:,}" in text  # an empty GPU
+    assert f"Concurrent requests at 8,192 tokens each {mem.max_concurrent_requests:,}" in text
+
+
+def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
+    out = run("deploy_model", "deploy", gpu="3", context="32768", batch="4")
+    expected = cluster.deploy(cluster.new_cluster(), "llama-3.1-8b", (3,), "bf16", 32768, 4)
+    assert expected.accepted
+    state = load_state(out.set_inputs["state"])
+    assert state == expected.state
+    text = text_of(out.html)
+    assert "Deployed." in text and expected.message in text
+    # The room the widget reports is the engine's own figure in its message.
+    mem = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=32768, batch=4)
+    tokens = context_tokens_that_fit(80e9, mem)
+    assert f"room for {tokens:,} tokens of context" in expected.message
+    assert f"holds {tokens:,}" in text
+    panel = text_of(run("dgx_panel", state=out.set_inputs["state"]).html)
+    assert f"{format_GB(mem.per_gpu_bytes)} of 80 GB" in panel
+    assert "serving Llama 3.1 8B" in panel
+
+
+def test_deploy_shares_a_gpu_and_counts_the_other_jobs() -> None:
+    first = run("deploy_model", "deploy")
+    second = run("deploy_model", "deploy", model="llama-3.2-3b", state=first.set_inputs["state"])
+    text = text_of(second.html)
+    state = load_state(second.set_inputs["state"])
+    assert len(state.running_jobs()) == 2
+    assert "Held by other jobs" in text
+    held = cluster.deploy(cluster.new_cluster(), "llama-3.1-8b").job
+    assert held is not None
+    assert f"Free on GPU 0 before it {format_GB(80e9 - held.bytes_per_gpu)}" in text
+
+
+def test_deploy_too_big_is_refused_with_ways_out() -> None:
+    out = run("deploy_model", "deploy", model="llama-3.1-70b")
+    text = text_of(out.html)
+    assert "Refused before it loads." in text
+    assert "What would work instead" in text
+    assert load_state(out.set_inputs["state"]).running_jobs() == ()
+
+
+def test_stop_last_job_frees_the_gpu() -> None:
+    first = run("deploy_model", "deploy")
+    out = run("deploy_model", "stop", state=first.set_inputs["state"])
+    assert "Stopped job-1" in text_of(out.html)
+    assert load_state(out.set_inputs["state"]).running_jobs() == ()
+    with pytest.raises(EngineError) as caught:
+        run("deploy_model", "stop")
+    assert caught.value.field == "action"
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("model", "gpt-9"),
+        ("gpu", "8"),
+        ("gpu", HOSTILE),
+        ("format", "fp7"),
+        ("context", "-1"),
+        ("context", "10000000"),
+        ("batch", "abc"),
+        ("batch", "NaN"),
+    ],
+)
+def test_deploy_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        run("deploy_model", "deploy", **{field: value})
+    assert caught.value.field == field

@@ -1,0 +1,227 @@
+"""Step 21, the playground: the full plan as the engine computes it, every visible input in
+the address, every bad or hostile input refused naming the input it came from."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine.catalog import get_hardware, get_model, resolve_model
+from engine.errors import EngineError
+from engine.plan import plan
+from engine.serving import request_timeline
+from engine.units import format_flops, format_GB, format_seconds
+from engine.widgets.browser import update
+from engine.widgets.html import esc
+from engine.widgets.playground import QUESTIONS, WIDGET
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def render(**overrides: object) -> str:
+    return WIDGET.run(WIDGET.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def refused(**overrides: object) -> EngineError:
+    with pytest.raises(EngineError) as caught:
+        render(**overrides)
+    return caught.value
+
+
+def test_registered_with_every_visible_input_in_the_address() -> None:
+    assert "playground" in widget_names()
+    assert get_widget("playground") is WIDGET
+    visible = [c.name for c in WIDGET.controls if c.kind != "hidden"]
+    assert list(WIDGET.url_state) == visible
+    # Every knob the lesson turned, over the whole engine.
+    assert {
+        "model",
+        "params",
+        "hardware",
+        "gpus",
+        "task",
+        "format",
+        "context",
+        "batch",
+        "tokens",
+        "mfu",
+        "sharding",
+        "tp",
+        "optimizer",
+        "convention",
+        "recompute",
+    } <= set(visible)
+
+
+def test_default_serving_plan_shows_the_engines_numbers_and_charts() -> None:
+    html = render()
+    p = plan(model="llama-3.1-8b", hardware="h100-sxm")
+    text = text_of(html)
+    assert f"{format_GB(p.memory.per_gpu_bytes)} of {format_GB(p.memory.capacity_bytes)}" in text
+    assert 'data-fits="true"' in html
+    for key, question in QUESTIONS:
+        assert f'data-question="{key}"' in html
+        assert question in text
+        assert esc(p.answers()[key]) in html
+    # The memory bar against capacity and the request timeline, each with a text alternative.
+    assert html.count('role="img"') == 2
+    assert 'class="chart memory-bar"' in html and 'class="chart timeline"' in html
+    run = request_timeline(
+        "llama-3.1-8b", "h100-sxm", prompt_tokens=1024, output_tokens=256, batch=1
+    )
+    assert f"first token {format_seconds(run.ttft_seconds)}" in text
+    assert p.serve is not None
+    assert format_seconds(p.serve.tpot_seconds) in text
+    assert not re.search(r"\bnan\b|\binf\b|infinity", text, re.IGNORECASE)
+
+
+def test_every_input_reaches_the_plan() -> None:
+    inputs = {
+        "model": "llama-3.1-70b",
+        "hardware": "h200",
+        "gpus": "2",
+        "format": "fp8",
+        "kv_format": "fp8",
+        "context": "32768",
+        "batch": "4",
+        "prompt": "2000",
+        "output": "500",
+        "price": "3.5",
+    }
+    html = render(**inputs)
+    p = plan(
+        model="llama-3.1-70b",
+        hardware="h200",
+        gpus=2,
+        weight_format="fp8",
+        kv_format="fp8",
+        context_tokens=32768,
+        batch=4,
+        prompt_tokens=2000,
+        output_tokens=500,
+        usd_per_gpu_hour=3.5,
+    )
+    for answer in p.answers().values():
+        assert esc(answer) in html
+    assert "$3.50" in text_of(html)
+
+
+def test_training_shows_the_run_time_and_uses_every_training_input() -> None:
+    inputs = {
+        "task": "train",
+        "model": "llama-3.1-70b",
+        "gpus": "64",
+        "sharding": "zero3",
+        "tp": "4",
+        "optimizer": "adamw",
+        "convention": "mixed-18",
+        "recompute": "full",
+        "micro_batch": "2",
+        "seq_len": "8192",
+        "tokens": "1e12",
+        "mfu": "0.35",
+        "target_days": "30",
+    }
+    html = render(**inputs)
+    p = plan(
+        model="llama-3.1-70b",
+        task="train",
+        gpus=64,
+        sharding="zero3",
+        tp=4,
+        optimizer="adamw",
+        convention="mixed-18",
+        recompute="full",
+        micro_batch=2,
+        seq_len=8192,
+        tokens=1e12,
+        mfu=0.35,
+        target_days=30,
+    )
+    assert p.train is not None
+    text = text_of(html)
+    assert format_seconds(p.train.seconds) in text
+    assert format_flops(p.train.total_flops) in text
+    assert p.train.total_flops == 8 * p.model.params * 1e12  # full recomputation: 8 N D
+    assert f"GPUs to finish in 30 days {p.train.gpus_for_target:,}" in text
+    for answer in p.answers().values():
+        assert esc(answer) in html
+    assert html.count('role="img"') == 1  # the memory bar; no request timeline
+    assert "Training time" in text
+
+
+def test_a_typed_parameter_count_is_a_generic_model() -> None:
+    html = render(model="custom", params="3e10")
+    m = resolve_model(params=3e10)
+    p = plan(model=m)
+    assert esc(p.answers()["fits"]) in html
+    assert esc(m.name) in html
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"gpus": "-4"}, "gpus"),
+        ({"gpus": "2.5"}, "gpus"),
+        ({"context": HOSTILE}, "context"),
+        ({"context": "nan"}, "context"),
+        ({"batch": "0"}, "batch"),
+        ({"prompt": "inf"}, "prompt"),
+        ({"output": ""}, "output"),
+        ({"model": "gpt-9"}, "model"),
+        ({"model": ""}, "model"),
+        ({"model": "custom", "params": "12"}, "params"),
+        ({"hardware": "h900"}, "hardware"),
+        ({"task": "mine"}, "task"),
+        ({"format": "fp7"}, "format"),
+        ({"kv_format": "int4"}, "kv_format"),
+        ({"mfu": "1.5"}, "mfu"),
+        ({"tokens": "-1"}, "tokens"),
+        ({"target_days": "x"}, "target_days"),
+        ({"price": HOSTILE}, "price"),
+        # Inputs of the other task are still checked, so a link never carries junk.
+        ({"tp": "abc"}, "tp"),
+        ({"sharding": "zero9"}, "sharding"),
+        ({"optimizer": "lion"}, "optimizer"),
+        ({"convention": "mixed-17"}, "convention"),
+        ({"recompute": "some"}, "recompute"),
+        ({"micro_batch": "-1"}, "micro_batch"),
+        ({"seq_len": "1e99"}, "seq_len"),
+        ({"task": "train", "gpus": "6", "tp": "4"}, "tp"),
+    ],
+)
+def test_bad_inputs_are_refused_naming_the_input(overrides: dict[str, str], field: str) -> None:
+    error = refused(**overrides)
+    assert error.field == field
+    assert error.field in {c.name for c in WIDGET.controls}
+
+
+def test_an_empty_select_from_a_link_gets_a_clear_message() -> None:
+    error = refused(model="")
+    assert "pick one from the list" in error.message
+
+
+def test_hostile_text_comes_back_as_an_error_never_as_markup() -> None:
+    reply = json.loads(update("playground", json.dumps({"context": HOSTILE})))
+    assert reply["field"] == "context"
+    assert "html" not in reply
+    # The message quotes the text; the browser shows messages with textContent.
+    assert "must be a number" in reply["error"]
+    ok = json.loads(update("playground", json.dumps({"model": "custom", "params": "7e9"})))
+    assert "<script" not in ok["html"]
+
+
+def test_a_plan_that_does_not_fit_says_so() -> None:
+    html = render(model="llama-3.1-405b", hardware="h100-sxm")
+    assert 'data-fits="false"' in html
+    assert "it does not fit" in text_of(html)
+    capacity = get_hardware("h100-sxm").memory_bytes
+    assert f"capacity {format_GB(capacity)}" in html
+    assert get_model("llama-3.1-405b").name in text_of(html)

@@ -1,0 +1,232 @@
+"""Step 16: the roofline chart. The engine's decode and prefill figures appear, the batch
+slider moves the highlighted point as the engine says, the bound turns from memory to
+compute at a large enough batch, bad input names its field, hostile text stays text."""
+
+from __future__ import annotations
+
+import html as html_module
+import itertools
+import json
+import math
+import re
+
+import pytest
+
+from engine import roofline
+from engine.catalog import get_hardware, get_model, list_models
+from engine.errors import EngineError
+from engine.figures import format_tokens_per_s, ridge
+from engine.serving import DecodeStep, decode_step, prefill
+from engine.units import format_seconds
+from engine.widgets.browser import update
+from engine.widgets.options import gpu_options
+from engine.widgets.registry import get_widget, widget_names
+from engine.widgets.roofline_chart import (
+    MARKED_BATCHES,
+    MAX_BATCH_LOG2,
+    format_flops_per_s,
+    format_intensity,
+)
+
+NAME = "roofline_chart"
+HOSTILE = '<script>alert("x")</script>'
+
+
+def render(**overrides: object) -> str:
+    widget = get_widget(NAME)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def figure(html: str, term: str) -> str:
+    """The value shown for ``term`` in the widget's figures."""
+    match = re.search(
+        r"<dt>" + re.escape(html_module.escape(term, quote=True)) + r"</dt><dd>(.*?)</dd>", html
+    )
+    assert match, f"no figure {term!r}"
+    return html_module.unescape(match.group(1))
+
+
+def step(batch: int, context: int = 1024, fmt: str = "bf16") -> DecodeStep:
+    return decode_step(
+        get_model("llama-3.1-8b"),
+        get_hardware("h100-sxm"),
+        batch=batch,
+        context_tokens=context,
+        weight_format=fmt,
+        kv_format="bf16",
+    )
+
+
+def test_registered_with_a_range_slider_and_the_lesson_defaults() -> None:
+    assert NAME in widget_names()
+    widget = get_widget(NAME)
+    slider = widget.control("batch_log2")
+    assert slider.kind == "range"
+    assert (slider.minimum, slider.maximum, slider.step) == (0, MAX_BATCH_LOG2, "1")
+    defaults = widget.defaults()
+    assert defaults["model"] == "llama-3.1-8b"
+    assert defaults["hardware"] == "h100-sxm"
+
+
+def test_defaults_show_the_engines_single_user_decode_and_the_ridge() -> None:
+    html = render()
+    s = step(1)
+    assert figure(html, "Time per step = time per token for each user") == format_seconds(s.seconds)
+    assert figure(html, "Throughput, all users together") == format_tokens_per_s(s.tokens_per_s)
+    assert ridge("h100-sxm") in figure(html, "Arithmetic intensity")
+    assert ridge("h100-sxm") == "295 FLOP/byte"  # the lesson's number
+    assert 'data-bound="memory"' in html
+    assert 'data-batch="1"' in html
+
+
+def test_the_chart_is_an_accessible_log_log_svg_with_ticks() -> None:
+    html = render()
+    svg = re.search(r"<svg[^>]*>.*?</svg>", html, re.S)
+    assert svg
+    tag_open = svg.group(0)[: svg.group(0).index(">")]
+    assert 'role="img"' in tag_open
+    label = html_module.unescape(re.search(r'aria-label="([^"]*)"', tag_open).group(1))  # type: ignore[union-attr]
+    assert "ridge point 295 FLOP/byte" in label
+    assert "Prefill of a 1,024-token prompt" in label and "compute-bound" in label
+    for b in MARKED_BATCHES:
+        assert f"Decode at batch {b:,}" in label
+    # decade ticks on both axes, and axis titles
+    for tick in (">1<", ">10<", ">100<", ">1,000<", ">1 TFLOP/s<", ">100 TFLOP/s<"):
+        assert tick in svg.group(0)
+    assert "arithmetic intensity" in svg.group(0) and "attainable FLOP/s" in svg.group(0)
+    assert svg.group(0).count('class="roof-decode"') == len(MARKED_BATCHES)
+    assert svg.group(0).count('class="roof-current"') == 1
+    assert svg.group(0).count('class="roof-prefill"') == 1
+
+
+def test_the_roof_bends_at_the_ridge_point() -> None:
+    html = render()
+    points = re.search(r'class="roof-line" points="([^"]+)"', html).group(1).split()  # type: ignore[union-attr]
+    (_x0, y0), (xr, yr), (_x1, y1) = [tuple(map(float, p.split(","))) for p in points]
+    assert yr == y1  # flat peak right of the ridge
+    assert y0 > yr  # rising slope left of it (SVG y grows downwards)
+    ridge_x = float(re.search(r'class="roof-ridge" x1="([0-9.]+)"', html).group(1))  # type: ignore[union-attr]
+    assert ridge_x == xr
+    # on a log axis, the ridge sits at log10(295) between the decade ticks
+    decades = [float(x) for x in re.findall(r'class="roof-grid" x1="([0-9.]+)" y1="22"', html)]
+    per_decade = decades[1] - decades[0]
+    one = decades[1]  # the ticks run 0.1, 1, 10, ...
+    assert ">0.1</text>" in html
+    assert xr == pytest.approx(one + per_decade * math.log10(295.34), abs=0.2)
+
+
+@pytest.mark.parametrize("power", range(0, MAX_BATCH_LOG2 + 1))
+def test_the_slider_shows_the_engines_figures_for_its_batch(power: int) -> None:
+    batch = 2**power
+    html = render(batch_log2=power)
+    s = step(batch)
+    single = step(1)
+    assert figure(html, "Throughput, all users together") == format_tokens_per_s(s.tokens_per_s)
+    assert figure(html, "Speed each user sees") == format_tokens_per_s(s.tokens_per_s_per_user)
+    assert figure(html, "Time per step = time per token for each user") == format_seconds(s.seconds)
+    assert figure(html, "Throughput against batch 1") == (
+        f"× {s.tokens_per_s / single.tokens_per_s:,.1f}"
+    )
+    assert figure(html, "Arithmetic intensity").startswith(format_intensity(s.arithmetic_intensity))
+    assert f'data-bound="{s.bound}"' in html
+    assert f"Your batch, {batch:,}" in html
+
+
+def test_throughput_rises_and_time_per_token_grows_with_the_batch() -> None:
+    steps = [step(2**p) for p in range(MAX_BATCH_LOG2 + 1)]
+    assert all(a.tokens_per_s < b.tokens_per_s for a, b in itertools.pairwise(steps))
+    assert all(a.seconds <= b.seconds for a, b in itertools.pairwise(steps))
+
+
+def test_the_bound_turns_compute_at_a_large_enough_batch_with_a_short_context() -> None:
+    bounds = {}
+    for power in range(MAX_BATCH_LOG2 + 1):
+        html = render(batch_log2=power, context=128)
+        bounds[power] = re.search(r'data-bound="(\w+)"', html).group(1)  # type: ignore[union-attr]
+        assert bounds[power] == step(2**power, 128).bound
+    assert bounds[0] == "memory" and bounds[MAX_BATCH_LOG2] == "compute"
+    # once compute-bound, it stays so
+    first = min(p for p, b in bounds.items() if b == "compute")
+    assert all(bounds[p] == "compute" for p in range(first, MAX_BATCH_LOG2 + 1))
+    assert "compute-bound" in text_of(render(batch_log2=first, context=128))
+    # at the default 1,024 tokens of context the KV cache reads keep decode memory-bound
+    assert 'data-bound="memory"' in render(batch_log2=MAX_BATCH_LOG2)
+
+
+def test_every_point_sits_on_the_roof() -> None:
+    hw = get_hardware("h100-sxm")
+    for batch in (1, 32, 512, 2048):
+        s = step(batch, 128)
+        achieved = s.flops / s.seconds
+        roof = roofline.attainable_flops_per_s(s.arithmetic_intensity, hw)
+        assert achieved == pytest.approx(roof, rel=1e-9)
+    pre = prefill(get_model("llama-3.1-8b"), hw, prompt_tokens=1024)
+    assert f"Prefill of a 1,024-token prompt: {format_intensity(pre.arithmetic_intensity)}" in (
+        html_module.unescape(render())
+    )
+
+
+def test_the_memory_figure_says_when_a_big_batch_no_longer_fits() -> None:
+    assert "fits on one GPU" in figure(render(), "Memory for 1 request of 1,024 tokens")
+    big = figure(render(batch_log2=MAX_BATCH_LOG2), "Memory for 2,048 requests of 1,024 tokens")
+    assert "does not fit" in big
+
+
+def test_every_gpu_format_and_model_renders_finite_numbers() -> None:
+    for hw_id, _ in gpu_options():
+        for fmt in ("bf16", "fp8", "int4"):
+            html = render(hardware=hw_id, format=fmt, batch_log2=MAX_BATCH_LOG2)
+            assert not re.search(r"\b(nan|inf|infinity)\b", html.lower())
+    for m in list_models():
+        render(model=m.id, batch_log2=3)
+
+
+def test_a_chip_without_the_formats_maths_says_so() -> None:
+    html = render(hardware="a100-80gb", format="fp8")
+    assert "no fp8 maths" in text_of(html)
+    assert "maths in bf16" in html_module.unescape(html)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("batch_log2", str(MAX_BATCH_LOG2 + 1)),
+        ("batch_log2", "-1"),
+        ("batch_log2", "2.5"),
+        ("batch_log2", "nan"),
+        ("context", "0"),
+        ("context", "lots"),
+        ("model", "gpt-9"),
+        ("hardware", "abacus"),
+        ("format", "fp32"),
+        ("format", HOSTILE),
+    ],
+)
+def test_bad_input_names_its_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as error:
+        render(**{field: value})
+    assert error.value.field == field
+
+
+def test_hostile_input_through_the_browser_entry_point_is_refused_as_data() -> None:
+    for field in ("model", "hardware", "format", "context", "batch_log2"):
+        reply = json.loads(update(NAME, json.dumps({field: HOSTILE})))
+        assert reply["field"] == field
+        assert "internal" not in reply
+    reply = json.loads(update(NAME, json.dumps({"batch_log2": "5"})))
+    assert "<script" not in reply["html"]
+
+
+def test_number_formats() -> None:
+    assert format_flops_per_s(989.4e12) == "989 TFLOP/s"
+    assert format_flops_per_s(3.43e12) == "3.43 TFLOP/s"
+    assert format_flops_per_s(1.979e15) == "1.98 PFLOP/s"
+    assert format_flops_per_s(120e9) == "120 GFLOP/s"
+    assert format_intensity(295.34) == "295 FLOP/byte"
+    assert format_intensity(1032.6) == "1,033 FLOP/byte"
+    assert format_intensity(26.12) == "26.1 FLOP/byte"
+    assert format_intensity(1.0) == "1 FLOP/byte"

@@ -1,0 +1,295 @@
+"""Steps 13-15, the three numbers: MFU and training time, the capacity gate and its ways out,
+the bandwidth ceiling on decode speed. The engine's numbers appear, bad input names its
+field, hostile text is shown as text."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine import compute, figures, memory, serving
+from engine.catalog import get_hardware, get_model
+from engine.errors import EngineError
+from engine.units import format_GB, format_seconds
+from engine.widgets.bandwidth_ceiling import DEVICES
+from engine.widgets.browser import update
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = '<script>alert("x")</script>'
+H100_BF16 = get_hardware("h100-sxm").peak_flops_per_s("bf16")
+
+
+def render(name: str, **overrides: object) -> str:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_three_widgets_are_registered() -> None:
+    assert {"mfu_calculator", "capacity_gate", "bandwidth_ceiling"} <= set(widget_names())
+
+
+@pytest.mark.parametrize("name", ["mfu_calculator", "capacity_gate", "bandwidth_ceiling"])
+def test_defaults_render_without_nan_and_with_a_described_chart(name: str) -> None:
+    html = render(name)
+    assert not re.search(r"\bnan\b|\binf\b|infinity", text_of(html), re.IGNORECASE)
+    assert 'role="img"' in html and "aria-label=" in html
+
+
+# ------------------------------------------------------------------ mfu_calculator (step 13)
+
+
+def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
+    model = get_model("llama-3.1-8b")
+    html = render("mfu_calculator", tokens_per_s="60000", gpus="8")
+    mfu = compute.mfu_from_throughput(60000, model.params, 8, H100_BF16)
+    assert f'data-mfu="{mfu:.6f}"' in html
+    text = text_of(html)
+    assert f"MFU {mfu * 100:.1f} %" in text
+    assert "Good: within the 35–55 %" in text
+    # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
+    assert "6 × 8.03 billion = 48.2 billion FLOPs" in text
+    assert "48.2 billion × 60,000 tokens/s" in text
+    assert "8 × 989.4 TFLOP/s" in text
+    seconds = compute.training_seconds(
+        compute.training_flops(model.params, 15e12), 8, H100_BF16, mfu
+    )
+    assert format_seconds(seconds) in text
+
+
+def test_mfu_verdict_follows_the_band() -> None:
+    low = text_of(render("mfu_calculator", tokens_per_s="20000"))
+    high = text_of(render("mfu_calculator", tokens_per_s="100000"))
+    assert "Below the 35–55 %" in low
+    assert "Above the 35–55 %" in high
+    assert "s2-low" in render("mfu_calculator", tokens_per_s="20000")
+
+
+def test_mfu_uses_the_chosen_format_and_gpu_count() -> None:
+    model = get_model("llama-3.1-70b")
+    html = render(
+        "mfu_calculator", model="llama-3.1-70b", format="fp8", gpus="64", tokens_per_s="100000"
+    )
+    peak = get_hardware("h100-sxm").peak_flops_per_s("fp8")
+    mfu = compute.mfu_from_throughput(100000, model.params, 64, peak)
+    assert f'data-mfu="{mfu:.6f}"' in html
+    assert "64 × 1,978.9 TFLOP/s" in text_of(html)
+
+
+def test_time_mode_gives_the_engines_wall_clock_time_and_throughput() -> None:
+    model = get_model("llama-3.1-8b")
+    html = render("mfu_calculator", mode="time", mfu="0.4", tokens="15e12", gpus="8")
+    seconds = compute.training_seconds(
+        compute.training_flops(model.params, 15e12), 8, H100_BF16, 0.4
+    )
+    speed = compute.tokens_per_s_at_mfu(model.params, 8, H100_BF16, 0.4)
+    text = text_of(html)
+    assert f'data-seconds="{seconds:.6g}"' in html
+    assert format_seconds(seconds) in text
+    assert f"{speed:,.0f} tokens/s" in text
+    assert "40.0 % MFU" in text
+    # The same figure the page's prose uses.
+    assert figures.train_time("llama-3.1-8b", tokens=15e12, gpus=8) in text
+
+
+def test_time_mode_ignores_the_throughput_field() -> None:
+    # The throughput is not used to find the time, so an impossible one does not block it.
+    assert "data-seconds" in render("mfu_calculator", mode="time", tokens_per_s="1e12")
+
+
+@pytest.mark.parametrize(
+    "field, value, mode",
+    [
+        ("tokens_per_s", "1e9", "mfu"),  # more than 100 % MFU
+        ("tokens_per_s", "abc", "mfu"),
+        ("tokens_per_s", "-5", "mfu"),
+        ("gpus", "0", "mfu"),
+        ("gpus", "2.5", "time"),
+        ("mfu", "1.5", "time"),
+        ("mfu", "nan", "time"),
+        ("tokens", "inf", "time"),
+        ("model", HOSTILE, "mfu"),
+        ("hardware", "gpu-9000", "time"),
+        ("mode", HOSTILE, "mfu"),
+    ],
+)
+def test_mfu_calculator_refuses_bad_input_naming_the_field(
+    field: str, value: str, mode: str
+) -> None:
+    overrides = {"mode": mode, field: value}
+    with pytest.raises(EngineError) as caught:
+        render("mfu_calculator", **overrides)
+    assert caught.value.field == field
+
+
+def test_a_peak_the_chip_does_not_have_names_the_format() -> None:
+    with pytest.raises(EngineError) as caught:
+        render("mfu_calculator", hardware="a100-80gb", format="fp8")
+    assert caught.value.field == "format"
+
+
+def test_mfu_errors_reach_the_browser_as_text() -> None:
+    answer = json.loads(update("mfu_calculator", json.dumps({"tokens_per_s": HOSTILE})))
+    assert answer["field"] == "tokens_per_s"
+    assert "<script>" not in json.dumps(answer.get("html", ""))
+
+
+# ------------------------------------------------------------------ capacity_gate (step 14)
+
+
+def test_70b_on_one_h100_is_refused_with_the_arithmetic() -> None:
+    plan = memory.serving_memory("llama-3.1-70b", "h100-sxm")
+    assert not plan.fits
+    html = render("capacity_gate")
+    text = text_of(html)
+    assert 'class="widget-verdict refused" data-fits="false"' in html
+    assert "Refused: Llama 3.1 70B in bf16" in text
+    assert f"{format_GB(plan.per_gpu_bytes)} of 80 GB" in text
+    assert "70.6 billion parameters × 2 bytes = 141.1 GB" in text
+    assert f"Short by {format_GB(plan.per_gpu_bytes - plan.capacity_bytes)}" in text
+    assert "memory-bar" in html
+
+
+def _rows(html: str) -> dict[str, tuple[bool, str]]:
+    found = re.findall(r'<tr data-way="([^"]+)" data-fits="(true|false)">(.*?)</tr>', html)
+    return {key: (fits == "true", text_of(row)) for key, fits, row in found}
+
+
+def test_each_way_out_is_planned_by_the_engine() -> None:
+    model = get_model("llama-3.1-70b")
+    rows = _rows(render("capacity_gate"))
+    assert list(rows) == ["gpus", "fp8", "int4", "h200", "b200", "mi300x"]
+    need = memory.min_gpus_to_serve(memory.serving_memory(model, "h100-sxm"))
+    assert need == 2
+    two = memory.serving_memory(model, "h100-sxm", gpus=2)
+    assert rows["gpus"][0] is two.fits is True
+    assert "Split over 2 × NVIDIA H100" in rows["gpus"][1]
+    assert format_GB(two.per_gpu_bytes) in rows["gpus"][1]
+    fp8 = memory.serving_memory(model, "h100-sxm", weight_format="fp8")
+    assert rows["fp8"][0] is fp8.fits is True
+    assert "70.55 GB" in rows["fp8"][1]
+    assert f"{fp8.max_context_tokens_that_fit:,} tokens" in rows["fp8"][1]
+    for hw in ("h200", "b200", "mi300x"):
+        plan = memory.serving_memory(model, hw)
+        assert rows[hw][0] is plan.fits
+        assert f"of {format_GB(plan.capacity_bytes)}" in rows[hw][1]
+    assert rows["h200"][0] is False  # 141.1 GB of weights in 141 GB: just short
+    assert rows["b200"][0] is True
+
+
+def test_a_model_that_fits_is_admitted_and_smaller_formats_only_are_offered() -> None:
+    html = render("capacity_gate", model="llama-3.1-8b", format="fp8")
+    assert 'data-fits="true"' in html.split("</p>")[0]
+    assert "Admitted" in html
+    assert "Other ways to run it" in html
+    rows = _rows(html)
+    assert "fp8" not in rows and "int4" in rows
+
+
+def test_the_context_changes_the_room_left() -> None:
+    short = _rows(render("capacity_gate", context="1024"))
+    long = _rows(render("capacity_gate", context="65536"))
+    assert short["fp8"][0] is True
+    assert (
+        long["fp8"][0]
+        is memory.serving_memory(
+            "llama-3.1-70b", "h100-sxm", weight_format="fp8", context_tokens=65536
+        ).fits
+    )
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("model", "gpt-9"),
+        ("model", HOSTILE),
+        ("hardware", HOSTILE),
+        ("format", "fp9"),
+        ("context", "0"),
+        ("context", "many"),
+    ],
+)
+def test_capacity_gate_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("capacity_gate", **{field: value})
+    assert caught.value.field == field
+
+
+# ------------------------------------------------------------------ bandwidth_ceiling (step 15)
+
+
+def test_the_lesson_number_8b_on_an_h100() -> None:
+    step = serving.decode_step("llama-3.1-8b", "h100-sxm", context_tokens=0)
+    assert step.bound == "memory"
+    assert step.seconds == pytest.approx(16.06e9 / 3.35e12, rel=1e-3)
+    html = render("bandwidth_ceiling")
+    text = text_of(html)
+    assert f'data-tokens-per-s="{step.tokens_per_s_per_user:.6g}"' in html
+    assert "16.06 GB ÷ 3.35 TB/s = 4.79 ms" in text
+    assert "at most 209 tokens/s for one user" in text
+    assert figures.decode_ceiling("llama-3.1-8b") == "209 tokens/s"
+    assert figures.decode_time("llama-3.1-8b") == "4.79 ms"
+
+
+def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
+    html = render("bandwidth_ceiling")
+    devices = re.findall(r'<g data-device="([^"]+)">', html)
+    assert sorted(devices) == sorted(DEVICES)
+    bandwidths = [get_hardware(d).bandwidth_bytes_per_s for d in devices]
+    assert bandwidths == sorted(bandwidths, reverse=True)
+    widths = {
+        d: float(w)
+        for d, w in re.findall(
+            r'<g data-device="([^"]+)">.*?<rect class="part-[02][^"]*" x="4" y="[0-9]+" '
+            r'width="([0-9.]+)"',
+            html,
+        )
+    }
+    ratio = widths["h100-sxm"] / widths["a100-80gb"]
+    h100 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
+    a100 = serving.decode_step("llama-3.1-8b", "a100-80gb").tokens_per_s_per_user
+    assert ratio == pytest.approx(h100 / a100, rel=1e-3)
+    # The chosen device is highlighted; a phone cannot hold the bf16 model.
+    assert '<g data-device="h100-sxm"><text x="4" y="' in html and 'font-weight="700"' in html
+    assert "does not fit in 8 GB" in html
+
+
+def test_int4_raises_the_ceiling() -> None:
+    bf16 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
+    int4 = serving.decode_step("llama-3.1-8b", "h100-sxm", weight_format="int4")
+    html = render("bandwidth_ceiling", format="int4")
+    assert int4.tokens_per_s_per_user > 3.9 * bf16
+    assert f'data-tokens-per-s="{int4.tokens_per_s_per_user:.6g}"' in html
+    assert "× 0.5 bytes" in text_of(html)
+
+
+def test_a_device_outside_the_list_joins_the_chart() -> None:
+    html = render("bandwidth_ceiling", hardware="epyc-9654")
+    assert '<g data-device="epyc-9654">' in html
+    assert "One AMD EPYC 9654 (one socket)" in text_of(html)
+
+
+def test_a_mixture_of_experts_reads_only_its_active_experts() -> None:
+    model = get_model("mixtral-8x7b")
+    step = serving.decode_step(model, "h100-sxm")
+    assert step.bytes_read < model.params * 2
+    text = text_of(render("bandwidth_ceiling", model="mixtral-8x7b"))
+    assert f"{format_GB(step.bytes_read)}: the shared weights and the experts" in text
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("model", HOSTILE), ("hardware", "gpu-9000"), ("format", HOSTILE)],
+)
+def test_bandwidth_ceiling_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("bandwidth_ceiling", **{field: value})
+    assert caught.value.field == field
+    answer = json.loads(update("bandwidth_ceiling", json.dumps({field: value})))
+    assert answer["field"] == field
+    assert "html" not in answer

@@ -1,0 +1,335 @@
+"""The step 5, 6 and 10 widgets: the engine's numbers appear, bad input names its field,
+hostile text is shown as text, and the clock widget marks a finished run."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine import compute, cost, memory, roofline
+from engine.catalog import get_model, get_system
+from engine.errors import EngineError
+from engine.plan import plan
+from engine.training_run import TrainingRun, simulate_training_run, training_run_at
+from engine.units import format_count, format_flops, format_GB, format_seconds
+from engine.widgets.browser import update
+from engine.widgets.curves import gpu_meters, line_chart
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def render(name: str, **overrides: object) -> str:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_widgets_are_registered() -> None:
+    assert {"training_run", "training_at_scale", "side_by_side"} <= set(widget_names())
+    assert get_widget("training_run").clock
+
+
+# ------------------------------------------------------------------ training_run (step 5)
+
+
+def _run(tokens: float = 1e12, mfu: float = 0.4) -> TrainingRun:
+    system = get_system("dgx-1")
+    return simulate_training_run(
+        params=get_model("llama-3.1-8b").params,
+        tokens=tokens,
+        gpus=system.gpu_count,
+        peak_flops_per_s=system.gpu.peak_flops_per_s("bf16"),
+        mfu=mfu,
+        samples=60,
+    )
+
+
+def test_training_run_at_start_shows_the_whole_run() -> None:
+    run = _run()
+    html = render("training_run")
+    text = text_of(html)
+    assert "Starting up" in text
+    assert "data-clock-done" not in html
+    assert f"0 of {format_count(1e12)}" in text
+    assert f"{run.steady_tokens_per_s:,.0f}" in text
+    assert format_seconds(run.total_seconds) in text
+    assert f"{run.gpu_hours:,.0f} GPU-hours" in text
+    assert format_flops(run.total_flops) in text
+    # The loss curve and the eight GPUs are drawn, each with a text alternative.
+    assert html.count('class="chart line-chart"') == 1
+    assert html.count('class="chart gpu-meters"') == 1
+    assert "GPU 7" in text and "GPU 8" not in text
+    assert 'role="img"' in html and "aria-label=" in html
+
+
+@pytest.mark.parametrize("elapsed", [1e3, 1e5, 3e6, 1e7])
+def test_training_run_mid_run_figures_match_the_engine(elapsed: float) -> None:
+    run = _run()
+    now = training_run_at(run.inputs, elapsed)
+    text = text_of(render("training_run", elapsed=str(elapsed)))
+    assert f"{format_count(now.tokens_done)} of {format_count(1e12)}" in text
+    assert f"Tokens per second {now.tokens_per_s:,.0f}" in text
+    assert f"{now.mfu:.0%}" in text
+    assert f"GPU utilisation (time busy) {now.utilisation:.0%}" in text
+    assert f"Time left {format_seconds(now.seconds_left)}" in text
+    assert f"{now.loss:.2f} nats per token" in text
+
+
+def test_training_run_tokens_grow_with_time_and_it_finishes() -> None:
+    counts = []
+    for elapsed in (1e4, 1e5, 1e6):
+        text = text_of(render("training_run", elapsed=str(elapsed)))
+        counts.append(re.search(r"Tokens processed (\S+ \S+) of", text).group(1))  # type: ignore[union-attr]
+    assert len(set(counts)) == 3
+    run = _run()
+    done = render("training_run", elapsed=str(run.total_seconds + 1))
+    assert "data-clock-done" in done
+    assert "Finished" in done
+    assert 'data-phase="finished"' in done
+
+
+def test_training_run_follows_the_budget_mfu_and_speed() -> None:
+    short = _run(tokens=1e9)
+    text = text_of(render("training_run", tokens="1e9"))
+    assert format_seconds(short.total_seconds) in text
+    fast = _run(mfu=0.5)
+    assert format_seconds(fast.total_seconds) in text_of(render("training_run", mfu="0.5"))
+    run = _run()
+    text = text_of(render("training_run", speed="86400"))
+    assert f"Watching time at this speed {format_seconds(run.total_seconds / 86400)}" in text
+
+
+def test_training_run_memory_per_gpu_from_the_engine() -> None:
+    mem = memory.training_memory("llama-3.1-8b", "h100-sxm", gpus=8, sharding="zero3")
+    assert mem.fits
+    assert f"{mem.per_gpu_bytes / 1e9:,.1f} GB" in render("training_run")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("tokens", "abc"),
+        ("tokens", "-1"),
+        ("tokens", HOSTILE),
+        ("mfu", "1.5"),
+        ("mfu", "0.99"),  # above the 95 % utilisation
+        ("mfu", "NaN"),
+        ("speed", "0"),
+        ("elapsed", "-5"),
+        ("elapsed", "inf"),
+    ],
+)
+def test_training_run_bad_input_names_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("training_run", **{field: value})
+    assert caught.value.field == field
+
+
+def test_training_run_hostile_text_comes_back_as_a_message_not_markup() -> None:
+    reply = json.loads(update("training_run", json.dumps({"tokens": HOSTILE})))
+    assert reply["field"] == "tokens"
+    assert "html" not in reply  # the page shows the message as text (textContent)
+
+
+# ------------------------------------------------------------------ training_at_scale (step 6)
+
+
+def test_training_at_scale_defaults_give_the_lessons_numbers() -> None:
+    p = plan(
+        model="llama-3.1-405b",
+        hardware="h100-sxm",
+        gpus=16384,
+        task="train",
+        tokens=15.6e12,
+        mfu=0.4,
+        target_days=90,
+        sharding="zero3",
+        tp=8,
+    )
+    assert p.train is not None
+    assert 3.7e25 < p.train.total_flops < 3.9e25
+    one = compute.training_seconds(p.train.total_flops, 1, p.train.peak_flops_per_s, 0.4)
+    assert one / (365.25 * 86400) > 1000  # thousands of years
+    assert 30 < p.train.seconds / 86400 < 90  # a couple of months
+    text = text_of(render("training_at_scale"))
+    assert format_flops(p.train.total_flops) in text
+    assert format_seconds(one) in text
+    assert format_seconds(p.train.seconds) in text
+    assert f"{p.min_gpus:,} GPUs" in text
+    assert f"GPUs to finish in 90 days {p.train.gpus_for_target:,}" in text
+    assert f"{format_GB(p.memory.per_gpu_bytes)} of {format_GB(p.memory.capacity_bytes)}" in text
+    assert "it fits" in text
+
+
+@pytest.mark.parametrize("gpus", [2048, 8192, 32768])
+def test_training_at_scale_time_follows_the_gpu_count(gpus: int) -> None:
+    p = plan(
+        model="llama-3.1-405b",
+        hardware="h100-sxm",
+        gpus=gpus,
+        task="train",
+        tokens=15.6e12,
+        mfu=0.4,
+        sharding="zero3",
+        tp=8,
+    )
+    assert p.train is not None
+    text = text_of(render("training_at_scale", gpus=str(gpus)))
+    assert f"Wall-clock time on {gpus:,} GPUs {format_seconds(p.train.seconds)}" in text
+
+
+def test_training_at_scale_without_sharding_nothing_fits() -> None:
+    text = text_of(render("training_at_scale", sharding="none"))
+    assert "it does not fit" in text
+    assert "No count" in text
+
+
+def test_training_at_scale_price_from_the_catalogue() -> None:
+    p = plan(
+        model="llama-3.1-405b",
+        hardware="h100-sxm",
+        gpus=16384,
+        task="train",
+        tokens=15.6e12,
+        sharding="zero3",
+        tp=8,
+    )
+    assert p.train is not None and p.usd_per_gpu_hour is not None
+    bill = cost.training_run_cost(
+        gpus=16384, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour
+    )
+    assert cost.format_usd(bill.usd) in render("training_at_scale")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("gpus", "100"),  # not a multiple of tensor parallel 8
+        ("gpus", "0"),
+        ("gpus", HOSTILE),
+        ("tokens", "-3"),
+        ("mfu", "2"),
+        ("target_days", "0"),
+        ("sharding", HOSTILE),
+        ("tp", "16"),
+        ("model", HOSTILE),
+        ("hardware", "nope"),
+    ],
+)
+def test_training_at_scale_bad_input_names_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("training_at_scale", **{field: value})
+    assert caught.value.field == field
+
+
+# ------------------------------------------------------------------ side_by_side (step 10)
+
+
+def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
+    html = render("side_by_side")
+    text = text_of(html)
+    assert "Training job" in text and "Service" in text
+    assert html.count('data-column="train"') == html.count('data-column="serve"') == 10
+    train = plan(
+        model="llama-3.1-8b",
+        hardware="h100-sxm",
+        gpus=8,
+        task="train",
+        tokens=1e12,
+        mfu=0.4,
+        sharding="zero3",
+        seq_len=4096,
+    )
+    serve = plan(
+        model="llama-3.1-8b",
+        hardware="h100-sxm",
+        gpus=1,
+        task="serve",
+        batch=16,
+        context_tokens=8192,
+        prompt_tokens=1000,
+        output_tokens=300,
+    )
+    assert train.train is not None and serve.serve is not None
+    assert f"{train.train.tokens_per_s:,.0f} tokens/s at 40% MFU" in text
+    assert f"time to first token {format_seconds(serve.serve.ttft_seconds)}" in text
+    assert f"{format_seconds(serve.serve.tpot_seconds)} per token" in text
+    assert format_GB(train.memory.per_gpu_bytes) in text
+    assert format_GB(serve.memory.per_gpu_bytes) in text
+    assert "Compute:" in text and "Memory:" in text  # training compute-bound, decode memory-bound
+    assert roofline.bound(roofline.train_step_intensity("llama-3.1-8b"), "h100-sxm") == "compute"
+    assert serve.usd_per_gpu_hour is not None
+    c = cost.cost_per_million_tokens(
+        tokens_per_s=16 / serve.serve.tpot_seconds, usd_per_gpu_hour=serve.usd_per_gpu_hour
+    )
+    assert cost.format_usd(c.usd_per_million_tokens) in text
+    assert "p99" in text
+
+
+def test_side_by_side_bigger_batch_lowers_the_cost_per_token() -> None:
+    def per_million(html: str) -> str:
+        return re.findall(r"(\$[\d.,]+) per million tokens generated", text_of(html))[0]
+
+    small = per_million(render("side_by_side", batch="1"))
+    big = per_million(render("side_by_side", batch="64"))
+    assert float(small[1:].replace(",", "")) > float(big[1:].replace(",", ""))
+
+
+def test_side_by_side_says_when_a_job_does_not_fit() -> None:
+    text = text_of(render("side_by_side", model="llama-3.1-70b"))
+    assert "does not fit; it needs at least" in text
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("train_gpus", "0"),
+        ("serve_gpus", "x"),
+        ("batch", "-1"),
+        ("batch", HOSTILE),
+        ("model", HOSTILE),
+        ("hardware", ""),
+    ],
+)
+def test_side_by_side_bad_input_names_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("side_by_side", **{field: value})
+    assert caught.value.field == field
+
+
+# ------------------------------------------------------------------ charts and escaping
+
+
+def test_line_chart_draws_faint_and_bold_parts_and_escapes() -> None:
+    points = [(float(i), 10.0 - i) for i in range(10)]
+    svg = line_chart(
+        points,
+        label=HOSTILE,
+        x_label=HOSTILE,
+        y_label="y",
+        x_text=lambda x: f"{x:g}",
+        y_text=lambda y: f"{y:g}",
+        done_x=4.0,
+        current=(4.5, 5.5),
+    )
+    assert "<script>" not in svg
+    assert 'class="curve-all"' in svg and 'class="curve-done"' in svg
+    assert 'class="curve-point"' in svg
+    assert "nan" not in svg.lower() and "inf" not in svg.lower()
+    meters = gpu_meters([(HOSTILE, 0.5, HOSTILE)], label=HOSTILE)
+    assert "<script>" not in meters and "50%" in meters
+
+
+@pytest.mark.parametrize("name", ["training_run", "training_at_scale", "side_by_side"])
+def test_no_widget_output_carries_nan_or_hostile_markup(name: str) -> None:
+    html = render(name)
+    assert "NaN" not in html and "Infinity" not in html
+    reply = json.loads(update(name, json.dumps({"model": HOSTILE, "tokens": HOSTILE})))
+    assert "error" in reply
+    assert "html" not in reply

@@ -1,0 +1,374 @@
+"""Steps 18 and 19: the device ladder, own versus rent and the five questions show the
+engine's numbers, bad input names its field, and hostile text is shown as text."""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+
+import pytest
+
+from engine.catalog import get_hardware, get_system, prices
+from engine.cost import format_usd, rent_vs_own, rent_vs_own_from_catalog
+from engine.errors import EngineError
+from engine.figures import get_figure
+from engine.plan import plan
+from engine.units import format_GB, format_seconds
+from engine.widgets.browser import update
+from engine.widgets.registry import get_widget, widget_names
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def render(name: str, **overrides: object) -> str:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+
+
+def rows_of(html: str) -> list[str]:
+    """The ladder's body rows as text, one per rung."""
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [text_of(r) for r in body.split("</tr>") if r.strip()]
+
+
+def test_the_widgets_are_registered() -> None:
+    assert {"device_ladder", "own_vs_rent", "five_questions"} <= set(widget_names())
+
+
+# ------------------------------------------------------------------------ device_ladder
+
+
+def test_ladder_has_five_rungs_from_phone_to_cluster() -> None:
+    rows = rows_of(render("device_ladder"))
+    assert len(rows) == 5
+    server = get_system("dgx-1")
+    assert get_hardware("apple-a17-pro").name in rows[0]
+    assert get_hardware("apple-m2-ultra").name in rows[1]
+    assert get_hardware("rtx-4090").name in rows[2]
+    assert f"{server.gpu_count} x {server.gpu.name}" in rows[3]
+    assert f"16,384 x {server.gpu.name}" in rows[4]
+
+
+def test_ladder_serving_figures_are_the_engines() -> None:
+    rows = rows_of(render("device_ladder"))
+    # The phone holds Llama 3.1 8B only as int4; its decode speed is the plan's.
+    phone = plan(model="llama-3.1-8b", hardware="apple-a17-pro", task="serve", weight_format="int4")
+    assert phone.memory.fits
+    assert not plan(
+        model="llama-3.1-8b", hardware="apple-a17-pro", task="serve", weight_format="int8"
+    ).memory.fits
+    assert phone.serve is not None
+    assert f"Yes, in int4 {format_GB(phone.memory.per_gpu_bytes)} of 8 GB" in rows[0]
+    assert f"{phone.serve.tokens_per_s_per_user:,.0f} tokens/s memory-bound" in rows[0]
+    # One H100 of dgx-1 holds it in bf16: the lesson's ~200 tokens/s ceiling, 8 copies.
+    h100 = plan(model="llama-3.1-8b", hardware="h100-sxm", task="serve")
+    assert h100.serve is not None
+    assert f"Yes, in bf16 {format_GB(h100.memory.per_gpu_bytes)} of 80 GB" in rows[3]
+    assert "8 copies at once" in rows[3]
+    assert f"{h100.serve.tokens_per_s_per_user:,.0f} tokens/s" in rows[3]
+    assert "16,384 copies at once" in rows[4]
+
+
+def test_ladder_training_figures_are_the_engines() -> None:
+    rows = rows_of(render("device_ladder"))
+    server = plan(model="llama-3.1-8b", hardware="h100-sxm", gpus=8, task="train", sharding="zero3")
+    assert server.memory.fits and server.train is not None
+    assert f"Yes {format_GB(server.memory.per_gpu_bytes)} per chip, ZeRO-3 over 8" in rows[3]
+    assert format_seconds(server.train.seconds) in rows[3]
+    cluster = plan(
+        model="llama-3.1-8b", hardware="h100-sxm", gpus=16384, task="train", sharding="zero3"
+    )
+    assert cluster.train is not None
+    assert format_seconds(cluster.train.seconds) in rows[4]
+    # A phone cannot hold the training state; the time is shown as hypothetical.
+    phone = plan(model="llama-3.1-8b", hardware="apple-a17-pro", task="train", sharding="zero3")
+    assert phone.train is not None and not phone.memory.fits
+    assert f"No needs {format_GB(phone.memory.per_gpu_bytes)} per chip" in rows[0]
+    assert f"{format_seconds(phone.train.seconds)} if it fitted" in rows[0]
+
+
+def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
+    html = render("device_ladder", model="llama-3.1-405b")
+    rows = rows_of(html)
+    for row in rows[:3]:
+        assert "No even in int4" in row
+    served = plan(
+        model="llama-3.1-405b", hardware="h100-sxm", gpus=8, task="serve", weight_format="int8"
+    )
+    assert served.memory.fits
+    assert (
+        f"Yes, in int8 on 8 chips (tensor parallel), {format_GB(served.memory.per_gpu_bytes)} of 80 GB each"
+        in rows[3]
+    )
+    assert "tensor parallel 4" in rows[4]
+    trained = plan(
+        model="llama-3.1-405b",
+        hardware="h100-sxm",
+        gpus=16384,
+        task="train",
+        sharding="zero3",
+        tp=4,
+    )
+    assert trained.memory.fits and trained.train is not None
+    assert format_seconds(trained.train.seconds) in rows[4]
+    assert "Smallest rung that can serve Llama 3.1 405B: one server (dgx-1)." in text_of(html)
+
+
+def test_ladder_follows_tokens_mfu_and_cluster_size() -> None:
+    rows = rows_of(render("device_ladder", tokens="15e12", mfu="0.5", cluster_gpus="1024"))
+    p = plan(
+        model="llama-3.1-8b",
+        hardware="h100-sxm",
+        gpus=1024,
+        task="train",
+        sharding="zero3",
+        tokens=15e12,
+        mfu=0.5,
+    )
+    assert p.train is not None
+    assert f"1,024 x {get_hardware('h100-sxm').name}" in rows[4]
+    assert format_seconds(p.train.seconds) in rows[4]
+
+
+def test_ladder_custom_parameter_count() -> None:
+    html = render("device_ladder", model="custom", params="3e9")
+    assert "Generic dense model, 3 B parameters" in text_of(html)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("mfu", "1.5"),
+        ("mfu", "0"),
+        ("cluster_gpus", "0"),
+        ("cluster_gpus", "2.5"),
+        ("context_tokens", "abc"),
+        ("tokens", "-1"),
+        ("tokens", "NaN"),
+        ("model", HOSTILE),
+    ],
+)
+def test_ladder_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("device_ladder", **{field: value})
+    assert caught.value.field == field
+
+
+def test_ladder_custom_params_refused_naming_params() -> None:
+    with pytest.raises(EngineError) as caught:
+        render("device_ladder", model="custom", params=HOSTILE)
+    assert caught.value.field == "params"
+
+
+# -------------------------------------------------------------------------- own_vs_rent
+
+
+def test_own_vs_rent_defaults_are_the_catalogues() -> None:
+    widget = get_widget("own_vs_rent")
+    p = prices()
+    buy = p.default_purchase("h100-sxm")
+    assert float(widget.control("purchase_usd").default) == buy.usd
+    assert int(widget.control("gpus").default) == buy.gpu_count
+    assert float(widget.control("power_W").default) == get_system("dgx-1").power_W
+    assert float(widget.control("pue").default) == p.pue
+    assert float(widget.control("usd_per_kWh").default) == p.power_usd_per_kWh
+    assert (
+        float(widget.control("rent_usd_per_gpu_hour").default)
+        == p.default_cloud("h100-sxm").usd_per_gpu_hour
+    )
+    assert buy.date in widget.control("purchase_usd").hint
+
+
+def test_own_vs_rent_figures_match_the_engine() -> None:
+    html = render("own_vs_rent")
+    text = text_of(html)
+    r = rent_vs_own_from_catalog(utilisation=0.5)
+    assert r.break_even_utilisation is not None
+    assert format_usd(r.owned_usd_per_used_gpu_hour) in text
+    assert f"Owning pays off above {r.break_even_utilisation:.1%} utilisation" in text
+    assert r.verdict in text
+    for line in r.arithmetic:
+        assert line in text
+    # Sources and dates of the catalogue defaults are shown.
+    assert p_date_in(text)
+    assert 'role="img"' in html and "aria-label=" in html
+    assert f"break-even {r.break_even_utilisation:.1%}" in text
+
+
+def p_date_in(text: str) -> bool:
+    p = prices()
+    return all(
+        d in text
+        for d in (
+            p.default_purchase("h100-sxm").date,
+            p.default_cloud("h100-sxm").date,
+            p.power_date,
+        )
+    )
+
+
+def test_own_vs_rent_raising_utilisation_lowers_the_owned_cost() -> None:
+    costs = []
+    for u in ("20", "50", "90"):
+        text = text_of(render("own_vs_rent", utilisation=u))
+        r = rent_vs_own_from_catalog(utilisation=float(u) / 100)
+        assert (
+            f"Owned, per used GPU-hour at {u}% {format_usd(r.owned_usd_per_used_gpu_hour)}" in text
+        )
+        costs.append(r.owned_usd_per_used_gpu_hour)
+    assert costs[0] > costs[1] > costs[2]
+    assert "renting is cheaper" in text_of(render("own_vs_rent", utilisation="20"))
+    assert "owning is cheaper" in text_of(render("own_vs_rent", utilisation="90"))
+
+
+def test_own_vs_rent_never_when_power_costs_more_than_rent() -> None:
+    html = render("own_vs_rent", rent_usd_per_gpu_hour="0.1")
+    text = text_of(html)
+    assert "Owning pays off above never" in text
+    assert "owning never drops below renting" in html_lib.unescape(html)
+    assert "break-even" not in html.split("</svg>")[0].split("<svg", 1)[1].split(">", 1)[1]
+
+
+def test_own_vs_rent_changed_value_follows_the_engine_and_drops_its_source() -> None:
+    text = text_of(render("own_vs_rent", purchase_usd="375,000", years="5"))
+    r = rent_vs_own(
+        rent_usd_per_gpu_hour=2.99,
+        purchase_usd=375000,
+        years=5,
+        power_W=get_system("dgx-1").power_W,
+        pue=prices().pue,
+        usd_per_kWh=prices().power_usd_per_kWh,
+        utilisation=0.5,
+        gpus=8,
+    )
+    assert format_usd(r.owned_usd_per_used_gpu_hour) in text
+    assert r.break_even_utilisation is not None
+    assert f"{r.break_even_utilisation:.1%}" in text
+    assert prices().default_purchase("h100-sxm").source not in text
+    assert prices().default_cloud("h100-sxm").source in text
+
+
+def test_own_vs_rent_chart_marks_the_reader_utilisation() -> None:
+    html = render("own_vs_rent", utilisation="75")
+    r = rent_vs_own_from_catalog(utilisation=0.75)
+    assert "<circle" in html
+    assert f"at 75% owning costs {format_usd(r.owned_usd_per_used_gpu_hour)}" in html_lib.unescape(
+        html
+    )
+    assert "NaN" not in html and "inf" not in html.lower().replace("information", "")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("utilisation", "0"),
+        ("utilisation", "150"),
+        ("pue", "0.5"),
+        ("years", "0"),
+        ("gpus", "0"),
+        ("purchase_usd", HOSTILE),
+        ("rent_usd_per_gpu_hour", "-3"),
+        ("usd_per_kWh", "1e400"),
+        ("power_W", "abc"),
+    ],
+)
+def test_own_vs_rent_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("own_vs_rent", **{field: value})
+    assert caught.value.field == field
+
+
+def test_break_even_figure_matches_the_widget() -> None:
+    r = rent_vs_own_from_catalog()
+    assert r.break_even_utilisation is not None
+    assert get_figure("break_even")() == f"{r.break_even_utilisation:.0%}"
+    assert get_figure("cloud_price")().startswith(format_usd(r.rent_usd_per_gpu_hour))
+    assert get_figure("purchase_price")().startswith(
+        format_usd(prices().default_purchase("h100-sxm").usd)
+    )
+
+
+# ----------------------------------------------------------------------- five_questions
+
+
+def test_five_questions_are_the_plans_answers() -> None:
+    html = render("five_questions")
+    answers = plan(model="llama-3.1-8b").answers()
+    assert html.count("<li data-question=") == 5
+    for key, answer in answers.items():
+        assert f'data-question="{key}"' in html
+        assert html_lib.escape(answer) in html
+
+
+def test_five_questions_serve_to_train_changes_the_answers() -> None:
+    served = render("five_questions")
+    trained = render("five_questions", task="train")
+    answers = plan(model="llama-3.1-8b", task="train").answers()
+    for answer in answers.values():
+        assert html_lib.escape(answer) in trained
+    assert "Out of memory" in text_of(trained)
+    assert text_of(served) != text_of(trained)
+    sharded = render(
+        "five_questions", task="train", gpus="8", sharding="zero3", tokens="1e12", mfu="0.5"
+    )
+    for answer in (
+        plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3", tokens=1e12, mfu=0.5)
+        .answers()
+        .values()
+    ):
+        assert html_lib.escape(answer) in sharded
+
+
+def test_five_questions_any_hardware_and_a_typed_price() -> None:
+    html = render(
+        "five_questions",
+        hardware="rtx-4090",
+        usd_per_gpu_hour="0.5",
+        weight_format="int4",
+        model="custom",
+        params="13e9",
+    )
+    p = plan(params=13e9, hardware="rtx-4090", weight_format="int4", usd_per_gpu_hour=0.5)
+    for answer in p.answers().values():
+        assert html_lib.escape(answer) in html
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("gpus", "0"),
+        ("gpus", HOSTILE),
+        ("context_tokens", "-5"),
+        ("weight_format", "fp64"),
+        ("task", "dance"),
+        ("hardware", HOSTILE),
+        ("usd_per_gpu_hour", "abc"),
+    ],
+)
+def test_five_questions_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("five_questions", **{field: value})
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize("field, value", [("tokens", "-1"), ("mfu", "2"), ("sharding", "zero9")])
+def test_five_questions_training_fields_refused_when_training(field: str, value: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        render("five_questions", task="train", **{field: value})
+    assert caught.value.field == field
+
+
+def test_hostile_text_comes_back_as_an_error_not_markup() -> None:
+    for name, field in (
+        ("five_questions", "gpus"),
+        ("own_vs_rent", "utilisation"),
+        ("device_ladder", "mfu"),
+    ):
+        reply = json.loads(update(name, json.dumps({field: HOSTILE})))
+        assert reply["field"] == field
+        assert "html" not in reply
