@@ -24,12 +24,12 @@ from engine.memory import (
     serving_memory,
     training_state_bytes_per_param,
 )
+from engine.part_names import part_label
 from engine.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.roofline import ridge_point
 from engine.serving import decode_step
 from engine.units import format_count, format_flops, format_GB, format_seconds
 from engine.widgets.html import esc
-from engine.widgets.labels import part_label
 
 # The lesson's models, smallest to largest, and the GPUs a reader is likely to meet.
 FIT_MODELS = (

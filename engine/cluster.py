@@ -495,7 +495,7 @@ def new_cluster(system_id: str = "dgx-1") -> ClusterState:
     """A fresh system with no jobs, its clock at 0 s."""
     system = get_system(system_id)
     hello = LogEntry(0.0, "info", (
-        f"{system.id} ready: {system.gpu_count} x {system.gpu.name}, "
+        f"{system.id} ready: {system.gpu_count} × {system.gpu.name}, "
         f"{_gb(system.gpu.memory_bytes)} each ({_gb(system.gpu_memory_bytes)} in all)."))
     return ClusterState(system_id=system.id, clock_seconds=0.0, next_job=1, jobs=(),
                         log=(hello,))
@@ -600,11 +600,11 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
     split = f" / {mem.gpus} GPUs" if mem.gpus > 1 else ""
     kv_total = mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch
     return [
-        f"Weights: {format_count(m.params)} params x {fmt.bytes_per_number:g} bytes "
+        f"Weights: {format_count(m.params)} params × {fmt.bytes_per_number:g} bytes "
         f"({fmt.id}) = {_gb(m.params * fmt.bytes_per_number)}{split}"
         + (f" = {_gb(mem.parts['weights'])} per GPU" if split else "") + ".",
-        f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token x "
-        f"{mem.context_tokens:,} tokens x {_plural(mem.batch, 'request')} = {_gb(kv_total)}"
+        f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token × "
+        f"{mem.context_tokens:,} tokens × {_plural(mem.batch, 'request')} = {_gb(kv_total)}"
         f"{split}" + (f" = {_gb(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
         f"Activations (transient buffers): {_gb(mem.parts['activations'])}.",
         f"Runtime overhead (CUDA context, workspaces): {_gb(mem.parts['runtime_overhead'])}.",
@@ -804,7 +804,7 @@ def _sharding_words(sharding: str, gpus: int) -> str:
 def _train_lines(mem: TrainingMemory) -> list[str]:
     bpp = mem.bytes_per_param_total
     state = mem.parts["weights"] + mem.parts["gradients"] + mem.parts["optimizer_states"]
-    first = (f"Training state: {bpp:g} bytes/param x {format_count(mem.model.params)} params = "
+    first = (f"Training state: {bpp:g} bytes/param × {format_count(mem.model.params)} params = "
              f"{_gb(mem.state_bytes_total)}")
     if state < mem.state_bytes_total * (1 - 1e-12):
         first += f"; {_sharding_words(mem.sharding, mem.gpus)}: {_gb(state)} per GPU"
@@ -813,7 +813,7 @@ def _train_lines(mem: TrainingMemory) -> list[str]:
     parts = ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in mem.bytes_per_param.items())
     return [
         first + f" ({parts} bytes; {mem.optimizer}).",
-        f"Activations (sequence {mem.seq_len:,} x micro-batch {mem.micro_batch}, "
+        f"Activations (sequence {mem.seq_len:,} × micro-batch {mem.micro_batch}, "
         f"{mem.recompute} recomputation): {_gb(mem.parts['activations'])}.",
         f"Runtime overhead: {_gb(mem.parts['runtime_overhead'])}.",
         f"Total: {_gb(mem.per_gpu_bytes)} per GPU.",
@@ -913,6 +913,9 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
     return out
 
 
+DEFAULT_SEQ_LEN = 4096
+
+
 def launch_training(
     state: ClusterState | Mapping[str, object],
     model_id: str = "llama-3.1-8b",
@@ -922,10 +925,12 @@ def launch_training(
     mfu: float = DEFAULT_MFU,
     optimizer: str = "adam",
     recompute: str = "selective",
-    seq_len: int = 4096,
+    seq_len: int | None = None,
     micro_batch: int = 1,
 ) -> ActionResult:
     """Launch a training job of ``model_id`` on ``gpus`` for a budget of ``tokens`` tokens.
+
+    ``seq_len`` defaults to 4,096 tokens, or the model's maximum context if that is shorter.
 
     Mixed-precision training (bf16 maths, 16 bytes of state per parameter with Adam), state
     sharded by ``sharding`` ('none', 'zero1', 'zero2', 'zero3') over the GPUs, speed from
@@ -940,6 +945,8 @@ def launch_training(
     shard = validate.choice(sharding, "sharding", SHARDINGS)
     opt = validate.choice(optimizer, "optimizer", OPTIMIZERS)
     rec = validate.choice(recompute, "recompute", RECOMPUTE)
+    if seq_len is None:
+        seq_len = min(DEFAULT_SEQ_LEN, model.max_context)
     seq = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=model.max_context)
     mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1024)
     budget = validate.number(tokens, "tokens", label="Token budget", minimum=1.0,
@@ -962,7 +969,7 @@ def launch_training(
         free = st.free_bytes()[bad_gpu]
         state_here = mem.state_bytes
         if state_here > free:
-            why = (f"the training state alone, {mem.bytes_per_param_total:g} bytes/param x "
+            why = (f"the training state alone, {mem.bytes_per_param_total:g} bytes/param × "
                    f"{format_count(model.params)} params = {_gb(mem.state_bytes_total)}"
                    + (f" ({_gb(state_here)} per GPU)" if state_here < mem.state_bytes_total
                       else "")
@@ -982,8 +989,8 @@ def launch_training(
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
         return _refuse(st, job, message, lines, ways, mem.assumptions)
     run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)
-    lines.append(f"Speed: {len(idx)} x {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s x {eff:.0%} "
-                 f"MFU / ({run.flops_per_token_factor:g} x {format_count(model.params)}) = "
+    lines.append(f"Speed: {len(idx)} × {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s × {eff:.0%} "
+                 f"MFU / ({run.flops_per_token_factor:g} × {format_count(model.params)}) = "
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")

@@ -6,12 +6,13 @@ count, a context length and a batch. The reader says whether it fits in each GPU
 and, optionally, how many GB each GPU needs. The engine's verdict and figure are
 :func:`engine.memory.serving_memory` or :func:`engine.memory.training_memory`, all parts
 included (the activations and the runtime overhead are given in the question, as the
-engine estimates them). A number is right within :data:`engine.drills.TOLERANCE` (2 %).
+engine estimates them). A number is right within :data:`engine.drill_core.TOLERANCE` (2 %).
 
 A wrong number is compared with the numbers the typical slips give (forgetting the KV
 cache or the optimiser states, the total instead of the share of one GPU, GiB for GB...);
 a wrong verdict with no number is matched with the first slip that leads to that verdict.
-Answer parsing, the question number and the kept score are :mod:`engine.drills`'s.
+Answer parsing, the question number, the kept score and the feedback's common fields are
+:mod:`engine.drill_core`'s.
 """
 
 from __future__ import annotations
@@ -22,9 +23,20 @@ from dataclasses import dataclass
 from engine import memory
 from engine.catalog import HardwareSpec, ModelSpec, get_hardware, list_models
 from engine.catalog import get_model as _get_model
-from engine.drills import TOLERANCE, parse_answer_GB, parse_fits, parse_seed, within
+from engine.drill_core import (
+    TOLERANCE,
+    BaseFeedback,
+    QuestionBase,
+    Slip,
+    first_drawn,
+    parse_answer_GB,
+    parse_fits,
+    parse_seed,
+    part_words,
+    within,
+)
 from engine.formats import get_format
-from engine.units import GB, GiB, format_GB
+from engine.units import GB, format_GB
 
 TASKS = ("serve", "train")
 SERVE_SHARE = 0.6  # share of scenarios that serve (the rest train)
@@ -66,11 +78,9 @@ MISTAKES = {
 # with them).
 _NUMBER_ONLY = frozenset({"bytes_not_GB"})
 
-Slip = tuple[str, float, str]  # (mistake id, the per-GPU bytes that slip gives, what it means)
-
 
 @dataclass(frozen=True, slots=True)
-class FitQuestion:
+class FitQuestion(QuestionBase):
     """One scenario: serve or train ``model`` on ``gpus`` x ``hardware``; does it fit?
 
     Exactly one of ``serving`` and ``training`` is set: the engine's memory for the scenario.
@@ -111,10 +121,6 @@ class FitQuestion:
         return self._mem.per_gpu_bytes
 
     @property
-    def answer_GB(self) -> float:
-        return self.answer_bytes / GB
-
-    @property
     def capacity_bytes(self) -> float:
         return self._mem.capacity_bytes
 
@@ -143,12 +149,6 @@ class FitQuestion:
             "Does it fit in each GPU's memory? If you like, also give the memory each GPU "
             "needs, in GB, everything included."
         )
-
-    @property
-    def text(self) -> str:
-        """The whole question in words."""
-        givens = " ".join(f"{term}: {value}." for term, value in self.givens())
-        return f"{self.lead} {givens} {self.ask}"
 
     def givens(self) -> list[tuple[str, str]]:
         """The scenario's data as (term, value) pairs, every number from the engine."""
@@ -187,7 +187,7 @@ class FitQuestion:
         t = self.training
         assert t is not None
         bpp = t.bytes_per_param
-        sums = " + ".join(f"{_part_words(k)} {v:g}" for k, v in bpp.items())
+        sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in bpp.items())
         out += [
             (
                 "Training",
@@ -253,12 +253,7 @@ class FitQuestion:
                 f"Plus {format_GB(act)} of activations and {format_GB(oh)} of runtime overhead: "
                 f"{format_GB(self.answer_bytes)} per GPU."
             )
-        relation = "≤" if self.fits else ">"
-        verdict = "it fits" if self.fits else "it does not fit"
-        lines.append(
-            f"{format_GB(self.answer_bytes)} {relation} {format_GB(self.capacity_bytes)} on one "
-            f"{self.hardware.name}: {verdict}."
-        )
+        lines.append(self.verdict_line())
         return tuple(lines)
 
     # ------------------------------------------------------------------------- slips
@@ -269,23 +264,8 @@ class FitQuestion:
         A slip whose answer cannot be told apart from the right one is left out.
         """
         out = self._serve_slips() if self.serving is not None else self._train_slips()
-        right = self.answer_bytes
-        out.append(
-            (
-                "gib",
-                right / GiB * GB,
-                f"Your number looks like GiB (2^30 bytes). The lesson uses GB = 10^9 bytes, "
-                f"as GPU memory is quoted: {right / GiB:,.1f} GiB is {format_GB(right)}.",
-            )
-        )
-        out.append(
-            (
-                "bytes_not_GB",
-                right * GB,
-                "That looks like a number of bytes; the answer is asked in GB (divide by 10^9).",
-            )
-        )
-        return [c for c in out if not within(c[1], right, 2 * self.tolerance)]
+        out += [self.gib_slip(", as GPU memory is quoted"), self.bytes_slip()]
+        return self.told_apart(out)
 
     def _serve_slips(self) -> list[Slip]:
         s = self.serving
@@ -405,16 +385,6 @@ class FitQuestion:
         return None
 
 
-def _part_words(key: str) -> str:
-    return {
-        "weights": "weights",
-        "gradients": "gradients",
-        "master_weights": "fp32 master weights",
-        "first_moment": "first moment",
-        "second_moment": "second moment",
-    }.get(key, key.replace("_", " "))
-
-
 def _sharding_words(t: memory.TrainingMemory) -> str:
     if t.gpus == 1:
         return "none (a single GPU)"
@@ -497,12 +467,7 @@ def _draw(rng: random.Random, seed: int, want_fit: bool) -> FitQuestion | None:
     q = _draw_serve(rng, seed) if rng.random() < SERVE_SHARE else _draw_train(rng, seed)
     if q is None or q.fits != want_fit:
         return None
-    ratio = q.answer_bytes / q.capacity_bytes
-    if not ANSWER_RANGE[0] <= ratio <= ANSWER_RANGE[1] or abs(ratio - 1) < VERDICT_MARGIN:
-        return None
-    if not _needed(q) <= {mistake for mistake, _, _ in q.typical_wrong_answers()}:
-        return None
-    return q
+    return q if q.well_posed(ANSWER_RANGE, VERDICT_MARGIN, _needed(q)) else None
 
 
 def _fallback(seed: int) -> FitQuestion:
@@ -520,50 +485,22 @@ def fit_question(seed: object) -> FitQuestion:
     s = parse_seed(seed)
     rng = random.Random(s)
     want_fit = rng.random() < 0.5
-    for _ in range(_MAX_DRAWS):
-        question = _draw(rng, s, want_fit)
-        if question is not None:
-            return question
-    return _fallback(s)
+    return first_drawn(rng, s, lambda r, n: _draw(r, n, want_fit), _fallback, _MAX_DRAWS)
 
 
 # ---------------------------------------------------------------------------- checking
 
 
 @dataclass(frozen=True, slots=True)
-class FitFeedback:
-    """The verdict on one answer: right or not, a message, the worked arithmetic, the likely
-    mistake (an id from MISTAKES; '' when right, 'unknown' when no slip matches), what the
-    reader said and what the engine says.
+class FitFeedback(BaseFeedback):
+    """The verdict on one answer (see :class:`~engine.drill_core.BaseFeedback`; the mistake is
+    an id from MISTAKES), with what the reader said and what the engine says.
     """
 
-    correct: bool
-    headline: str
-    explanation: str
-    working: tuple[str, ...]
-    mistake: str
     says_fits: bool
     fits: bool
     answer_GB: float | None
     expected_GB: float
-
-    @property
-    def message(self) -> str:
-        return f"{self.headline} {self.explanation}".strip()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "correct": self.correct,
-            "message": self.message,
-            "headline": self.headline,
-            "explanation": self.explanation,
-            "working": list(self.working),
-            "mistake": self.mistake,
-            "says_fits": self.says_fits,
-            "fits": self.fits,
-            "answer_GB": self.answer_GB,
-            "expected_GB": self.expected_GB,
-        }
 
 
 def check_answer(question: FitQuestion, fits: object, answer_text: object = "") -> FitFeedback:
@@ -620,9 +557,9 @@ def check_answer(question: FitQuestion, fits: object, answer_text: object = "") 
             if verdict_ok
             else f"Not quite: {truth}, and each GPU needs {right}."
         )
-        for mistake, wrong_bytes, words in question.typical_wrong_answers():
-            if within(answer * GB, wrong_bytes, question.tolerance):
-                return result(False, headline, words, mistake)
+        matched = question.slip_matching(answer)
+        if matched is not None:
+            return result(False, headline, matched[2], matched[0])
         return result(
             False,
             headline,

@@ -1,220 +1,51 @@
-"""Drills: generated questions, the reader's answer checked, and the likely mistake named.
+"""Drill (step 7): generated questions on training memory per GPU, the reader's answer
+checked, and the likely mistake named.
 
 A question is drawn deterministically from a seed (``random.Random(seed)``), so a question
 number in a link reproduces it exactly, in CPython and in Pyodide alike. Every number in a
 question, its answer and its typical wrong answers comes from :mod:`engine.memory`.
 
-Answers are numbers in GB (10^9 bytes). :func:`parse_answer_GB` accepts ``128.5``,
-``128.5 GB``, ``128.5gb`` and ``1,234.5`` (a comma only groups thousands); it refuses
-``128,5`` (a decimal comma), other units, and anything that is not a positive number. An
-answer is right within :data:`TOLERANCE` (2 %) of the engine's figure; a wrong one is
-compared, with the same tolerance, with the answers the typical slips give.
+Answers are numbers in GB (10^9 bytes), read by :func:`parse_answer_GB`; an answer is right
+within :data:`TOLERANCE` (2 %) of the engine's figure, and a wrong one is compared, with the
+same tolerance, with the answers the typical slips give.
 
-The parts here that are not about training memory (answer parsing, the score kept on the
-reader's device, :class:`Feedback`) are meant for the other drills too.
+What every drill shares (answer parsing, the score kept on the reader's device, question
+numbers, the feedback) is :mod:`engine.drill_core`, re-exported here under its old names.
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from dataclasses import dataclass
 
-from engine import memory, validate
+from engine import memory
 from engine.catalog import HardwareSpec, ModelSpec, generic_dense_model, get_hardware, list_models
 from engine.catalog import get_model as _get_model
-from engine.errors import EngineError
-from engine.units import GB, GiB, format_GB
-
-TOLERANCE = 0.02  # an answer within 2 % of the engine's figure is right
-MAX_SEED = 999_999_999
-MAX_ANSWER_CHARS = 40
-MAX_SCORE = 1_000_000_000
-MAX_STATE_CHARS = 1_000
-
-# ----------------------------------------------------------------------------- answers
-
-_ANSWER = re.compile(
-    r"^\s*(?P<number>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE
+from engine.drill_core import (
+    MAX_SEED,
+    TOLERANCE,
+    BaseFeedback,
+    QuestionBase,
+    Score,
+    Slip,
+    first_drawn,
+    next_seed,
+    parse_answer_GB,
+    parse_fits,
+    parse_seed,
+    part_words,
+    within,
 )
-_THOUSANDS = re.compile(r"^[0-9]{1,3}(?:,[0-9]{3})+$")
-
-
-def parse_answer_GB(text: object, field: str = "answer") -> float:
-    """The reader's answer in GB as a float, or EngineError naming ``field``.
-
-    Accepted: '128.5', '128.5 GB' (any case), '.5', '1,234.5' (commas group thousands).
-    Refused: '' (empty), '128,5' (use a point for decimals), '119.7 GiB' or any other unit,
-    '1e2', negative numbers, zero, and any other text.
-    """
-    if not isinstance(text, str):
-        raise EngineError("Type your answer as a number of GB.", field)
-    if not text.strip():
-        raise EngineError("Your answer is empty: type a number of GB, such as 42.5.", field)
-    shown = text.strip() if len(text.strip()) <= 20 else text.strip()[:20] + "..."
-    if len(text) > MAX_ANSWER_CHARS:
-        raise EngineError(f"{shown!r} is too long for an answer: type a number of GB.", field)
-    match = _ANSWER.match(text)
-    if not match:
-        raise EngineError(
-            f"Your answer must be a number of GB, such as 42.5, not {shown!r}.", field
-        )
-    number, unit = match.group("number"), match.group("unit").lower()
-    if unit == "gib":
-        raise EngineError("Give the answer in GB (10^9 bytes), not GiB.", field)
-    if unit not in ("", "gb"):
-        raise EngineError(f"Give the answer in GB, not {unit[:8]!r}.", field)
-    whole = number.split(".")[0]
-    if "," in whole and not _THOUSANDS.match(whole):
-        raise EngineError(
-            "Use a point for decimals (128.5): a comma only groups thousands (1,234.5).", field
-        )
-    if "," in number.partition(".")[2]:
-        raise EngineError("Use a point for decimals (128.5), with no comma after it.", field)
-    value = float(number.replace(",", ""))
-    if not value > 0:
-        raise EngineError("Your answer must be more than 0 GB.", field)
-    return value
-
-
-def within(value: float, target: float, tolerance: float = TOLERANCE) -> bool:
-    """True when ``value`` is within ``tolerance`` (relative) of ``target``."""
-    return abs(value - target) <= tolerance * abs(target)
-
-
-# ------------------------------------------------------------------------------- score
+from engine.units import GB, format_GB
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
-    """A drill's score, kept on the reader's device as JSON.
+class Feedback(BaseFeedback):
+    """The verdict on one answer (see :class:`~engine.drill_core.BaseFeedback`; the mistake
+    is an id from MISTAKES), with the reader's answer and the engine's, in GB."""
 
-    ``scored`` is the question number whose first answer was last counted: answering the
-    same question again shows feedback but does not change the score.
-    """
-
-    answered: int = 0
-    correct: int = 0
-    streak: int = 0
-    scored: int | None = None
-
-    @classmethod
-    def from_text(cls, text: object, field: str = "state") -> Score:
-        """Read a kept score; '' is a fresh one. Anything broken or foreign: EngineError."""
-        if not isinstance(text, str):
-            raise EngineError("The saved drill score is not text; starting a new score.", field)
-        if not text.strip():
-            return cls()
-        if len(text) > MAX_STATE_CHARS:
-            raise EngineError(
-                "The saved drill score is too long to be ours; starting a new score.", field
-            )
-        try:
-            raw = json.loads(text)
-        except ValueError:
-            raise EngineError(
-                "The saved drill score is not valid JSON; starting a new score.", field
-            ) from None
-        keys = {"answered", "correct", "streak", "scored"}
-        if not isinstance(raw, dict) or set(raw) != keys:
-            raise EngineError(
-                "The saved drill score is not a score this drill keeps; starting a new score.",
-                field,
-            )
-        counts = [raw["answered"], raw["correct"], raw["streak"]]
-        if not all(_whole(n, 0, MAX_SCORE) for n in counts):
-            raise EngineError(
-                "The saved drill score holds counts that are not whole numbers; "
-                "starting a new score.",
-                field,
-            )
-        answered, correct, streak = (int(n) for n in counts)
-        if not answered >= correct >= streak:
-            raise EngineError(
-                "The saved drill score does not add up (more correct answers "
-                "than answers); starting a new score.",
-                field,
-            )
-        scored = raw["scored"]
-        if scored is not None and not _whole(scored, 1, MAX_SEED):
-            raise EngineError(
-                "The saved drill score names no valid question; starting a new score.", field
-            )
-        return cls(answered, correct, streak, None if scored is None else int(scored))
-
-    def to_text(self) -> str:
-        return json.dumps(
-            {
-                "answered": self.answered,
-                "correct": self.correct,
-                "scored": self.scored,
-                "streak": self.streak,
-            },
-            separators=(",", ":"),
-            sort_keys=True,
-        )
-
-    def record(self, seed: int, correct: bool) -> tuple[Score, bool]:
-        """The score after an answer to question ``seed``, and whether it counted.
-
-        Only the first answer to a question counts; later ones leave the score as it is.
-        """
-        if self.scored == seed:
-            return self, False
-        if correct:
-            return Score(self.answered + 1, self.correct + 1, self.streak + 1, seed), True
-        return Score(self.answered + 1, self.correct, 0, seed), True
-
-
-def _whole(value: object, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
-def parse_seed(value: object, field: str = "seed") -> int:
-    """A question number: a whole number from 1 to MAX_SEED (EngineError naming ``field``)."""
-    return validate.integer(value, field, label="Question number", minimum=1, maximum=MAX_SEED)
-
-
-def next_seed(seed: int) -> int:
-    """The question after ``seed`` (1 after the last one)."""
-    return parse_seed(seed) % MAX_SEED + 1
-
-
-# ---------------------------------------------------------------------------- feedback
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """The verdict on one answer: right or not, a message, the worked arithmetic, and the
-    likely mistake (an id from MISTAKES; '' when right, 'unknown' when no slip matches).
-
-    ``message`` is ``headline`` (one short sentence) followed by ``explanation``.
-    """
-
-    correct: bool
-    headline: str
-    explanation: str
-    working: tuple[str, ...]
-    mistake: str
     answer_GB: float
     expected_GB: float
-
-    @property
-    def message(self) -> str:
-        return f"{self.headline} {self.explanation}".strip()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "correct": self.correct,
-            "message": self.message,
-            "headline": self.headline,
-            "explanation": self.explanation,
-            "working": list(self.working),
-            "mistake": self.mistake,
-            "answer_GB": self.answer_GB,
-            "expected_GB": self.expected_GB,
-        }
 
 
 MISTAKES = {
@@ -296,7 +127,7 @@ _TRAIN_STATE_PARTS = ("weights", "gradients", "fp32_gradients")
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingMemoryQuestion:
+class TrainingMemoryQuestion(QuestionBase):
     """One generated question: training memory per GPU, and whether it fits.
 
     ``memory`` is the engine's :class:`~engine.memory.TrainingMemory` for the scenario; the
@@ -356,10 +187,6 @@ class TrainingMemoryQuestion:
         return self.state_per_gpu_bytes + self.activation_bytes
 
     @property
-    def answer_GB(self) -> float:
-        return self.answer_bytes / GB
-
-    @property
     def capacity_bytes(self) -> float:
         return self.memory.capacity_bytes
 
@@ -411,12 +238,6 @@ class TrainingMemoryQuestion:
             "overhead. And does it fit in the GPU's memory?"
         )
 
-    @property
-    def text(self) -> str:
-        """The whole question in words."""
-        givens = " ".join(f"{term}: {value}." for term, value in self.givens())
-        return f"{self.lead} {givens} {self.ask}"
-
     def givens(self) -> list[tuple[str, str]]:
         """The question's data as (term, value) pairs."""
         out = [
@@ -430,7 +251,7 @@ class TrainingMemoryQuestion:
     def working(self) -> tuple[str, ...]:
         """The worked arithmetic, every number from the engine."""
         bpp = self.bytes_per_param
-        sums = " + ".join(f"{_part_words(k)} {v:g}" for k, v in bpp.items())
+        sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in bpp.items())
         lines = [
             f"Bytes per parameter: {sums} = {self.bytes_per_param_total:g} bytes.",
             f"Training state: {self.model.params:,} parameters × "
@@ -454,16 +275,10 @@ class TrainingMemoryQuestion:
                 f"{format_GB(self.activation_bytes)} = {format_GB(self.answer_bytes)} "
                 "per GPU."
             )
-        relation = "≤" if self.fits else ">"
-        verdict = "it fits" if self.fits else "it does not fit"
-        lines.append(
-            f"{format_GB(self.answer_bytes)} {relation} "
-            f"{format_GB(self.capacity_bytes)} on one {self.hardware.name}: "
-            f"{verdict}."
-        )
+        lines.append(self.verdict_line())
         return tuple(lines)
 
-    def typical_wrong_answers(self) -> list[tuple[str, float, str]]:
+    def typical_wrong_answers(self) -> list[Slip]:
         """(mistake id, the answer in bytes that slip gives, what it means), likeliest first.
 
         A slip whose answer is indistinguishable from the right one is left out.
@@ -480,7 +295,7 @@ class TrainingMemoryQuestion:
         kept = {k: v for k, v in bpp.items() if k in _TRAIN_STATE_PARTS}
         dropped = {k: v for k, v in bpp.items() if k not in _TRAIN_STATE_PARTS}
         kept_b, dropped_b = sum(kept.values()), sum(dropped.values())
-        out: list[tuple[str, float, str]] = [
+        out: list[Slip] = [
             (
                 "forgot_optimizer",
                 per_gpu(kept_b),
@@ -495,15 +310,7 @@ class TrainingMemoryQuestion:
         )
         out.append(("serving_bytes", per_gpu(serving), serving_words))
         out.append(("serving_bytes", memory.weights_bytes(params, "bf16"), serving_words))
-        out.append(
-            (
-                "gib",
-                self.answer_bytes / GiB * GB,
-                f"Your number looks like GiB (2^30 bytes). The lesson uses GB = 10^9 "
-                f"bytes: {self.answer_bytes / GiB:,.1f} GiB is "
-                f"{format_GB(self.answer_bytes)}.",
-            )
-        )
+        out.append(self.gib_slip())
         if self.with_activations:
             out.append(
                 (
@@ -563,13 +370,7 @@ class TrainingMemoryQuestion:
                     "parameter.",
                 )
             )
-        out.append(
-            (
-                "bytes_not_GB",
-                self.answer_bytes * GB,
-                "That looks like a number of bytes; the answer is asked in GB (divide by 10^9).",
-            )
-        )
+        out.append(self.bytes_slip())
         out.append(
             (
                 "bytes_per_param",
@@ -578,23 +379,11 @@ class TrainingMemoryQuestion:
                 f"{self.model.params:,} parameters (and divide as the sharding says).",
             )
         )
-        return [c for c in out if not within(c[1], self.answer_bytes, 2 * self.tolerance)]
-
-
-def _part_words(key: str) -> str:
-    return {
-        "weights": "weights",
-        "gradients": "gradients",
-        "fp32_gradients": "fp32 gradient copy",
-        "master_weights": "fp32 master weights",
-        "first_moment": "first moment",
-        "second_moment": "second moment",
-        "momentum": "momentum",
-    }.get(key, key.replace("_", " "))
+        return self.told_apart(out)
 
 
 def _words(parts: dict[str, float]) -> str:
-    names = [_part_words(k) for k in parts]
+    names = [part_words(k) for k in parts]
     if not names:
         return "nothing"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -636,18 +425,13 @@ def _draw(rng: random.Random, seed: int) -> TrainingMemoryQuestion | None:
     q = TrainingMemoryQuestion(
         seed, model, _model_words(model), hardware, setup_name, setup_details, with_activations, mem
     )
-    ratio = q.answer_bytes / q.capacity_bytes
-    if not ANSWER_RANGE[0] <= ratio <= ANSWER_RANGE[1] or abs(ratio - 1) < VERDICT_MARGIN:
-        return None
     # Each typical slip must give an answer that is told apart from the right one.
     needed = {"forgot_optimizer", "serving_bytes", "gib"}
     if with_activations:
         needed.add("forgot_activations")
     if gpus > 1:
         needed.add("not_divided" if sharding == "zero3" else "divided_replicated")
-    if not needed <= {mistake for mistake, _, _ in q.typical_wrong_answers()}:
-        return None
-    return q
+    return q if q.well_posed(ANSWER_RANGE, VERDICT_MARGIN, needed) else None
 
 
 def _fallback(seed: int) -> TrainingMemoryQuestion:
@@ -666,19 +450,7 @@ Question = TrainingMemoryQuestion
 def training_memory_question(seed: object) -> TrainingMemoryQuestion:
     """Question number ``seed`` (1 to MAX_SEED): the same number always gives the same question."""
     s = parse_seed(seed)
-    rng = random.Random(s)
-    for _ in range(_MAX_DRAWS):
-        question = _draw(rng, s)
-        if question is not None:
-            return question
-    return _fallback(s)
-
-
-def parse_fits(value: object, field: str = "fits") -> bool:
-    """'yes' or 'no' (EngineError naming ``field`` otherwise)."""
-    if value == "":
-        raise EngineError("Say whether it fits: choose yes or no.", field)
-    return validate.choice(value, field, ("yes", "no"), label="Answer to 'does it fit?'") == "yes"
+    return first_drawn(random.Random(s), s, _draw, _fallback, _MAX_DRAWS)
 
 
 def check_answer(
@@ -725,11 +497,10 @@ def check_answer(
     verdict_note = ""
     if says_fits is not None and says_fits != question.fits:
         verdict_note = " And so it fits." if question.fits else " And so it does not fit."
-    for mistake, wrong_bytes, words in question.typical_wrong_answers():
-        if within(answer * GB, wrong_bytes, question.tolerance):
-            return Feedback(
-                False, headline, words + verdict_note, working, mistake, answer, expected
-            )
+    slip = question.slip_matching(answer)
+    if slip is not None:
+        mistake, _, words = slip
+        return Feedback(False, headline, words + verdict_note, working, mistake, answer, expected)
     return Feedback(
         False,
         headline,
@@ -743,11 +514,13 @@ def check_answer(
 
 
 __all__ = [
+    "MAX_SEED",
     "MISTAKES",
     "TOLERANCE",
     "Feedback",
     "Question",
     "Score",
+    "Slip",
     "TrainingMemoryQuestion",
     "check_answer",
     "next_seed",

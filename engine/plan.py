@@ -22,6 +22,7 @@ from engine.memory import (
     serving_memory,
     training_memory,
 )
+from engine.part_names import part_label
 from engine.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
 from engine.units import SECONDS_PER_DAY, format_seconds
 
@@ -95,7 +96,7 @@ class Plan:
         }
 
     def _parts_words(self) -> str:
-        return " + ".join(f"{k.replace('_', ' ')} {format_GB(v)}"
+        return " + ".join(f"{part_label(k).lower().replace('kv cache', 'KV cache')} {format_GB(v)}"
                           for k, v in self.memory.parts.items())
 
     def _fits_words(self) -> str:
@@ -149,7 +150,8 @@ class Plan:
                         "and overhead) alone exceed one GPU.")
             return (f"{self.min_gpus:,} GPU{'s' if self.min_gpus > 1 else ''} to hold the "
                     f"weights and a {mem.context_tokens:,}-token KV cache for {mem.batch} "
-                    f"request{'s' if mem.batch > 1 else ''} (tensor parallel).")
+                    f"request{'s' if mem.batch > 1 else ''}"
+                    + (" (tensor parallel)." if self.min_gpus > 1 else "."))
         t = self.train
         assert t is not None
         target = ""
@@ -213,8 +215,10 @@ class Plan:
                                              gpus=self.gpus, sources=src)
             return (f"{self.gpus:,} GPU{'s' if self.gpus > 1 else ''} at ${price:,.2f} per "
                     f"GPU-hour ({self.price_note}) = ${c.usd_per_hour:,.2f} per hour; at "
-                    f"{tps:,.0f} tokens/s, ${c.usd_per_million_tokens:,.2f} per million output "
-                    "tokens if kept busy.")
+                    f"{tps:,.0f} tokens/s ({self.serve.first_step.batch:,} "
+                    f"request{'s' if self.serve.first_step.batch > 1 else ''} at a time), "
+                    f"${c.usd_per_million_tokens:,.2f} per million output tokens if kept busy; "
+                    "serving more requests at once cuts it.")
         t = self.train
         assert t is not None
         tc = cost.training_run_cost(gpus=self.gpus, seconds=t.seconds, usd_per_gpu_hour=price,

@@ -28,6 +28,11 @@ def test_a_reader_walks_from_home_through_the_steps_by_the_pages_own_links(
         if "Step" not in nxt.inner_text():
             break
         nxt.click()
+        # Instant navigation swaps the page in place: wait until the old step has gone.
+        page.wait_for_function(
+            "prev => document.querySelector('.step-meta')?.dataset.step !== prev",
+            arg=str(seen[-1]),
+        )
     assert seen == list(range(1, 22))
     assert watched.console_errors == []
 

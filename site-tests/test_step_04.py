@@ -92,7 +92,7 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     wait_for_text(page, LAUNCH, "Refused before it starts")
     assert_shows(page, LAUNCH, expected)
     text = page.inner_text(LAUNCH + " .widget-result")
-    assert "16 bytes/param x 8.03 billion params = 128.5 GB" in text
+    assert "16 bytes/param × 8.03 billion params = 128.5 GB" in text
     assert "more than the 80 GB free on GPU 0" in text
     # The refusal lands in the panel's job log (shared state, same page).
     page.wait_for_function(

@@ -149,10 +149,14 @@ function nameThemeLandmarks() {
   if (search && !search.hasAttribute("aria-label")) search.setAttribute("aria-label", "Search the lesson");
 }
 
-// Glossary terms (<abbr title=...>) can be focused, so keyboard readers get the tooltip too.
+// Glossary terms (<abbr title=...>) show their definition on hover; the first use of each
+// term on a page can also be focused, so keyboard readers get it without a tab stop per use.
 function focusableTerms() {
+  const seen = new Set();
   for (const term of document.querySelectorAll(".md-content abbr[title]")) {
-    if (!term.hasAttribute("tabindex")) term.setAttribute("tabindex", "0");
+    if (seen.has(term.title) || term.hasAttribute("tabindex")) continue;
+    seen.add(term.title);
+    term.setAttribute("tabindex", "0");
   }
 }
 

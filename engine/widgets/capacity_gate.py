@@ -9,11 +9,11 @@ from engine import memory, validate
 from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.formats import FORMATS, get_format
 from engine.memory import ServingMemory
+from engine.part_names import labelled_parts
 from engine.units import format_count, format_GB
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.labels import labelled_parts
 from engine.widgets.options import format_options, gpu_options, model_options
 
 SMALLER_FORMATS = ("fp8", "int4")
@@ -106,13 +106,16 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
     caption = tag(
         "caption", "Ways out, each planned by the engine" if refused else "Other ways to run it"
     )
-    inner = tag(
-        "table",
-        caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)),
-        class_="s2-ways",
-    )
+    # The class sits on the scroll box, not the table: the theme styles only tables without
+    # a class (borders, striped rows, left-aligned headers).
+    inner = tag("table", caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)))
     return tag(
-        "div", inner, class_="table-scroll", role="region", tabindex="0", aria_label="Ways out"
+        "div",
+        inner,
+        class_="table-scroll s2-ways",
+        role="region",
+        tabindex="0",
+        aria_label="Ways out",
     )
 
 

@@ -11,6 +11,32 @@ from collections.abc import Sequence
 from engine.units import format_GB, format_seconds
 from engine.widgets.html import esc
 
+# One colour per memory quantity, the same in every bar of the lesson: a part's CSS class
+# follows its label (the reader-facing names of engine/part_names.py and the widgets' own
+# groupings), so "orange" means the same thing on every page. docs/css/parts.css colours
+# them; a label not listed here falls back to part-N by its position.
+PART_CLASSES = {
+    "weights": "part-weights",
+    "kv cache": "part-kv-cache",
+    "activations": "part-activations",
+    "runtime overhead": "part-overhead",
+    "working space": "part-working-space",
+    "gradients": "part-gradients",
+    "fp32 gradient copy": "part-fp32-gradients",
+    "optimizer states": "part-optimizer",
+    "adam first moment": "part-optimizer",
+    "adam second moment": "part-optimizer-2",
+    "momentum": "part-optimizer",
+    "fp32 master weights": "part-master-weights",
+    "held by other jobs": "part-other-jobs",
+    "other jobs": "part-other-jobs",
+}
+
+
+def part_class(name: str, index: int) -> str:
+    """The CSS class of a memory part: by its label when known, else part-N by position."""
+    return PART_CLASSES.get(" ".join(name.lower().split()), f"part-{index % 6}")
+
 
 def memory_bar(
     parts: Sequence[tuple[str, float]],
@@ -37,7 +63,7 @@ def memory_bar(
     for i, (name, n_bytes) in enumerate(parts):
         w = usable * n_bytes / scale_max
         rects.append(
-            f'<rect class="part-{i % 6}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
+            f'<rect class="{part_class(name, i)}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
             f"<title>{esc(name)}: {esc(format_GB(n_bytes))}</title></rect>"
         )
         x += w
@@ -55,11 +81,14 @@ def memory_bar(
         f'role="img" aria-label="{esc(description)}">{"".join(rects)}{marker}</svg>'
     )
     legend = "".join(
-        f'<li><span class="swatch part-{i % 6}" aria-hidden="true"></span>{esc(name)}: '
+        f'<li><span class="swatch {part_class(name, i)}" aria-hidden="true"></span>{esc(name)}: '
         f"{esc(format_GB(b))}</li>"
         for i, (name, b) in enumerate(parts)
     )
     return svg + f'<ul class="legend">{legend}</ul>'
+
+
+_CHAR_W = 6.2  # px per character of the charts' 11 px text, a little generous
 
 
 def timeline(
@@ -80,7 +109,8 @@ def timeline(
     """
     end = max((start + length for _, _, start, length in phases), default=0.0)
     scale_max = max(end, scale_seconds) * 1.02 or 1.0
-    bar_y, bar_h, left = 18, 24, 4
+    # Room above the bar only for the marker's label.
+    bar_y, bar_h, left = (18 if marker_seconds is not None else 4), 24, 4
     usable = width - 2 * left
     rects = [
         f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
@@ -100,20 +130,26 @@ def timeline(
             f'<rect class="{css}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
             f"<title>{esc(name)}: {esc(format_seconds(length))}</title></rect>"
         )
+    # Labels: the first-token marker above the bar (beside its line), the time axis below it
+    # ("0 s" at the start, the total right-aligned at the bar's end, or just past the end
+    # when the bar is too short for both), so no two labels meet.
+    below = bar_y + bar_h + 16
     marker = ""
     if marker_seconds is not None:
         mx = left + usable * marker_seconds / scale_max
-        anchor = "start" if mx < width / 2 else "end"
+        anchor, tx = ("start", mx + 3) if mx < width / 2 else ("end", mx - 3)
         marker = (
-            f'<line class="capacity" x1="{mx:.2f}" y1="8" x2="{mx:.2f}" y2="{bar_y + bar_h + 6}"/>'
-            f'<text x="{mx:.2f}" y="{bar_y + bar_h + 20}" text-anchor="{anchor}">'
-            f"{esc(marker_label)}</text>"
+            f'<line class="capacity" x1="{mx:.2f}" y1="4" x2="{mx:.2f}" y2="{bar_y + bar_h + 4}"/>'
+            f'<text x="{tx:.2f}" y="12" text-anchor="{anchor}">{esc(marker_label)}</text>'
         )
-    axis = (
-        f'<text x="{left}" y="12">0 s</text>'
-        f'<text x="{left + usable * end / scale_max:.2f}" y="12" text-anchor="end">'
-        f"{esc(format_seconds(end))}</text>"
-    )
+    end_text = format_seconds(end)
+    end_x = left + usable * end / scale_max
+    zero_right = left + 3 * _CHAR_W + 6  # where the "0 s" label ends, with a gap
+    if end_x - len(end_text) * _CHAR_W >= zero_right:
+        end_label = f'<text x="{end_x:.2f}" y="{below}" text-anchor="end">{esc(end_text)}</text>'
+    else:
+        end_label = f'<text x="{max(end_x + 4, zero_right):.2f}" y="{below}">{esc(end_text)}</text>'
+    axis = f'<text x="{left}" y="{below}">0 s</text>' + end_label
     prefill = sum(length for _, kind, _, length in phases if kind == "prefill")
     decode = sum(length for _, kind, _, length in phases if kind == "decode")
     description = (

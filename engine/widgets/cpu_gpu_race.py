@@ -173,8 +173,10 @@ def _both_tasks_table(
     )
     caption = "Both kinds of work, at peak"
     return (
-        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{esc(caption)}">'
-        f'<table class="race-table"><caption>{esc(caption)}</caption>'
+        # The class sits on the scroll box, not the table: the theme styles only tables
+        # without a class (borders, striped rows, left-aligned headers).
+        f'<div class="table-scroll race-table" role="region" tabindex="0" '
+        f'aria-label="{esc(caption)}"><table><caption>{esc(caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 

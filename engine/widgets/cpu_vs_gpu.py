@@ -187,20 +187,29 @@ def _figures_table(metrics: list[Metric], cpu_name: str, gpu_name: str) -> str:
     )
     caption = f"{cpu_name} against {gpu_name}"
     return (
-        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{esc(caption)}">'
-        f'<table class="cpu-gpu-table"><caption>{esc(caption)}</caption>'
+        # The class sits on the scroll box, not the table: the theme styles only tables
+        # without a class (borders, striped rows, left-aligned headers).
+        f'<div class="table-scroll cpu-gpu-table" role="region" tabindex="0" '
+        f'aria-label="{esc(caption)}"><table><caption>{esc(caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
-def chip_notes(*chips: HardwareSpec) -> str:
-    """What the catalogue says about how far to trust each chip's figures, and its source."""
+def readable(note: str) -> str:
+    """A catalogue note for readers: '56 x 1,024' written '56 × 1,024'."""
+    return note.replace(" x ", " × ").strip()
+
+
+def chip_notes(*chips: HardwareSpec, noted: frozenset[str] = frozenset()) -> str:
+    """What the catalogue says about how far to trust each chip's figures, and its source
+    (a chip in ``noted`` already has its note in the caution above, so it is not repeated)."""
     items = []
     for chip in chips:
         if chip.confidence != "high":
-            words = f"{chip.name}: {chip.confidence}-confidence figures. {chip.note}".strip()
+            note = "" if chip.id in noted else f" {readable(chip.note)}"
+            words = f"{chip.name}: {chip.confidence}-confidence figures.{note}".strip()
             items.append(tag("li", esc(words), data_confidence=chip.confidence))
-            items += [tag("li", esc(f"{chip.name}: {a}")) for a in chip.assumptions]
+            items += [tag("li", esc(f"{chip.name}: {readable(a)}")) for a in chip.assumptions]
         items.append(tag("li", esc(f"Source for {chip.name}: {chip.source}")))
     return tag("ul", "".join(items), class_="widget-notes")
 
@@ -237,21 +246,20 @@ def render(inputs: Inputs) -> str:
         class_="widget-verdict",
         data_peak_ratio=f"{peak.ratio:.6g}",
     )
+    # The caution follows the chosen chips: each low-confidence peak with the catalogue's own
+    # words on how it was derived (Intel's AMX for the Xeon, AVX-512 for the EPYC, ...).
     low = [c for c in (cpu, gpu) if c.confidence == "low"]
-    warning = (
+    warning = "".join(
         tag(
             "p",
             esc(
-                "Treat the peak of "
-                + " and ".join(side_name(c, 1) for c in low)
-                + " as a low-confidence figure: the vendor publishes none, so the catalogue "
-                "derives it from cores × operations per cycle × clock (see the notes below). "
-                "Real matrix maths reaches a fraction of it."
+                f"Treat the peak of {side_name(c, 1)} as a low-confidence figure. "
+                + (readable(c.note) or "The catalogue derives it; real maths reaches less.")
             ),
             class_="cpu-gpu-caution",
+            data_chip=c.id,
         )
-        if low
-        else ""
+        for c in low
     )
     bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics)
     return (
@@ -259,7 +267,7 @@ def render(inputs: Inputs) -> str:
         + warning
         + tag("div", bars, class_="cpu-gpu-bars")
         + _figures_table(metrics, cpu_name, gpu_name)
-        + chip_notes(cpu, gpu)
+        + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low))
     )
 
 

@@ -41,6 +41,7 @@ def line_chart(
     current: Point | None = None,
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
+    y_cut_note: str = "",
     width: int = 640,
     height: int = 220,
 ) -> str:
@@ -49,7 +50,9 @@ def line_chart(
     With ``done_x`` the whole curve is drawn faint and the part up to ``done_x`` bold (the
     part already run), ending at ``current`` when given (the point reached now). ``x_range``
     and ``y_range`` fix the axes (y values outside the range are drawn at its edge); ``x_text`` and
-    ``y_text`` format the axis end labels. ``label`` is the text alternative.
+    ``y_text`` format the axis end labels. ``label`` is the text alternative. ``y_cut_note``
+    marks a y-axis that does not start at zero: a break mark at its foot and the note, in
+    words, above the plot on the right.
     """
     left, right, top, bottom = 46, 10, 24, 34
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -95,6 +98,17 @@ def line_chart(
         f"{esc(x_label)}</text>",
         f'<text x="{left - 4}" y="{top - 10}">{esc(y_label)}</text>',
     ]
+    if y_cut_note:
+        # Two short slanted strokes across the foot of the y-axis: the axis is cut.
+        shapes += [
+            f'<line class="axis" x1="{left - 5}" y1="{base - 4 + d}" x2="{left + 5}" '
+            f'y2="{base - 8 + d}" {_STYLE["axis"]} stroke-width="1.5"/>'
+            for d in (-4, 0)
+        ]
+        texts.append(
+            f'<text class="y-cut-note" x="{left + plot_w}" y="{top - 10}" text-anchor="end">'
+            f"{esc(y_cut_note)}</text>"
+        )
     return (
         f'<svg class="chart line-chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{esc(label)}">{"".join(shapes)}{"".join(texts)}</svg>'

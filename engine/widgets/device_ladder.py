@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_system, resolve_model
+from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.memory import ServingMemory, TrainingMemory
 from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.units import TB, format_bytes, format_count, format_GB, format_seconds
-from engine.validate import choice, fraction, integer, number
+from engine.validate import fraction, integer, number
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
-from engine.widgets.options import CUSTOM_MODEL, model_options
+from engine.widgets.options import model_controls, model_from
 
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.
@@ -38,14 +38,6 @@ class Rung:
     hardware: HardwareSpec
     count: int
     serve_count: int
-
-
-def model_from(inputs: Inputs) -> ModelSpec:
-    """The chosen catalogue model, or a generic one from the typed parameter count."""
-    model_id = choice(inputs["model"], "model", [v for v, _ in model_options()])
-    if model_id == CUSTOM_MODEL:
-        return resolve_model(params=number(inputs["params"], "params", label="Parameter count"))
-    return resolve_model(model_id=model_id)
 
 
 def ladder(cluster_gpus: int) -> tuple[Rung, ...]:
@@ -272,15 +264,7 @@ WIDGET = Widget(
     name="device_ladder",
     title="From a phone to a cluster",
     controls=(
-        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
-        Control(
-            "params",
-            "Parameter count",
-            "number",
-            "7e9",
-            unit="parameters",
-            hint="Used when the model is 'A parameter count I type'.",
-        ),
+        *model_controls(),
         Control("context_tokens", "Context to serve", "number", "8192", unit="tokens"),
         Control(
             "tokens",

@@ -3,115 +3,52 @@
 The scenario comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
 in localStorage under "local:drill-17". The drill's logic is in :mod:`engine.drill_fit`;
-the score and the question numbers are :mod:`engine.drills`'s.
+the score and the question numbers are :mod:`engine.drill_core`'s, and the view it shares
+with the other drills is :mod:`engine.widgets.drill_view`.
 """
 
 from __future__ import annotations
 
-from engine import drill_fit, drills
-from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
+from engine import drill_core, drill_fit
+from engine.part_names import labelled_parts
+from engine.widgets.base import Control, Inputs, Rendered, Widget
 from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.labels import labelled_parts
+from engine.widgets.drill_view import FITS_CONTROL, STATE_CONTROL, DrillView, actions, seed_control
 
 DRILL_STEP = 17
-GOAL = 5  # correct answers that complete the drill
 
 
-def _question_html(q: drill_fit.FitQuestion) -> str:
-    lead = tag("strong", esc(f"Scenario {q.seed:,}.")) + " " + esc(q.lead)
-    return (
-        tag("p", lead, class_="drill-question")
-        + definition_list(q.givens())
-        + tag("p", esc(q.ask), class_="drill-ask")
-    )
+def _check(q: drill_fit.FitQuestion, inputs: Inputs) -> drill_fit.FitFeedback:
+    return drill_fit.check_answer(q, inputs["fits"], inputs["answer"])
 
 
-def _feedback_html(q: drill_fit.FitQuestion, feedback: drill_fit.FitFeedback, counted: bool) -> str:
-    verdict = tag(
-        "p",
-        esc(feedback.headline),
-        class_="widget-verdict " + ("fits" if feedback.correct else "refused"),
-    )
-    slip = ""
-    if feedback.mistake and feedback.mistake != "unknown":
-        slip = tag("strong", esc(f"Likely slip: you {drill_fit.MISTAKES[feedback.mistake]}.")) + " "
-    explanation = tag("p", slip + esc(feedback.explanation))
-    repeat = (
-        ""
-        if counted
-        else tag(
-            "p",
-            esc(
-                "Only your first answer to a scenario counts, so the score is unchanged. "
-                "Press New scenario for another."
-            ),
-            class_="widget-notes",
-        )
-    )
-    working = tag("ol", "".join(tag("li", esc(line)) for line in feedback.working))
-    bar = memory_bar(
+def _bar(q: drill_fit.FitQuestion) -> str:
+    return memory_bar(
         labelled_parts(q.parts), q.capacity_bytes, label=f"Memory of one {q.hardware.name}"
     )
-    return tag(
-        "div",
-        verdict + explanation + repeat + tag("p", esc("The working, per GPU:")) + working + bar,
-        class_="drill-feedback",
-        data_correct="true" if feedback.correct else "false",
-        data_mistake=feedback.mistake or None,
-    )
 
 
-def _score_html(score: drills.Score) -> str:
-    text = f"Score: {score.correct} correct of {score.answered} answered, streak {score.streak}."
-    left = GOAL - score.correct
-    if left > 0:
-        more = f" {left} more correct answer{'s' if left > 1 else ''} complete the drill."
-        return tag("p", esc(text + more), class_="drill-score")
-    done = tag(
-        "span",
-        esc(f"Drill complete: {GOAL} or more correct answers."),
-        data_drill_complete=str(DRILL_STEP),
-    )
-    return tag("p", esc(text) + " " + done, class_="drill-score")
+VIEW = DrillView(
+    step=DRILL_STEP,
+    noun="scenario",
+    mistakes=drill_fit.MISTAKES,
+    question=drill_fit.fit_question,
+    check=_check,
+    bar=_bar,
+    working_title="The working, per GPU:",
+    data=lambda q: {"data_task": q.task},
+)
 
 
 def render(inputs: Inputs) -> Rendered:
-    seed = drills.parse_seed(inputs["seed"])
-    score = drills.Score.from_text(inputs["state"])
-    action = inputs.get("action", "")
-    set_inputs: dict[str, str] = {}
-    feedback_html = ""
-    if action == "new":
-        seed = drills.next_seed(seed)
-        set_inputs.update(seed=str(seed), answer="", fits="")
-    question = drill_fit.fit_question(seed)
-    if action == "check":
-        feedback = drill_fit.check_answer(question, inputs["fits"], inputs["answer"])
-        score, counted = score.record(seed, feedback.correct)
-        set_inputs["state"] = score.to_text()
-        feedback_html = _feedback_html(question, feedback, counted)
-    html = tag(
-        "div",
-        _question_html(question) + feedback_html + _score_html(score),
-        class_="drill",
-        data_seed=str(seed),
-        data_task=question.task,
-    )
-    return Rendered(html, set_inputs)
+    return VIEW.render(inputs)
 
 
 WIDGET = Widget(
     name="drill_will_it_fit",
     title="Drill: will it fit?",
     controls=(
-        Control(
-            "fits",
-            "Does it fit?",
-            "select",
-            "",
-            options=(("", "Choose…"), ("yes", "Yes, it fits"), ("no", "No, it does not fit")),
-        ),
+        FITS_CONTROL,
         Control(
             "answer",
             "Memory per GPU (optional)",
@@ -119,16 +56,16 @@ WIDGET = Widget(
             "",
             unit="GB per GPU",
             hint="A number in GB (10^9 bytes), such as 42.5; a point for decimals. Numbers "
-            f"within {drills.TOLERANCE * 100:g} % of the engine's figure count.",
+            f"within {drill_core.TOLERANCE * 100:g} % of the engine's figure count.",
         ),
-        Control("seed", "Scenario number", "hidden", "1"),
-        Control("state", "Score", "hidden", drills.Score().to_text()),
+        seed_control("scenario"),
+        STATE_CONTROL,
     ),
     render=render,
     summary="Generated scenarios (model, task, format, GPU type and count, context, batch): "
     "does it fit, and how much memory per GPU; checked by the engine, with the likely mistake "
     "named and a score kept on the reader's device.",
-    actions=(Action("check", "Check", primary=True), Action("new", "New scenario")),
+    actions=actions("scenario"),
     store="local:drill-17",
     url_state=("seed",),
 )

@@ -10,9 +10,8 @@ from engine.memory import SHARDINGS
 from engine.plan import TASKS, plan
 from engine.validate import choice
 from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.device_ladder import model_from
 from engine.widgets.html import esc, tag
-from engine.widgets.options import format_options, hardware_options, model_options
+from engine.widgets.options import format_options, hardware_options, model_controls, model_from
 
 QUESTIONS = (
     ("fits", "Does it fit?"),
@@ -81,15 +80,7 @@ WIDGET = Widget(
     name="five_questions",
     title="Five questions, any workload",
     controls=(
-        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
-        Control(
-            "params",
-            "Parameter count",
-            "number",
-            "7e9",
-            unit="parameters",
-            hint="Used when the model is 'A parameter count I type'.",
-        ),
+        *model_controls(),
         Control("hardware", "Hardware", "select", "h100-sxm", options=hardware_options()),
         Control("gpus", "GPUs (or chips)", "number", "1"),
         Control("task", "Task", "select", "serve", options=tuple(TASK_LABELS.items())),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine import cluster, memory
 from engine.catalog import get_system, list_models
 from engine.errors import EngineError
+from engine.part_names import labelled_parts
 from engine.units import format_count, format_GB
 from engine.validate import choice
 from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
@@ -25,7 +26,6 @@ from engine.widgets.dgx_panel import (
     with_field,
 )
 from engine.widgets.html import esc, tag
-from engine.widgets.labels import labelled_parts
 from engine.widgets.options import model_options
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
@@ -37,6 +37,16 @@ SHARDING_LABELS = {
     "zero3": "ZeRO-3: weights, gradients and optimizer states split",
 }
 SAME_ANSWER = "Same inputs, same arithmetic, same answer."
+REFUSED = "Refused before it starts"  # the verdict heading; the engine's message opens with it
+
+
+def _without_heading(message: str) -> str:
+    """The engine's message without the words the heading above it already says:
+    'Refused before it starts: training ...' -> 'Training ...'."""
+    if message.startswith(REFUSED + ": "):
+        rest = message[len(REFUSED) + 2 :]
+        return rest[:1].upper() + rest[1:]
+    return message
 
 
 def gpu_choices(count: int) -> dict[str, tuple[int, ...]]:
@@ -124,9 +134,9 @@ def result_html(result: cluster.ActionResult, note: str = "") -> str:
             "moves the training on."
         )
     else:
-        verdict = tag("p", esc("Refused before it starts."), class_="widget-verdict refused")
+        verdict = tag("p", esc(REFUSED + "."), class_="widget-verdict refused")
         after = ""
-    out = verdict + tag("p", esc(result.message), class_="launch-message")
+    out = verdict + tag("p", esc(_without_heading(result.message)), class_="launch-message")
     if note:
         out += tag("p", esc(note), class_="launch-note")
     out += _arithmetic(result.arithmetic) + _memory_chart(result) + _ways_out(result.ways_out)

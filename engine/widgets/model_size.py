@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 from engine import memory
-from engine.catalog import get_hardware, resolve_model
+from engine.catalog import get_hardware
 from engine.compute import flops_per_token
 from engine.formats import get_format
+from engine.part_names import labelled_parts
 from engine.units import format_count, format_GB
-from engine.validate import choice, number
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.labels import labelled_parts
-from engine.widgets.options import CUSTOM_MODEL, format_options, model_options
+from engine.widgets.options import format_options, model_controls, model_from
 
 PLAN_HARDWARE = "h100-sxm"
 
 
 def render(inputs: Inputs) -> str:
-    model_id = choice(inputs["model"], "model", [v for v, _ in model_options()])
-    if model_id == CUSTOM_MODEL:
-        params = number(inputs["params"], "params", label="Parameter count")
-        model = resolve_model(params=params)
-    else:
-        model = resolve_model(model_id=model_id)
+    model = model_from(inputs)
     number_format = get_format(inputs["format"])
     weights_bytes = memory.weights_bytes(model.params, number_format.id)
     gpu = get_hardware(PLAN_HARDWARE)
@@ -52,15 +46,7 @@ WIDGET = Widget(
     name="model_size",
     title="How big is a model?",
     controls=(
-        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
-        Control(
-            "params",
-            "Parameter count",
-            "number",
-            "7e9",
-            unit="parameters",
-            hint="Used when the model is 'A parameter count I type' (e.g. 7e9 or 7,000,000,000).",
-        ),
+        *model_controls(hint_aside=" (e.g. 7e9 or 7,000,000,000)"),
         Control("format", "Number format", "select", "bf16", options=format_options()),
     ),
     render=render,

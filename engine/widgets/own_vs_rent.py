@@ -6,6 +6,7 @@ are the catalogue's prices for dgx-1 (each shown with its date and source).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -88,13 +89,27 @@ def compare(inputs: Inputs) -> RentVsOwn:
     )
 
 
-def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 260) -> str:
+def nice_axis_top(value: float) -> tuple[float, float]:
+    """A round top for a dollar axis at or above ``value``, and its tick step: 8.97 -> (10, 2.5)."""
+    if not value > 0:
+        return 1.0, 0.25
+    raw = value / 4.0
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * magnitude >= raw)
+    return math.ceil(value / step - 1e-9) * step, step
+
+
+def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 276) -> str:
     """Owned cost per used GPU-hour against utilisation (the engine's curve), the flat
-    rental price, the break-even and the reader's utilisation, as SVG with a text alternative."""
-    left, right, top, bottom = 56, 16, 14, 34
+    rental price, the break-even and the reader's utilisation, as SVG with a text alternative.
+
+    The y-axis (USD per used GPU-hour) has round ticks and a titled unit; at low utilisation
+    the owned cost soars, so the curve is cut at the top and the figure where it leaves the
+    chart is written beside it."""
+    left, right, top, bottom = 62, 16, 30, 34
     plot_w, plot_h = width - left - right, height - top - bottom
     at_full = r.curve[-1][1]
-    y_max = max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full)
+    y_max, y_step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full))
 
     def x(u: float) -> float:
         return left + plot_w * u
@@ -102,7 +117,7 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 260) -> str:
     def y(usd: float) -> float:
         return top + plot_h * (1.0 - min(usd, y_max) / y_max)
 
-    # The curve, clipped at the top of the chart (low utilisation costs soar).
+    # The curve, cut at the top of the chart (low utilisation costs soar).
     points: list[tuple[float, float]] = []
     previous: tuple[float, float] | None = None
     for u, usd in r.curve:
@@ -115,22 +130,39 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 260) -> str:
         previous = (u, usd)
     path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
     rent_y = y(r.rent_usd_per_gpu_hour)
+    ticks = []
+    n_ticks = round(y_max / y_step)
+    for i in range(n_ticks + 1):
+        usd = i * y_step
+        ty = y(usd)
+        ticks.append(
+            f'<line class="s4-grid" x1="{left}" y1="{ty:.1f}" x2="{left + plot_w}" '
+            f'y2="{ty:.1f}" stroke="currentColor" stroke-opacity="0.15"/>'
+            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">'
+            f"{esc(format_usd(usd) if usd else '$0')}</text>"
+        )
     parts = [
         f'<rect class="track" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/>',
+        *ticks,
         f'<polyline class="s4-owned" points="{path}"/>',
         f'<line class="s4-rent" x1="{left}" y1="{rent_y:.1f}" x2="{left + plot_w}" '
         f'y2="{rent_y:.1f}"/>',
         f'<text x="{left + plot_w - 4}" y="{rent_y - 5:.1f}" text-anchor="end">rent '
         f"{esc(format_usd(r.rent_usd_per_gpu_hour))}</text>",
         # axes
-        f'<text x="{left - 6}" y="{top + 4}" text-anchor="end">{esc(format_usd(y_max))}</text>',
-        f'<text x="{left - 6}" y="{top + plot_h}" text-anchor="end">$0</text>',
+        f'<text x="{left - 6}" y="{top - 12}">USD per used GPU-hour</text>',
         f'<text x="{left}" y="{height - 18}" text-anchor="middle">0%</text>',
         f'<text x="{x(0.5):.1f}" y="{height - 18}" text-anchor="middle">50%</text>',
         f'<text x="{left + plot_w}" y="{height - 18}" text-anchor="end">100%</text>',
         f'<text x="{x(0.5):.1f}" y="{height - 3}" text-anchor="middle">'
         "utilisation (share of hours busy)</text>",
     ]
+    first_u, first_usd = r.curve[0]
+    if first_usd > y_max:
+        parts.append(
+            f'<text class="s4-off-top" x="{left + plot_w}" y="{top - 12}" text-anchor="end">'
+            f"owned cost leaves the top: {esc(format_usd(first_usd))} at {first_u:.0%}</text>"
+        )
     if r.break_even_utilisation is not None:
         bx = x(r.break_even_utilisation)
         anchor = "start" if r.break_even_utilisation < 0.6 else "end"
@@ -141,11 +173,19 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 260) -> str:
             f"{r.break_even_utilisation:.1%}</text>",
         ]
     nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
-    parts.append(
-        f'<circle class="s4-now" cx="{nx:.1f}" cy="{ny:.1f}" r="5">'
-        f"<title>{esc(f'{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}')}"
-        "</title></circle>"
+    now_title = (
+        f"<title>{esc(f'{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}')}</title>"
     )
+    if r.owned_usd_per_used_gpu_hour > y_max:
+        # Above the chart: an arrow at the top edge pointing up, not a point that lies.
+        parts.append(
+            f'<polygon class="s4-now" points="{nx - 6:.1f},{top + 9} {nx + 6:.1f},{top + 9} '
+            f'{nx:.1f},{top - 1}">{now_title}</polygon>'
+        )
+    else:
+        parts.append(
+            f'<circle class="s4-now" cx="{nx:.1f}" cy="{ny:.1f}" r="5">{now_title}</circle>'
+        )
     description = (
         "Cost per used GPU-hour against utilisation: owning falls from "
         f"{format_usd(r.curve[0][1])} at {r.curve[0][0]:.0%} to {format_usd(at_full)} at "

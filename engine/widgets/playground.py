@@ -10,18 +10,24 @@ checked, so a link never carries a value the engine would refuse later.
 from __future__ import annotations
 
 from engine import validate
-from engine.catalog import ModelSpec, resolve_model
+from engine.catalog import ModelSpec
 from engine.errors import EngineError
 from engine.formats import FORMATS
 from engine.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, ServingMemory
+from engine.part_names import labelled_parts
 from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan, plan
 from engine.serving import request_timeline
 from engine.units import format_bytes, format_count, format_flops, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar, timeline
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.labels import labelled_parts
-from engine.widgets.options import CUSTOM_MODEL, format_options, hardware_options, model_options
+from engine.widgets.options import (
+    format_options,
+    hardware_options,
+    model_controls,
+    model_from,
+    model_options,
+)
 
 QUESTIONS = (
     ("fits", "Does it fit?"),
@@ -81,12 +87,8 @@ def _optional_number(inputs: Inputs, name: str, label: str, maximum: float) -> f
 
 def _model(inputs: Inputs) -> ModelSpec:
     model_id = _select(inputs, "model", "Model", model_options())
-    if model_id == CUSTOM_MODEL:
-        params = validate.number(inputs["params"], "params", label="Parameter count")
-        return resolve_model(params=params)
-    # The typed count is not used, but it is in the address: it must still be a number.
-    validate.number(inputs["params"], "params", label="Parameter count")
-    return resolve_model(model_id=model_id)
+    # The typed count may go unused, but it is in the address: it must still be a number.
+    return model_from(inputs, model_id, check_params=True)
 
 
 def run_plan(inputs: Inputs) -> Plan:
@@ -255,15 +257,7 @@ def render(inputs: Inputs) -> str:
 
 
 CONTROLS = (
-    Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
-    Control(
-        "params",
-        "Parameter count",
-        "number",
-        "7e9",
-        unit="parameters",
-        hint="Used when the model is 'A parameter count I type'.",
-    ),
+    *model_controls(),
     Control("hardware", "Hardware", "select", "h100-sxm", options=hardware_options()),
     Control("gpus", "GPUs (or chips)", "number", "1"),
     Control("task", "Task", "select", "serve", options=TASK_LABELS),

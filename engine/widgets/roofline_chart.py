@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from engine import validate
 from engine.catalog import HardwareSpec, get_hardware, get_model
 from engine.figures import format_bandwidth, format_tokens_per_s
-from engine.memory import serving_memory
+from engine.memory import ServingMemory, serving_memory
 from engine.roofline import ridge_point
 from engine.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.units import format_GB, format_seconds
@@ -78,17 +78,109 @@ def _flops_decade_label(value: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Mark:
-    """A workload on the chart: its name, FLOP/byte, attained FLOP/s and bound."""
+    """A workload on the chart: its name, FLOP/byte, attained FLOP/s and bound, and whether
+    its memory (weights, KV cache, working space) fits on the GPU."""
 
     name: str
     short: str
     intensity: float
     flops_per_s: float
     bound: str
+    fits: bool = True
+    memory_bytes: float = 0.0
+    capacity_bytes: float = 0.0
 
 
-def _mark_of(step: DecodeStep | Prefill, name: str, short: str) -> _Mark:
-    return _Mark(name, short, step.arithmetic_intensity, step.flops / step.seconds, step.bound)
+def _mark_of(
+    step: DecodeStep | Prefill, name: str, short: str, mem: ServingMemory | None = None
+) -> _Mark:
+    return _Mark(
+        name,
+        short,
+        step.arithmetic_intensity,
+        step.flops / step.seconds,
+        step.bound,
+        fits=mem.fits if mem is not None else True,
+        memory_bytes=mem.per_gpu_bytes if mem is not None else 0.0,
+        capacity_bytes=mem.capacity_bytes if mem is not None else 0.0,
+    )
+
+
+# Label placement: each label tries a few positions around its point and takes the first that
+# overlaps nothing already drawn (points, lines, other labels); a label with no free position
+# is left off (the table below the chart lists every point).
+_CHAR_W = 6.4  # px per character of the chart's 11 px text, a little generous
+_TEXT_H = 11.0
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def _text_box(x: float, y: float, text: str, anchor: str) -> Box:
+    w = len(text) * _CHAR_W
+    x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
+    return (x0 - 1, y - _TEXT_H + 2, x0 + w + 1, y + 3)
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _segment_hits(box: Box, p: tuple[float, float], q: tuple[float, float]) -> bool:
+    """Whether the segment p-q passes through ``box`` (sampled every 2 px: good enough)."""
+    n = max(int(math.hypot(q[0] - p[0], q[1] - p[1]) / 2), 1)
+    for i in range(n + 1):
+        x = p[0] + (q[0] - p[0]) * i / n
+        y = p[1] + (q[1] - p[1]) * i / n
+        if box[0] <= x <= box[2] and box[1] <= y <= box[3]:
+            return True
+    return False
+
+
+class _Placer:
+    """Free space on the chart: boxes taken and line segments drawn."""
+
+    def __init__(self, bounds: Box) -> None:
+        self.bounds = bounds
+        self.boxes: list[Box] = []
+        self.segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
+
+    def free(self, box: Box) -> bool:
+        b = self.bounds
+        if box[0] < b[0] or box[2] > b[2] or box[1] < b[1] or box[3] > b[3]:
+            return False
+        if any(_overlaps(box, other) for other in self.boxes):
+            return False
+        return not any(_segment_hits(box, p, q) for p, q in self.segments)
+
+    def place(
+        self, text: str, candidates: Sequence[tuple[float, float, str]]
+    ) -> tuple[float, float, str] | None:
+        """The first of (x, y, anchor) where ``text`` fits, now taken; None when none does."""
+        for x, y, anchor in candidates:
+            box = _text_box(x, y, text, anchor)
+            if self.free(box):
+                self.boxes.append(box)
+                return x, y, anchor
+        return None
+
+
+def _around(x: float, y: float, r: float) -> list[tuple[float, float, str]]:
+    """Label positions around a point of radius ``r``: below, above, right, left, corners."""
+    return [
+        (x, y + r + 12, "middle"),
+        (x, y - r - 4, "middle"),
+        (x + r + 4, y + 4, "start"),
+        (x - r - 4, y + 4, "end"),
+        (x + r + 2, y + r + 11, "start"),
+        (x - r - 2, y - r - 3, "end"),
+        (x + r + 2, y - r - 3, "start"),
+        (x - r - 2, y + r + 11, "end"),
+    ]
+
+
+def _text(pos: tuple[float, float, str], text: str, css: str = "") -> str:
+    x, y, anchor = pos
+    cls = f' class="{css}"' if css else ""
+    return f'<text{cls} x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{esc(text)}</text>'
 
 
 def roofline_svg(
@@ -151,59 +243,148 @@ def roofline_svg(
     shapes.append(
         f'<line class="roof-ridge" x1="{rx:.1f}" y1="{ry:.1f}" x2="{rx:.1f}" y2="{base}" {_RIDGE}/>'
     )
-    shapes.append(
-        f'<text class="roof-note" x="{rx + 5:.1f}" y="{base - 6}">'
-        f"ridge {esc(format_intensity(ridge))}</text>"
-        f'<text class="roof-note" x="{rx - 6:.1f}" y="{base - 22}" text-anchor="end">'
-        "← memory-bound</text>"
-        f'<text class="roof-note" x="{rx + 6:.1f}" y="{base - 22}">compute-bound →</text>'
-        f'<text class="roof-note" x="{left + plot_w - 4}" y="{ry + 16:.1f}" text-anchor="end">'
-        f"peak {esc(format_flops_per_s(peak_flops_per_s))}</text>"
-    )
-    # Decode points at the marked batches, labelled with their batch, skipping crowded labels.
-    last_label_x = -1e9
+    placer = _Placer((left + 2, top - 12, left + plot_w + right - 2, base - 2))
+    placer.segments += [(roof[0], roof[1]), (roof[1], roof[2]), ((rx, ry), (rx, base))]
+    y_title = "attainable FLOP/s, log scale"
+    placer.boxes.append(_text_box(4, top - 8, y_title, "start"))
+    # The points first (they cannot move), then the labels that must show, then the rest.
+    points: list[str] = []
     for mark in decode_marks:
         x, y = px(mark.intensity, mark.flops_per_s)
-        shapes.append(
-            f'<circle class="roof-decode" cx="{x:.1f}" cy="{y:.1f}" r="4" fill="currentColor">'
-            f"<title>{esc(mark.name)}: {esc(format_intensity(mark.intensity))}, {mark.bound}-bound</title></circle>"
-        )
-        if x - last_label_x >= 22 and mark.intensity != current.intensity:
-            shapes.append(
-                f'<text x="{x:.1f}" y="{y + 17:.1f}" text-anchor="middle">{esc(mark.short)}</text>'
+        placer.boxes.append((x - 6, y - 6, x + 6, y + 6))
+        title = f"{_describe(mark)}"
+        if mark.fits:
+            points.append(
+                f'<circle class="roof-decode" cx="{x:.1f}" cy="{y:.1f}" r="4" '
+                f'fill="currentColor"><title>{esc(title)}</title></circle>'
             )
-            last_label_x = x
+        else:
+            points.append(
+                f'<circle class="roof-decode roof-nofit" cx="{x:.1f}" cy="{y:.1f}" r="4.5" '
+                f'fill="none" stroke="currentColor" stroke-width="2">'
+                f"<title>{esc(title)}</title></circle>"
+            )
     x, y = px(prefill_mark.intensity, prefill_mark.flops_per_s)
-    shapes.append(
+    placer.boxes.append((x - 8, y - 8, x + 8, y + 8))
+    points.append(
         f'<rect class="roof-prefill" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
         f'transform="rotate(45 {x:.1f} {y:.1f})" fill="currentColor">'
-        f"<title>{esc(prefill_mark.name)}: {esc(format_intensity(prefill_mark.intensity))}, "
-        f"{prefill_mark.bound}-bound</title></rect>"
+        f"<title>{esc(_describe(prefill_mark))}</title></rect>"
     )
-    shapes.append(f'<text x="{x - 8:.1f}" y="{y - 8:.1f}" text-anchor="end">prefill</text>')
-    x, y = px(current.intensity, current.flops_per_s)
-    shapes.append(
-        f'<circle class="roof-current" cx="{x:.1f}" cy="{y:.1f}" r="8" fill="none" '
-        f'stroke="currentColor" stroke-width="3"><title>{esc(current.name)}: '
-        f"{esc(format_intensity(current.intensity))}, {current.bound}-bound</title></circle>"
+    prefill_xy = (x, y)
+    cx, cy = px(current.intensity, current.flops_per_s)
+    placer.boxes.append((cx - 11, cy - 11, cx + 11, cy + 11))
+    points.append(
+        f'<circle class="roof-current{"" if current.fits else " roof-nofit"}" cx="{cx:.1f}" '
+        f'cy="{cy:.1f}" r="8" fill="none" stroke="currentColor" stroke-width="3"'
+        + ("" if current.fits else ' stroke-dasharray="4 3"')
+        + f"><title>{esc(_describe(current))}</title></circle>"
     )
-    shapes.append(
-        f'<text class="roof-current-label" x="{x:.1f}" y="{y - 13:.1f}" text-anchor="middle">'
-        f"{esc(current.short)}</text>"
+
+    labels: list[str] = []
+    current_text = current.short + ("" if current.fits else ", does not fit")
+    where = placer.place(
+        current_text,
+        [
+            (cx, cy - 13, "middle"),
+            (cx, cy + 23, "middle"),
+            (cx - 12, cy - 8, "end"),
+            (cx + 12, cy - 8, "start"),
+            (cx - 12, cy + 16, "end"),
+            (cx + 12, cy + 16, "start"),
+        ],
     )
+    if where is None:  # never left off: drawn above even if crowded
+        where = (cx, cy - 13, "middle")
+    labels.append(
+        _text(where, current_text, "roof-current-label" + ("" if current.fits else " roof-nofit"))
+    )
+    # Fixed notes: the ridge (beside its line, near the bottom), the two regions, the peak.
+    notes = (
+        (
+            f"ridge {format_intensity(ridge)}",
+            [(rx + 5, base - 6, "start"), (rx - 5, base - 6, "end")],
+        ),
+        ("← memory-bound", [(rx - 6, base - 22, "end"), (rx - 6, base - 38, "end")]),
+        ("compute-bound →", [(rx + 6, base - 22, "start"), (rx + 6, base - 38, "start")]),
+        (
+            f"peak {format_flops_per_s(peak_flops_per_s)}",
+            [
+                (left + plot_w - 4, ry + 16, "end"),
+                (left + plot_w - 4, ry - 6, "end"),
+                (left + plot_w - 4, ry + 30, "end"),
+            ],
+        ),
+    )
+    for text, candidates in notes:
+        where = placer.place(text, candidates)
+        if where is not None:
+            labels.append(_text(where, text, "roof-note"))
+    px_, py_ = prefill_xy
+    where = placer.place(
+        "prefill",
+        [
+            (px_ - 8, py_ - 8, "end"),
+            (px_, py_ - 11, "middle"),
+            (px_ + 8, py_ - 8, "start"),
+            (px_, py_ + 20, "middle"),
+            (px_ - 9, py_ + 4, "end"),
+            (px_ + 9, py_ + 4, "start"),
+            (px_ - 8, py_ + 16, "end"),
+            (px_ + 8, py_ + 16, "start"),
+        ],
+    )
+    if where is not None:
+        labels.append(_text(where, "prefill"))
+    # Decode labels at the marked batches (the slider's own batch is labelled above).
+    for mark in decode_marks:
+        if mark.intensity == current.intensity:
+            continue
+        x, y = px(mark.intensity, mark.flops_per_s)
+        where = placer.place(mark.short, _around(x, y, 5))
+        if where is not None:
+            labels.append(_text(where, mark.short))
+    shapes += points + labels
     shapes.append(
         f'<text x="{left + plot_w / 2:.0f}" y="{base + 34}" text-anchor="middle">'
         "arithmetic intensity (FLOP per byte read), log scale</text>"
     )
-    shapes.append(f'<text x="4" y="{top - 8}">attainable FLOP/s, log scale</text>')
-    return (
+    shapes.append(f'<text x="4" y="{top - 8}">{esc(y_title)}</text>')
+    svg = (
         f'<svg class="chart roofline" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{esc(label)}">{"".join(shapes)}</svg>'
     )
+    too_big = [m.short for m in decode_marks if not m.fits]
+    if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:
+        too_big.append(current.short)
+    if too_big:
+        svg += tag(
+            "p",
+            esc(
+                "Hollow grey points do not fit in the GPU's memory (batch "
+                + ", ".join(too_big).replace("batch ", "")
+                + "): the roofline shows the speed they would have if they did."
+            ),
+            class_="roof-legend",
+        )
+    return svg
 
 
 def _describe(mark: _Mark) -> str:
-    return f"{mark.name}: {format_intensity(mark.intensity)}, {mark.bound}-bound"
+    text = f"{mark.name}: {format_intensity(mark.intensity)}, {mark.bound}-bound"
+    if not mark.fits:
+        text += (
+            f", does not fit (needs {format_GB(mark.memory_bytes)} of "
+            f"{format_GB(mark.capacity_bytes)})"
+        )
+    return text
+
+
+def _fits_text(mem: ServingMemory) -> str:
+    """'yes, 17.2 GB' or 'does not fit: 293.6 GB'."""
+    if mem.fits:
+        return f"yes, {format_GB(mem.per_gpu_bytes)}"
+    return f"does not fit: {format_GB(mem.per_gpu_bytes)}"
 
 
 def render(inputs: Inputs) -> str:
@@ -223,17 +404,26 @@ def render(inputs: Inputs) -> str:
             model, hw, batch=b, context_tokens=context, weight_format=fmt, kv_format=KV_FORMAT
         )
 
+    def memory_of(b: int) -> ServingMemory:
+        return serving_memory(
+            model, hw, weight_format=fmt, kv_format=KV_FORMAT, context_tokens=context, batch=b
+        )
+
     pre = prefill(model, hw, prompt_tokens=context, weight_format=fmt, kv_format=KV_FORMAT)
     chosen = step(batch)
     single = step(1)
     marked = [step(b) for b in MARKED_BATCHES]
+    memories = {b: memory_of(b) for b in {*MARKED_BATCHES, batch, 1}}
     compute_format = chosen.compute_format
     peak = hw.peak_flops_per_s(compute_format)
     ridge = ridge_point(hw, compute_format)
 
-    prefill_mark = _mark_of(pre, f"Prefill of a {context:,}-token prompt", "prefill")
-    decode_marks = [_mark_of(s, f"Decode at batch {s.batch:,}", f"{s.batch:,}") for s in marked]
-    current = _mark_of(chosen, f"Your batch, {batch:,}", f"batch {batch:,}")
+    prefill_mark = _mark_of(pre, f"Prefill of a {context:,}-token prompt", "prefill", memories[1])
+    decode_marks = [
+        _mark_of(s, f"Decode at batch {s.batch:,}", f"{s.batch:,}", memories[s.batch])
+        for s in marked
+    ]
+    current = _mark_of(chosen, f"Your batch, {batch:,}", f"batch {batch:,}", memories[batch])
     label = (
         f"Roofline of the {hw.name}, maths in {compute_format}: bandwidth "
         f"{format_bandwidth(hw.bandwidth_bytes_per_s)}, peak {format_flops_per_s(peak)}, ridge "
@@ -251,7 +441,16 @@ def render(inputs: Inputs) -> str:
         label=label,
     )
 
-    if chosen.bound == "memory":
+    mem = memories[batch]
+    if not mem.fits:
+        bound_text = (
+            f"Batch {batch:,} does not fit: {batch:,} request{'s' if batch > 1 else ''} of "
+            f"{context:,} tokens need {format_GB(mem.per_gpu_bytes)}, "
+            f"{format_GB(mem.per_gpu_bytes - mem.capacity_bytes)} more than the "
+            f"{format_GB(mem.capacity_bytes)} of one {hw.name}. The figures below are what it "
+            f"would do if it fitted ({chosen.bound}-bound)."
+        )
+    elif chosen.bound == "memory":
         bound_text = (
             f"Batch {batch:,}: memory-bound. Each step waits for "
             f"{format_GB(chosen.bytes_read)} to stream from memory; the maths units idle."
@@ -262,12 +461,14 @@ def render(inputs: Inputs) -> str:
             "now take less time than the maths; more requests make each step longer."
         )
     bound = tag(
-        "p", esc(bound_text), class_="roof-bound", data_bound=chosen.bound, data_batch=str(batch)
+        "p",
+        esc(bound_text),
+        class_="roof-bound",
+        data_bound=chosen.bound,
+        data_batch=str(batch),
+        data_fits="true" if mem.fits else "false",
     )
 
-    mem = serving_memory(
-        model, hw, weight_format=fmt, kv_format=KV_FORMAT, context_tokens=context, batch=batch
-    )
     memory_text = f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: " + (
         "fits on one GPU"
         if mem.fits
@@ -302,6 +503,7 @@ def render(inputs: Inputs) -> str:
             format_seconds(s.seconds),
             format_tokens_per_s(s.tokens_per_s),
             format_tokens_per_s(s.tokens_per_s_per_user),
+            _fits_text(memories[s.batch]),
         )
         for s in sorted({*marked, chosen}, key=lambda s: s.batch)
     ]
@@ -314,6 +516,7 @@ def render(inputs: Inputs) -> str:
             format_seconds(pre.seconds),
             format_tokens_per_s(context / pre.seconds),
             "",
+            _fits_text(memories[1]),
         ),
     )
     batch_table = table(
@@ -324,6 +527,7 @@ def render(inputs: Inputs) -> str:
             "Step time",
             "Tokens/s, all users",
             "Tokens/s, each user",
+            f"Fits in {format_GB(hw.memory_bytes)}?",
         ),
         rows,
         caption=f"{model.name} on one {hw.name}, weights in {fmt}, {context:,} tokens of context",

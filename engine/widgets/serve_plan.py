@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from engine import memory
 from engine.catalog import get_hardware, get_model
+from engine.part_names import labelled_parts
 from engine.units import format_bytes, format_GB
 from engine.validate import integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.labels import labelled_parts
 from engine.widgets.options import format_options, gpu_options, model_options
 
 

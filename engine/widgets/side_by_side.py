@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from engine import cost, roofline, validate
 from engine.catalog import get_hardware, get_model
+from engine.part_names import labelled_parts
 from engine.plan import Plan, plan
 from engine.units import format_count, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import esc, tag
-from engine.widgets.labels import labelled_parts
 from engine.widgets.options import gpu_options, model_options
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget

@@ -5,12 +5,12 @@ from __future__ import annotations
 from engine import memory
 from engine.catalog import get_hardware, get_model
 from engine.formats import get_format
+from engine.part_names import labelled_parts, part_label
 from engine.units import format_GB
 from engine.validate import choice, integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.labels import labelled_parts, part_label
 from engine.widgets.options import gpu_options, model_options
 
 SERVING_FORMAT = "bf16"

@@ -8,12 +8,12 @@ from engine import compute, cost, validate
 from engine.catalog import get_hardware, get_model
 from engine.errors import EngineError
 from engine.memory import SHARDINGS, TrainingMemory
+from engine.part_names import labelled_parts
 from engine.plan import plan
 from engine.units import SECONDS_PER_DAY, format_count, format_flops, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.labels import labelled_parts
 from engine.widgets.options import gpu_options, model_options
 
 SHARDING_LABELS = {

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from engine import memory, validate
 from engine.catalog import get_model, get_system
-from engine.training_run import INITIAL_LOSS, simulate_training_run, training_run_at
+from engine.training_run import (
+    CHINCHILLA_E,
+    CHINCHILLA_VOCAB,
+    INITIAL_LOSS,
+    simulate_training_run,
+    training_run_at,
+)
 from engine.units import (
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
@@ -91,10 +97,24 @@ def render(inputs: Inputs) -> str:
         current=(now.elapsed_seconds, now.loss),
         x_range=(0.0, run.total_seconds),
         y_range=(bottom, top),
+        y_cut_note=(
+            f"axis cut: it shows {bottom:.2f} to {top:.2f}; the untrained model starts at "
+            f"{INITIAL_LOSS:.2f}"
+        ),
+    )
+    loss_words = (
+        "Loss is how surprised the model is by each next token of its training text, in nats "
+        "per token: lower is better. An untrained model guesses among "
+        f"{CHINCHILLA_VOCAB:,} tokens at random, a loss of ln {CHINCHILLA_VOCAB:,} = "
+        f"{INITIAL_LOSS:.2f}. The curve follows the Chinchilla fit (Hoffmann et al. 2022), "
+        f"which falls fast and then levels off towards {CHINCHILLA_E:.2f}; the chart's axis "
+        f"starts at {bottom:.2f}, not at zero, so the first drop from {INITIAL_LOSS:.2f} is "
+        "off the top."
     )
     chart = (
         tag("p", esc("Loss so far (solid) and still to come (dashed)"), class_="widget-subtitle")
         + chart
+        + tag("p", esc(loss_words), class_="widget-notes loss-explained")
     )
 
     progress = tag(

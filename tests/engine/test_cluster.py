@@ -81,7 +81,7 @@ def test_training_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
     c = new_cluster()
     r = launch_training(c, "llama-3.1-8b", gpus=(0,))
     assert not r.accepted
-    assert "16 bytes/param x 8.03 billion params = 128.5 GB" in r.message
+    assert "16 bytes/param × 8.03 billion params = 128.5 GB" in r.message
     assert "80 GB free on GPU 0" in r.message
     assert "retrying cannot help" in r.message
     assert any("128.5 GB" in line for line in r.arithmetic)

@@ -100,8 +100,34 @@ def test_the_bars_are_drawn_to_scale() -> None:
 def test_the_low_confidence_cpu_peak_is_flagged_with_the_catalogues_note() -> None:
     text = text_of(render("cpu_vs_gpu"))
     assert "low-confidence" in text
-    assert get_hardware("xeon-8480c").note in text
+    assert cpu_vs_gpu.readable(get_hardware("xeon-8480c").note) in text
+    assert "56 cores × 1,024 FLOP/cycle" in text  # written for readers, not "x"
     assert "AMX" in text
+
+
+def test_the_cpu_note_follows_the_chosen_cpu() -> None:
+    html = render("cpu_vs_gpu", cpu="epyc-9654")
+    text = text_of(html)
+    epyc = get_hardware("epyc-9654")
+    assert epyc.confidence == "low"
+    assert 'data-chip="epyc-9654"' in html and 'data-chip="xeon-8480c"' not in html
+    assert cpu_vs_gpu.readable(epyc.note) in text
+    assert "AMX" not in text and "Intel" not in text
+    # the note is said once, in the caution, not again in the notes list
+    assert text.count(cpu_vs_gpu.readable(epyc.note)) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides"),
+    [("cpu_vs_gpu", {}), ("cpu_gpu_race", {}), ("capacity_gate", {})],
+)
+def test_tables_carry_no_class_so_the_theme_styles_them(
+    name: str, overrides: dict[str, str]
+) -> None:
+    html = render(name, **overrides)
+    assert "<table" in html
+    assert not re.search(r"<table[^>]*class=", html)
+    assert re.search(r'<div class="table-scroll [a-z0-9-]+" role="region"', html)
 
 
 def test_changing_the_chips_changes_the_ratio() -> None:

@@ -59,7 +59,7 @@ def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
     assert text.count("0 GB of 80 GB") == 8
     assert "0 of 8 GPUs hold memory" in text
     assert "No job is running" in text
-    assert "dgx-1 ready: 8 x NVIDIA H100" in text
+    assert "dgx-1 ready: 8 × NVIDIA H100" in text
     assert 'role="img"' in out.html and "GPU 0 memory: 0 GB of 80 GB" in out.html
 
 
@@ -147,7 +147,10 @@ def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
     expected = cluster.launch_training(cluster.new_cluster())
     assert not expected.accepted
     assert "Refused before it starts" in text
-    assert "16 bytes/param x 8.03 billion params = 128.5 GB" in text
+    assert text.count("Refused before it starts") == 1  # the heading says it, once
+    assert "Training Llama 3.1 8B on GPU 0: the training state alone" in text
+    assert "16 bytes/param × 8.03 billion params = 128.5 GB" in text
+    assert " x " not in " ".join(expected.arithmetic)  # "×" for readers, not the letter x
     assert "more than the 80 GB free on GPU 0" in text
     for line in expected.arithmetic:
         assert line.replace(">", "&gt;") in out.html

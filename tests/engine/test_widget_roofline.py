@@ -16,8 +16,9 @@ from engine import roofline
 from engine.catalog import get_hardware, get_model, list_models
 from engine.errors import EngineError
 from engine.figures import format_tokens_per_s, ridge
+from engine.memory import serving_memory
 from engine.serving import DecodeStep, decode_step, prefill
-from engine.units import format_seconds
+from engine.units import format_GB, format_seconds
 from engine.widgets.browser import update
 from engine.widgets.options import gpu_options
 from engine.widgets.registry import get_widget, widget_names
@@ -98,8 +99,8 @@ def test_the_chart_is_an_accessible_log_log_svg_with_ticks() -> None:
     for tick in (">1<", ">10<", ">100<", ">1,000<", ">1 TFLOP/s<", ">100 TFLOP/s<"):
         assert tick in svg.group(0)
     assert "arithmetic intensity" in svg.group(0) and "attainable FLOP/s" in svg.group(0)
-    assert svg.group(0).count('class="roof-decode"') == len(MARKED_BATCHES)
-    assert svg.group(0).count('class="roof-current"') == 1
+    assert svg.group(0).count('class="roof-decode') == len(MARKED_BATCHES)
+    assert len(re.findall(r'<circle class="roof-current', svg.group(0))) == 1
     assert svg.group(0).count('class="roof-prefill"') == 1
 
 
@@ -230,3 +231,108 @@ def test_number_formats() -> None:
     assert format_intensity(1032.6) == "1,033 FLOP/byte"
     assert format_intensity(26.12) == "26.1 FLOP/byte"
     assert format_intensity(1.0) == "1 FLOP/byte"
+
+
+def memory(batch: int, context: int = 1024) -> tuple[bool, float, float]:
+    mem = serving_memory(
+        get_model("llama-3.1-8b"),
+        get_hardware("h100-sxm"),
+        weight_format="bf16",
+        kv_format="bf16",
+        context_tokens=context,
+        batch=batch,
+    )
+    return mem.fits, mem.per_gpu_bytes, mem.capacity_bytes
+
+
+def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> None:
+    fits, needed, capacity = memory(2048)
+    assert not fits
+    html = render(batch_log2=MAX_BATCH_LOG2)
+    headline = text_of(re.search(r'<p class="roof-bound"[^>]*>.*?</p>', html).group(0))  # type: ignore[union-attr]
+    assert "does not fit" in headline
+    assert format_GB(needed) in headline and format_GB(needed - capacity) in headline
+    assert "to stream from memory" not in headline  # not told as if it runs
+    assert 'data-fits="false"' in html
+    # the chart: hollow points with the reason in their titles and in the text alternative
+    label = html_module.unescape(re.search(r'aria-label="([^"]*)"', html).group(1))  # type: ignore[union-attr]
+    assert f"Your batch, 2,048: {format_intensity(step(2048).arithmetic_intensity)}" in label
+    assert "does not fit (needs " + format_GB(needed) in label
+    not_fitting = [b for b in MARKED_BATCHES if not memory(b)[0]]
+    assert not_fitting == [512]  # at 1,024 tokens of context, 512 requests are too many
+    assert html.count('class="roof-decode roof-nofit"') == len(not_fitting)
+    assert (
+        "Decode at batch 512: " in label and "does not fit" in label.split("Decode at batch 512")[1]
+    )
+    assert "Hollow grey points do not fit" in text_of(html)
+    # the table has a fits column with the engine's verdict for every row
+    assert "Fits in 80 GB?" in text_of(html)
+    for b in (*MARKED_BATCHES, 2048):
+        ok, n_bytes, _ = memory(b)
+        cell = f"yes, {format_GB(n_bytes)}" if ok else f"does not fit: {format_GB(n_bytes)}"
+        assert f"<td>{cell}</td>" in html
+
+
+def test_a_batch_that_fits_keeps_the_streaming_headline() -> None:
+    html = render(batch_log2=3)
+    assert 'data-fits="true"' in html
+    assert "to stream from memory" in text_of(html)
+    assert "roof-nofit" not in render(batch_log2=3, context=128)
+
+
+def _text_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
+    boxes = []
+    for attrs, text in re.findall(r"<text([^>]*)>([^<]*)</text>", svg):
+        x = float(re.search(r' x="([0-9.-]+)"', attrs).group(1))  # type: ignore[union-attr]
+        y = float(re.search(r' y="([0-9.-]+)"', attrs).group(1))  # type: ignore[union-attr]
+        anchor = re.search(r'text-anchor="(\w+)"', attrs)
+        w = len(html_module.unescape(text)) * 6.0  # 11 px text
+        x0 = {"middle": x - w / 2, "end": x - w}.get(anchor.group(1) if anchor else "", x)
+        boxes.append((html_module.unescape(text), x0, y - 9, x0 + w, y + 2))
+    return boxes
+
+
+@pytest.mark.parametrize(
+    ("context", "power"),
+    [(128, MAX_BATCH_LOG2), (128, 9), (1024, 0), (1024, MAX_BATCH_LOG2), (100_000, 3)]
+    + [(128, p) for p in range(MAX_BATCH_LOG2 + 1)],
+)
+def test_chart_labels_do_not_overlap_each_other_the_points_or_the_ridge(
+    context: int, power: int
+) -> None:
+    html = render(context=context, batch_log2=power)
+    svg = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
+    base = float(
+        re.search(
+            r'class="roof-ridge" x1="[0-9.]+" y1="[0-9.]+" x2="[0-9.]+" y2="([0-9.]+)"', svg
+        ).group(1)
+    )  # type: ignore[union-attr]
+    # the labels inside the plot (the axis ticks and titles sit outside it)
+    boxes = [b for b in _text_boxes(svg) if b[1] >= 86 and b[4] <= base]
+    for a, b in itertools.combinations(boxes, 2):
+        overlap = a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+        assert not overlap, f"{a[0]!r} overlaps {b[0]!r}"
+    ridge_x = float(re.search(r'class="roof-ridge" x1="([0-9.]+)" y1="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
+    ridge_top = float(re.search(r'class="roof-ridge" x1="[0-9.]+" y1="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
+    marks = [
+        (float(x), float(y), 7.0)
+        for x, y in re.findall(
+            r'<circle class="roof-decode[^"]*" cx="([0-9.]+)" cy="([0-9.]+)"', svg
+        )
+    ]
+    marks += [
+        (float(x), float(y), 10.0)
+        for x, y in re.findall(
+            r'<circle class="roof-current[^"]*" cx="([0-9.]+)" cy="([0-9.]+)"', svg
+        )
+    ]
+    diamond = re.search(r"rotate\(45 ([0-9.]+) ([0-9.]+)\)", svg)
+    assert diamond
+    marks.append((float(diamond.group(1)), float(diamond.group(2)), 7.0))
+    for text, x0, y0, x1, y1 in boxes:
+        assert not (x0 < ridge_x < x1 and y1 > ridge_top), f"{text!r} crosses the ridge line"
+        for mx, my, r in marks:
+            hit = x0 < mx + r and mx - r < x1 and y0 < my + r and my - r < y1
+            assert not hit, f"{text!r} covers a point at {mx}, {my}"
+    # the slider's batch is always labelled
+    assert f"batch {2**power:,}" in svg

@@ -12,7 +12,14 @@ from engine import compute, cost, memory, roofline
 from engine.catalog import get_model, get_system
 from engine.errors import EngineError
 from engine.plan import plan
-from engine.training_run import TrainingRun, simulate_training_run, training_run_at
+from engine.training_run import (
+    CHINCHILLA_E,
+    CHINCHILLA_VOCAB,
+    INITIAL_LOSS,
+    TrainingRun,
+    simulate_training_run,
+    training_run_at,
+)
 from engine.units import format_count, format_flops, format_GB, format_seconds
 from engine.widgets.browser import update
 from engine.widgets.curves import gpu_meters, line_chart
@@ -66,6 +73,42 @@ def test_training_run_at_start_shows_the_whole_run() -> None:
     assert html.count('class="chart gpu-meters"') == 1
     assert "GPU 7" in text and "GPU 8" not in text
     assert 'role="img"' in html and "aria-label=" in html
+
+
+def test_training_run_loss_axis_is_marked_cut_and_the_loss_is_explained() -> None:
+    run = _run()
+    html = render("training_run")
+    text = text_of(html)
+    svg = re.search(r'<svg class="chart line-chart".*?</svg>', html, re.S)
+    assert svg
+    # the axis runs between the curve's own ends (after start-up), not from the untrained 10.37
+    losses = [s.loss for s in run.samples[1:]]
+    top, final = max(losses), run.final_loss
+    bottom = final - 0.05 * (top - final)
+    assert f">{top:.2f}</text>" in svg.group(0) and f">{bottom:.2f}</text>" in svg.group(0)
+    note = (
+        f"axis cut: it shows {bottom:.2f} to {top:.2f}; the untrained model starts at "
+        f"{INITIAL_LOSS:.2f}"
+    )
+    assert note in svg.group(0)
+    assert svg.group(0).count('class="axis"') == 4  # two axes and the two strokes of the cut
+    # and in words, next to the chart
+    assert "lower is better" in text
+    assert f"ln {CHINCHILLA_VOCAB:,} = {INITIAL_LOSS:.2f}" in text
+    assert "Chinchilla fit" in text and f"towards {CHINCHILLA_E:.2f}" in text
+    assert f"axis starts at {bottom:.2f}, not at zero" in text
+
+
+def test_a_line_chart_without_a_cut_note_draws_no_cut() -> None:
+    svg = line_chart(
+        [(0.0, 1.0), (1.0, 0.0)],
+        label="l",
+        x_label="x",
+        y_label="y",
+        x_text=str,
+        y_text=str,
+    )
+    assert svg.count('class="axis"') == 2 and "y-cut-note" not in svg
 
 
 @pytest.mark.parametrize("elapsed", [1e3, 1e5, 3e6, 1e7])

@@ -16,6 +16,7 @@ from engine.figures import get_figure
 from engine.plan import plan
 from engine.units import format_GB, format_seconds
 from engine.widgets.browser import update
+from engine.widgets.own_vs_rent import compare, nice_axis_top
 from engine.widgets.registry import get_widget, widget_names
 
 HOSTILE = '<script>alert("x")</script>'
@@ -372,3 +373,41 @@ def test_hostile_text_comes_back_as_an_error_not_markup() -> None:
         reply = json.loads(update(name, json.dumps({field: HOSTILE})))
         assert reply["field"] == field
         assert "html" not in reply
+
+
+def _svg(html: str) -> str:
+    match = re.search(r'<svg class="chart s4-cost-chart".*?</svg>', html, re.S)
+    assert match
+    return match.group(0)
+
+
+@pytest.mark.parametrize("utilisation", ["5", "50", "100"])
+def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisation: str) -> None:
+    svg = _svg(render("own_vs_rent", utilisation=utilisation))
+    assert ">USD per used GPU-hour</text>" in svg
+    top = float(re.search(r'<rect class="track" x="[0-9.]+" y="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
+    height = float(re.search(r'<rect class="track" [^>]*height="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
+    points = re.search(r'class="s4-owned" points="([^"]+)"', svg).group(1).split()  # type: ignore[union-attr]
+    ys = [float(p.split(",")[1]) for p in points]
+    assert min(ys) >= top - 0.05 and max(ys) <= top + height + 0.05
+    # round ticks from $0 to the axis top, each labelled in dollars
+    r = compare(get_widget("own_vs_rent").defaults({"utilisation": utilisation}))
+    y_max, step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * r.curve[-1][1]))
+    labels = re.findall(r'text-anchor="end">(\$[0-9.,]+)</text>', svg)
+    assert labels[0] == "$0" and labels[-1] == format_usd(y_max)
+    assert len(labels) == round(y_max / step) + 1
+    # the cut curve says where it leaves the chart, with the engine's figure
+    first_u, first_usd = r.curve[0]
+    assert first_usd > y_max
+    assert f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}" in svg
+    if r.owned_usd_per_used_gpu_hour > y_max:  # the reader's point is an arrow at the top
+        assert '<polygon class="s4-now"' in svg and '<circle class="s4-now"' not in svg
+    else:
+        assert '<circle class="s4-now"' in svg
+
+
+def test_nice_axis_top() -> None:
+    assert nice_axis_top(8.97) == (10.0, 2.5)
+    assert nice_axis_top(3.0) == (3.0, 1.0)
+    assert nice_axis_top(0.3) == pytest.approx((0.3, 0.1))
+    assert nice_axis_top(120.0) == (150.0, 50.0)

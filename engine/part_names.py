@@ -1,4 +1,7 @@
-"""Reader-facing names for the engine's memory parts (the engine keys them in snake_case)."""
+"""Reader-facing names for the engine's memory parts (the engine keys them in snake_case).
+
+Used by the five answers of `plan` and by every chart and table of the widgets.
+"""
 
 from __future__ import annotations
 
