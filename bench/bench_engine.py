@@ -9,6 +9,7 @@ Targets: >= 20,000 plan() calls/s in CPython; import engine < 50 ms; training_ru
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -17,6 +18,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from results import replace_section  # noqa: E402
+
+LINES: list[str] = []
+
+
+def report(line: str) -> None:
+    """Print a figure and keep it for bench/RESULTS.md."""
+    print(line)
+    LINES.append(line)
+
 
 CASES = [
     {"model": "llama-3.1-8b", "hardware": "h100-sxm", "task": "serve"},
@@ -95,7 +108,7 @@ def print_per_frame_costs() -> None:
     )
     clock = iter(range(10**9))
     per_call = 1 / rate(lambda: training_run_at(inputs, float(next(clock) * 7)), 0.5)
-    print(f"training_run_at(): {per_call * 1e6:.1f} µs per call (target < 50 µs)")
+    report(f"training_run_at(): {per_call * 1e6:.1f} µs per call (target < 50 µs)")
     widget = get_widget("training_run")
     values = widget.defaults()
     frames = iter(range(10**9))
@@ -104,28 +117,41 @@ def print_per_frame_costs() -> None:
         values["elapsed"] = str(next(frames) * 3e5)
         widget.run(values)
 
-    print(f"training_run widget frame: {1e3 / rate(frame, 0.5):.2f} ms (target < 2 ms)")
+    report(f"training_run widget frame: {1e3 / rate(frame, 0.5):.2f} ms (target < 2 ms)")
     for name in ("model_size", "serve_plan", "playground"):
         payload = json.dumps(get_widget(name).defaults())
         per_update = 1e3 / rate(lambda name=name, payload=payload: update(name, payload), 0.5)
-        print(f"update('{name}') through the browser entry point: {per_update:.2f} ms")
+        report(f"update('{name}') through the browser entry point: {per_update:.2f} ms")
 
 
 def main() -> None:
     from engine.plan import plan
 
-    print(f"Python {sys.version.split()[0]}")
+    report(f"Python {sys.version.split()[0]}")
     for case in CASES:
         calls = rate(lambda case=case: plan(**case))
         with_dict = rate(lambda case=case: plan(**case).to_dict(), 0.5)
         label = ", ".join(f"{k}={v}" for k, v in case.items())
-        print(f"plan({label}): {calls:,.0f} calls/s; with to_dict(): {with_dict:,.0f}/s")
+        report(f"plan({label}): {calls:,.0f} calls/s; with to_dict(): {with_dict:,.0f}/s")
     print_per_frame_costs()
-    print(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
-    print(
+    report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
+    report(
         f"import engine.plan + first plan() (fresh process, catalogue load): "
         f"{import_plan_ms():.1f} ms"
     )
+    load = os.getloadavg()[0]
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    body = [
+        "## Engine",
+        "",
+        f"Made by `make bench` (or `.venv/bin/python bench/bench_engine.py`) on {when}, "
+        f"{os.cpu_count()} CPU cores, load average {load:.1f} at the end. Targets: >= 20,000 "
+        "plan() calls/s, import engine < 50 ms, training_run_at < 50 µs, a training-run frame "
+        "< 2 ms.",
+        "",
+        *(f"- {line}" for line in LINES),
+    ]
+    replace_section("bench_engine", "\n".join(body))
 
 
 if __name__ == "__main__":

@@ -54,9 +54,10 @@ REPEATS = 5
 BUILDS = 3
 INPUT_ROUNDS = 40  # per kind (select, typed field): 80 samples in all
 TIMEOUT_MS = 120_000
-RESULTS = ROOT / "bench" / "RESULTS.md"
-BEGIN = "<!-- bench_site: begin (written by bench/bench_site.py; edits here are overwritten) -->"
-END = "<!-- bench_site: end -->"
+sys.path.insert(0, str(ROOT / "bench"))
+from results import RESULTS, markers, replace_section  # noqa: E402
+
+BEGIN, END = markers("bench_site")
 
 BARE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide (benchmark)</title></head>
@@ -125,7 +126,11 @@ PROBE = """(() => {
     for (const r of records) {
       const el = r.target;
       if (r.type === "attributes") {
-        if (b.live === null && el.dataset.state === "live" && el.matches("[data-widget]")) b.live = now;
+        // A widget turns live once the engine's first result is on screen.
+        if (b.live === null && el.dataset.state === "live" && el.matches("[data-widget]")) {
+          b.live = now;
+          if (b.liveUpdated === null) b.liveUpdated = now;
+        }
       } else if (b.liveUpdated === null && el.closest) {
         const result = el.closest(".widget-result");
         const widget = result && result.closest("[data-widget]");
@@ -575,17 +580,7 @@ def section(figures: dict[str, Any]) -> str:
 
 
 def write_results(text: str) -> None:
-    if RESULTS.exists():
-        current = RESULTS.read_text()
-        if BEGIN in current and END in current:
-            head, rest = current.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1].lstrip("\n")
-            new = head + text + ("\n" + tail if tail else "")
-        else:
-            new = current.rstrip("\n") + "\n\n" + text
-    else:
-        new = "# Benchmark results\n\n" + text
-    RESULTS.write_text(new)
+    replace_section("bench_site", text.replace(BEGIN, "").replace(END, "").strip("\n"))
 
 
 def timed(label: str, fn: Callable[[], Any]) -> Any:

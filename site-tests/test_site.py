@@ -141,3 +141,14 @@ def test_widgets_are_readable_in_both_colour_schemes(
         assert run_axe(w.page) == []
     finally:
         w.context.close()
+
+
+def test_search_works_after_the_engine_is_live(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    wait_live(page)
+    page.click("label.md-search__icon, .md-search__input", timeout=10_000)
+    page.fill(".md-search__input", "KV cache")
+    page.wait_for_selector(".md-search-result__item", timeout=30_000)
+    assert page.locator(".md-search-result__item").count() >= 1
+    assert watched.console_errors == []

@@ -33,6 +33,19 @@ export const engine = {
   /** Start the worker (once per tab). */
   start() {
     if (worker) return readyPromise;
+    const onError = (event) => rejectReady(new Error(event.message || "the engine worker failed to load"));
+    const early = window.__lessonEarlyEngine;
+    if (early && early.worker) {
+      // Started at first paint by boot-engine.js: take it over and replay what it said.
+      worker = early.worker;
+      worker.removeEventListener("message", early.listener);
+      worker.removeEventListener("error", early.listener);
+      worker.addEventListener("message", onMessage);
+      worker.addEventListener("error", onError);
+      for (const event of early.messages) (event.type === "error" ? onError : onMessage)(event);
+      early.messages = [];
+      return readyPromise;
+    }
     try {
       worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
     } catch (error) {
@@ -40,9 +53,7 @@ export const engine = {
       return readyPromise;
     }
     worker.addEventListener("message", onMessage);
-    worker.addEventListener("error", (event) => {
-      rejectReady(new Error(event.message || "the engine worker failed to load"));
-    });
+    worker.addEventListener("error", onError);
     worker.postMessage({ type: "init" });
     return readyPromise;
   },

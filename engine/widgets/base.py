@@ -228,6 +228,9 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         # "true", not a bare attribute: a bare one reads as "" (falsy) in element.dataset.
         data_clock="true" if widget.clock else None,
         data_url_state=",".join(widget.url_state) or None,
+        # Numbers that change with every input are no use in the search index, and a
+        # smaller index leaves the reader's CPU to the engine while the page loads.
+        data_search_exclude=True,
         # The build-time inputs as a JSON island. An attribute, not a <script> element: the
         # theme's instant navigation re-runs every inline script it finds in a new page.
         data_inputs=json_island(values),
