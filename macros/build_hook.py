@@ -97,10 +97,10 @@ def on_post_build(config: Any, **_: Any) -> None:
     site = Path(config.site_dir)
     _copy_offline_search_shim(root, site, config)
     sys.path.insert(0, str(root))
-    from macros.wheel import build_engine_wheel
+    from macros.wheel import build_engine_wheel, pyodide_bytecode
 
     pyodide_version = _copy_pyodide(root, site)
-    wheel = build_engine_wheel(root, site / "wheels")
+    wheel = build_engine_wheel(root, site / "wheels", pyodide_bytecode(root))
     wheel_path = f"wheels/{wheel.name}"
 
     digest = hashlib.sha256(wheel.read_bytes())

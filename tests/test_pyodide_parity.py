@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import parity_cases  # noqa: E402
 
-from macros.wheel import build_engine_wheel  # noqa: E402
+from macros.wheel import build_engine_wheel, pyodide_bytecode  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,8 @@ def pyodide_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, objec
         pytest.fail("node_modules/pyodide is missing: run `npm ci` (make test does it).")
     node = shutil.which("node")
     assert node, "Node.js is needed to run Pyodide outside the browser"
-    wheel = build_engine_wheel(ROOT, tmp_path_factory.mktemp("wheel"))
+    # The wheel as the site ships it, with the bytecode Pyodide compiled at build time.
+    wheel = build_engine_wheel(ROOT, tmp_path_factory.mktemp("wheel"), pyodide_bytecode(ROOT))
     completed = subprocess.run(
         [node, str(ROOT / "tests/pyodide/run_cases.mjs"), str(wheel), parity_cases.__file__],
         capture_output=True,
