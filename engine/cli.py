@@ -64,7 +64,7 @@ def _build() -> _Parser:
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.plan import plan
+    from engine.plan import QUESTIONS, plan
 
     result = plan(
         model=args.model, params=args.params, hardware=args.hardware, gpus=args.gpus,
@@ -80,9 +80,7 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     head = (f"{result.model.name} on {result.gpus:,} x {result.hardware.name}, "
             f"task: {result.task}")
     lines = [head, "=" * len(head)]
-    for key, title in (("fits", "Does it fit?"), ("limit", "What limits its speed?"),
-                       ("gpus", "How many GPUs?"), ("failure", "Why would it fail?"),
-                       ("cost", "What does it cost?")):
+    for key, title in QUESTIONS:
         lines += [title, "  " + answers[key]]
     lines.append("Assumptions:")
     lines += ["  - " + a for a in result.memory.assumptions]

@@ -30,6 +30,16 @@ TASKS = ("serve", "train")
 CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022: compute-optimal ~20 tokens/param
 
 
+# The five questions, in the order a plan answers them: key of `Plan.answers()` -> title.
+QUESTIONS: tuple[tuple[str, str], ...] = (
+    ("fits", "Does it fit?"),
+    ("limit", "What limits its speed?"),
+    ("gpus", "How many GPUs?"),
+    ("failure", "Why would it fail?"),
+    ("cost", "What does it cost?"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ServeFigures:
     """Speed of serving: the first decode step and the mean over the request (TPOT)."""

@@ -16,6 +16,7 @@ from engine.errors import EngineError
 from engine.figures import get_figure
 from engine.tables import get_table
 from engine.widgets.base import render_page_widget
+from engine.widgets.html import esc
 from engine.widgets.registry import get_widget
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
@@ -109,14 +110,8 @@ def next_step_link(next_title: str | None, next_url: str | None) -> str:
         return ""
     return (
         f'<p class="next-step"><a class="md-button md-button--primary" href="{next_url}">'
-        f"Next: {esc_text(next_title)} →</a></p>"
+        f"Next: {esc(next_title)} →</a></p>"
     )
-
-
-def esc_text(text: str) -> str:
-    import html
-
-    return html.escape(text, quote=True)
 
 
 def glossary_html(path: Path) -> str:
@@ -125,7 +120,7 @@ def glossary_html(path: Path) -> str:
     for line in path.read_text().splitlines():
         if line.startswith("*[") and "]: " in line:
             term, definition = line[2:].split("]: ", 1)
-            items.append(f"<dt>{esc_text(term)}</dt><dd>{esc_text(definition)}</dd>")
+            items.append(f"<dt>{esc(term)}</dt><dd>{esc(definition)}</dd>")
     if not items:
         raise AuthoringError(f"{path}: no glossary entries found.")
     return '<dl class="glossary">' + "".join(items) + "</dl>"

@@ -7,19 +7,12 @@ the workload and lists them.
 from __future__ import annotations
 
 from engine.memory import SHARDINGS
-from engine.plan import TASKS, plan
+from engine.plan import QUESTIONS, TASKS, plan
 from engine.validate import choice
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
 from engine.widgets.options import format_options, hardware_options, model_controls, model_from
 
-QUESTIONS = (
-    ("fits", "Does it fit?"),
-    ("limit", "What limits its speed?"),
-    ("gpus", "How many GPUs?"),
-    ("failure", "Why would it fail?"),
-    ("cost", "What does it cost?"),
-)
 SERVE_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
 TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
 SHARDING_LABELS = {

@@ -15,7 +15,7 @@ from engine.errors import EngineError
 from engine.formats import FORMATS
 from engine.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, ServingMemory
 from engine.part_names import labelled_parts
-from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan, plan
+from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, Plan, plan
 from engine.serving import request_timeline
 from engine.units import format_bytes, format_count, format_flops, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
@@ -29,13 +29,6 @@ from engine.widgets.options import (
     model_options,
 )
 
-QUESTIONS = (
-    ("fits", "Does it fit?"),
-    ("limit", "What limits its speed?"),
-    ("gpus", "How many GPUs?"),
-    ("failure", "Why would it fail?"),
-    ("cost", "What does it cost?"),
-)
 _TASK_WORDS = {"serve": "Serve it (answer requests)", "train": "Train it"}
 TASK_LABELS = tuple((t, _TASK_WORDS[t]) for t in TASKS)
 KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
