@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 from engine.catalog import ModelSpec, get_hardware, get_model
 from engine.compute import mfu_from_throughput, training_flops, training_seconds
@@ -112,46 +111,14 @@ class Result:
 # ---------------------------------------------------------------- models not in the catalogue
 
 
-@cache
 def llama2_7b() -> ModelSpec:
-    """Llama 2 7B from its config (meta-llama/Llama-2-7b-hf config.json): 32 layers, hidden
-    4096, 32 heads (no GQA), SwiGLU FFN 11008, 32,000-token untied vocabulary."""
-    return ModelSpec(
-        id="llama-2-7b",
-        name="Llama 2 7B",
-        family="llama-2",
-        layers=32,
-        hidden=4096,
-        ffn=11008,
-        heads=32,
-        kv_heads=32,
-        head_dim=128,
-        vocab=32000,
-        max_context=4096,
-        tied_embeddings=False,
-        source="meta-llama/Llama-2-7b-hf config.json",
-    )
+    """Llama 2 7B, from the catalogue (kept there for these comparisons)."""
+    return get_model("llama-2-7b")
 
 
-@cache
 def llama2_70b() -> ModelSpec:
-    """Llama 2 70B from its config (meta-llama/Llama-2-70b-hf config.json): 80 layers, hidden
-    8192, 64 heads with 8 KV heads, SwiGLU FFN 28672, 32,000-token untied vocabulary."""
-    return ModelSpec(
-        id="llama-2-70b",
-        name="Llama 2 70B",
-        family="llama-2",
-        layers=80,
-        hidden=8192,
-        ffn=28672,
-        heads=64,
-        kv_heads=8,
-        head_dim=128,
-        vocab=32000,
-        max_context=4096,
-        tied_embeddings=False,
-        source="meta-llama/Llama-2-70b-hf config.json",
-    )
+    """Llama 2 70B, from the catalogue (kept there for these comparisons)."""
+    return get_model("llama-2-70b")
 
 
 # ---------------------------------------------------------------- small helpers

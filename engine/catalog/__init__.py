@@ -41,7 +41,7 @@ __all__ = [
 def catalog_dict() -> dict[str, object]:
     """The whole catalogue as plain JSON values (for ``python -m engine catalog --json``)."""
     return {
-        "models": [m.to_dict() for m in list_models()],
+        "models": [m.to_dict() for m in list_models(include_reference=True)],
         "hardware": [h.to_dict() for h in list_hardware()],
         "systems": [s.to_dict() for s in list_systems()],
         "prices": prices().to_dict(),

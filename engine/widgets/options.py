@@ -9,8 +9,9 @@ from engine.widgets.base import Control, Inputs
 
 CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
-# In the catalogue to check the engine against a published figure (the vLLM paper's KV cache
-# of OPT-13B), not offered to readers: its 2,048-token context trips most widgets' defaults.
+# In the catalogue for the vLLM paper's worked example (KV cache of OPT-13B), and still drawn
+# by the drills, but not offered in pickers: its 2,048-token context trips most widgets'
+# defaults.
 REFERENCE_ONLY_MODELS = frozenset({"opt-13b"})
 
 

@@ -114,3 +114,13 @@ def test_resolve_model():
 def test_catalog_dict_is_json():
     text = json.dumps(catalog_dict(), allow_nan=False)
     assert "llama-3.1-8b" in text and "dgx-1" in text
+
+
+def test_reference_only_models_are_found_but_not_listed():
+    # Llama 2 is in the catalogue for the reality check only (see engine/reality.py).
+    from engine.catalog import get_model
+
+    listed = {m.id for m in list_models()}
+    everything = {m.id for m in list_models(include_reference=True)}
+    assert {"llama-2-7b", "llama-2-70b"} <= everything - listed
+    assert get_model("llama-2-7b").params == 6_738_415_616  # released checkpoint's count
