@@ -76,6 +76,10 @@ def on_config(config: Any, **_: Any) -> Any:
     Material's offline plugin adds ``https://unpkg.com/iframe-worker/shim`` to the polyfills;
     the same shim, pinned in package.json, is shipped with the site instead.
     """
+    sys.path.insert(0, str(_project_root(config)))
+    from macros.authoring import LESSON_STEPS
+
+    config.extra["lesson_steps"] = LESSON_STEPS
     polyfills = config.extra.get("polyfills", [])
     if any("iframe-worker" in str(p) for p in polyfills):
         config.extra["polyfills"] = [

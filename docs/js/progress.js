@@ -2,7 +2,8 @@
 // drills they have completed. Shown at the top of the navigation, with a reset button.
 // A stored value that is broken or not ours is ignored (and replaced), never fatal.
 const KEY = "lesson:progress";
-const TOTAL_STEPS = 21;
+// The step count comes from the page (the build writes it once, from the macros).
+const TOTAL_STEPS = Number(document.querySelector('meta[name="lesson-steps"]')?.content) || 0;
 
 function empty() {
   return { version: 1, steps: [], drills: [] };
