@@ -10,6 +10,7 @@ import pytest
 from conftest import ROOT, Site, Watched, open_watched, wait_live
 from pages import pages, widget_pages
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -148,7 +149,15 @@ def test_search_works_after_the_engine_is_live(watched: Watched, root_site: Site
     page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
     wait_live(page)
     page.click("label.md-search__icon, .md-search__input", timeout=10_000)
-    page.fill(".md-search__input", "KV cache")
-    page.wait_for_selector(".md-search-result__item", timeout=30_000)
+    # The index is built in the background after the engine is live; a query typed before it
+    # is ready gets no answer, so type it again until results come (up to a minute).
+    for _ in range(12):
+        page.fill(".md-search__input", "")
+        page.type(".md-search__input", "KV cache", delay=30)  # the theme listens to keys
+        try:
+            page.wait_for_selector(".md-search-result__item", timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            continue
     assert page.locator(".md-search-result__item").count() >= 1
     assert watched.console_errors == []
