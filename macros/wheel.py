@@ -62,11 +62,28 @@ def pyodide_bytecode(project_root: Path) -> dict[str, bytes]:
     return {arc: base64.b64decode(data) for arc, data in encoded.items()}
 
 
+def catalog_json(project_root: Path) -> dict[str, bytes]:
+    """The catalogue's TOML files parsed once, as JSON: arcname -> bytes.
+
+    engine/catalog/_data.py reads these when they sit beside the TOML (only in the wheel), so
+    the reader's browser never imports tomllib. Same values: JSON holds TOML's ints, floats,
+    strings, booleans, arrays and tables exactly (the catalogue has no dates).
+    """
+    files = {}
+    for path in sorted((project_root / "engine" / "catalog" / "data").glob("*.toml")):
+        values = tomllib.loads(path.read_text("utf-8"))
+        # Key order kept: catalogue order is the order readers see (and drills draw from).
+        text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+        files[path.relative_to(project_root).with_suffix(".json").as_posix()] = text.encode()
+    return files
+
+
 def build_engine_wheel(
     project_root: Path, out_dir: Path, extra_files: dict[str, bytes] | None = None
 ) -> Path:
     """Write ``engine-<version>-py3-none-any.whl`` into ``out_dir`` and return its path.
 
+    The catalogue goes in twice, as TOML and pre-parsed (:func:`catalog_json`).
     ``extra_files`` (arcname -> bytes) are added as they are, e.g. :func:`pyodide_bytecode`.
     """
     name, version = project_version(project_root)
@@ -75,6 +92,7 @@ def build_engine_wheel(
     for path in sorted(package.rglob("*")):
         if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
             files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
+    files.extend(sorted(catalog_json(project_root).items()))
     files.extend(sorted((extra_files or {}).items()))
     dist_info = f"{name}-{version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()

@@ -1,17 +1,41 @@
-"""Read the catalogue's TOML files once (lazily, cached) from the package data."""
+"""Read the catalogue's data files once (lazily, cached) from the package.
+
+The source of truth is ``data/<name>.toml``. The wheel the browser installs also carries
+``data/<name>.json``, the same values already parsed (written by ``macros/wheel.py``):
+Pyodide ships the standard library as source, so importing and running ``tomllib`` would
+cost the reader's first render tens of milliseconds that ``json`` (already loaded) does not.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 from functools import cache
 from typing import Any
+
+DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 
 
 @cache
 def load(name: str) -> dict[str, Any]:
-    """The parsed ``data/<name>.toml`` of this package."""
+    """The parsed catalogue file ``name`` (``models``, ``hardware``, ``systems``, ``prices``)."""
+    base = os.path.join(DATA_DIR, name)
+    if os.path.exists(base + ".json"):
+        with open(base + ".json", encoding="utf-8") as parsed:
+            data: dict[str, Any] = json.load(parsed)
+        return data
+    return parse_toml(name)
+
+
+def parse_toml(name: str) -> dict[str, Any]:
+    """``data/<name>.toml`` parsed, without the cache or the pre-parsed copy."""
     # Imported here, not at module level, so that importing the engine stays fast.
     import tomllib
-    from importlib import resources
 
-    text = resources.files("engine.catalog").joinpath("data", f"{name}.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    with open(os.path.join(DATA_DIR, f"{name}.toml"), "rb") as source:
+        return tomllib.load(source)
+
+
+def names() -> list[str]:
+    """The catalogue files' names, without the extension."""
+    return sorted(f[: -len(".toml")] for f in os.listdir(DATA_DIR) if f.endswith(".toml"))

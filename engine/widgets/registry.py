@@ -6,7 +6,6 @@ first render does not pay for every other widget."""
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from engine.errors import EngineError
 from engine.widgets.base import Widget
@@ -15,6 +14,9 @@ _WIDGETS: dict[str, Widget] = {}
 
 
 def _discover() -> dict[str, Widget]:
+    # Here, not at module level: the browser's start-up never needs the full list.
+    import pkgutil
+
     import engine.widgets as package
 
     found: dict[str, Widget] = {}
