@@ -1,6 +1,8 @@
 """Site benchmark: build time, time to the first live widget, input latency and bytes.
 
 Usage: .venv/bin/python bench/bench_site.py   (also run by `make bench`)
+A quick look: BENCH_REPEATS=2 BENCH_BUILDS=1 .venv/bin/python bench/bench_site.py (prints,
+writes nothing).
 
 Prints the figures and rewrites the site section of bench/RESULTS.md (between the
 ``bench_site`` markers; the rest of the file is kept). No assertion, no pass or fail: the
@@ -50,8 +52,10 @@ from tools.serve import make_server  # noqa: E402
 
 PAGE = "steps/01-pile-of-numbers/"
 WIDGET = "[data-widget=model_size]"
-REPEATS = 5
-BUILDS = 3
+# Environment overrides for a quick look while working; RESULTS.md is then left alone.
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+BUILDS = int(os.environ.get("BENCH_BUILDS", "3"))
+QUICK = "BENCH_REPEATS" in os.environ or "BENCH_BUILDS" in os.environ
 INPUT_ROUNDS = 40  # per kind (select, typed field): 80 samples in all
 TIMEOUT_MS = 120_000
 sys.path.insert(0, str(ROOT / "bench"))
@@ -722,6 +726,9 @@ def main() -> int:
     text = section(figures)
     print()
     print(text.replace(BEGIN + "\n", "").replace(END + "\n", ""))
+    if QUICK:
+        print("BENCH_REPEATS/BENCH_BUILDS set: bench/RESULTS.md left as it was.")
+        return 0
     write_results(text)
     print(f"Wrote {RESULTS.relative_to(ROOT)} ({time.perf_counter() - began:.0f} s in all).")
     return 0

@@ -23,8 +23,6 @@ PYODIDE_CORE_FILES = (
     "pyodide-lock.json",
 )
 SCRIPT_FILES = (
-    "js/defer-search.js",
-    "js/boot-engine.js",
     "js/file-notice.js",
     "js/lesson.js",
     "js/engine-client.js",
