@@ -1,7 +1,8 @@
 """MkDocs hook: ship the browser runtime with the site after each build.
 
 Copies the Pyodide core from node_modules (installed from npm at the exact version pinned in
-package.json), builds the engine wheel, and writes the two generated files the browser needs:
+package.json), with its standard library partly precompiled (macros/runtime_bytecode.py),
+builds the engine wheel, and writes the two generated files the browser needs:
 ``js/runtime-config.js`` (where the wheel is) and ``sw.js`` (what to cache for offline use).
 The site then requests nothing outside its own origin.
 """
@@ -12,6 +13,7 @@ import hashlib
 import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,9 @@ PYODIDE_CORE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
+# The lesson's stylesheets (mkdocs.yml extra_css, one file per subject) ship as one file: each
+# stylesheet in <head> is a request the first paint waits for.
+STYLE_BUNDLE = "css/lesson-bundle.css"
 SCRIPT_FILES = (
     "js/file-notice.js",
     "js/lesson.js",
@@ -33,7 +38,7 @@ SCRIPT_FILES = (
     "js/address.js",
     "js/progress.js",
     "js/runtime-config.js",
-    "css/lesson.css",
+    STYLE_BUNDLE,
 )
 
 
@@ -45,7 +50,8 @@ def _project_root(config: Any) -> Path:
     return Path(config.config_file_path).resolve().parent
 
 
-def _copy_pyodide(root: Path, site: Path) -> str:
+def _check_pyodide(root: Path) -> str:
+    """The installed Pyodide's version; RuntimeMissingError unless it is the pinned one."""
     pinned = json.loads((root / "package.json").read_text())["dependencies"]["pyodide"]
     source = root / "node_modules" / "pyodide"
     manifest = source / "package.json"
@@ -58,11 +64,19 @@ def _copy_pyodide(root: Path, site: Path) -> str:
         raise RuntimeMissingError(
             f"node_modules has Pyodide {installed} but package.json pins {pinned}: run `npm ci`."
         )
+    return installed
+
+
+def _copy_pyodide(root: Path, site: Path, stdlib_zip: bytes) -> None:
+    """The Pyodide core into ``site/pyodide``, with the precompiled standard library."""
+    source = root / "node_modules" / "pyodide"
     target = site / "pyodide"
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_CORE_FILES:
-        shutil.copy2(source / name, target / name)
-    return installed
+        if name == "python_stdlib.zip":
+            (target / name).write_bytes(stdlib_zip)
+        else:
+            shutil.copy2(source / name, target / name)
 
 
 OFFLINE_SEARCH_SHIM = "js/iframe-worker-shim.js"
@@ -78,6 +92,9 @@ def on_config(config: Any, **_: Any) -> Any:
     from macros.authoring import LESSON_STEPS
 
     config.extra["lesson_steps"] = LESSON_STEPS
+    if STYLE_BUNDLE not in config.extra_css:
+        config.extra["style_sources"] = [str(css) for css in config.extra_css]
+        config.extra_css = [STYLE_BUNDLE]
     polyfills = config.extra.get("polyfills", [])
     if any("iframe-worker" in str(p) for p in polyfills):
         config.extra["polyfills"] = [
@@ -94,19 +111,33 @@ def _copy_offline_search_shim(root: Path, site: Path, config: Any) -> None:
         shutil.copy2(shim, site / OFFLINE_SEARCH_SHIM)
 
 
+def _bundle_styles(site: Path, config: Any) -> None:
+    parts = [
+        f"/* {name} */\n{(site / name).read_text('utf-8').strip()}\n"
+        for name in config.extra.get("style_sources", [])
+    ]
+    (site / STYLE_BUNDLE).write_text("\n".join(parts), "utf-8")
+
+
 def on_post_build(config: Any, **_: Any) -> None:
     root = _project_root(config)
     site = Path(config.site_dir)
+    _bundle_styles(site, config)
     _copy_offline_search_shim(root, site, config)
     sys.path.insert(0, str(root))
-    from macros.wheel import build_engine_wheel, pyodide_bytecode
+    from macros.runtime_bytecode import compile_runtime
+    from macros.wheel import build_engine_wheel
 
-    pyodide_version = _copy_pyodide(root, site)
-    wheel = build_engine_wheel(root, site / "wheels", pyodide_bytecode(root))
+    pyodide_version = _check_pyodide(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        bytecode = compile_runtime(root, build_engine_wheel(root, Path(tmp)))
+    _copy_pyodide(root, site, bytecode.stdlib_zip)
+    wheel = build_engine_wheel(root, site / "wheels", dict(bytecode.engine_pyc))
     wheel_path = f"wheels/{wheel.name}"
 
     digest = hashlib.sha256(wheel.read_bytes())
     digest.update(pyodide_version.encode())
+    digest.update(hashlib.sha256(bytecode.stdlib_zip).digest())
     for name in SCRIPT_FILES:
         if name != "js/runtime-config.js":  # written below, from this digest
             digest.update((site / name).read_bytes())

@@ -10,9 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import shutil
-import subprocess
-import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -30,36 +27,6 @@ def project_version(project_root: Path) -> tuple[str, str]:
     """(name, version) from pyproject.toml."""
     meta = tomllib.loads((project_root / "pyproject.toml").read_text())["project"]
     return str(meta["name"]), str(meta["version"])
-
-
-def pyodide_bytecode(project_root: Path) -> dict[str, bytes]:
-    """The engine's modules compiled by the Pyodide in node_modules: arcname -> .pyc bytes.
-
-    Pyodide would otherwise compile every module from source on first import in the reader's
-    browser (the largest part of the first render). Needs Node.js, as the build already does.
-    """
-    sources = {
-        path.relative_to(project_root).as_posix(): path.read_text("utf-8")
-        for path in sorted((project_root / "engine").rglob("*.py"))
-        if "__pycache__" not in path.parts
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        given, compiled = Path(tmp) / "sources.json", Path(tmp) / "compiled.json"
-        given.write_text(json.dumps(sources))
-        node = shutil.which("node")
-        if node is None:
-            raise RuntimeError("Node.js is needed to build the site (Pyodide runs under it).")
-        done = subprocess.run(
-            [node, str(project_root / "macros" / "pyodide_compile.mjs"), str(given), str(compiled)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"compiling the engine in Pyodide failed:\n{done.stderr[-2000:]}")
-        encoded: dict[str, str] = json.loads(compiled.read_text())
-    return {arc: base64.b64decode(data) for arc, data in encoded.items()}
 
 
 def catalog_json(project_root: Path) -> dict[str, bytes]:
@@ -84,7 +51,8 @@ def build_engine_wheel(
     """Write ``engine-<version>-py3-none-any.whl`` into ``out_dir`` and return its path.
 
     The catalogue goes in twice, as TOML and pre-parsed (:func:`catalog_json`).
-    ``extra_files`` (arcname -> bytes) are added as they are, e.g. :func:`pyodide_bytecode`.
+    ``extra_files`` (arcname -> bytes) are added as they are, e.g. the engine's bytecode from
+    macros/runtime_bytecode.py.
     """
     name, version = project_version(project_root)
     package = project_root / "engine"

@@ -1,12 +1,15 @@
-"""The engine inside Pyodide (under Node, from the npm runtime the site ships) gives exactly
-the results CPython gives, for every plan case and every widget's default render."""
+"""The engine inside Pyodide (under Node, from the npm runtime the site ships, with the
+standard library precompiled as the build ships it) gives exactly the results CPython gives,
+for every plan case and every widget's default render."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,19 +20,37 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import parity_cases  # noqa: E402
 
-from macros.wheel import build_engine_wheel, pyodide_bytecode  # noqa: E402
+from macros.runtime_bytecode import RuntimeBytecode, compile_runtime  # noqa: E402
+from macros.wheel import build_engine_wheel  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def pyodide_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def bytecode(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBytecode:
+    plain = build_engine_wheel(ROOT, tmp_path_factory.mktemp("plain-wheel"))
+    return compile_runtime(ROOT, plain)
+
+
+@pytest.fixture(scope="module")
+def pyodide_results(
+    tmp_path_factory: pytest.TempPathFactory, bytecode: RuntimeBytecode
+) -> dict[str, object]:
     if not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").exists():
         pytest.fail("node_modules/pyodide is missing: run `npm ci` (make test does it).")
     node = shutil.which("node")
     assert node, "Node.js is needed to run Pyodide outside the browser"
-    # The wheel as the site ships it, with the bytecode Pyodide compiled at build time.
-    wheel = build_engine_wheel(ROOT, tmp_path_factory.mktemp("wheel"), pyodide_bytecode(ROOT))
+    # The wheel and the standard library as the site ships them, compiled at build time.
+    out = tmp_path_factory.mktemp("runtime")
+    wheel = build_engine_wheel(ROOT, out, dict(bytecode.engine_pyc))
+    stdlib = out / "python_stdlib.zip"
+    stdlib.write_bytes(bytecode.stdlib_zip)
     completed = subprocess.run(
-        [node, str(ROOT / "tests/pyodide/run_cases.mjs"), str(wheel), parity_cases.__file__],
+        [
+            node,
+            str(ROOT / "tests/pyodide/run_cases.mjs"),
+            str(wheel),
+            parity_cases.__file__,
+            str(stdlib),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -56,3 +77,24 @@ def test_widgets_render_identically_in_pyodide(pyodide_results: dict[str, object
     expected = json.loads(parity_cases.results_json())
     assert expected["widgets"], "no widget rendered"
     assert pyodide_results["widgets"] == expected["widgets"]
+
+
+def test_the_runtime_ran_on_the_precompiled_standard_library(
+    pyodide_results: dict[str, object],
+) -> None:
+    # json is imported at start-up: loaded from bytecode, the build's zip was the one in use.
+    assert str(pyodide_results["json_module_file"]).endswith("json/__init__.pyc")
+
+
+def test_the_standard_library_keeps_every_module(bytecode: RuntimeBytecode) -> None:
+    stock = zipfile.ZipFile(ROOT / "node_modules/pyodide/python_stdlib.zip").namelist()
+    built = set(zipfile.ZipFile(io.BytesIO(bytecode.stdlib_zip)).namelist())
+    compiled = set(bytecode.stdlib_compiled)
+    # Start-up (asyncio, the pyodide package) and the engine's needs (json, dataclasses).
+    assert {"asyncio/__init__.py", "pyodide/__init__.py", "json/decoder.py"} <= compiled
+    assert "dataclasses.py" in compiled
+    for name in stock:
+        if name in compiled:
+            assert name[:-3] + ".pyc" in built and name not in built
+        else:
+            assert name in built, f"{name} lost from the standard library"
