@@ -19,9 +19,12 @@ self.addEventListener("install", (event) => {
 });
 
 self.addEventListener("activate", (event) => {
+  // Navigation preload: the browser asks the network for a page while this worker starts up,
+  // instead of after.
+  const preload = self.registration.navigationPreload ? self.registration.navigationPreload.enable() : null;
   event.waitUntil(
-    caches
-      .keys()
+    Promise.resolve(preload)
+      .then(() => caches.keys())
       .then((keys) => Promise.all(keys.filter((k) => k.startsWith("lesson-") && k !== CACHE).map((k) => caches.delete(k))))
       .then(() => self.clients.claim()),
   );
@@ -38,10 +41,10 @@ self.addEventListener("message", (event) => {
   }
 });
 
-async function networkFirst(request) {
+async function networkFirst(request, preloaded) {
   const cache = await caches.open(CACHE);
   try {
-    const response = await fetch(request);
+    const response = (await preloaded) || (await fetch(request));
     if (response.ok) cache.put(request, response.clone());
     return response;
   } catch (error) {
@@ -65,5 +68,5 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || !request.url.startsWith(self.registration.scope)) return;
   const path = request.url.slice(self.registration.scope.length).split("?")[0];
   const immutable = PRECACHE.includes(path) || path.startsWith("assets/");
-  event.respondWith(immutable ? cacheFirst(request) : networkFirst(request));
+  event.respondWith(immutable ? cacheFirst(request) : networkFirst(request, event.preloadResponse));
 });
