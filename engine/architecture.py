@@ -246,7 +246,7 @@ def summary(m: ModelSpec) -> dict[str, object]:
         "two_x_params": 2.0 * m.active_params,
         "note": (
             "The input embedding is a lookup (no FLOPs) and norms are counted as 0 FLOPs, so "
-            "the sum is a little under 2 x parameters; attention scores add "
-            "4 x layers x heads x head_dim FLOPs per token of context."
+            "the sum is a little under 2 × parameters; attention scores add "
+            "4 × layers × heads × head_dim FLOPs per token of context."
         ),
     }

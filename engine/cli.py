@@ -77,7 +77,7 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     )
     data = result.to_dict()
     answers = result.answers()
-    head = (f"{result.model.name} on {result.gpus:,} x {result.hardware.name}, "
+    head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
             f"task: {result.task}")
     lines = [head, "=" * len(head)]
     for key, title in QUESTIONS:
@@ -106,7 +106,7 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
                          f"{h.bandwidth_bytes_per_s / 1e12:>6.3g} TB/s  {h.name}")
     if args.kind in ("all", "systems"):
         lines.append("Systems:")
-        lines += [f"  {s.id:<15} {s.gpu_count} x {s.gpu.id}, {s.cpu_count} x {s.cpu.id}  "
+        lines += [f"  {s.id:<15} {s.gpu_count} × {s.gpu.id}, {s.cpu_count} × {s.cpu.id}  "
                   f"{s.name}" for s in list_systems()]
     if args.kind in ("all", "prices"):
         lines.append("Cloud prices (USD per GPU-hour):")

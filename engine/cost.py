@@ -157,16 +157,16 @@ def rent_vs_own(
     arithmetic = [
         f"Per GPU: {format_usd(purchase)} / {n:,} GPU{'s' if n != 1 else ''} = "
         f"{format_usd(per_gpu)}; {power:,.0f} W / {n:,} = {power_per_gpu:,.0f} W.",
-        f"Capital: {format_usd(per_gpu)} / ({yrs:g} years x {HOURS_PER_YEAR:,.0f} h) = "
+        f"Capital: {format_usd(per_gpu)} / ({yrs:g} years × {HOURS_PER_YEAR:,.0f} h) = "
         f"{format_usd(capital)} per GPU per hour, busy or idle.",
     ]
     if overhead > 0:
         arithmetic.append(
-            f"Overhead: {format_usd(per_gpu)} x {overhead:.0%} a year / {HOURS_PER_YEAR:,.0f} h"
+            f"Overhead: {format_usd(per_gpu)} × {overhead:.0%} a year / {HOURS_PER_YEAR:,.0f} h"
             f" = {format_usd(overhead_hour)} per GPU per hour, busy or idle."
         )
     arithmetic += [
-        f"Power: {power_per_gpu:,.0f} W x {pue_value:g} PUE x {format_usd(kwh)}/kWh = "
+        f"Power: {power_per_gpu:,.0f} W × {pue_value:g} PUE × {format_usd(kwh)}/kWh = "
         f"{format_usd(power_hour)} per busy hour.",
         f"Owned, at {u:.0%} utilisation: {'(capital + overhead) ' if overhead > 0 else ''}"
         f"{format_usd(fixed)} / {u:.2f} + "
@@ -272,11 +272,11 @@ def cost_per_million_tokens(
     tokens_hour = rate * u * SECONDS_PER_HOUR
     per_million = per_hour / tokens_hour * 1e6
     arithmetic = (
-        f"Cost: {n:,} GPU{'s' if n != 1 else ''} x {format_usd(price)} = "
+        f"Cost: {n:,} GPU{'s' if n != 1 else ''} × {format_usd(price)} = "
         f"{format_usd(per_hour)} per hour.",
-        f"Tokens: {rate:,.4g} tokens/s x {u:.0%} busy x 3,600 s = "
+        f"Tokens: {rate:,.4g} tokens/s × {u:.0%} busy × 3,600 s = "
         f"{format_count(tokens_hour)} tokens per hour.",
-        f"{format_usd(per_hour)} / {format_count(tokens_hour)} x 1,000,000 = "
+        f"{format_usd(per_hour)} / {format_count(tokens_hour)} × 1,000,000 = "
         f"{format_usd(per_million)} per million tokens.",
     )
     assumptions = (
@@ -326,9 +326,9 @@ def training_run_cost(
     hours = n * secs / SECONDS_PER_HOUR
     usd = hours * price
     arithmetic = (
-        f"{n:,} GPU{'s' if n != 1 else ''} x {format_seconds(secs)} = "
+        f"{n:,} GPU{'s' if n != 1 else ''} × {format_seconds(secs)} = "
         f"{hours:,.4g} GPU-hours.",
-        f"{hours:,.4g} GPU-hours x {format_usd(price)} = {format_usd(usd)}.",
+        f"{hours:,.4g} GPU-hours × {format_usd(price)} = {format_usd(usd)}.",
     )
     assumptions = (
         "Every GPU billed for the whole run, pauses included; storage, network and staff "

@@ -97,10 +97,10 @@ def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
     per = kv_cache_bytes_per_token(model, format_id)
     if model.attention == "mla":
         return (f"KV cache per token (MLA latent): ({model.kv_lora_rank} + "
-                f"{model.qk_rope_head_dim}) x {model.layers} layers x {b:g} bytes = {per:,.0f} "
+                f"{model.qk_rope_head_dim}) × {model.layers} layers × {b:g} bytes = {per:,.0f} "
                 "bytes (MLA caches a compressed latent, not full keys and values)")
-    return (f"KV cache per token: 2 x {model.layers} layers x {model.kv_heads} KV heads x "
-            f"{model.head_dim} head dim x {b:g} bytes = {per:,.0f} bytes")
+    return (f"KV cache per token: 2 × {model.layers} layers × {model.kv_heads} KV heads × "
+            f"{model.head_dim} head dim × {b:g} bytes = {per:,.0f} bytes")
 
 
 def _check_gpus(gpus: object) -> int:
@@ -138,19 +138,19 @@ class ServingMemory:
         m = self.model
         fmt = get_format(self.weight_format)
         out = [
-            f"Weights: {m.params:,} parameters x {fmt.bytes_per_number:g} bytes "
+            f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
             f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
             + (f", split over {self.gpus} GPUs" if self.gpus > 1 else "") + ".",
             kv_cache_formula(m, self.kv_format)
-            + f"; x {self.context_tokens:,} tokens x batch {self.batch} = "
+            + f"; × {self.context_tokens:,} tokens × batch {self.batch} = "
             f"{format_GB(self.kv_cache_bytes_per_token * self.context_tokens * self.batch)}.",
             f"Activations: transient buffers for the {self.activation_tokens:,} tokens in flight "
-            f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) x (2 x hidden + 2 x FFN "
-            f"width) x 2 bytes, plus logits of batch x {m.vocab:,} vocabulary x 4 bytes.",
+            f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
+            f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
             f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
             "for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
             "real engines vary by about 0.5-3 GB).",
-            "GB = 10^9 bytes (an '80 GB' H100 holds 80 x 10^9 bytes, 74.5 GiB).",
+            "GB = 10^9 bytes (an '80 GB' H100 holds 80 × 10^9 bytes, 74.5 GiB).",
         ]
         if self.gpus > 1:
             out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
@@ -317,12 +317,12 @@ class TrainingMemory:
             f"Training state per parameter ({self.optimizer}, {self.convention}): {sums} = "
             f"{self.bytes_per_param_total:g} bytes. {CONVENTION_SOURCES[self.convention]} "
             f"{OPTIMIZER_SOURCES[self.optimizer]}",
-            f"State: {m.params:,} parameters x {self.bytes_per_param_total:g} bytes = "
+            f"State: {m.params:,} parameters × {self.bytes_per_param_total:g} bytes = "
             f"{format_GB(self.state_bytes_total)} before sharding.",
             _sharding_words(self.sharding, self.dp, self.tp),
             f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
             f"Transformer Models', Table 2), {self.recompute} recomputation, sequence "
-            f"{self.seq_len:,} x micro-batch {self.micro_batch} x hidden {m.hidden:,} x "
+            f"{self.seq_len:,} × micro-batch {self.micro_batch} × hidden {m.hidden:,} × "
             f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
             "an approximation for GQA/SwiGLU models; output layer and loss not included.",
             f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "

@@ -139,9 +139,9 @@ class Plan:
                     f"{format_seconds(s.prefill.seconds)} to the first token.")
         t = self.train
         assert t is not None
-        return (f"Compute: {t.total_flops:.3g} FLOPs ({'8' if self._full else '6'} x "
-                f"{self.model.params:.3g} parameters x {t.tokens:.3g} tokens) on {self.gpus:,} "
-                f"GPU{'s' if self.gpus > 1 else ''} at {t.peak_flops_per_s / 1e12:,.1f} TFLOP/s ({t.compute_format}) x "
+        return (f"Compute: {t.total_flops:.3g} FLOPs ({'8' if self._full else '6'} × "
+                f"{self.model.params:.3g} parameters × {t.tokens:.3g} tokens) on {self.gpus:,} "
+                f"GPU{'s' if self.gpus > 1 else ''} at {t.peak_flops_per_s / 1e12:,.1f} TFLOP/s ({t.compute_format}) × "
                 f"{t.mfu:.0%} MFU takes {format_seconds(t.seconds)}.")
 
     @property
@@ -198,7 +198,7 @@ class Plan:
             extra = ""
             if isinstance(mem, TrainingMemory):
                 extra = (f" The training state alone is {format_GB(mem.state_bytes)} per GPU "
-                         f"({mem.bytes_per_param_total:g} bytes x {self.model.params:,} "
+                         f"({mem.bytes_per_param_total:g} bytes × {self.model.params:,} "
                          f"parameters{' / sharding' if mem.sharding != 'none' else ''}).")
             return ("Out of memory, decided by arithmetic before it starts: "
                     f"{format_GB(mem.per_gpu_bytes)} needed, {format_GB(mem.capacity_bytes)} "
@@ -233,7 +233,7 @@ class Plan:
         assert t is not None
         tc = cost.training_run_cost(gpus=self.gpus, seconds=t.seconds, usd_per_gpu_hour=price,
                                     sources=src)
-        return (f"{self.gpus:,} GPU{'s' if self.gpus > 1 else ''} x {format_seconds(t.seconds)} = {tc.gpu_hours:,.0f} "
+        return (f"{self.gpus:,} GPU{'s' if self.gpus > 1 else ''} × {format_seconds(t.seconds)} = {tc.gpu_hours:,.0f} "
                 f"GPU-hours x ${price:,.2f} ({self.price_note}) = ${tc.usd:,.0f}.")
 
     # ------------------------------------------------------------------ JSON

@@ -331,10 +331,10 @@ class TrainingRun:
 
 def _assumptions(inp: TrainingRunInputs, t: _Timing) -> tuple[str, ...]:
     out = [
-        f"Training FLOPs = {inp.flops_per_token_factor:g} x parameters x tokens "
+        f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
         f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'}).",
-        f"Steady speed = {inp.gpus:,} GPUs x {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s x "
-        f"{inp.mfu:.0%} MFU / ({inp.flops_per_token_factor:g} x {format_count(inp.params)}) = "
+        f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
+        f"{inp.mfu:.0%} MFU / ({inp.flops_per_token_factor:g} × {format_count(inp.params)}) = "
         f"{t.steady_tokens_per_s:,.0f} tokens/s.",
         f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
         f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",

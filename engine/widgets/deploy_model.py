@@ -78,7 +78,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
         parts.append(("Held by other jobs", held))
     bar = memory_bar(parts, mem.capacity_bytes, label=f"Memory of GPU {gpu}")
     kv_total = (
-        f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} x {context:,} tokens x "
+        f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} × {context:,} tokens × "
         f"{mem.kv_cache_bytes_per_token:,.0f} bytes)"
     )
     figures = definition_list(

@@ -112,7 +112,7 @@ def _cell(cell: Cell) -> str:
 def _device_cell(rung: Rung) -> Cell:
     total = rung.hardware.memory_bytes * rung.count
     memory = format_GB(total) if total < TB else format_bytes(total)
-    chips = rung.hardware.name if rung.count == 1 else f"{rung.count:,} x {rung.hardware.name}"
+    chips = rung.hardware.name if rung.count == 1 else f"{rung.count:,} × {rung.hardware.name}"
     return rung.role, f"{chips}; {memory}", ""
 
 
@@ -176,7 +176,7 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         "parameter) sharded with ZeRO-3 across the chips, with the smallest tensor-parallel "
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
-        "Training time: 6 x parameters x tokens FLOPs at the chips' dense bf16 peak x MFU.",
+        "Training time: 6 × parameters × tokens FLOPs at the chips' dense bf16 peak × MFU.",
         "Phone and laptop figures are rough (see the hardware catalogue's notes).",
     )
 

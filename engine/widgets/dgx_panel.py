@@ -76,7 +76,7 @@ def _job_words(job: cluster.Job) -> str:
     model = get_model(job.model_id).name
     if job.kind == "serve":
         return (
-            f"serving {model} ({job.weight_format} weights, {job.batch:,} x "
+            f"serving {model} ({job.weight_format} weights, {job.batch:,} × "
             f"{job.context_tokens:,} tokens of context)"
         )
     sharding = "not sharded" if job.sharding == "none" else f"ZeRO-{job.sharding[-1]}"
@@ -239,7 +239,7 @@ def panel_html(state: cluster.ClusterState, note: str = "") -> str:
     in_use = sum(1 for g in gpus if g.used_bytes > 0)
     used = sum(g.used_bytes for g in gpus)
     summary = (
-        f"{system.id}: {system.gpu_count} x {system.gpu.name}. Simulated time "
+        f"{system.id}: {system.gpu_count} × {system.gpu.name}. Simulated time "
         f"{clock_text(state.clock_seconds)}. {in_use} of {system.gpu_count} GPUs hold memory: "
         f"{format_GB(used)} of {format_GB(system.gpu_memory_bytes)} in use."
     )

@@ -51,8 +51,8 @@ def test_ladder_has_five_rungs_from_phone_to_cluster() -> None:
     assert get_hardware("apple-a17-pro").name in rows[0]
     assert get_hardware("apple-m2-ultra").name in rows[1]
     assert get_hardware("rtx-4090").name in rows[2]
-    assert f"{server.gpu_count} x {server.gpu.name}" in rows[3]
-    assert f"16,384 x {server.gpu.name}" in rows[4]
+    assert f"{server.gpu_count} × {server.gpu.name}" in rows[3]
+    assert f"16,384 × {server.gpu.name}" in rows[4]
 
 
 def test_ladder_serving_figures_are_the_engines() -> None:
@@ -132,7 +132,7 @@ def test_ladder_follows_tokens_mfu_and_cluster_size() -> None:
         mfu=0.5,
     )
     assert p.train is not None
-    assert f"1,024 x {get_hardware('h100-sxm').name}" in rows[4]
+    assert f"1,024 × {get_hardware('h100-sxm').name}" in rows[4]
     assert format_seconds(p.train.seconds) in rows[4]
 
 
