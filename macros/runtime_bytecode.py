@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
 CACHE_DIR = Path("build") / "pyodide-bytecode"
+CACHE_DIR_ENV = "LESSON_BYTECODE_CACHE"  # another cache folder (the benchmark starts empty)
 CACHE_KEEP = 3  # entries kept: the newest ones (older sources, older Pyodide pins)
 STDLIB_ZIP = Path("node_modules") / "pyodide" / "python_stdlib.zip"
 
@@ -46,7 +48,8 @@ def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
-    cached = project_root / CACHE_DIR / digest.hexdigest()[:24]
+    cache_dir = Path(os.environ.get(CACHE_DIR_ENV) or project_root / CACHE_DIR)
+    cached = cache_dir / digest.hexdigest()[:24]
     if not (cached / "modules.json").exists():
         _compile_into(project_root, plain_wheel, cached)
         _prune(cached.parent)
