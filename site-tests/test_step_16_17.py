@@ -115,6 +115,30 @@ def test_step_16_the_batch_slider_moves_throughput_and_latency_as_the_engine_say
     assert watched.outside(root_site.origin) == []
 
 
+def test_step_16_on_a_phone_the_chart_scrolls_instead_of_shrinking_its_labels(
+    browser: Browser, root_site: Site
+) -> None:
+    watched = open_watched(browser, viewport={"width": 390, "height": 844})
+    try:
+        page = watched.page
+        page.goto(root_site.page_url(ROOF_PAGE))
+        box = page.locator(f"{ROOF} .chart-scroll")
+        chart = box.locator("svg.roofline")
+        chart_width = chart.evaluate("svg => svg.getBoundingClientRect().width")
+        box_width = box.evaluate("div => div.clientWidth")
+        # 640 user units drawn at least 440 px wide: 11 px labels or more, and the box scrolls.
+        assert chart_width >= 440 > box_width
+        assert box.evaluate("div => div.scrollWidth > div.clientWidth")
+        box.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "sel => document.querySelector(sel).scrollLeft > 0", arg=f"{ROOF} .chart-scroll"
+        )
+        assert watched.console_errors == []
+    finally:
+        watched.context.close()
+
+
 def test_step_16_the_bound_turns_from_memory_to_compute_at_a_large_batch(
     watched: Watched, root_site: Site
 ) -> None:

@@ -350,9 +350,16 @@ def roofline_svg(
         "arithmetic intensity (FLOP per byte read), log scale</text>"
     )
     shapes.append(f'<text x="4" y="{top - 8}">{esc(y_title)}</text>')
-    svg = (
+    # In a keyboard-reachable scroll box, as tables are: on a phone the chart keeps a legible
+    # minimum width (docs/css/s3.css) and scrolls sideways instead of shrinking its labels.
+    svg = tag(
+        "div",
         f'<svg class="chart roofline" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(label)}">{"".join(shapes)}</svg>'
+        f'aria-label="{esc(label)}">{"".join(shapes)}</svg>',
+        class_="chart-scroll",
+        role="region",
+        tabindex="0",
+        aria_label="Roofline chart (scrolls sideways on narrow screens)",
     )
     too_big = [m.short for m in decode_marks if not m.fits]
     if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:
