@@ -86,6 +86,10 @@ def test_defaults_show_the_engines_single_user_decode_and_the_ridge() -> None:
 
 def test_the_chart_is_an_accessible_log_log_svg_with_ticks() -> None:
     html = render()
+    # In a named, keyboard-reachable scroll box (phones scroll it rather than shrink it).
+    assert re.search(
+        r'<div class="chart-scroll" role="region" tabindex="0" aria-label="[^"]+"><svg', html
+    )
     svg = re.search(r"<svg[^>]*>.*?</svg>", html, re.S)
     assert svg
     tag_open = svg.group(0)[: svg.group(0).index(">")]
@@ -255,7 +259,8 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     assert "to stream from memory" not in headline  # not told as if it runs
     assert 'data-fits="false"' in html
     # the chart: hollow points with the reason in their titles and in the text alternative
-    label = html_module.unescape(re.search(r'aria-label="([^"]*)"', html).group(1))  # type: ignore[union-attr]
+    svg_open = re.search(r"<svg[^>]*>", html).group(0)  # type: ignore[union-attr]
+    label = html_module.unescape(re.search(r'aria-label="([^"]*)"', svg_open).group(1))  # type: ignore[union-attr]
     assert f"Your batch, 2,048: {format_intensity(step(2048).arithmetic_intensity)}" in label
     assert "does not fit (needs " + format_GB(needed) in label
     not_fitting = [b for b in MARKED_BATCHES if not memory(b)[0]]
