@@ -53,3 +53,12 @@ def test_the_loader_reads_the_pre_parsed_copy_when_it_is_there(
     assert _data.load.__wrapped__("models") == {"marker": "toml"}
     (tmp_path / "models.json").write_text('{"marker": "json"}')
     assert _data.load.__wrapped__("models") == {"marker": "json"}
+
+
+def test_pyproject_lists_every_engine_package() -> None:
+    # `pip install .` installs only the packages listed; the site's wheel takes every file.
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    found = sorted(
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "engine").rglob("__init__.py")
+    )
+    assert sorted(listed) == found
