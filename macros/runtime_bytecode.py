@@ -1,6 +1,6 @@
 """Bytecode for the reader's browser, compiled at build time by the site's own Pyodide.
 
-Pyodide (from npm) ships its standard library as source, so every start compiles the ~140
+Pyodide (from npm) ships its standard library as source, so every start compiles the ~130
 modules it imports: in our measurements about two thirds of the time from loading the runtime
 to Python being ready. ``macros/pyodide_compile.mjs`` runs that Pyodide under Node once per
 build, renders every widget to learn which modules the site uses, and returns them compiled:
