@@ -12,7 +12,7 @@ self.addEventListener("install", (event) => {
     caches
       .open(CACHE)
       // force-cache: take the runtime from the HTTP cache the page just filled, rather
-      // than downloading the 13 MB again.
+      // than downloading the runtime again.
       .then((cache) => cache.addAll(PRECACHE.map((path) => new Request(new URL(path, base), { cache: "force-cache" }))))
       .then(() => self.skipWaiting()),
   );

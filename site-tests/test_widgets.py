@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import Site, Watched, open_watched, wait_live
 from pages import widget_pages
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -133,4 +133,37 @@ def test_bad_input_shows_the_engine_message_inline(
     assert page.get_attribute(selector + " input[name=params]", "aria-invalid") == "true"
     assert "NaN" not in page.inner_text(selector + " .widget-result")
     assert page.locator("img[src=x]").count() == 0
+    assert watched.console_errors == []
+
+
+def test_while_the_runtime_loads_the_build_time_result_stays_with_its_size_stated(
+    watched: Watched, root_site: Site
+) -> None:
+    config = (root_site.directory / "js" / "runtime-config.js").read_text()
+    runtime = json.loads(config.split("RUNTIME = ", 1)[1].rstrip().rstrip(";"))
+    shipped = sum(f.stat().st_size for f in (root_site.directory / "pyodide").iterdir())
+    shipped += (root_site.directory / runtime["wheel"]).stat().st_size
+    assert runtime["download_MB"] == round(shipped / 1e6)
+
+    page = watched.page
+    held: list[Route] = []
+    # The largest runtime file waits until the loading state has been read.
+    watched.context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    widget = page.locator("[data-widget=model_size]")
+    built = widget.locator(".widget-result").inner_html()
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=model_size]').dataset.state === 'loading'"
+        " && document.querySelector('[data-widget=model_size] .widget-status')"
+        ".textContent.includes('Downloading')"
+    )
+    status = widget.locator(".widget-status").inner_text()
+    assert f"about {runtime['download_MB']} MB, once" in status
+    assert widget.locator(".widget-result").inner_html() == built  # the numbers stay readable
+    for _ in range(600):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    wait_live(page)
     assert watched.console_errors == []

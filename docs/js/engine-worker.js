@@ -11,7 +11,7 @@ function progress(stage) {
 
 async function init() {
   try {
-    progress("Downloading the Python runtime (about 13 MB, once)…");
+    progress(`Downloading the Python runtime (about ${RUNTIME.download_MB} MB, once)…`);
     // The engine wheel downloads while Pyodide starts.
     const wheel = fetch(new URL(`../${RUNTIME.wheel}`, import.meta.url)).then((response) => {
       if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
