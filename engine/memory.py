@@ -14,6 +14,7 @@ from engine import validate
 from engine.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.errors import EngineError
 from engine.formats import get_format
+from engine.units import a_or_an
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
@@ -156,7 +157,7 @@ class ServingMemory:
             out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
                        "evenly; activations and overhead counted in full on each GPU.")
         if m.sliding_window:
-            out.append(f"{m.name} uses a {m.sliding_window:,}-token sliding window on some or "
+            out.append(f"{m.name} uses {a_or_an(m.sliding_window)} {m.sliding_window:,}-token sliding window on some or "
                        "all layers; the KV figure caches the full context (an upper bound).")
         out.extend(m.assumptions)
         return tuple(out)

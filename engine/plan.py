@@ -24,7 +24,7 @@ from engine.memory import (
 )
 from engine.part_names import part_label
 from engine.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
-from engine.units import SECONDS_PER_DAY, format_seconds
+from engine.units import SECONDS_PER_DAY, a_or_an, format_seconds
 
 TASKS = ("serve", "train")
 CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022: compute-optimal ~20 tokens/param
@@ -159,7 +159,7 @@ class Plan:
                 return ("No number of GPUs helps: the parts that are not split (activations "
                         "and overhead) alone exceed one GPU.")
             return (f"{self.min_gpus:,} GPU{'s' if self.min_gpus > 1 else ''} to hold the "
-                    f"weights and a {mem.context_tokens:,}-token KV cache for {mem.batch} "
+                    f"weights and {a_or_an(mem.context_tokens)} {mem.context_tokens:,}-token KV cache for {mem.batch} "
                     f"request{'s' if mem.batch > 1 else ''}"
                     + (" (tensor parallel)." if self.min_gpus > 1 else "."))
         t = self.train

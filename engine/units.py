@@ -82,3 +82,16 @@ def _decimals(value: float) -> int:
     if v >= 10:
         return 1
     return 2
+
+
+def a_or_an(n: int) -> str:
+    """'a' or 'an' before the whole number ``n`` written in figures, as it is read aloud:
+    an 8,192-token context, an 11,000-word page, a 1,024-token prompt, a 128,000-token one.
+
+    The number is read by its leading group of thousands: "an" when that group is read
+    starting with a vowel sound (eight, eighty..., eight hundred..., eleven, eighteen).
+    """
+    leading = abs(int(n))
+    while leading >= 1000:
+        leading //= 1000
+    return "an" if str(leading).startswith("8") or leading in (11, 18) else "a"

@@ -23,7 +23,7 @@ from engine.catalog import HardwareSpec, ModelSpec, get_model, get_system
 from engine.compute import training_flops, training_seconds
 from engine.errors import EngineError
 from engine.serving import Prefill, prefill
-from engine.units import format_count, format_flops, format_GB, format_seconds
+from engine.units import a_or_an, format_count, format_flops, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Rendered, Widget
 from engine.widgets.cpu_vs_gpu import format_rate, side_name
 from engine.widgets.html import definition_list, esc, tag
@@ -221,7 +221,7 @@ def render(inputs: Inputs) -> Rendered:
     finished = elapsed >= slowest
     ratio = t_cpu / t_gpu
     work = (
-        f"the prefill of a {prompt_tokens:,}-token prompt"
+        f"the prefill of {a_or_an(prompt_tokens)} {prompt_tokens:,}-token prompt"
         if task == "prefill"
         else f"one training step of {format_count(tokens_per_step)} tokens"
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.memory import ServingMemory, TrainingMemory
 from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
-from engine.units import TB, format_bytes, format_count, format_GB, format_seconds
+from engine.units import TB, a_or_an, format_bytes, format_count, format_GB, format_seconds
 from engine.validate import fraction, integer, number
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
@@ -218,7 +218,7 @@ def render(inputs: Inputs) -> str:
         "" if tokens else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
     )
     caption = (
-        f"{model.name}: serving with a {context_tokens:,}-token context; training on "
+        f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "
         f"{token_words} at {mfu:.0%} MFU"
     )
     headers = (

@@ -19,7 +19,7 @@ from engine.figures import format_bandwidth, format_tokens_per_s
 from engine.memory import ServingMemory, serving_memory
 from engine.roofline import ridge_point
 from engine.serving import DecodeStep, Prefill, decode_step, prefill
-from engine.units import format_GB, format_seconds
+from engine.units import a_or_an, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, table, tag
 from engine.widgets.options import format_options, gpu_options, model_options
@@ -425,7 +425,7 @@ def render(inputs: Inputs) -> str:
     peak = hw.peak_flops_per_s(compute_format)
     ridge = ridge_point(hw, compute_format)
 
-    prefill_mark = _mark_of(pre, f"Prefill of a {context:,}-token prompt", "prefill", memories[1])
+    prefill_mark = _mark_of(pre, f"Prefill of {a_or_an(context)} {context:,}-token prompt", "prefill", memories[1])
     decode_marks = [
         _mark_of(s, f"Decode at batch {s.batch:,}", f"{s.batch:,}", memories[s.batch])
         for s in marked
