@@ -13,7 +13,11 @@ from engine.formats import get_format
 from engine.units import format_count, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, hardware_options, model_options
+from engine.widgets.options import (
+    catalog_model_control,
+    hardware_options,
+    weight_format_control,
+)
 
 # Data-centre GPUs, a gaming card, a workstation GPU, a desktop Apple chip, one socket of a
 # CPU server (dgx-1's own CPUs) and a phone: the range the lesson compares.
@@ -152,16 +156,8 @@ WIDGET = Widget(
     name="bandwidth_ceiling",
     title="Bandwidth: the ceiling on decode speed",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
-        Control(
-            "format",
-            "Weights stored as",
-            "select",
-            "bf16",
-            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
-        ),
+        catalog_model_control(),
+        weight_format_control(),
         Control("hardware", "Device", "select", "h100-sxm", options=hardware_options()),
     ),
     render=render,

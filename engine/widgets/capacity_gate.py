@@ -14,7 +14,11 @@ from engine.units import format_count, format_GB
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, gpu_options, model_options
+from engine.widgets.options import (
+    catalog_model_control,
+    gpu_options,
+    weight_format_control,
+)
 
 SMALLER_FORMATS = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
@@ -179,17 +183,9 @@ WIDGET = Widget(
     name="capacity_gate",
     title="Capacity: does it fit at all?",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-70b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control("llama-3.1-70b"),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control(
-            "format",
-            "Weights stored as",
-            "select",
-            "bf16",
-            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
-        ),
+        weight_format_control(),
         Control("context", "Context to hold", "number", "8192", unit="tokens"),
     ),
     render=render,

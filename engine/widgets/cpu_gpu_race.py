@@ -27,7 +27,7 @@ from engine.units import a_or_an, format_count, format_flops, format_GB, format_
 from engine.widgets.base import Control, Inputs, Rendered, Widget
 from engine.widgets.cpu_vs_gpu import format_rate, side_name
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import model_options
+from engine.widgets.options import catalog_model_control, model_options
 
 SYSTEM = "dgx-1"
 MATHS_FORMAT = "bf16"
@@ -311,9 +311,7 @@ WIDGET = Widget(
         Control("elapsed", "Elapsed (simulated seconds)", "hidden", "0"),
         Control("race", "Race on screen", "hidden", ""),
         Control("task", "Race", "select", "prefill", options=TASKS),
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("prompt_tokens", "Prompt length", "number", "1000", unit="tokens"),
         Control(
             "tokens_per_step",

@@ -26,7 +26,11 @@ from engine.widgets.dgx_panel import (
     with_field,
 )
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, model_options
+from engine.widgets.options import (
+    SERVING_WEIGHT_FORMATS,
+    catalog_model_control,
+    weight_format_control,
+)
 
 ENGINE_FIELDS = {
     "model_id": "model",
@@ -37,7 +41,7 @@ ENGINE_FIELDS = {
     "job_id": "action",
 }
 MAX_BATCH = 4096  # the simulation's limit on concurrent requests per deployment
-WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
+WEIGHT_FORMATS = SERVING_WEIGHT_FORMATS
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
@@ -162,17 +166,9 @@ WIDGET = Widget(
     name="deploy_model",
     title="Deploy a model onto a dgx-1 GPU",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("gpu", "GPU", "select", "0", options=_gpu_options()),
-        Control(
-            "format",
-            "Weights stored as",
-            "select",
-            "bf16",
-            options=format_options(*WEIGHT_FORMATS),
-        ),
+        weight_format_control(),
         Control("context", "Context per request", "number", "8192", unit="tokens"),
         Control("batch", "Concurrent requests", "number", "1"),
         state_control(),

@@ -26,7 +26,7 @@ from engine.widgets.dgx_panel import (
     with_field,
 )
 from engine.widgets.html import esc, tag
-from engine.widgets.options import model_options
+from engine.widgets.options import catalog_model_control
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
 ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}
@@ -237,9 +237,7 @@ WIDGET = Widget(
     name="launch_training",
     title="Launch a training job on dgx-1",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("gpus", "GPUs to use", "select", "0", options=_gpu_options()),
         Control(
             "sharding",

@@ -13,7 +13,7 @@ from engine.units import format_count
 from engine.validate import integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import model_options
+from engine.widgets.options import catalog_model_control
 
 # Which layers a component belongs to: (scope, how many such layers the model has).
 _LAYER_SCOPES = ("layer", "dense-layer", "moe-layer")
@@ -131,9 +131,7 @@ WIDGET = Widget(
     name="layer_matrices",
     title="The matrices inside a model",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control(
             "context",
             "Context",

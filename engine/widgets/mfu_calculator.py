@@ -9,7 +9,7 @@ from engine.formats import get_format
 from engine.units import format_count, format_flops, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, gpu_options, model_options
+from engine.widgets.options import catalog_model_control, format_options, gpu_options
 
 MODES = (
     ("mfu", "From a measured throughput → MFU"),
@@ -168,9 +168,7 @@ WIDGET = Widget(
     title="Compute: MFU and training time",
     controls=(
         Control("mode", "I know", "select", "mfu", options=MODES),
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control(
             "format",

@@ -22,6 +22,11 @@ def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
+def catalog_model_control(default: str = "llama-3.1-8b") -> Control:
+    """The "Model" select over the catalogue's lesson models (no typed parameter count)."""
+    return Control("model", "Model", "select", default, options=model_options(with_custom=False))
+
+
 def model_controls(*, hint_aside: str = "") -> tuple[Control, Control]:
     """The "model" select (the catalogue, or a typed count) and the "params" count it uses.
 
@@ -70,3 +75,17 @@ def hardware_options() -> tuple[tuple[str, str], ...]:
 def format_options(*ids: str) -> tuple[tuple[str, str], ...]:
     chosen = ids or tuple(FORMATS)
     return tuple((f, FORMATS[f].label) for f in chosen)
+
+
+SERVING_WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
+
+
+def weight_format_control() -> Control:
+    """The "Weights stored as" select of the serving widgets: bf16 unless the reader picks."""
+    return Control(
+        "format",
+        "Weights stored as",
+        "select",
+        "bf16",
+        options=format_options(*SERVING_WEIGHT_FORMATS),
+    )

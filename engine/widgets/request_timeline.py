@@ -10,7 +10,7 @@ from engine.validate import integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import timeline
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import gpu_options, model_options
+from engine.widgets.options import catalog_model_control, gpu_options
 
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000
@@ -125,9 +125,7 @@ WIDGET = Widget(
     name="request_timeline",
     title="Follow one request",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control("prompt_tokens", "Prompt length", "number", "1000", unit="tokens"),
         Control("output_tokens", "Answer length", "number", "300", unit="tokens"),

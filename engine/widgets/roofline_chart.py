@@ -22,7 +22,7 @@ from engine.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.units import a_or_an, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import format_options, gpu_options, model_options
+from engine.widgets.options import catalog_model_control, format_options, gpu_options
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
 MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048
@@ -425,7 +425,9 @@ def render(inputs: Inputs) -> str:
     peak = hw.peak_flops_per_s(compute_format)
     ridge = ridge_point(hw, compute_format)
 
-    prefill_mark = _mark_of(pre, f"Prefill of {a_or_an(context)} {context:,}-token prompt", "prefill", memories[1])
+    prefill_mark = _mark_of(
+        pre, f"Prefill of {a_or_an(context)} {context:,}-token prompt", "prefill", memories[1]
+    )
     decode_marks = [
         _mark_of(s, f"Decode at batch {s.batch:,}", f"{s.batch:,}", memories[s.batch])
         for s in marked
@@ -568,9 +570,7 @@ WIDGET = Widget(
     name="roofline_chart",
     title="The roofline: maths or memory",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control("format", "Weights stored as", "select", "bf16", options=FORMAT_OPTIONS),
         Control("context", "Context per request", "number", "1024", unit="tokens"),

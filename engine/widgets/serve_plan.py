@@ -10,7 +10,11 @@ from engine.validate import integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, gpu_options, model_options
+from engine.widgets.options import (
+    catalog_model_control,
+    gpu_options,
+    weight_format_control,
+)
 
 
 def render(inputs: Inputs) -> str:
@@ -57,17 +61,9 @@ WIDGET = Widget(
     name="serve_plan",
     title="Deploy a model on one GPU",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control(
-            "format",
-            "Weights stored as",
-            "select",
-            "bf16",
-            options=format_options("fp32", "bf16", "fp8", "int8", "int4"),
-        ),
+        weight_format_control(),
         Control("context", "Context per request", "number", "8192", unit="tokens"),
         Control("batch", "Concurrent requests", "number", "1"),
     ),

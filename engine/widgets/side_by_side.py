@@ -10,7 +10,7 @@ from engine.units import format_count, format_GB, format_seconds
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import esc, tag
-from engine.widgets.options import gpu_options, model_options
+from engine.widgets.options import catalog_model_control, gpu_options
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"
@@ -207,9 +207,7 @@ WIDGET = Widget(
     name="side_by_side",
     title="One model, two jobs: training and serving",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control("train_gpus", "GPUs for training", "number", "8"),
         Control("serve_gpus", "GPUs for serving", "number", "1"),

@@ -11,7 +11,7 @@ from engine.validate import choice, integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import gpu_options, model_options
+from engine.widgets.options import catalog_model_control, gpu_options
 
 SERVING_FORMAT = "bf16"
 
@@ -148,9 +148,7 @@ WIDGET = Widget(
     name="train_vs_serve",
     title="Serving versus training, on one GPU",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-8b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control(),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control(
             "optimizer",

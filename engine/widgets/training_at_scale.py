@@ -14,7 +14,7 @@ from engine.units import SECONDS_PER_DAY, format_count, format_flops, format_GB,
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import gpu_options, model_options
+from engine.widgets.options import catalog_model_control, gpu_options
 
 SHARDING_LABELS = {
     "none": "None: every GPU holds the whole state",
@@ -156,9 +156,7 @@ WIDGET = Widget(
     name="training_at_scale",
     title="Train a big model on many GPUs",
     controls=(
-        Control(
-            "model", "Model", "select", "llama-3.1-405b", options=model_options(with_custom=False)
-        ),
+        catalog_model_control("llama-3.1-405b"),
         Control("tokens", "Training tokens", "number", "15.6e12", hint="15.6e12 is 15.6 trillion"),
         Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
         Control("mfu", "MFU", "number", "0.4", hint="0.4 means 40 %"),
