@@ -3,20 +3,12 @@
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import time
-from pathlib import Path
 
 from conftest import Site, Watched, open_watched, wait_live
 from playwright.sync_api import Browser, Page
-from test_widgets import result_html_in_browser, widget_inputs
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.widgets.browser import update  # noqa: E402
+from test_widgets import wait_matches_cpython
 
 PAGE = "steps/05-training-run/"
 SELECTOR = "[data-widget=training_run]"
@@ -70,23 +62,13 @@ def press_start(page: Page) -> None:
     raise AssertionError("the clock never started")
 
 
-def assert_matches_cpython(page: Page) -> None:
-    expected = json.loads(update("training_run", json.dumps(widget_inputs(page, SELECTOR))))
-    wanted = result_html_in_browser(page, SELECTOR, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[SELECTOR, wanted],
-        timeout=15_000,
-    )
-
-
 def test_start_advances_pause_stops_and_a_short_run_finishes(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
     page.goto(root_site.page_url(PAGE))
     wait_live(page)
-    assert_matches_cpython(page)
+    wait_matches_cpython(page, "training_run", SELECTOR)
     assert tokens_done(page) == 0.0
     assert page.locator(SELECTOR + " .widget-result [data-clock-done]").count() == 0
 
@@ -102,12 +84,13 @@ def test_start_advances_pause_stops_and_a_short_run_finishes(
     paused = tokens_done(page)
     time.sleep(1.5)
     assert tokens_done(page) == paused
-    assert_matches_cpython(page)  # paused: the screen is the engine's render for these inputs
+    # paused: the screen is the engine's render for these inputs
+    wait_matches_cpython(page, "training_run", SELECTOR)
 
     # A small budget at the fastest speed finishes within a second or two.
     page.fill(SELECTOR + " input[name=tokens]", "1e9")
     page.select_option(SELECTOR + " select[name=speed]", str(30 * 86400))
-    assert_matches_cpython(page)
+    wait_matches_cpython(page, "training_run", SELECTOR)
     page.click(SELECTOR + ' [data-clock="play"]')
     page.wait_for_selector(SELECTOR + " .widget-result [data-clock-done]", timeout=30_000)
     page.wait_for_function(
@@ -116,7 +99,7 @@ def test_start_advances_pause_stops_and_a_short_run_finishes(
     assert "Finished" in page.inner_text(SELECTOR + " .widget-result")
     assert figure(page, "Time left") == "0 s"
     assert tokens_done(page) == 1e9
-    assert_matches_cpython(page)
+    wait_matches_cpython(page, "training_run", SELECTOR)
 
     # Restart goes back to the beginning.
     page.click(SELECTOR + ' [data-clock="restart"]')

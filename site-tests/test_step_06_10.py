@@ -3,32 +3,17 @@ table renders both jobs and goes live."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from conftest import Site, Watched, wait_live
-from playwright.sync_api import Page
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_matches_cpython
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.plan import plan  # noqa: E402
 from engine.units import format_seconds  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
-
-
-def wait_matches_cpython(page: Page, name: str) -> None:
-    selector = f"[data-widget={name}]"
-    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
-    assert "html" in expected, expected
-    wanted = result_html_in_browser(page, selector, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=15_000,
-    )
 
 
 def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Site) -> None:

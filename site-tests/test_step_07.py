@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import Site, Watched, wait_live
 from playwright.sync_api import Page
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import result_html_in_browser, wait_matches_cpython, widget_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -53,16 +53,6 @@ def score_text(page: Page) -> str:
     return page.inner_text(SELECTOR + " .drill-score")
 
 
-def assert_matches_cpython(page: Page) -> None:
-    expected = json.loads(update(NAME, json.dumps(widget_inputs(page, SELECTOR))))
-    wanted = result_html_in_browser(page, SELECTOR, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[SELECTOR, wanted],
-        timeout=15_000,
-    )
-
-
 def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(PAGE + "?drill_training_memory.seed=42"))
@@ -71,7 +61,7 @@ def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_sit
     question = shown_question(page)
     assert question.seed == 42
     assert "Score: 0 correct of 0 answered" in score_text(page)
-    assert_matches_cpython(page)
+    wait_matches_cpython(page, NAME, SELECTOR)
 
     # The right answer, computed by the engine in CPython: correct, and scored.
     answer(page, f"{question.answer_GB:.2f}", question.fits)

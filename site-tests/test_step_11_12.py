@@ -3,7 +3,6 @@ the GPU finishing first, with the engine's times; with reduced motion it still a
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,32 +11,17 @@ import pytest
 from conftest import Site, Watched, open_watched, wait_live
 from playwright.sync_api import Browser, Page
 from test_site import run_axe
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_matches_cpython
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.catalog import get_hardware  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
 
 STEP_11 = "steps/11-cpu-and-gpu/"
 STEP_12 = "steps/12-same-prompt-on-cpus/"
 COMPARE = "[data-widget=cpu_vs_gpu]"
 RACE = "[data-widget=cpu_gpu_race]"
-
-
-def assert_matches_cpython(page: Page, name: str, selector: str) -> dict[str, str]:
-    """Wait until the live result is the engine's (CPython) render of the inputs on screen."""
-    inputs = widget_inputs(page, selector)
-    expected = json.loads(update(name, json.dumps(inputs)))
-    assert "html" in expected, expected
-    wanted = result_html_in_browser(page, selector, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=15_000,
-    )
-    return inputs
 
 
 def peak_ratio(page: Page) -> float:
@@ -50,7 +34,7 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
     page = watched.page
     page.goto(root_site.page_url(STEP_11))
     wait_live(page)
-    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    wait_matches_cpython(page, "cpu_vs_gpu", COMPARE)
     before = peak_ratio(page)
     xeon, h100 = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
     assert before == float(
@@ -63,7 +47,7 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
         "([sel, r]) => Number(document.querySelector(sel + ' [data-peak-ratio]').dataset.peakRatio) !== r",
         arg=[COMPARE, before],
     )
-    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    wait_matches_cpython(page, "cpu_vs_gpu", COMPARE)
     epyc = get_hardware("epyc-9654")
     expected = h100.peak_flops_per_s("bf16") / (2 * epyc.peak_flops_per_s("bf16"))
     assert peak_ratio(page) == float(f"{expected:.6g}")
@@ -77,7 +61,7 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
         "([sel, r]) => Number(document.querySelector(sel + ' [data-peak-ratio]').dataset.peakRatio) === r",
         arg=[COMPARE, float(f"{expected:.6g}")],
     )
-    assert_matches_cpython(page, "cpu_vs_gpu", COMPARE)
+    wait_matches_cpython(page, "cpu_vs_gpu", COMPARE)
     assert "8 × NVIDIA B200" in page.inner_text(COMPARE + " .widget-result")
 
     # A bad count is refused next to its field; the last good result stays.
@@ -109,7 +93,7 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
     page = watched.page
     page.goto(root_site.page_url(STEP_12))
     wait_live(page)
-    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert inputs["elapsed"] == "0"
     assert not lane_finished(page, "gpu") and not lane_finished(page, "cpu")
     t_gpu = float(str(page.get_attribute(RACE + " [data-lane=gpu]", "data-seconds")))
@@ -125,7 +109,7 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
         "sel => document.querySelector(sel).dataset.clockState === 'paused'", arg=RACE
     )
     assert lane_finished(page, "cpu")
-    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert float(inputs["elapsed"]) >= t_cpu
     result = page.inner_text(RACE + " .widget-result")
     assert "Both done" in result
@@ -136,7 +120,7 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
         "sel => document.querySelector(sel + ' .widget-controls [name=race]').value.startsWith('train')",
         arg=RACE,
     )
-    inputs = assert_matches_cpython(page, "cpu_gpu_race", RACE)
+    inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert inputs["elapsed"] == "0"
     assert float(inputs["speed"]) > 1
     assert watched.console_errors == []
@@ -165,7 +149,7 @@ def test_step_12_with_reduced_motion_the_race_still_advances(
         page.wait_for_selector(RACE + " .race-lane[data-lane=gpu][data-finished]", timeout=20_000)
         assert not lane_finished(page, "cpu")
         page.wait_for_selector(RACE + " .widget-result [data-clock-done]", timeout=40_000)
-        assert_matches_cpython(page, "cpu_gpu_race", RACE)
+        wait_matches_cpython(page, "cpu_gpu_race", RACE)
         assert w.console_errors == []
     finally:
         w.context.close()

@@ -18,7 +18,7 @@ import pytest
 from conftest import Site, Watched, open_watched, wait_live
 from playwright.sync_api import Browser, Page
 from test_site import run_axe
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import result_html_in_browser, wait_matches_cpython, widget_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,17 +36,6 @@ DRILL_PAGE = "steps/17-drill-will-it-fit/"
 DRILL_NAME = "drill_will_it_fit"
 DRILL = f"[data-widget={DRILL_NAME}]"
 STORE_KEY = "lesson:local:drill-17"
-
-
-def assert_matches_cpython(page: Page, name: str, selector: str) -> None:
-    """The live result is exactly what CPython renders for the inputs on screen."""
-    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
-    wanted = result_html_in_browser(page, selector, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=15_000,
-    )
 
 
 def figure(page: Page, term: str) -> str:
@@ -86,7 +75,7 @@ def test_step_16_the_batch_slider_moves_throughput_and_latency_as_the_engine_say
     page = watched.page
     page.goto(root_site.page_url(ROOF_PAGE))
     wait_live(page)
-    assert_matches_cpython(page, "roofline_chart", ROOF)
+    wait_matches_cpython(page, "roofline_chart", ROOF)
     assert page.locator(f"{ROOF} svg.roofline[role=img]").count() == 1
     one = engine_step(1, 1024)
     assert figure(page, "Throughput, all users together") == format_tokens_per_s(one.tokens_per_s)
@@ -95,12 +84,12 @@ def test_step_16_the_batch_slider_moves_throughput_and_latency_as_the_engine_say
     page.focus(f"{ROOF} input[name=batch_log2]")
     page.keyboard.press("ArrowRight")
     page.wait_for_selector(f'{ROOF} .roof-bound[data-batch="2"]')
-    assert_matches_cpython(page, "roofline_chart", ROOF)
+    wait_matches_cpython(page, "roofline_chart", ROOF)
 
     shown = []
     for power in (3, 5, 7):
         slide_to(page, power)
-        assert_matches_cpython(page, "roofline_chart", ROOF)
+        wait_matches_cpython(page, "roofline_chart", ROOF)
         s = engine_step(2**power, 1024)
         assert figure(page, "Throughput, all users together") == format_tokens_per_s(s.tokens_per_s)
         assert figure(page, "Time per step = time per token for each user") == format_seconds(
@@ -153,7 +142,7 @@ def test_step_16_the_bound_turns_from_memory_to_compute_at_a_large_batch(
     bounds = {}
     for power in (0, 6, 9, 11):
         slide_to(page, power)
-        assert_matches_cpython(page, "roofline_chart", ROOF)
+        wait_matches_cpython(page, "roofline_chart", ROOF)
         bound = page.get_attribute(f"{ROOF} .roof-bound", "data-bound")
         assert bound == engine_step(2**power, 128).bound
         bounds[power] = bound
@@ -198,7 +187,7 @@ def test_step_17_a_linked_scenario_is_checked_and_the_slip_named(
     page.wait_for_selector(DRILL + ' .drill[data-seed="7"]')
     question = shown_question(page)
     assert question.seed == 7
-    assert_matches_cpython(page, DRILL_NAME, DRILL)
+    wait_matches_cpython(page, DRILL_NAME, DRILL)
 
     # The engine's answer, computed in CPython: accepted and scored.
     answer(page, question.fits, f"{question.answer_GB:.2f}")

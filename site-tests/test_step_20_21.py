@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from conftest import Site, Watched, open_watched, wait_live
 from playwright.sync_api import Browser, Dialog, Page
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_matches_cpython, widget_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -153,19 +153,6 @@ def test_the_cheat_sheet_prints_on_at_most_two_a4_pages(watched: Watched, root_s
 # ------------------------------------------------------------------------ step 21
 
 
-def wait_matches_cpython(page: Page) -> str:
-    """Wait until the live result is what CPython renders for the inputs on screen."""
-    expected = json.loads(update(NAME, json.dumps(widget_inputs(page, SELECTOR))))
-    assert "html" in expected, expected
-    wanted = result_html_in_browser(page, SELECTOR, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[SELECTOR, wanted],
-        timeout=20_000,
-    )
-    return wanted
-
-
 def address_state(url: str) -> dict[str, str]:
     query = parse_qs(urlsplit(url).query, keep_blank_values=True)
     return {k.removeprefix(NAME + "."): v[-1] for k, v in query.items() if k.startswith(NAME)}
@@ -217,7 +204,7 @@ def test_the_address_reproduces_the_exact_state(
     wait_live(page)
     build_time = page.inner_html(SELECTOR + " .widget-result")
     set_inputs(page, STATES[task])
-    result = wait_matches_cpython(page)
+    result = wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000).html
     assert result != build_time
     inputs = widget_inputs(page, SELECTOR)
     assert {k: inputs[k] for k in STATES[task]} == STATES[task]
@@ -283,7 +270,7 @@ def test_a_hostile_address_shows_the_engines_message_and_runs_nothing(
     assert "Ignored a saved or linked value" in status.inner_text()
     # The page fell back to its own defaults, and its result is the engine's for them.
     assert widget_inputs(page, SELECTOR) == WIDGET.defaults()
-    wait_matches_cpython(page)
+    wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)
     # Nothing ran: no dialog, no element made from the address, the address cleaned.
     page.wait_for_timeout(500)
     assert dialogs == []

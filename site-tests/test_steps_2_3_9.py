@@ -3,20 +3,18 @@ engine says."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import Site, Watched, wait_live
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_matches_cpython
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import memory, serving  # noqa: E402
 from engine.units import format_GB, format_seconds  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
 
 PAGES = {
     "layer_matrices": "steps/02-ai-ml-dl/",
@@ -26,22 +24,10 @@ PAGES = {
 
 
 def assert_matches_cpython(watched: Watched, name: str) -> None:
-    """The live result equals CPython's render for the inputs on screen.
-
-    A widget is marked live just before its first live render lands, and until then the
-    build-time result (with the theme's wrappers around its tables) is on screen, so this
-    waits for the live HTML before comparing.
-    """
+    """The live result equals CPython's render for the inputs on screen."""
     page = watched.page
-    selector = f"[data-widget={name}]"
-    expected = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
-    wanted = result_html_in_browser(page, selector, expected["html"])
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=15_000,
-    )
-    assert page.inner_html(selector + " .widget-result") == wanted
+    match = wait_matches_cpython(page, name)
+    assert page.inner_html(f"[data-widget={name}] .widget-result") == match.html
 
 
 def wait_for_text(watched: Watched, name: str, text: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,33 @@ def widget_inputs(page: Page, selector: str) -> dict[str, str]:
             selector,
         )
     )
+
+
+@dataclass(frozen=True)
+class LiveMatch:
+    """What a live widget showed: the inputs on screen and the result, as this browser
+    serialises it (equal to CPython's render of those inputs)."""
+
+    inputs: dict[str, str]
+    html: str
+
+
+def wait_matches_cpython(
+    page: Page, name: str, selector: str | None = None, *, timeout_ms: int = 15_000
+) -> LiveMatch:
+    """Wait until the widget's live result is exactly what CPython renders for the inputs on
+    screen (the build-time result stays until the first live render lands)."""
+    selector = selector or f"[data-widget={name}]"
+    inputs = widget_inputs(page, selector)
+    expected = json.loads(update(name, json.dumps(inputs)))
+    assert "html" in expected, expected
+    wanted = result_html_in_browser(page, selector, expected["html"])
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=timeout_ms,
+    )
+    return LiveMatch(inputs, wanted)
 
 
 def test_every_widget_page_renders_build_time_results_without_javascript(
