@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import tomllib
 import zipfile
 from pathlib import Path
@@ -29,20 +28,15 @@ def project_version(project_root: Path) -> tuple[str, str]:
     return str(meta["name"]), str(meta["version"])
 
 
-def catalog_json(project_root: Path) -> dict[str, bytes]:
-    """The catalogue's TOML files parsed once, as JSON: arcname -> bytes.
+def catalog_json() -> dict[str, bytes]:
+    """The catalogue pre-parsed as JSON, for the wheel: arcname -> bytes.
 
-    engine/catalog/_data.py reads these when they sit beside the TOML (only in the wheel), so
-    the reader's browser never imports tomllib. Same values: JSON holds TOML's ints, floats,
-    strings, booleans, arrays and tables exactly (the catalogue has no dates).
+    engine/catalog/_data.py writes and reads these files; only the wheel carries them, so the
+    reader's browser never imports tomllib.
     """
-    files = {}
-    for path in sorted((project_root / "engine" / "catalog" / "data").glob("*.toml")):
-        values = tomllib.loads(path.read_text("utf-8"))
-        # Key order kept: catalogue order is the order readers see (and drills draw from).
-        text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
-        files[path.relative_to(project_root).with_suffix(".json").as_posix()] = text.encode()
-    return files
+    from engine.catalog import _data
+
+    return {f"engine/catalog/data/{name}.json": _data.pre_parsed(name) for name in _data.names()}
 
 
 def build_engine_wheel(
@@ -60,7 +54,7 @@ def build_engine_wheel(
     for path in sorted(package.rglob("*")):
         if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
             files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
-    files.extend(sorted(catalog_json(project_root).items()))
+    files.extend(sorted(catalog_json().items()))
     files.extend(sorted((extra_files or {}).items()))
     dist_info = f"{name}-{version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()

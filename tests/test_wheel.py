@@ -18,7 +18,7 @@ from macros.wheel import build_engine_wheel, catalog_json  # noqa: E402
 
 
 def test_the_pre_parsed_catalogue_holds_the_same_values_as_the_toml() -> None:
-    files = catalog_json(ROOT)
+    files = catalog_json()
     assert sorted(files) == [f"engine/catalog/data/{n}.json" for n in _data.names()]
     for name in _data.names():
         toml_values = tomllib.loads((ROOT / f"engine/catalog/data/{name}.toml").read_text())

@@ -1,7 +1,8 @@
 """Read the catalogue's data files once (lazily, cached) from the package.
 
 The source of truth is ``data/<name>.toml``. The wheel the browser installs also carries
-``data/<name>.json``, the same values already parsed (written by ``macros/wheel.py``):
+``data/<name>.json``, the same values already parsed (:func:`pre_parsed`, put in the wheel by
+``macros/wheel.py``):
 Pyodide ships the standard library as source, so importing and running ``tomllib`` would
 cost the reader's first render tens of milliseconds that ``json`` (already loaded) does not.
 """
@@ -34,6 +35,16 @@ def parse_toml(name: str) -> dict[str, Any]:
 
     with open(os.path.join(DATA_DIR, f"{name}.toml"), "rb") as source:
         return tomllib.load(source)
+
+
+def pre_parsed(name: str) -> bytes:
+    """The text of ``data/<name>.json`` as the wheel carries it: the TOML's values as JSON.
+
+    Key order is kept (catalogue order is the order readers see, and drills draw from it);
+    JSON holds TOML's ints, floats, strings, booleans, arrays and tables exactly (the
+    catalogue has no dates).
+    """
+    return json.dumps(parse_toml(name), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def names() -> list[str]:
