@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import Site, Watched, wait_live
 from playwright.sync_api import Page
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_shows, widget_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -66,15 +66,6 @@ def press(page: Page, selector: str, action: str) -> str:
     return str(expected["html"])
 
 
-def assert_shows(page: Page, selector: str, html: str) -> None:
-    wanted = result_html_in_browser(page, selector, html)
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=15_000,
-    )
-
-
 def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     watched: Watched, root_site: Site
 ) -> None:
@@ -90,7 +81,7 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     # Launch: refused before it starts, the arithmetic shown, as CPython renders it.
     expected = press(page, LAUNCH, "launch")
     wait_for_text(page, LAUNCH, "Refused before it starts")
-    assert_shows(page, LAUNCH, expected)
+    wait_shows(page, LAUNCH, expected)
     text = page.inner_text(LAUNCH + " .widget-result")
     assert "16 bytes/param × 8.03 billion params = 128.5 GB" in text
     assert "more than the 80 GB free on GPU 0" in text
@@ -105,7 +96,7 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     # Retry: the same answer, and the widget says so.
     expected = press(page, LAUNCH, "retry")
     wait_for_text(page, LAUNCH, "Same inputs, same arithmetic, same answer.")
-    assert_shows(page, LAUNCH, expected)
+    wait_shows(page, LAUNCH, expected)
     assert "128.5 GB" in page.inner_text(LAUNCH + " .widget-result")
     page.wait_for_function(
         "sel => document.querySelectorAll(sel + ' .dgx-log [data-kind=refused]').length === 2",
@@ -120,7 +111,7 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     assert isinstance(gpus, tuple)
     expected = press(page, LAUNCH, "way-out-0")
     wait_for_text(page, LAUNCH, "Accepted: the job starts.")
-    assert_shows(page, LAUNCH, expected)
+    wait_shows(page, LAUNCH, expected)
     in_use = f"{format_GB(way.per_gpu_bytes)} of 80 GB"
     wait_for_text(page, PANEL, in_use)
     for g in range(8):

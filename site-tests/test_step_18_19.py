@@ -12,7 +12,7 @@ import pytest
 from conftest import Site, Watched, open_watched, wait_live
 from playwright.sync_api import Browser, Page
 from test_site import run_axe
-from test_widgets import result_html_in_browser, widget_inputs
+from test_widgets import wait_matches_cpython
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -29,24 +29,9 @@ FIVE = "[data-widget=five_questions]"
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-def expected_html(page: Page, selector: str) -> str:
-    """What CPython renders for the inputs now on the page."""
-    name = page.get_attribute(selector, "data-widget") or ""
-    reply = json.loads(update(name, json.dumps(widget_inputs(page, selector))))
-    return str(reply["html"])
-
-
-def wait_shows(page: Page, selector: str, html: str) -> None:
-    wanted = result_html_in_browser(page, selector, html)
-    page.wait_for_function(
-        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
-        arg=[selector, wanted],
-        timeout=20_000,
-    )
-
-
 def assert_matches_cpython(page: Page, selector: str) -> None:
-    wait_shows(page, selector, expected_html(page, selector))
+    name = page.get_attribute(selector, "data-widget") or ""
+    wait_matches_cpython(page, name, selector, timeout_ms=20_000)
 
 
 def result_text(page: Page, selector: str) -> str:

@@ -56,13 +56,18 @@ def wait_matches_cpython(
     inputs = widget_inputs(page, selector)
     expected = json.loads(update(name, json.dumps(inputs)))
     assert "html" in expected, expected
-    wanted = result_html_in_browser(page, selector, expected["html"])
+    return LiveMatch(inputs, wait_shows(page, selector, expected["html"], timeout_ms=timeout_ms))
+
+
+def wait_shows(page: Page, selector: str, html: str, *, timeout_ms: int = 15_000) -> str:
+    """Wait until the widget's result is ``html`` (as this browser serialises it); return that."""
+    wanted = result_html_in_browser(page, selector, html)
     page.wait_for_function(
         "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
         arg=[selector, wanted],
         timeout=timeout_ms,
     )
-    return LiveMatch(inputs, wanted)
+    return wanted
 
 
 def test_every_widget_page_renders_build_time_results_without_javascript(
