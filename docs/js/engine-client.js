@@ -35,8 +35,10 @@ export const engine = {
     if (worker) return readyPromise;
     const onError = (event) => rejectReady(new Error(event.message || "the engine worker failed to load"));
     const early = window.__lessonEarlyEngine;
+    if (early) early.start(); // no-op once the head script has started it at first paint
     if (early && early.worker) {
-      // Started at first paint by boot-engine.js: take it over and replay what it said.
+      // Started by the head script (partials/boot-engine.html): take it over and replay
+      // what it said.
       worker = early.worker;
       worker.removeEventListener("message", early.listener);
       worker.removeEventListener("error", early.listener);
