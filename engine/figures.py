@@ -15,7 +15,14 @@ from engine.compute import flops_per_token as _flops_per_token
 from engine.compute import training_flops, training_seconds
 from engine.errors import EngineError
 from engine.serving import decode_step, request_timeline
-from engine.units import format_bytes, format_count, format_flops, format_GB, format_seconds
+from engine.units import (
+    format_bytes,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 
 Figure = Callable[..., str]
 
@@ -135,7 +142,7 @@ def bandwidth(hardware: str) -> str:
 
 def peak(hardware: str, format: str = "bf16") -> str:
     """A chip's dense peak for maths in ``format``: '989.4 TFLOP/s'."""
-    return f"{get_hardware(hardware).peak_flops_per_s(format) / 1e12:,.1f} TFLOP/s"
+    return format_TFLOP_per_s(get_hardware(hardware).peak_flops_per_s(format))
 
 
 def ridge(hardware: str = "h100-sxm", format: str = "bf16") -> str:

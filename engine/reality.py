@@ -22,7 +22,13 @@ from engine.catalog import ModelSpec, get_hardware, get_model
 from engine.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.errors import EngineError
 from engine.serving import decode_seconds, prefill
-from engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, format_count, format_flops
+from engine.units import (
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    format_count,
+    format_flops,
+    format_TFLOP_per_s,
+)
 from engine.widgets.html import esc, tag
 
 # The MFU the engine assumes when none is given (engine.plan.plan's default); a test checks
@@ -569,7 +575,7 @@ def format_value(value: float, unit: str) -> str:
             return f"{_sig(value / 1e6)}M GPU-hours"
         return f"{float(f'{value:.3g}'):,.0f} GPU-hours"
     if unit == "flops_per_s":
-        return f"{value / 1e12:,.1f} TFLOP/s"
+        return format_TFLOP_per_s(value)
     if unit == "tokens_per_s":
         return f"{_sig(value)} tokens/s"
     raise EngineError(f"Unknown unit {unit!r}.", "unit")

@@ -56,6 +56,21 @@ def format_flops(flops: float) -> str:
     return f"{mantissa} × 10^{int(exponent)} FLOPs"
 
 
+def format_TFLOP_per_s(flops_per_s: float) -> str:
+    """A compute rate in TFLOP/s with one decimal: '989.4 TFLOP/s', '114.7 TFLOP/s'."""
+    return f"{flops_per_s / TERA:,.1f} TFLOP/s"
+
+
+def format_elapsed(seconds: float) -> str:
+    """A clock reading: '0 s' before it starts, otherwise :func:`format_seconds`."""
+    return "0 s" if seconds <= 0 else format_seconds(seconds)
+
+
+def plural(n: int, word: str) -> str:
+    """A count and its noun: '1 GPU', '8 GPUs', '1,024 GPUs'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def format_seconds(seconds: float) -> str:
     """Time in the unit a person would use: '4.8 ms', '12 s', '3.2 hours', '71 days', '6,300 years'."""
     s = abs(seconds)

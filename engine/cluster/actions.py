@@ -24,9 +24,9 @@ from engine.cluster.state import (
     job_progress,
 )
 from engine.cluster.training import launch_training
-from engine.cluster.words import _gb, _gpu_list, _plural
+from engine.cluster.words import _gb, gpu_list
 from engine.errors import EngineError
-from engine.units import format_count
+from engine.units import format_count, plural
 
 
 def new_cluster(system_id: str = "dgx-1") -> ClusterState:
@@ -64,7 +64,7 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
     jobs = tuple(stopped if j.id == job.id else j for j in st.jobs)
     model = get_model(job.model_id)
     message = f"Stopped {job.id} ({model.name}); {_gb(job.bytes_per_gpu)} freed on " \
-              f"{_plural(len(job.gpus), 'GPU') if len(job.gpus) > 1 else _gpu_list(job.gpus)}."
+              f"{plural(len(job.gpus), 'GPU') if len(job.gpus) > 1 else gpu_list(job.gpus)}."
     if job.kind == "train":
         p = job_progress(replace(st, jobs=jobs), stopped)
         message += f" It had trained on {format_count(p.tokens_done)} tokens ({p.progress:.0%})."

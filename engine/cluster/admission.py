@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from engine.cluster.log import _trim_jobs, _with_log
 from engine.cluster.state import ActionResult, ClusterState, Job, LogEntry, WayOut
-from engine.cluster.words import _gb, _gpu_list
+from engine.cluster.words import _gb, gpu_list
 
 _RULES = (
     "Admission by arithmetic: a job's memory per GPU must fit the memory still free on each "
@@ -53,7 +53,7 @@ def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
             else:
                 room = f"the {_gb(free[g])} free on GPU {g}"
             return g, f"{_gb(per_gpu)} per GPU > {room}"
-    return None, f"{_gb(per_gpu)} per GPU fits on {_gpu_list(gpus)}"
+    return None, f"{_gb(per_gpu)} per GPU fits on {gpu_list(gpus)}"
 
 
 def _busy_with_training(st: ClusterState, gpus: Sequence[int]) -> Job | None:

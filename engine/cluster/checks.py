@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from engine import validate
 from engine.catalog import ModelSpec, SystemSpec, get_model
 from engine.cluster.state import ClusterState
-from engine.cluster.words import _plural
 from engine.errors import EngineError
+from engine.units import plural
 
 
 def _check_state(state: object) -> ClusterState:
@@ -36,7 +36,7 @@ def _check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
     if not items:
         raise EngineError(f"Choose at least one GPU; {where}.", "gpus")
     if len(items) > count:
-        raise EngineError(f"{_plural(len(items), 'GPU')} asked for; {where}.", "gpus")
+        raise EngineError(f"{plural(len(items), 'GPU')} asked for; {where}.", "gpus")
     out: list[int] = []
     for item in items:
         if isinstance(item, str) and not item.strip().isdigit():

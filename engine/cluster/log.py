@@ -16,7 +16,7 @@ from engine.cluster.state import (
     LogEntry,
     _training_total_seconds,
 )
-from engine.cluster.words import _gpu_list
+from engine.cluster.words import gpu_list
 from engine.units import format_count, format_seconds
 
 
@@ -52,7 +52,7 @@ def _settle(state: ClusterState) -> ClusterState:
             entries.append(LogEntry(
                 end, "finished",
                 f"{j.id} finished: {model.name} trained on {format_count(j.tokens)} tokens in "
-                f"{format_seconds(end - j.started_seconds)}; {_gpu_list(j.gpus)} freed."))
+                f"{format_seconds(end - j.started_seconds)}; {gpu_list(j.gpus)} freed."))
     if not entries:
         return state
     entries.sort(key=lambda e: e.time_seconds)

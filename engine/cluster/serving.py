@@ -21,10 +21,10 @@ from engine.cluster.admission import (
 from engine.cluster.checks import _check_context, _check_gpu_indexes, _check_model, _check_state
 from engine.cluster.log import _settle
 from engine.cluster.state import ActionResult, ActionValue, ClusterState, Job, WayOut
-from engine.cluster.words import _gb, _gpu_list, _plural
+from engine.cluster.words import _gb, gpu_list
 from engine.formats import FORMATS, get_format
 from engine.memory import ServingMemory, min_gpus_to_serve, serving_memory
-from engine.units import format_count
+from engine.units import format_count, plural
 
 
 def _serve_lines(mem: ServingMemory) -> list[str]:
@@ -37,7 +37,7 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
         f"({fmt.id}) = {_gb(m.params * fmt.bytes_per_number)}{split}"
         + (f" = {_gb(mem.parts['weights'])} per GPU" if split else "") + ".",
         f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token × "
-        f"{mem.context_tokens:,} tokens × {_plural(mem.batch, 'request')} = {_gb(kv_total)}"
+        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {_gb(kv_total)}"
         f"{split}" + (f" = {_gb(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
         f"Activations (transient buffers): {_gb(mem.parts['activations'])}.",
         f"Runtime overhead (CUDA context, workspaces): {_gb(mem.parts['runtime_overhead'])}.",
@@ -70,7 +70,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         if pick != gpus and _fits_now(st, pick, mem.per_gpu_bytes, exclusive=False):
             out.append(WayOut(
                 label="Other GPUs",
-                text=f"The same job on {_gpu_list(pick)}, which have the room: "
+                text=f"The same job on {gpu_list(pick)}, which have the room: "
                 f"{_gb(mem.per_gpu_bytes)} per GPU.",
                 per_gpu_bytes=mem.per_gpu_bytes, fits_now=True,
                 action=_serve_action(model.id, pick, wf, ctx, batch)))
@@ -86,7 +86,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             ok = _fits_now(st, pick, m2.per_gpu_bytes, exclusive=False)
             out.append(WayOut(
                 label=f"{n} GPUs (tensor parallel)",
-                text=f"Split over {n} GPUs ({_gpu_list(pick)}): {_gb(m2.per_gpu_bytes)} per GPU"
+                text=f"Split over {n} GPUs ({gpu_list(pick)}): {_gb(m2.per_gpu_bytes)} per GPU"
                 + ("" if ok else " (other jobs must stop first)")
                 + (f"; {n} because tensor parallelism needs a count that divides the "
                    f"{model.heads} attention heads" if n != need else "") + ".",
@@ -111,7 +111,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             out.append(WayOut(
                 label=f"{fid} weights",
                 text=f"Weights in {fid} ({FORMATS[fid].bytes_per_number:g} bytes each): "
-                f"{_gb(m2.per_gpu_bytes)} per GPU on {_gpu_list(gpus)}, leaving room for "
+                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}, leaving room for "
                 f"{extra:,} more tokens of KV cache (quantised weights can cost some quality).",
                 per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                 action=_serve_action(model.id, gpus, fid, ctx, batch)))
@@ -129,7 +129,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
                 out.append(WayOut(
                     label="Shorter context",
                     text=f"Context of {fit_ctx:,} tokens instead of {ctx:,}: "
-                    f"{_gb(m2.per_gpu_bytes)} per GPU on {_gpu_list(gpus)}.",
+                    f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
                     per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                     action=_serve_action(model.id, gpus, wf, fit_ctx, batch)))
 
@@ -141,7 +141,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             out.append(WayOut(
                 label="A smaller model",
                 text=f"{other.name} ({format_count(other.params)} params): "
-                f"{_gb(m2.per_gpu_bytes)} per GPU on {_gpu_list(gpus)}.",
+                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
                 per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                 action=_serve_action(other.id, gpus, wf, ctx, batch)))
             break
@@ -172,7 +172,7 @@ def deploy(
               bytes_per_gpu=mem.per_gpu_bytes, status="running",
               started_seconds=st.clock_seconds, weight_format=wf, context_tokens=ctx, batch=b)
     lines = _serve_lines(mem)
-    where = _gpu_list(idx)
+    where = gpu_list(idx)
     bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
     lines.append(comparison[0].upper() + comparison[1:] + ".")
     if bad_gpu is not None:
@@ -182,7 +182,7 @@ def deploy(
                        mem.assumptions)
     holder = _busy_with_training(st, idx)
     if holder is not None:
-        message = (f"Refused: {_gpu_list(holder.gpus)} belong to training job {holder.id}, "
+        message = (f"Refused: {gpu_list(holder.gpus)} belong to training job {holder.id}, "
                    "which has its GPUs to itself; stop it or choose other GPUs.")
         return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        mem.assumptions)
@@ -192,5 +192,5 @@ def deploy(
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "
-               f"({_plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
+               f"({plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
     return _accept(st, job, message, lines, mem.assumptions)

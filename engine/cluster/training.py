@@ -30,7 +30,7 @@ from engine.cluster.state import (
     WayOut,
     _run_inputs,
 )
-from engine.cluster.words import _gb, _gpu_list
+from engine.cluster.words import _gb, gpu_list
 from engine.errors import EngineError
 from engine.memory import (
     OPTIMIZERS,
@@ -99,7 +99,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
             label=label,
             text=f"{text}: {_gb(mem.per_gpu_bytes)} per GPU (state {_gb(state_per_gpu)} + "
             f"activations {_gb(mem.parts['activations'])} + overhead "
-            f"{_gb(mem.parts['runtime_overhead'])}) on {_gpu_list(pick)}"
+            f"{_gb(mem.parts['runtime_overhead'])}) on {gpu_list(pick)}"
             + ("" if ok else "; other jobs must stop first") + ".",
             per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
             action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
@@ -109,7 +109,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
     if same.fits:  # it fits idle GPUs: other GPUs may be free
         pick = _pick_gpus(st, len(gpus), gpus, exclusive=True)
         if pick != gpus and _fits_now(st, pick, same.per_gpu_bytes, exclusive=True):
-            out.append(way("Other GPUs", f"The same job on {_gpu_list(pick)}, which are free",
+            out.append(way("Other GPUs", f"The same job on {gpu_list(pick)}, which are free",
                            model, pick, same, sharding, optimizer, recompute))
 
     one = _train_memory(model, hw, 1, "zero3", optimizer, recompute, seq_len, micro_batch)
@@ -217,7 +217,7 @@ def launch_training(
               started_seconds=st.clock_seconds, sharding=shard, optimizer=opt, recompute=rec,
               seq_len=seq, micro_batch=mb, tokens=budget, mfu=eff)
     lines = _train_lines(mem)
-    where = _gpu_list(idx)
+    where = gpu_list(idx)
     bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
     lines.append(comparison[0].upper() + comparison[1:] + ".")
     if bad_gpu is not None:
@@ -238,7 +238,7 @@ def launch_training(
     holder = _busy_with_any(st, idx)
     if holder is not None:
         message = (f"Refused: a training job needs its GPUs to itself, and "
-                   f"{_gpu_list(tuple(sorted(set(holder.gpus) & set(idx))))} "
+                   f"{gpu_list(tuple(sorted(set(holder.gpus) & set(idx))))} "
                    f"{'runs' if len(set(holder.gpus) & set(idx)) == 1 else 'run'} {holder.id}; "
                    "stop it or choose other GPUs.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)

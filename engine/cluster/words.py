@@ -1,5 +1,5 @@
 """How the simulation writes its figures into messages: gigabytes at the precision the lesson
-quotes, GPU lists ('GPU 3', 'GPUs 0-3') and counted nouns ('2 requests').
+quotes and GPU lists ('GPU 3', 'GPUs 0-3'); counted nouns are engine.units.plural.
 """
 
 from __future__ import annotations
@@ -15,13 +15,9 @@ def _gb(n_bytes: float) -> str:
     return f"{value:,.1f} GB" if abs(value) >= 100 else f"{value:,.2f} GB"
 
 
-def _gpu_list(indexes: Sequence[int]) -> str:
+def gpu_list(indexes: Sequence[int]) -> str:
     if len(indexes) == 1:
         return f"GPU {indexes[0]}"
     if list(indexes) == list(range(indexes[0], indexes[0] + len(indexes))):
         return f"GPUs {indexes[0]}-{indexes[-1]}"
     return "GPUs " + ", ".join(str(i) for i in indexes)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"

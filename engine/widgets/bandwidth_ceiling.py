@@ -10,7 +10,7 @@ from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.figures import format_bandwidth as bandwidth_text
 from engine.figures import format_tokens_per_s as rate_text
 from engine.formats import get_format
-from engine.units import format_count, format_GB, format_seconds
+from engine.units import format_count, format_GB, format_seconds, format_TFLOP_per_s
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, tag
 from engine.widgets.options import (
@@ -139,7 +139,7 @@ def render(inputs: Inputs) -> str:
             ),
             (
                 "The maths of that token, for comparison",
-                f"{format_count(step.flops)} FLOPs ÷ {peak / 1e12:,.1f} TFLOP/s "
+                f"{format_count(step.flops)} FLOPs ÷ {format_TFLOP_per_s(peak)} "
                 f"({compute_format}) = {format_seconds(step.compute_seconds)}",
             ),
         ]

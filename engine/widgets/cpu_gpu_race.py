@@ -23,9 +23,17 @@ from engine.catalog import HardwareSpec, ModelSpec, get_model, get_system
 from engine.compute import training_flops, training_seconds
 from engine.errors import EngineError
 from engine.serving import Prefill, prefill
-from engine.units import a_or_an, format_count, format_flops, format_GB, format_seconds
+from engine.units import (
+    a_or_an,
+    format_count,
+    format_elapsed,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 from engine.widgets.base import Control, Inputs, Rendered, Widget
-from engine.widgets.cpu_vs_gpu import format_rate, side_name
+from engine.widgets.cpu_vs_gpu import side_name
 from engine.widgets.html import definition_list, esc, tag
 from engine.widgets.options import catalog_model_control, model_options
 
@@ -48,10 +56,6 @@ TASKS = (
     ("prefill", "The prefill of one prompt"),
     ("train", "One training step"),
 )
-
-
-def _time(seconds: float) -> str:
-    return "0 s" if seconds <= 0 else format_seconds(seconds)
 
 
 def pick_speed(slowest_seconds: float) -> str:
@@ -257,10 +261,10 @@ def render(inputs: Inputs) -> Rendered:
     )
     figures = definition_list(
         [
-            ("Simulated time", _time(min(elapsed, slowest))),
+            ("Simulated time", format_elapsed(min(elapsed, slowest))),
             (f"Work ({rule})", format_flops(flops)),
-            (f"Peak of {cpu.name} (bf16)", format_rate(cpu.peak)),
-            (f"Peak of {gpu.name} (bf16)", format_rate(gpu.peak)),
+            (f"Peak of {cpu.name} (bf16)", format_TFLOP_per_s(cpu.peak)),
+            (f"Peak of {gpu.name} (bf16)", format_TFLOP_per_s(gpu.peak)),
             (f"Time on {gpu.name}", format_seconds(t_gpu)),
             (f"Time on {cpu.name}", format_seconds(t_cpu)),
             ("The GPU finishes sooner by", f"{ratio:,.1f}×"),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from engine import validate
 from engine.catalog import HardwareSpec, get_hardware, get_system, list_hardware
+from engine.units import format_TFLOP_per_s
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
 
@@ -44,10 +45,6 @@ def side_name(chip: HardwareSpec, count: int) -> str:
     """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""
     name = chip.name.replace(" (one socket)", "")
     return name if count == 1 else f"{count} × {name}"
-
-
-def format_rate(flops_per_s: float) -> str:
-    return f"{flops_per_s / 1e12:,.1f} TFLOP/s"
 
 
 def format_bandwidth(bytes_per_s: float) -> str:
@@ -108,8 +105,8 @@ def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[
         "Peak maths, bf16 dense (FLOP/s)",
         cpu_peak,
         gpu_peak,
-        format_rate(cpu_peak),
-        format_rate(gpu_peak),
+        format_TFLOP_per_s(cpu_peak),
+        format_TFLOP_per_s(gpu_peak),
     )
     cpu_bw = cpu.bandwidth_bytes_per_s * cpus
     gpu_bw = gpu.bandwidth_bytes_per_s * gpus

@@ -14,6 +14,7 @@ import json
 
 from engine import cluster
 from engine.catalog import get_model
+from engine.cluster.words import gpu_list
 from engine.errors import EngineError
 from engine.units import format_count, format_GB, format_seconds
 from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
@@ -81,14 +82,6 @@ def _job_words(job: cluster.Job) -> str:
         )
     sharding = "not sharded" if job.sharding == "none" else f"ZeRO-{job.sharding[-1]}"
     return f"training {model} ({sharding}, {format_count(job.tokens)} tokens)"
-
-
-def _gpu_words(gpus: tuple[int, ...]) -> str:
-    if len(gpus) == 1:
-        return f"GPU {gpus[0]}"
-    if list(gpus) == list(range(gpus[0], gpus[0] + len(gpus))):
-        return f"GPUs {gpus[0]}-{gpus[-1]}"
-    return "GPUs " + ", ".join(str(g) for g in gpus)
 
 
 def _bar(segments: list[tuple[str, float, str]], total: float, label: str) -> str:
@@ -183,7 +176,7 @@ def _jobs_table(state: cluster.ClusterState) -> str:
                 "tr",
                 tag("th", swatch + esc(job.id), scope="row")
                 + tag("td", esc(_job_words(job)))
-                + tag("td", esc(_gpu_words(job.gpus)))
+                + tag("td", esc(gpu_list(job.gpus)))
                 + tag("td", esc(format_GB(job.bytes_per_gpu)))
                 + tag("td", esc(status)),
                 data_job=job.id,

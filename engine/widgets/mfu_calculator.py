@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine import compute, validate
 from engine.catalog import get_hardware, get_model
 from engine.formats import get_format
-from engine.units import format_count, format_flops, format_seconds
+from engine.units import format_count, format_flops, format_seconds, format_TFLOP_per_s
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import definition_list, esc, tag
 from engine.widgets.options import catalog_model_control, format_options, gpu_options
@@ -31,10 +31,6 @@ def _percent(share: float) -> str:
 def _rate(flops_per_s: float) -> str:
     """A FLOP/s figure in the scientific form the engine uses for FLOP counts."""
     return format_flops(flops_per_s).replace("FLOPs", "FLOP/s")
-
-
-def _tflops(flops_per_s: float) -> str:
-    return f"{flops_per_s / 1e12:,.1f} TFLOP/s"
 
 
 def _gpus(n: int, name: str) -> str:
@@ -94,7 +90,7 @@ def render(inputs: Inputs) -> str:
     per_token = 6.0 * model.params
     total_flops = compute.training_flops(model.params, tokens)
     all_peak = gpus * peak
-    peak_words = f"{gpus:,} × {_tflops(peak)} = {_rate(all_peak)}"
+    peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {_rate(all_peak)}"
     per_token_words = (
         f"6 × {format_count(model.params)} = {format_count(per_token)} FLOPs"
         " (2 forward + 4 backward per parameter)"

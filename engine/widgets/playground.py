@@ -17,7 +17,14 @@ from engine.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, Serving
 from engine.part_names import labelled_parts
 from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, Plan, plan
 from engine.serving import request_timeline
-from engine.units import format_bytes, format_count, format_flops, format_GB, format_seconds
+from engine.units import (
+    format_bytes,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar, timeline
 from engine.widgets.html import definition_list, esc, tag
@@ -197,7 +204,7 @@ def _train_part(p: Plan) -> str:
         ("Total compute", format_flops(t.total_flops)),
         (
             "Peak per GPU",
-            f"{t.peak_flops_per_s / 1e12:,.1f} TFLOP/s ({t.compute_format}) × {t.mfu:.0%} MFU",
+            f"{format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {t.mfu:.0%} MFU",
         ),
         ("Training tokens/s", f"{t.tokens_per_s:,.0f}"),
         ("Training time", format_seconds(t.seconds)),

@@ -6,7 +6,7 @@ from engine import cost, roofline, validate
 from engine.catalog import get_hardware, get_model
 from engine.part_names import labelled_parts
 from engine.plan import Plan, plan
-from engine.units import format_count, format_GB, format_seconds
+from engine.units import format_count, format_GB, format_seconds, plural
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import esc, tag
@@ -23,10 +23,6 @@ CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
 MAX_GPUS = 100_000
 
 
-def _gpus(n: int) -> str:
-    return f"{n:,} GPU" + ("" if n == 1 else "s")
-
-
 def _memory_cell(p: Plan) -> str:
     mem = p.memory
     if mem.fits:
@@ -34,7 +30,7 @@ def _memory_cell(p: Plan) -> str:
     elif p.min_gpus is None:
         verdict = "does not fit on any number of these GPUs"
     else:
-        verdict = f"does not fit; it needs at least {_gpus(p.min_gpus)}"
+        verdict = f"does not fit; it needs at least {plural(p.min_gpus, 'GPU')}"
     return f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: {verdict}"
 
 
@@ -95,8 +91,8 @@ def render(inputs: Inputs) -> str:
         (
             "The work",
             f"A batch job: {format_count(TRAIN_TOKENS)} tokens, run flat out on "
-            f"{_gpus(train_gpus)} until done",
-            f"A service: {batch:,} requests at a time on {_gpus(serve_gpus)}, "
+            f"{plural(train_gpus, 'GPU')} until done",
+            f"A service: {batch:,} requests at a time on {plural(serve_gpus, 'GPU')}, "
             f"{PROMPT_TOKENS:,} tokens in and {OUTPUT_TOKENS:,} out each, as they arrive",
         ),
         (
@@ -163,7 +159,7 @@ def render(inputs: Inputs) -> str:
     bars = (
         tag(
             "p",
-            esc(f"Training on {_gpus(train_gpus)}: memory of each"),
+            esc(f"Training on {plural(train_gpus, 'GPU')}: memory of each"),
             class_="widget-subtitle",
         )
         + memory_bar(
@@ -172,7 +168,7 @@ def render(inputs: Inputs) -> str:
             label=f"Training {model.name}: memory of each GPU",
             scale_bytes=scale,
         )
-        + tag("p", esc(f"Serving on {_gpus(serve_gpus)}: memory of each"), class_="widget-subtitle")
+        + tag("p", esc(f"Serving on {plural(serve_gpus, 'GPU')}: memory of each"), class_="widget-subtitle")
         + memory_bar(
             labelled_parts(serve.memory.parts),
             serve.memory.capacity_bytes,

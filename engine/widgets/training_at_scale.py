@@ -10,7 +10,14 @@ from engine.errors import EngineError
 from engine.memory import SHARDINGS, TrainingMemory
 from engine.part_names import labelled_parts
 from engine.plan import plan
-from engine.units import SECONDS_PER_DAY, format_count, format_flops, format_GB, format_seconds
+from engine.units import (
+    SECONDS_PER_DAY,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    plural,
+)
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
@@ -24,10 +31,6 @@ SHARDING_LABELS = {
 }
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 MAX_GPUS = 10_000_000
-
-
-def _gpus(n: int) -> str:
-    return f"{n:,} GPU" + ("" if n == 1 else "s")
 
 
 def render(inputs: Inputs) -> str:
@@ -63,7 +66,7 @@ def render(inputs: Inputs) -> str:
     fits = mem.fits
     on_time = t.seconds <= days * SECONDS_PER_DAY
     verdict_text = (
-        f"{_gpus(gpus)}: {format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per "
+        f"{plural(gpus, 'GPU')}: {format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per "
         f"GPU, {'it fits' if fits else 'it does not fit'}; {format_seconds(t.seconds)} of "
         f"training, {'within' if on_time else 'beyond'} the {days:g}-day target."
     )
@@ -84,7 +87,7 @@ def render(inputs: Inputs) -> str:
     if p.min_gpus is None:
         fit_words = "No count: " + p.answers()["gpus"]
     else:
-        fit_words = _gpus(p.min_gpus)
+        fit_words = plural(p.min_gpus, 'GPU')
         rows.append(
             (
                 f"{p.min_gpus:,}",
@@ -140,7 +143,7 @@ def render(inputs: Inputs) -> str:
             ),
             ("Smallest GPU count that fits", fit_words),
             (f"GPUs to finish in {days:g} days", f"{t.gpus_for_target:,}"),
-            (f"Wall-clock time on {_gpus(gpus)}", format_seconds(t.seconds)),
+            (f"Wall-clock time on {plural(gpus, 'GPU')}", format_seconds(t.seconds)),
             ("On one GPU", format_seconds(one_gpu)),
             price_line,
         ]

@@ -21,6 +21,7 @@ from engine.units import (
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
     format_count,
+    format_elapsed,
     format_flops,
     format_GB,
     format_seconds,
@@ -50,10 +51,6 @@ PHASE_WORDS = {
     "checkpointing": "Saving a checkpoint: the GPUs wait",
     "finished": "Finished",
 }
-
-
-def _time(seconds: float) -> str:
-    return "0 s" if seconds <= 0 else format_seconds(seconds)
 
 
 def render(inputs: Inputs) -> str:
@@ -87,11 +84,11 @@ def render(inputs: Inputs) -> str:
         label=(
             f"Training loss of {model.name} over the run's {format_seconds(run.total_seconds)}: "
             f"from {INITIAL_LOSS:.2f} untrained to {run.final_loss:.2f} at the end; now "
-            f"{now.loss:.2f} after {_time(now.elapsed_seconds)}."
+            f"{now.loss:.2f} after {format_elapsed(now.elapsed_seconds)}."
         ),
         x_label="wall-clock time",
         y_label="loss (nats per token)",
-        x_text=_time,
+        x_text=format_elapsed,
         y_text=lambda y: f"{y:.2f}",
         done_x=now.elapsed_seconds,
         current=(now.elapsed_seconds, now.loss),
@@ -173,8 +170,8 @@ def render(inputs: Inputs) -> str:
             ("MFU (useful maths / peak)", f"{now.mfu:.0%}"),
             ("GPU utilisation (time busy)", f"{now.utilisation:.0%}"),
             ("Loss", f"{now.loss:.2f} nats per token"),
-            ("Elapsed", _time(now.elapsed_seconds)),
-            ("Time left", _time(now.seconds_left)),
+            ("Elapsed", format_elapsed(now.elapsed_seconds)),
+            ("Time left", format_elapsed(now.seconds_left)),
             (
                 "The whole run",
                 f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
