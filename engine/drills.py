@@ -359,7 +359,7 @@ class TrainingMemoryQuestion(QuestionBase):
                     f"({copies:g} bytes) that the forward and backward passes use.",
                 )
             )
-        adam = sum(memory.training_state_bytes_per_param("adam", "mixed-16").values())
+        adam = memory.training_bytes_per_param("adam", "mixed-16")
         if adam != total:
             out.append(
                 (

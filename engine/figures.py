@@ -85,12 +85,12 @@ def layer_params(model: str) -> str:
 
 def train_bytes_per_param(optimizer: str = "adam", convention: str = "mixed-16") -> str:
     """Training state per parameter: '16 bytes'."""
-    return f"{sum(memory.training_state_bytes_per_param(optimizer, convention).values()):g} bytes"
+    return f"{memory.training_bytes_per_param(optimizer, convention):g} bytes"
 
 
 def train_state(model: str, optimizer: str = "adam", convention: str = "mixed-16") -> str:
     """Training state of the whole model before activations: '128.5 GB'."""
-    per_param = sum(memory.training_state_bytes_per_param(optimizer, convention).values())
+    per_param = memory.training_bytes_per_param(optimizer, convention)
     return format_GB(resolve_model(model_id=model).params * per_param)
 
 

@@ -263,6 +263,12 @@ def training_state_bytes_per_param(optimizer: object = "adam", convention: objec
     return out
 
 
+def training_bytes_per_param(optimizer: object = "adam", convention: object = "mixed-16"
+                             ) -> float:
+    """All the training state per parameter, in bytes (16 for Adam in mixed precision)."""
+    return sum(training_state_bytes_per_param(optimizer, convention).values())
+
+
 def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,
                                recompute: str, tp: int = 1) -> float:
     """Korthikanti et al. 2022, Table 2 (16-bit activations, sequence parallelism with TP):

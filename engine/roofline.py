@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine import validate
 from engine.catalog import as_hardware, as_model
-from engine.memory import training_state_bytes_per_param
+from engine.memory import training_bytes_per_param
 from engine.serving import decode_step, prefill
 
 
@@ -60,7 +60,7 @@ def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
     m = as_model(model)
     t = validate.number(tokens_per_step, "tokens_per_step", label="Tokens per step",
                         maximum=1e12)
-    state = sum(training_state_bytes_per_param(optimizer, convention).values())
+    state = training_bytes_per_param(optimizer, convention)
     return 6.0 * m.params * t / (2.0 * state * m.params)
 
 

@@ -288,7 +288,7 @@ def render(inputs: Inputs) -> Rendered:
                 "FLOPs, so its time is bytes / bandwidth."
             )
     if task == "train":
-        state = sum(memory.training_state_bytes_per_param().values()) * model.params
+        state = memory.training_bytes_per_param() * model.params
         if state > gpu.chip.memory_bytes:
             notes.append(
                 f"Only the maths is timed here. The training state of {model.name} "

@@ -11,10 +11,15 @@ from engine.plan import QUESTIONS, TASKS, plan
 from engine.validate import choice
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
-from engine.widgets.options import format_options, hardware_options, model_controls, model_from
+from engine.widgets.options import (
+    SERVING_WEIGHT_FORMATS,
+    TASK_LABELS,
+    format_options,
+    hardware_options,
+    model_controls,
+    model_from,
+)
 
-SERVE_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
-TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
 SHARDING_LABELS = {
     "none": "None (every GPU holds everything)",
     "zero1": "ZeRO-1 (optimizer states split)",
@@ -27,7 +32,7 @@ def render(inputs: Inputs) -> str:
     model = model_from(inputs)
     task = choice(inputs["task"], "task", TASKS, label="Task")
     weight_format = choice(
-        inputs["weight_format"], "weight_format", SERVE_FORMATS, label="Weights format"
+        inputs["weight_format"], "weight_format", SERVING_WEIGHT_FORMATS, label="Weights format"
     )
     p = plan(
         model=model,
@@ -82,7 +87,7 @@ WIDGET = Widget(
             "Weights stored as",
             "select",
             "bf16",
-            options=format_options(*SERVE_FORMATS),
+            options=format_options(*SERVING_WEIGHT_FORMATS),
             hint="Serving only.",
         ),
         Control(

@@ -78,6 +78,15 @@ def format_options(*ids: str) -> tuple[tuple[str, str], ...]:
 
 
 SERVING_WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
+# The words of the selects several widgets share (value -> label).
+TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
+OPTIMIZER_LABELS = {
+    "adam": "Adam",
+    "adamw": "AdamW",
+    "adam-8bit": "8-bit Adam",
+    "sgd-momentum": "SGD with momentum",
+    "sgd": "Plain SGD",
+}
 
 
 def weight_format_control() -> Control:

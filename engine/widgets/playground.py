@@ -29,6 +29,8 @@ from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar, timeline
 from engine.widgets.html import definition_list, esc, tag
 from engine.widgets.options import (
+    OPTIMIZER_LABELS,
+    TASK_LABELS,
     format_options,
     hardware_options,
     model_controls,
@@ -36,21 +38,13 @@ from engine.widgets.options import (
     model_options,
 )
 
-_TASK_WORDS = {"serve": "Serve it (answer requests)", "train": "Train it"}
-TASK_LABELS = tuple((t, _TASK_WORDS[t]) for t in TASKS)
+TASK_CHOICES = tuple((t, TASK_LABELS[t]) for t in TASKS)
 KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
 SHARDING_LABELS = {
     "none": "None (every GPU holds everything)",
     "zero1": "ZeRO-1 (optimiser states split)",
     "zero2": "ZeRO-2 (+ gradients split)",
     "zero3": "ZeRO-3 (+ weights split)",
-}
-OPTIMIZER_LABELS = {
-    "adam": "Adam",
-    "adamw": "AdamW",
-    "adam-8bit": "8-bit Adam",
-    "sgd-momentum": "SGD with momentum",
-    "sgd": "Plain SGD",
 }
 CONVENTION_LABELS = {
     "mixed-16": "mixed-16: bf16 gradients",
@@ -95,7 +89,7 @@ def run_plan(inputs: Inputs) -> Plan:
     """Check every input (those of the other task too), then ask :func:`engine.plan.plan`."""
     model = _model(inputs)
     hardware = _select(inputs, "hardware", "Hardware", hardware_options())
-    task = _select(inputs, "task", "Task", TASK_LABELS)
+    task = _select(inputs, "task", "Task", TASK_CHOICES)
     gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=10_000_000)
     weight_format = _select(inputs, "format", "Number format", format_options())
     kv_format = _select(inputs, "kv_format", "KV cache format", format_options(*KV_FORMATS))
@@ -260,7 +254,7 @@ CONTROLS = (
     *model_controls(),
     Control("hardware", "Hardware", "select", "h100-sxm", options=hardware_options()),
     Control("gpus", "GPUs (or chips)", "number", "1"),
-    Control("task", "Task", "select", "serve", options=TASK_LABELS),
+    Control("task", "Task", "select", "serve", options=TASK_CHOICES),
     Control(
         "format",
         "Weights stored as",

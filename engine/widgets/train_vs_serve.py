@@ -11,17 +11,10 @@ from engine.validate import choice, integer
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.charts import memory_bar
 from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import catalog_model_control, gpu_options
+from engine.widgets.options import OPTIMIZER_LABELS, catalog_model_control, gpu_options
 
 SERVING_FORMAT = "bf16"
 
-OPTIMIZER_LABELS = {
-    "adam": "Adam",
-    "adamw": "AdamW",
-    "adam-8bit": "8-bit Adam",
-    "sgd-momentum": "SGD with momentum",
-    "sgd": "Plain SGD",
-}
 RECOMPUTE_LABELS = {
     "none": "None (keep every activation)",
     "selective": "Selective (recompute attention only)",
@@ -34,7 +27,7 @@ def _convention_options() -> tuple[tuple[str, str], ...]:
     return tuple(
         (
             conv,
-            f"{conv}: {sum(memory.training_state_bytes_per_param('adam', conv).values()):g} "
+            f"{conv}: {memory.training_bytes_per_param('adam', conv):g} "
             "bytes per parameter with Adam",
         )
         for conv in memory.CONVENTIONS
