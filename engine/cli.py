@@ -28,6 +28,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build() -> _Parser:
+    from engine.compute import DEFAULT_MFU
+    from engine.plan import CHINCHILLA_TOKENS_PER_PARAM
+
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -56,8 +59,10 @@ def _build() -> _Parser:
     q.add_argument("--micro-batch", default="1")
     q.add_argument("--seq-len", default="4096")
     q.add_argument("--recompute", default="selective", help="none, selective, full")
-    q.add_argument("--tokens", help="training tokens (default 20 per parameter)")
-    q.add_argument("--mfu", default="0.4")
+    q.add_argument(
+        "--tokens", help=f"training tokens (default {CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+    )
+    q.add_argument("--mfu", default=str(DEFAULT_MFU))
     q.add_argument("--target-days")
     q.add_argument("--price", help="USD per GPU-hour (default: the catalogue's)")
     return p

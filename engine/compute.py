@@ -12,6 +12,10 @@ from engine import validate
 from engine.catalog import as_model
 from engine.errors import EngineError
 
+# The MFU the lesson assumes when none is given: a well-run large job (Meta reports 38-43 %
+# for Llama 3 405B on 16,384 H100s). plan(), the figures and the widgets' defaults use it.
+DEFAULT_MFU = 0.4
+
 
 def flops_per_token(model: object) -> float:
     """2 x active parameters: FLOPs to push one token through the model (no attention scores)."""

@@ -444,7 +444,6 @@ def _fallback(seed: int) -> TrainingMemoryQuestion:
     )
 
 
-Question = TrainingMemoryQuestion
 
 
 def training_memory_question(seed: object) -> TrainingMemoryQuestion:
@@ -518,7 +517,6 @@ __all__ = [
     "MISTAKES",
     "TOLERANCE",
     "Feedback",
-    "Question",
     "Score",
     "Slip",
     "TrainingMemoryQuestion",

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from engine import memory
 from engine.architecture import layer_components
 from engine.catalog import get_hardware, resolve_model
+from engine.compute import DEFAULT_MFU, training_flops, training_seconds
 from engine.compute import flops_per_token as _flops_per_token
-from engine.compute import training_flops, training_seconds
 from engine.errors import EngineError
 from engine.serving import decode_step, request_timeline
 from engine.units import (
@@ -113,7 +113,7 @@ def train_flops(model: str, tokens: float) -> str:
 
 
 def train_time(
-    model: str, tokens: float, gpus: int = 1, hardware: str = "h100-sxm", mfu: float = 0.4
+    model: str, tokens: float, gpus: int = 1, hardware: str = "h100-sxm", mfu: float = DEFAULT_MFU
 ) -> str:
     """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
     total = training_flops(resolve_model(model_id=model).params, tokens)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine import validate
 from engine.catalog import HardwareSpec, ModelSpec, as_hardware, prices, resolve_model
+from engine.compute import DEFAULT_MFU
 from engine.errors import EngineError
 from engine.memory import (
     ServingMemory,
@@ -343,7 +344,7 @@ def plan(
     seq_len: object = 4096,
     recompute: object = "selective",
     tokens: object = None,
-    mfu: object = 0.4,
+    mfu: object = DEFAULT_MFU,
     target_days: object = None,
     usd_per_gpu_hour: object = None,
 ) -> Plan:

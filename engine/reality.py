@@ -19,7 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.catalog import ModelSpec, get_hardware, get_model
-from engine.compute import mfu_from_throughput, training_flops, training_seconds
+from engine.compute import (
+    DEFAULT_MFU,  # the MFU assumed when none is given
+    mfu_from_throughput,
+    training_flops,
+    training_seconds,
+)
 from engine.errors import EngineError
 from engine.serving import decode_seconds, prefill
 from engine.units import (
@@ -30,10 +35,6 @@ from engine.units import (
     format_TFLOP_per_s,
 )
 from engine.widgets.html import esc, tag
-
-# The MFU the engine assumes when none is given (engine.plan.plan's default); a test checks
-# that the two agree.
-DEFAULT_MFU = 0.40
 
 # Llama 3 Herd of Models (2024), Table 4: the 405B run on 16,384 H100s, 8K context, reached
 # 400 TFLOP/s per GPU, reported as 41 % BF16 MFU. Used as the MFU of the Llama 3.1 rows.

@@ -33,12 +33,12 @@ bookkeeping), :mod:`~engine.cluster.admission` (the rules serving and training s
 from __future__ import annotations
 
 from engine.cluster.actions import advance, new_cluster, reset, stop, try_way_out
-from engine.cluster.serving import deploy
+from engine.cluster.serving import deploy, kv_tokens_that_fit
 from engine.cluster.state import (
-    DEFAULT_MFU,
     DEFAULT_TOKENS,
     KINDS,
     LOG_KINDS,
+    MAX_BATCH,
     MAX_CLOCK_SECONDS,
     MAX_JOBS,
     MAX_LOG_ENTRIES,
@@ -57,6 +57,7 @@ from engine.cluster.state import (
     job_progress,
 )
 from engine.cluster.training import DEFAULT_SEQ_LEN, launch_training
+from engine.compute import DEFAULT_MFU
 
 __all__ = [
     "DEFAULT_MFU",
@@ -64,6 +65,7 @@ __all__ = [
     "DEFAULT_TOKENS",
     "KINDS",
     "LOG_KINDS",
+    "MAX_BATCH",
     "MAX_CLOCK_SECONDS",
     "MAX_JOBS",
     "MAX_LOG_ENTRIES",
@@ -82,6 +84,7 @@ __all__ = [
     "advance",
     "deploy",
     "job_progress",
+    "kv_tokens_that_fit",
     "launch_training",
     "new_cluster",
     "reset",

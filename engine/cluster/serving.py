@@ -20,7 +20,14 @@ from engine.cluster.admission import (
 )
 from engine.cluster.checks import _check_context, _check_gpu_indexes, _check_model, _check_state
 from engine.cluster.log import _settle
-from engine.cluster.state import ActionResult, ActionValue, ClusterState, Job, WayOut
+from engine.cluster.state import (
+    MAX_BATCH,
+    ActionResult,
+    ActionValue,
+    ClusterState,
+    Job,
+    WayOut,
+)
 from engine.cluster.words import _gb, gpu_list
 from engine.formats import FORMATS, get_format
 from engine.memory import ServingMemory, min_gpus_to_serve, serving_memory
@@ -148,6 +155,16 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     return out
 
 
+def kv_tokens_that_fit(free_bytes: float, mem: ServingMemory) -> int:
+    """Tokens of KV cache that ``free_bytes`` (what each GPU has free before this deployment)
+    hold once the deployment's weights and working space are loaded; its own KV cache counts
+    as room. 0 when even the weights do not fit."""
+    room = free_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
+    if room <= 0:
+        return 0
+    return int(room * mem.gpus // mem.kv_cache_bytes_per_token)
+
+
 def deploy(
     state: ClusterState | Mapping[str, object],
     model_id: str = "llama-3.1-8b",
@@ -166,7 +183,7 @@ def deploy(
     idx = _check_gpu_indexes(gpus, system)
     wf = get_format(weight_format).id
     ctx = _check_context(model, context_tokens)
-    b = validate.integer(batch, "batch", label="Batch (concurrent requests)", maximum=4096)
+    b = validate.integer(batch, "batch", label="Batch (concurrent requests)", maximum=MAX_BATCH)
     mem = _serve_memory(model, system.gpu, wf, ctx, b, len(idx))
     job = Job(id=f"job-{st.next_job}", kind="serve", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",
@@ -186,9 +203,7 @@ def deploy(
                    "which has its GPUs to itself; stop it or choose other GPUs.")
         return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        mem.assumptions)
-    # Tokens of KV cache the memory still free on these GPUs holds (this job's own included).
-    room = min(st.free_bytes()[g] for g in idx) - (mem.per_gpu_bytes - mem.parts["kv_cache"])
-    fit_tokens = int(room * len(idx) // mem.kv_cache_bytes_per_token)
+    fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "

@@ -23,7 +23,7 @@ MAX_CLOCK_SECONDS = 1e15
 MAX_TEXT = 1000
 TRAINING_FORMAT = "bf16"  # mixed-precision training: the maths runs at the bf16 peak
 DEFAULT_TOKENS = 1e9
-DEFAULT_MFU = 0.4
+MAX_BATCH = 4096  # concurrent requests one deployment may ask for
 
 ActionValue = str | int | float | tuple[int, ...]
 

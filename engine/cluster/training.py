@@ -21,7 +21,6 @@ from engine.cluster.admission import (
 from engine.cluster.checks import _check_gpu_indexes, _check_model, _check_state
 from engine.cluster.log import _settle
 from engine.cluster.state import (
-    DEFAULT_MFU,
     DEFAULT_TOKENS,
     ActionResult,
     ActionValue,
@@ -31,6 +30,7 @@ from engine.cluster.state import (
     _run_inputs,
 )
 from engine.cluster.words import _gb, gpu_list
+from engine.compute import DEFAULT_MFU
 from engine.errors import EngineError
 from engine.memory import (
     OPTIMIZERS,

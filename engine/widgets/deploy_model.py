@@ -40,22 +40,11 @@ ENGINE_FIELDS = {
     "batch": "batch",
     "job_id": "action",
 }
-MAX_BATCH = 4096  # the simulation's limit on concurrent requests per deployment
 WEIGHT_FORMATS = SERVING_WEIGHT_FORMATS
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
     return tuple((str(g), f"GPU {g}") for g in range(get_system(SYSTEM).gpu_count))
-
-
-def context_tokens_that_fit(free_bytes: float, mem: memory.ServingMemory) -> int:
-    """Tokens of KV cache that ``free_bytes`` (what a GPU has free before this deployment)
-    hold once this deployment's weights and working space are loaded (as
-    :func:`engine.cluster.deploy` counts them)."""
-    room = free_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
-    if room <= 0:
-        return 0
-    return int(room * mem.gpus // mem.kv_cache_bytes_per_token)
 
 
 def _last_running(state: cluster.ClusterState) -> cluster.Job:
@@ -72,7 +61,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     held = state.used_bytes()[gpu]
     free = state.free_bytes()[gpu]
     working = mem.parts["activations"] + mem.parts["runtime_overhead"]
-    tokens = context_tokens_that_fit(free, mem)
+    tokens = cluster.kv_tokens_that_fit(free, mem)
     parts = [
         ("Weights", mem.parts["weights"]),
         ("KV cache", mem.parts["kv_cache"]),
@@ -137,7 +126,7 @@ def render(inputs: Inputs) -> Rendered:
     context = integer(
         inputs["context"], "context", label="Context per request", maximum=model.max_context
     )
-    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=MAX_BATCH)
+    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=cluster.MAX_BATCH)
     mem = memory.serving_memory(
         model, state.system.gpu, weight_format=weight_format, context_tokens=context, batch=batch
     )

@@ -272,7 +272,7 @@ WIDGET = Widget(
             "number",
             "",
             unit="tokens",
-            hint="Leave empty for 20 per parameter (compute-optimal).",
+            hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
         ),
         Control(
             "mfu",

@@ -7,7 +7,7 @@ the workload and lists them.
 from __future__ import annotations
 
 from engine.memory import SHARDINGS
-from engine.plan import QUESTIONS, TASKS, plan
+from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, plan
 from engine.validate import choice
 from engine.widgets.base import Control, Inputs, Widget
 from engine.widgets.html import esc, tag
@@ -104,7 +104,7 @@ WIDGET = Widget(
             "number",
             "",
             unit="tokens",
-            hint="Training only. Empty: 20 per parameter (compute-optimal).",
+            hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
         ),
         Control(
             "mfu",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine import cost, roofline, validate
 from engine.catalog import get_hardware, get_model
+from engine.compute import DEFAULT_MFU
 from engine.part_names import labelled_parts
 from engine.plan import Plan, plan
 from engine.units import format_count, format_GB, format_seconds, plural
@@ -14,7 +15,7 @@ from engine.widgets.options import catalog_model_control, gpu_options
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"
-TRAIN_MFU = 0.4
+TRAIN_MFU = DEFAULT_MFU
 SEQ_LEN = 4096
 TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per step
 PROMPT_TOKENS = 1000  # the request followed in step 9

@@ -11,11 +11,11 @@ import pytest
 
 from engine import cluster, memory
 from engine.catalog import get_hardware, get_model
+from engine.cluster import kv_tokens_that_fit
 from engine.errors import EngineError
 from engine.units import format_GB
 from engine.widgets.base import Rendered
 from engine.widgets.browser import update
-from engine.widgets.deploy_model import context_tokens_that_fit
 from engine.widgets.dgx_panel import DEFAULT_STATE, dump_state, load_state
 from engine.widgets.registry import get_widget, widget_names
 
@@ -245,7 +245,7 @@ def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     assert "Deployed." in text and expected.message in text
     # The room the widget reports is the engine's own figure in its message.
     mem = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=32768, batch=4)
-    tokens = context_tokens_that_fit(80e9, mem)
+    tokens = kv_tokens_that_fit(80e9, mem)
     assert f"room for {tokens:,} tokens of context" in expected.message
     assert f"holds {tokens:,}" in text
     panel = text_of(run("dgx_panel", state=out.set_inputs["state"]).html)
