@@ -15,6 +15,10 @@ from engine.errors import EngineError
 # The MFU the lesson assumes when none is given: a well-run large job (Meta reports 38-43 %
 # for Llama 3 405B on 16,384 H100s). plan(), the figures and the widgets' defaults use it.
 DEFAULT_MFU = 0.4
+# What well-tuned large training runs reach (the lesson's band; PaLM 46 %, Llama 3 405B
+# 38-43 %, MT-NLG ~30 %, see engine/reality.py): below it GPUs mostly wait.
+GOOD_MFU_LOW = 0.35
+GOOD_MFU_HIGH = 0.55
 
 
 def flops_per_token(model: object) -> float:

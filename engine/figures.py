@@ -11,7 +11,13 @@ from collections.abc import Callable
 from engine import memory
 from engine.architecture import layer_components
 from engine.catalog import get_hardware, resolve_model
-from engine.compute import DEFAULT_MFU, training_flops, training_seconds
+from engine.compute import (
+    DEFAULT_MFU,
+    GOOD_MFU_HIGH,
+    GOOD_MFU_LOW,
+    training_flops,
+    training_seconds,
+)
 from engine.compute import flops_per_token as _flops_per_token
 from engine.errors import EngineError
 from engine.serving import decode_step, request_timeline
@@ -121,6 +127,16 @@ def train_time(
     return format_seconds(training_seconds(total, gpus, peak, mfu))
 
 
+def mfu_assumed() -> str:
+    """The MFU the lesson assumes when none is given: '40 %'."""
+    return f"{DEFAULT_MFU * 100:.0f} %"
+
+
+def mfu_good_band() -> str:
+    """The MFU well-tuned large training runs reach: '35 to 55 %'."""
+    return f"{GOOD_MFU_LOW * 100:.0f} to {GOOD_MFU_HIGH * 100:.0f} %"
+
+
 def format_bandwidth(bytes_per_s: float) -> str:
     """Bytes per second for reading: '3.35 TB/s', '300 GB/s'."""
     if bytes_per_s >= 1e12:
@@ -211,6 +227,8 @@ FIGURES: dict[str, Figure] = {
         time_per_token,
         train_flops,
         train_time,
+        mfu_assumed,
+        mfu_good_band,
         bandwidth,
         peak,
         ridge,

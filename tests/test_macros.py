@@ -54,6 +54,9 @@ def test_figures_match_the_lesson() -> None:
     assert authoring.figure_text("capacity", {"hardware": "h100-sxm"}) == "80 GB"
     approx = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "approx": True}
     assert authoring.figure_text("serve_total", approx) == "19 GB"
+    # lesson spec, steps 6 and 13: "one H100 at 40 %", "35-55 % is good"
+    assert authoring.figure_text("mfu_assumed", {}) == "40 %"
+    assert authoring.figure_text("mfu_good_band", {}) == "35 to 55 %"
 
 
 def test_a_bad_widget_line_fails_the_build_with_its_message(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine import compute, validate
 from engine.catalog import get_hardware, get_model
+from engine.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
 from engine.formats import get_format
 from engine.units import format_count, format_flops, format_seconds, format_TFLOP_per_s
 from engine.widgets.base import Control, Inputs, Widget
@@ -18,8 +19,6 @@ MODES = (
 # What large training runs reach: PaLM 540B 46.2 % (Chowdhery et al. 2022, table 3), Llama 3
 # 405B 38-43 % on 16,384 H100s (Llama 3 paper, table 4). Below the band something is starving
 # the GPUs; above it the figures deserve a second look.
-GOOD_MFU_LOW = 0.35
-GOOD_MFU_HIGH = 0.55
 BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
 MAX_GPUS = 10_000_000
 
