@@ -108,6 +108,11 @@ def test_formats_table_is_bytes_per_number_and_weights_size() -> None:
         assert row["Llama 3.1 8B weights"] == format_GB(m8.params * f.bytes_per_number)
         assert row["Llama 3.1 70B weights"] == format_GB(m70.params * f.bytes_per_number)
     assert cells["BF16 (bfloat16)"]["Llama 3.1 8B weights"] == figures.weights("llama-3.1-8b")
+    # Independent anchors: 8,030,261,248 and 70,553,706,496 parameters (Meta's model cards)
+    # times 2 and 0.5 bytes, worked by hand.
+    assert cells["BF16 (bfloat16)"]["Llama 3.1 8B weights"] == "16.06 GB"
+    assert cells["BF16 (bfloat16)"]["Llama 3.1 70B weights"] == "141.1 GB"
+    assert cells["INT4"]["Llama 3.1 8B weights"] == "4.02 GB"
 
 
 def test_bytes_per_param_table_has_the_16_18_20_conventions_from_the_engine() -> None:
@@ -125,6 +130,9 @@ def test_bytes_per_param_table_has_the_16_18_20_conventions_from_the_engine() ->
     # The lesson's three conventions, as the engine sums them.
     assert sorted(totals.values()) == [16, 18, 20]
     assert cells["Train, adam, mixed-16"]["Llama 3.1 8B"] == figures.train_state("llama-3.1-8b")
+    # The lesson's numbers: 8.03e9 x 16 = 128.5 GB; x 20 = 160.6 GB.
+    assert cells["Train, adam, mixed-16"]["Llama 3.1 8B"] == "128.5 GB"
+    assert cells["Train, adam, mixed-20"]["Llama 3.1 8B"] == "160.6 GB"
     assert cells["Serve, bf16 weights"]["Bytes per parameter"] == "2"
     assert cells["Serve, int4 weights"]["Bytes per parameter"] == "0.5"
 
@@ -143,6 +151,10 @@ def test_flops_rules_are_the_engines_multipliers() -> None:
     assert [r["Rule (N = parameters)"][0] for r in (use, train, full)] == ["2", "6", "8"]
     assert use["Llama 3.1 8B, per token"] == figures.flops_per_token("llama-3.1-8b")
     assert train["Llama 3.1 8B, per token"] == f"{format_count(6 * m.params)} FLOPs"
+    assert (use["Llama 3.1 8B, per token"], train["Llama 3.1 8B, per token"]) == (
+        "16.1 billion FLOPs",  # 2 x 8.03e9, by hand
+        "48.2 billion FLOPs",  # 6 x 8.03e9
+    )
 
 
 def test_hardware_table_has_ridge_points_for_bf16_and_fp8_where_the_chip_has_it() -> None:

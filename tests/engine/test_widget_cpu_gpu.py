@@ -95,6 +95,8 @@ def test_the_bars_are_drawn_to_scale() -> None:
     cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
     expected = 2 * cpu.peak_flops_per_s("bf16") / gpu.peak_flops_per_s("bf16")
     assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(expected, rel=1e-3)
+    # By hand: 2 sockets x 114.7 TFLOP/s (the catalogue's AMX bf16 figure) / 989.4 (H100).
+    assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(0.2319, rel=2e-3)
 
 
 def test_the_low_confidence_cpu_peak_is_flagged_with_the_catalogues_note() -> None:
@@ -238,6 +240,8 @@ def test_the_training_step_is_six_n_d_over_the_peak() -> None:
     assert format_flops(flops) in text
     assert format_seconds(t_gpu) in text and format_seconds(t_cpu) in text
     assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(t_gpu)
+    # By hand: 6 x 8,030,261,248 x 1,048,576 tokens = 5.052e16 FLOPs / 989.4e12 = 51.06 s.
+    assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(51.06, rel=1e-3)
     assert "does not fit" in text  # 128.5 GB of state against one H100's 80 GB
     assert values["speed"] == cpu_gpu_race.pick_speed(t_cpu)
 

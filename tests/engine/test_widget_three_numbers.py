@@ -51,6 +51,8 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     assert f'data-mfu="{mfu:.6f}"' in html
     text = text_of(html)
     assert f"MFU {mfu * 100:.1f} %" in text
+    # By hand: 60,000 x 6 x 8.03e9 = 2.891e15 FLOP/s of 8 x 989.4e12 = 36.5 %.
+    assert "MFU 36.5 %" in text
     assert "Good: within the 35–55 %" in text
     # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
     assert "6 × 8.03 billion = 48.2 billion FLOPs" in text
