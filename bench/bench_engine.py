@@ -71,7 +71,7 @@ def import_ms(runs: int = 7) -> float:
 
 def import_plan_ms(runs: int = 5) -> float:
     code = (
-        "import time; t = time.perf_counter(); from engine.plan import plan; "
+        "import time; t = time.perf_counter(); from engine.lesson.plan import plan; "
         "plan(model='llama-3.1-8b'); print((time.perf_counter() - t) * 1e3)"
     )
     times = [
@@ -99,9 +99,9 @@ def rate(fn: object, seconds: float = 1.0) -> float:
 def print_per_frame_costs() -> None:
     import json
 
-    from engine.training_run import TrainingRunInputs, training_run_at
-    from engine.widgets.browser import update
-    from engine.widgets.registry import get_widget
+    from engine.browser import update
+    from engine.numbers.training_run import TrainingRunInputs, training_run_at
+    from engine.registry import get_widget
 
     inputs = TrainingRunInputs(
         params=8.03e9, tokens=1e12, gpus=8, peak_flops_per_s=989.4e12, mfu=0.4
@@ -125,7 +125,7 @@ def print_per_frame_costs() -> None:
 
 
 def main() -> None:
-    from engine.plan import plan
+    from engine.lesson.plan import plan
 
     report(f"Python {sys.version.split()[0]}")
     for case in CASES:
@@ -136,7 +136,7 @@ def main() -> None:
     print_per_frame_costs()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(
-        f"import engine.plan + first plan() (fresh process, catalogue load): "
+        f"import engine.lesson.plan + first plan() (fresh process, catalogue load): "
         f"{import_plan_ms():.1f} ms"
     )
     load = os.getloadavg()[0]

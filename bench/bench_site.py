@@ -14,7 +14,7 @@ targets are printed next to the figures.
    ``.widget-result``; cold (new browser context: empty cache, no service worker) and warm
    (same context, second navigation: HTTP cache and service worker warm). Compared with a
    bare page generated in the built site (page -> module worker -> loadPyodide -> engine
-   wheel -> ``import engine.widgets.browser`` -> 'ready'), measured in the same run.
+   wheel -> ``import engine.browser`` -> 'ready'), measured in the same run.
 3. Input-to-update latency once live, timed in the page (performance.now() before the input
    event, MutationObserver on ``.widget-result``).
 4. Bytes on the wire up to first contentful paint, up to live, and once the service worker
@@ -95,7 +95,7 @@ self.addEventListener("message", async (event) => {
     const response = await fetch(new URL(event.data.wheel, import.meta.url));
     if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
     pyodide.unpackArchive(await response.arrayBuffer(), "wheel");
-    pyodide.pyimport("engine.widgets.browser");
+    pyodide.pyimport("engine.browser");
     postMessage("ready");
   } catch (error) {
     postMessage({ failed: String(error && error.message ? error.message : error) });
@@ -544,7 +544,7 @@ def section(figures: dict[str, Any]) -> str:
         "(in-page `performance.now()`). *Cold*: new browser context (empty HTTP cache, no "
         "service worker). *Warm*: same context, second navigation (HTTP cache and service "
         "worker warm). *Bare*: a page generated in the built site that only does page -> "
-        "module worker -> `loadPyodide` -> engine wheel -> `import engine.widgets.browser` "
+        "module worker -> `loadPyodide` -> engine wheel -> `import engine.browser` "
         "-> 'ready' (no theme, no deferral), twice: *stock* loads Pyodide exactly as npm "
         "ships it (the target's reference), *bare* loads the site's own copy of the same "
         "runtime, whose standard library the build precompiled (`macros/runtime_bytecode.py`): "

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engine.errors import EngineError
+from engine.numbers.errors import EngineError
 
 
 class _ArgError(Exception):
@@ -28,8 +28,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build() -> _Parser:
-    from engine.compute import DEFAULT_MFU
-    from engine.plan import CHINCHILLA_TOKENS_PER_PARAM
+    from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM
+    from engine.numbers.compute import DEFAULT_MFU
 
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
@@ -69,7 +69,7 @@ def _build() -> _Parser:
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.plan import QUESTIONS, plan
+    from engine.lesson.plan import QUESTIONS, plan
 
     result = plan(
         model=args.model, params=args.params, hardware=args.hardware, gpus=args.gpus,
@@ -93,7 +93,13 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 
 def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.catalog import catalog_dict, list_hardware, list_models, list_systems, prices
+    from engine.numbers.catalog import (
+        catalog_dict,
+        list_hardware,
+        list_models,
+        list_systems,
+        prices,
+    )
 
     data = catalog_dict()
     if args.kind != "all":

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.figures import FIGURES
-from engine.tables import TABLES
-from engine.widgets.registry import widget_names
+from engine.lesson.figures import FIGURES
+from engine.lesson.tables import TABLES
+from engine.registry import widget_names
 from macros import authoring
 
 

@@ -12,12 +12,12 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from engine.errors import EngineError
-from engine.figures import get_figure
-from engine.tables import get_table
-from engine.widgets.base import render_page_widget
-from engine.widgets.html import esc
-from engine.widgets.registry import get_widget
+from engine.lesson.figures import get_figure
+from engine.lesson.tables import get_table
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget
+from engine.render.html import esc
+from engine.render.widget import render_page_widget
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
 

@@ -20,7 +20,7 @@ pyodide.unpackArchive(new Uint8Array(await readFile(wheelPath)), "wheel");
 // widget's first render import from the standard library.
 const used = JSON.parse(pyodide.runPython(`
 import json, sys
-from engine.widgets import browser, registry
+from engine import browser, registry
 for name in registry.widget_names():
     browser.update(name, "{}")
 stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))

@@ -31,12 +31,12 @@ def project_version(project_root: Path) -> tuple[str, str]:
 def catalog_json() -> dict[str, bytes]:
     """The catalogue pre-parsed as JSON, for the wheel: arcname -> bytes.
 
-    engine/catalog/_data.py writes and reads these files; only the wheel carries them, so the
+    engine/numbers/catalog/_data.py writes and reads these files; only the wheel carries them, so the
     reader's browser never imports tomllib.
     """
-    from engine.catalog import _data
+    from engine.numbers.catalog import _data
 
-    return {f"engine/catalog/data/{name}.json": _data.pre_parsed(name) for name in _data.names()}
+    return {f"engine/numbers/catalog/data/{name}.json": _data.pre_parsed(name) for name in _data.names()}
 
 
 def build_engine_wheel(

@@ -15,9 +15,9 @@ from test_widgets import result_html_in_browser, widget_inputs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import cluster  # noqa: E402
-from engine.units import format_GB  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
+from engine.lesson import cluster  # noqa: E402
+from engine.words.format import format_GB  # noqa: E402
 
 STEP_4 = "steps/04-train-it-anyway/"
 STEP_8 = "steps/08-serve-the-model/"

@@ -16,7 +16,7 @@ from test_site import run_axe
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import reality  # noqa: E402
+from engine.lesson import reality  # noqa: E402
 
 PAGE = "reality-check/"
 ROWS = ".reality table tbody tr"

@@ -12,8 +12,8 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.plan import plan  # noqa: E402
-from engine.units import format_seconds  # noqa: E402
+from engine.lesson.plan import plan  # noqa: E402
+from engine.words.format import format_seconds  # noqa: E402
 
 
 def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Site) -> None:

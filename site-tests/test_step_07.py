@@ -15,8 +15,8 @@ from test_widgets import result_html_in_browser, wait_matches_cpython, widget_in
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import drills  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
+from engine.lesson import drills  # noqa: E402
 
 PAGE = "steps/07-drill-training-memory/"
 NAME = "drill_training_memory"

@@ -16,7 +16,7 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.catalog import get_hardware  # noqa: E402
+from engine.numbers.catalog import get_hardware  # noqa: E402
 
 STEP_11 = "steps/11-cpu-and-gpu/"
 STEP_12 = "steps/12-same-prompt-on-cpus/"

@@ -14,8 +14,8 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import compute, serving  # noqa: E402
-from engine.catalog import get_hardware, get_model  # noqa: E402
+from engine.numbers import compute, serving  # noqa: E402
+from engine.numbers.catalog import get_hardware, get_model  # noqa: E402
 
 
 @pytest.mark.parametrize(

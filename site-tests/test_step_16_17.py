@@ -23,12 +23,12 @@ from test_widgets import result_html_in_browser, wait_matches_cpython, widget_in
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import drill_fit, drills  # noqa: E402
-from engine.catalog import get_hardware, get_model  # noqa: E402
-from engine.figures import format_tokens_per_s  # noqa: E402
-from engine.serving import DecodeStep, decode_step  # noqa: E402
-from engine.units import format_seconds  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
+from engine.lesson import drill_fit, drills  # noqa: E402
+from engine.lesson.figures import format_tokens_per_s  # noqa: E402
+from engine.numbers.catalog import get_hardware, get_model  # noqa: E402
+from engine.numbers.serving import DecodeStep, decode_step  # noqa: E402
+from engine.words.format import format_seconds  # noqa: E402
 
 ROOF_PAGE = "steps/16-roofline/"
 ROOF = "[data-widget=roofline_chart]"

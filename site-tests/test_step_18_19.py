@@ -17,9 +17,9 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.cost import format_usd, rent_vs_own_from_catalog  # noqa: E402
-from engine.plan import plan  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
+from engine.lesson.plan import plan  # noqa: E402
+from engine.numbers.cost import format_usd, rent_vs_own_from_catalog  # noqa: E402
 
 STEP_18 = "steps/18-where-ai-runs/"
 STEP_19 = "steps/19-five-questions/"

@@ -20,13 +20,13 @@ from test_widgets import wait_matches_cpython, widget_inputs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import cheatsheet, figures  # noqa: E402
-from engine.catalog import get_hardware, get_model  # noqa: E402
-from engine.memory import serving_memory, training_state_bytes_per_param  # noqa: E402
-from engine.roofline import ridge_point  # noqa: E402
-from engine.units import format_GB  # noqa: E402
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
+from engine.lesson import cheatsheet, figures  # noqa: E402
+from engine.numbers.catalog import get_hardware, get_model  # noqa: E402
+from engine.numbers.memory import serving_memory, training_state_bytes_per_param  # noqa: E402
+from engine.numbers.roofline import ridge_point  # noqa: E402
 from engine.widgets.playground import WIDGET  # noqa: E402
+from engine.words.format import format_GB  # noqa: E402
 
 CHEAT_PAGE = "steps/20-cheat-sheet/"
 PLAYGROUND_PAGE = "steps/21-playground/"

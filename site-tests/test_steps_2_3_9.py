@@ -13,8 +13,8 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import memory, serving  # noqa: E402
-from engine.units import format_GB, format_seconds  # noqa: E402
+from engine.numbers import memory, serving  # noqa: E402
+from engine.words.format import format_GB, format_seconds  # noqa: E402
 
 PAGES = {
     "layer_matrices": "steps/02-ai-ml-dl/",

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, Route
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.widgets.browser import update  # noqa: E402
+from engine.browser import update  # noqa: E402
 
 
 def result_html_in_browser(page: Page, widget_selector: str, html: str) -> str:

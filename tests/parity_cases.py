@@ -44,9 +44,9 @@ PLAN_CASES: list[dict[str, Any]] = [
 
 
 def results() -> dict[str, Any]:
-    from engine.errors import EngineError
-    from engine.plan import plan
-    from engine.widgets.registry import get_widget, widget_names
+    from engine.lesson.plan import plan
+    from engine.numbers.errors import EngineError
+    from engine.registry import get_widget, widget_names
 
     out: dict[str, Any] = {"plans": [], "widgets": {}}
     for case in PLAN_CASES:

@@ -13,19 +13,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.catalog import _data  # noqa: E402
+from engine.numbers.catalog import _data  # noqa: E402
 from macros.wheel import build_engine_wheel, catalog_json  # noqa: E402
 
 
 def test_the_pre_parsed_catalogue_holds_the_same_values_as_the_toml() -> None:
     files = catalog_json()
-    assert sorted(files) == [f"engine/catalog/data/{n}.json" for n in _data.names()]
+    assert sorted(files) == [f"engine/numbers/catalog/data/{n}.json" for n in _data.names()]
     for name in _data.names():
-        toml_values = tomllib.loads((ROOT / f"engine/catalog/data/{name}.toml").read_text())
-        assert json.loads(files[f"engine/catalog/data/{name}.json"]) == toml_values
+        toml_values = tomllib.loads((ROOT / f"engine/numbers/catalog/data/{name}.toml").read_text())
+        assert json.loads(files[f"engine/numbers/catalog/data/{name}.json"]) == toml_values
         # Order too (dict equality ignores it): lists and drills follow the catalogue's order.
-        assert list(json.loads(files[f"engine/catalog/data/{name}.json"])) == list(toml_values)
-        assert json.dumps(json.loads(files[f"engine/catalog/data/{name}.json"])) == json.dumps(
+        assert list(json.loads(files[f"engine/numbers/catalog/data/{name}.json"])) == list(toml_values)
+        assert json.dumps(json.loads(files[f"engine/numbers/catalog/data/{name}.json"])) == json.dumps(
             toml_values
         )
         assert toml_values  # a file that parsed to nothing would pass the line above
@@ -35,14 +35,14 @@ def test_the_wheel_carries_both_and_no_stray_files(tmp_path: Path) -> None:
     wheel = build_engine_wheel(ROOT, tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     for name in _data.names():
-        assert f"engine/catalog/data/{name}.toml" in names
-        assert f"engine/catalog/data/{name}.json" in names
+        assert f"engine/numbers/catalog/data/{name}.toml" in names
+        assert f"engine/numbers/catalog/data/{name}.json" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
 def test_the_source_tree_has_no_pre_parsed_copy() -> None:
     # A JSON left in the tree would shadow later TOML edits in CPython.
-    assert not list((ROOT / "engine/catalog/data").glob("*.json"))
+    assert not list((ROOT / "engine/numbers/catalog/data").glob("*.json"))
 
 
 def test_the_loader_reads_the_pre_parsed_copy_when_it_is_there(

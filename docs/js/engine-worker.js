@@ -1,5 +1,5 @@
 // Module Web Worker: loads the self-hosted Pyodide core and the engine wheel, then renders
-// widgets on request by calling engine.widgets.browser.update (Python). No formula lives here.
+// widgets on request by calling engine.browser.update (Python). No formula lives here.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { RUNTIME } from "./runtime-config.js";
 
@@ -23,7 +23,7 @@ async function init() {
     });
     progress("Loading the engine…");
     pyodide.unpackArchive(await wheel, "wheel");
-    const browser = pyodide.pyimport("engine.widgets.browser");
+    const browser = pyodide.pyimport("engine.browser");
     update = browser.update;
     postMessage({ type: "ready" });
   } catch (error) {

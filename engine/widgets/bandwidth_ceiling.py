@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import memory, serving
-from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
-from engine.figures import format_bandwidth as bandwidth_text
-from engine.figures import format_tokens_per_s as rate_text
-from engine.formats import get_format
-from engine.units import format_count, format_GB, format_seconds, format_TFLOP_per_s
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import (
-    catalog_model_control,
-    hardware_options,
-    weight_format_control,
-)
+from engine.lesson.figures import format_bandwidth as bandwidth_text
+from engine.lesson.figures import format_tokens_per_s as rate_text
+from engine.numbers import memory, serving
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.formats import get_format
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import catalog_model_control, hardware_options, weight_format_control
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 
 # Data-centre GPUs, a gaming card, a workstation GPU, a desktop Apple chip, one socket of a
 # CPU server (dgx-1's own CPUs) and a phone: the range the lesson compares.

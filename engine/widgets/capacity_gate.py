@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import memory, validate
-from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
-from engine.formats import FORMATS, get_format
-from engine.memory import ServingMemory
-from engine.part_names import labelled_parts
-from engine.units import format_count, format_GB
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import (
-    catalog_model_control,
-    gpu_options,
-    weight_format_control,
-)
+from engine.numbers import memory, validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.formats import FORMATS, get_format
+from engine.numbers.memory import ServingMemory
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import catalog_model_control, gpu_options, weight_format_control
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_GB
+from engine.words.labels import labelled_parts
 
 SMALLER_FORMATS = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")

@@ -4,9 +4,9 @@ A clock widget: while it plays the browser advances the hidden input ``elapsed``
 seconds) at the chosen ``speed`` (simulated seconds per real second, slow motion for a
 prefill) and calls :func:`render`, which says how far each side has got.
 
-Each side's time is the engine's: a prefill is :func:`engine.serving.prefill` (FLOPs / peak,
+Each side's time is the engine's: a prefill is :func:`engine.numbers.serving.prefill` (FLOPs / peak,
 or bytes / bandwidth when reading the weights takes longer); a training step is
-6 x parameters x tokens FLOPs / peak (:mod:`engine.compute`). Peaks are raw dense bf16 peaks,
+6 x parameters x tokens FLOPs / peak (:mod:`engine.numbers.compute`). Peaks are raw dense bf16 peaks,
 so both times are floors.
 
 The hidden input ``race`` remembers which race is on screen. When the reader changes the
@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import math
 
-from engine import memory, validate
-from engine.catalog import HardwareSpec, ModelSpec, get_model, get_system
-from engine.compute import training_flops, training_seconds
-from engine.errors import EngineError
-from engine.serving import Prefill, prefill
-from engine.units import (
+from engine.numbers import memory, validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_model, get_system
+from engine.numbers.compute import training_flops, training_seconds
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import Prefill, prefill
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import catalog_model_control, model_options
+from engine.render.widget import Control, Inputs, Rendered, Widget
+from engine.words.format import (
     a_or_an,
     format_count,
     format_elapsed,
@@ -32,10 +35,7 @@ from engine.units import (
     format_seconds,
     format_TFLOP_per_s,
 )
-from engine.widgets.base import Control, Inputs, Rendered, Widget
-from engine.widgets.cpu_vs_gpu import side_name
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import catalog_model_control, model_options
+from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
 MATHS_FORMAT = "bf16"

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import validate
-from engine.catalog import HardwareSpec, get_hardware, get_system, list_hardware
-from engine.units import format_TFLOP_per_s
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import esc, tag
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_hardware
+from engine.render.html import esc, tag
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_TFLOP_per_s
+from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
 PEAK_FORMAT = "bf16"
@@ -39,12 +40,6 @@ def read_chips(inputs: Inputs) -> tuple[HardwareSpec, int, HardwareSpec, int]:
     )
     gpus = validate.integer(inputs["gpus"], "gpus", label="Number of GPUs", maximum=MAX_CHIPS)
     return cpu, cpus, gpu, gpus
-
-
-def side_name(chip: HardwareSpec, count: int) -> str:
-    """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""
-    name = chip.name.replace(" (one socket)", "")
-    return name if count == 1 else f"{count} × {name}"
 
 
 def format_bandwidth(bytes_per_s: float) -> str:

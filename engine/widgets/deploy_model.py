@@ -1,6 +1,6 @@
 """Step 8: deploy a model onto one GPU of the simulated dgx-1.
 
-The deployment goes to :func:`engine.cluster.deploy`, which admits it if it fits the memory
+The deployment goes to :func:`engine.lesson.cluster.deploy`, which admits it if it fits the memory
 still free on that GPU (other deployments may share it; a training job holds its GPUs to
 itself). The result shows the weights, the KV cache, the working space, and how many tokens
 of context (so how many concurrent requests) the rest of the GPU holds. The widget shares
@@ -10,14 +10,8 @@ pages in the same tab.
 
 from __future__ import annotations
 
-from engine import cluster, memory
-from engine.catalog import get_model, get_system, list_models
-from engine.errors import EngineError
-from engine.units import format_bytes, format_GB
-from engine.validate import choice, integer
-from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.dgx_panel import (
+from engine.lesson import cluster
+from engine.lesson.dgx_view import (
     STORE,
     SYSTEM,
     dump_state,
@@ -25,12 +19,19 @@ from engine.widgets.dgx_panel import (
     state_control,
     with_field,
 )
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import (
+from engine.numbers import memory
+from engine.numbers.catalog import get_model, get_system, list_models
+from engine.numbers.errors import EngineError
+from engine.numbers.validate import choice, integer
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import (
     SERVING_WEIGHT_FORMATS,
     catalog_model_control,
     weight_format_control,
 )
+from engine.render.widget import Action, Control, Inputs, Rendered, Widget
+from engine.words.format import format_bytes, format_GB
 
 ENGINE_FIELDS = {
     "model_id": "model",

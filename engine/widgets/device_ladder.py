@@ -1,6 +1,6 @@
 """Step 18: a ladder of devices, from a phone to a cluster, and what each can do with a model.
 
-For each rung the engine's :func:`engine.plan.plan` answers: can it serve the model (in the
+For each rung the engine's :func:`engine.lesson.plan.plan` answers: can it serve the model (in the
 widest number format that fits), how fast one user's answer streams, can it hold the
 training state (ZeRO-3 across its chips, tensor parallel inside one server if needed) and
 how long training would take at the MFU given. The widget only chooses which plans to ask
@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
-from engine.memory import ServingMemory, TrainingMemory
-from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
-from engine.units import TB, a_or_an, format_bytes, format_count, format_GB, format_seconds
-from engine.validate import fraction, integer, number
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import esc, tag
-from engine.widgets.options import model_controls, model_from
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
+from engine.numbers.memory import ServingMemory, TrainingMemory
+from engine.numbers.units import TB
+from engine.numbers.validate import fraction, integer, number
+from engine.render.html import esc, tag
+from engine.render.options import model_controls, model_from
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
 
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.

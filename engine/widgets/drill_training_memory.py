@@ -2,17 +2,17 @@
 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
-in localStorage under "local:drill-7". All the drill's logic is in :mod:`engine.drills`; the
-view it shares with the other drills is :mod:`engine.widgets.drill_view`.
+in localStorage under "local:drill-7". All the drill's logic is in :mod:`engine.lesson.drills`; the
+view it shares with the other drills is :mod:`engine.lesson.drill_view`.
 """
 
 from __future__ import annotations
 
-from engine import drills
-from engine.part_names import labelled_parts
-from engine.widgets.base import Control, Inputs, Rendered, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.drill_view import FITS_CONTROL, STATE_CONTROL, DrillView, actions, seed_control
+from engine.lesson import drills
+from engine.lesson.drill_view import FITS_CONTROL, STATE_CONTROL, DrillView, actions, seed_control
+from engine.render.charts import memory_bar
+from engine.render.widget import Control, Inputs, Rendered, Widget
+from engine.words.labels import labelled_parts
 
 DRILL_STEP = 7
 

@@ -1,17 +1,16 @@
 """Step 19: any workload, and the engine's answers to the five questions.
 
-The answers are :meth:`engine.plan.Plan.answers`, word for word; the widget only collects
+The answers are :meth:`engine.lesson.plan.Plan.answers`, word for word; the widget only collects
 the workload and lists them.
 """
 
 from __future__ import annotations
 
-from engine.memory import SHARDINGS
-from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, plan
-from engine.validate import choice
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import esc, tag
-from engine.widgets.options import (
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, plan
+from engine.numbers.memory import SHARDINGS
+from engine.numbers.validate import choice
+from engine.render.html import esc, tag
+from engine.render.options import (
     SERVING_WEIGHT_FORMATS,
     TASK_LABELS,
     format_options,
@@ -19,6 +18,7 @@ from engine.widgets.options import (
     model_controls,
     model_from,
 )
+from engine.render.widget import Control, Inputs, Widget
 
 SHARDING_LABELS = {
     "none": "None (every GPU holds everything)",

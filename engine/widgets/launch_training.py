@@ -1,23 +1,16 @@
 """Step 4: launch a training job on the simulated dgx-1 and watch the arithmetic refuse it.
 
-The job goes to :func:`engine.cluster.launch_training`, which admits or refuses it before it
+The job goes to :func:`engine.lesson.cluster.launch_training`, which admits or refuses it before it
 starts. A refusal shows the arithmetic and the ways out the engine found, each with its
 numbers and a button ("Apply way out N") that submits it through
-:func:`engine.cluster.try_way_out`. The widget shares the store ``session:dgx-1`` with the
+:func:`engine.lesson.cluster.try_way_out`. The widget shares the store ``session:dgx-1`` with the
 dgx-1 panel, so both show the same simulated server.
 """
 
 from __future__ import annotations
 
-from engine import cluster, memory
-from engine.catalog import get_system, list_models
-from engine.errors import EngineError
-from engine.part_names import labelled_parts
-from engine.units import format_count, format_GB
-from engine.validate import choice
-from engine.widgets.base import Action, Control, Inputs, Rendered, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.dgx_panel import (
+from engine.lesson import cluster
+from engine.lesson.dgx_view import (
     STORE,
     SYSTEM,
     dump_state,
@@ -25,8 +18,16 @@ from engine.widgets.dgx_panel import (
     state_control,
     with_field,
 )
-from engine.widgets.html import esc, tag
-from engine.widgets.options import catalog_model_control
+from engine.numbers import memory
+from engine.numbers.catalog import get_system, list_models
+from engine.numbers.errors import EngineError
+from engine.numbers.validate import choice
+from engine.render.charts import memory_bar
+from engine.render.html import esc, tag
+from engine.render.options import catalog_model_control
+from engine.render.widget import Action, Control, Inputs, Rendered, Widget
+from engine.words.format import format_count, format_GB
+from engine.words.labels import labelled_parts
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
 ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from engine.architecture import (
+from engine.numbers.architecture import (
     Component,
     attention_flops_per_token,
     components,
     layer_components,
 )
-from engine.catalog import get_model
-from engine.units import format_count
-from engine.validate import integer
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import catalog_model_control
+from engine.numbers.catalog import get_model
+from engine.numbers.validate import integer
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import catalog_model_control
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count
 
 # Which layers a component belongs to: (scope, how many such layers the model has).
 _LAYER_SCOPES = ("layer", "dense-layer", "moe-layer")

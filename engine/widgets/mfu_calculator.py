@@ -3,14 +3,14 @@ time of a token budget at an assumed MFU, with the arithmetic shown."""
 
 from __future__ import annotations
 
-from engine import compute, validate
-from engine.catalog import get_hardware, get_model
-from engine.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
-from engine.formats import get_format
-from engine.units import format_count, format_flops, format_seconds, format_TFLOP_per_s
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import catalog_model_control, format_options, gpu_options
+from engine.numbers import compute, validate
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
+from engine.numbers.formats import get_format
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import catalog_model_control, format_options, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_flops, format_seconds, format_TFLOP_per_s
 
 MODES = (
     ("mfu", "From a measured throughput → MFU"),

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from engine import memory
-from engine.catalog import get_hardware
-from engine.compute import flops_per_token
-from engine.formats import get_format
-from engine.part_names import labelled_parts
-from engine.units import format_count, format_GB
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import format_options, model_controls, model_from
+from engine.numbers import memory
+from engine.numbers.catalog import get_hardware
+from engine.numbers.compute import flops_per_token
+from engine.numbers.formats import get_format
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import format_options, model_controls, model_from
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_GB
+from engine.words.labels import labelled_parts
 
 PLAN_HARDWARE = "h100-sxm"
 

@@ -1,6 +1,6 @@
 """Step 18: own or rent? Cost per used GPU-hour against utilisation, and the break-even.
 
-Every figure comes from :func:`engine.cost.rent_vs_own`; the starting values of the fields
+Every figure comes from :func:`engine.numbers.cost.rent_vs_own`; the starting values of the fields
 are the catalogue's prices for dgx-1 (each shown with its date and source).
 """
 
@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from engine.catalog import get_system, prices
-from engine.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
-from engine.validate import number
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import definition_list, esc, tag
+from engine.numbers.catalog import get_system, prices
+from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
+from engine.numbers.validate import number
+from engine.render.html import definition_list, esc, tag
+from engine.render.widget import Control, Inputs, Widget
 
 SYSTEM = "dgx-1"
 

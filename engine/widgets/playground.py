@@ -1,4 +1,4 @@
-"""Step 21: the playground. Every input of :func:`engine.plan.plan` at once, over the whole
+"""Step 21: the playground. Every input of :func:`engine.lesson.plan.plan` at once, over the whole
 catalogue, with the full plan: the five answers, memory against capacity, the serving
 timeline or the training time, and the cost.
 
@@ -9,26 +9,16 @@ checked, so a link never carries a value the engine would refuse later.
 
 from __future__ import annotations
 
-from engine import validate
-from engine.catalog import ModelSpec
-from engine.errors import EngineError
-from engine.formats import FORMATS
-from engine.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, ServingMemory
-from engine.part_names import labelled_parts
-from engine.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, Plan, plan
-from engine.serving import request_timeline
-from engine.units import (
-    format_bytes,
-    format_count,
-    format_flops,
-    format_GB,
-    format_seconds,
-    format_TFLOP_per_s,
-)
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar, timeline
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import (
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, Plan, plan
+from engine.numbers import validate
+from engine.numbers.catalog import ModelSpec
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import FORMATS
+from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, ServingMemory
+from engine.numbers.serving import request_timeline
+from engine.render.charts import memory_bar, timeline
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import (
     OPTIMIZER_LABELS,
     TASK_LABELS,
     format_options,
@@ -37,6 +27,16 @@ from engine.widgets.options import (
     model_from,
     model_options,
 )
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import (
+    format_bytes,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
+from engine.words.labels import labelled_parts
 
 TASK_CHOICES = tuple((t, TASK_LABELS[t]) for t in TASKS)
 KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
@@ -86,7 +86,7 @@ def _model(inputs: Inputs) -> ModelSpec:
 
 
 def run_plan(inputs: Inputs) -> Plan:
-    """Check every input (those of the other task too), then ask :func:`engine.plan.plan`."""
+    """Check every input (those of the other task too), then ask :func:`engine.lesson.plan.plan`."""
     model = _model(inputs)
     hardware = _select(inputs, "hardware", "Hardware", hardware_options())
     task = _select(inputs, "task", "Task", TASK_CHOICES)

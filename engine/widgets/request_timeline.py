@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from engine import serving
-from engine.catalog import get_hardware, get_model
-from engine.serving import RequestTimeline
-from engine.units import format_seconds
-from engine.validate import integer
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import timeline
-from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import catalog_model_control, gpu_options
+from engine.numbers import serving
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.serving import RequestTimeline
+from engine.numbers.validate import integer
+from engine.render.charts import timeline
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import catalog_model_control, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_seconds
 
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000

@@ -2,8 +2,8 @@
 chip and number format, with the prefill and decode at several batch sizes placed on it, and
 a batch slider moving a highlighted decode point.
 
-Every figure comes from :mod:`engine.serving` (``prefill``, ``decode_step``: time = the larger
-of bytes / bandwidth and FLOPs / peak) and :mod:`engine.roofline` (``ridge_point``). A point
+Every figure comes from :mod:`engine.numbers.serving` (``prefill``, ``decode_step``: time = the larger
+of bytes / bandwidth and FLOPs / peak) and :mod:`engine.numbers.roofline` (``ridge_point``). A point
 sits on the roof by construction: its FLOP/s are its FLOPs divided by its engine time.
 """
 
@@ -13,16 +13,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine import validate
-from engine.catalog import HardwareSpec, get_hardware, get_model
-from engine.figures import format_bandwidth, format_tokens_per_s
-from engine.memory import ServingMemory, serving_memory
-from engine.roofline import ridge_point
-from engine.serving import DecodeStep, Prefill, decode_step, prefill
-from engine.units import a_or_an, format_GB, format_seconds
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import catalog_model_control, format_options, gpu_options
+from engine.lesson.figures import format_bandwidth, format_tokens_per_s
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.memory import ServingMemory, serving_memory
+from engine.numbers.roofline import ridge_point
+from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import catalog_model_control, format_options, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import a_or_an, format_GB, format_seconds
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
 MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048

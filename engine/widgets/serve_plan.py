@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from engine import memory
-from engine.catalog import get_hardware, get_model
-from engine.part_names import labelled_parts
-from engine.units import format_bytes, format_GB
-from engine.validate import integer
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, tag
-from engine.widgets.options import (
-    catalog_model_control,
-    gpu_options,
-    weight_format_control,
-)
+from engine.numbers import memory
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.validate import integer
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, tag
+from engine.render.options import catalog_model_control, gpu_options, weight_format_control
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_bytes, format_GB
+from engine.words.labels import labelled_parts
 
 
 def render(inputs: Inputs) -> str:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from engine import cost, roofline, validate
-from engine.catalog import get_hardware, get_model
-from engine.compute import DEFAULT_MFU
-from engine.part_names import labelled_parts
-from engine.plan import Plan, plan
-from engine.units import format_count, format_GB, format_seconds, plural
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import esc, tag
-from engine.widgets.options import catalog_model_control, gpu_options
+from engine.lesson.plan import Plan, plan
+from engine.numbers import cost, roofline, validate
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.compute import DEFAULT_MFU
+from engine.render.charts import memory_bar
+from engine.render.html import esc, tag
+from engine.render.options import catalog_model_control, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_GB, format_seconds, plural
+from engine.words.labels import labelled_parts
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from engine import memory
-from engine.catalog import get_hardware, get_model
-from engine.formats import get_format
-from engine.part_names import labelled_parts, part_label
-from engine.units import format_GB
-from engine.validate import choice, integer
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import OPTIMIZER_LABELS, catalog_model_control, gpu_options
+from engine.numbers import memory
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.formats import get_format
+from engine.numbers.validate import choice, integer
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import OPTIMIZER_LABELS, catalog_model_control, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_GB
+from engine.words.labels import labelled_parts, part_label
 
 SERVING_FORMAT = "bf16"
 

@@ -4,24 +4,18 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 
 from __future__ import annotations
 
-from engine import compute, cost, validate
-from engine.catalog import get_hardware, get_model
-from engine.errors import EngineError
-from engine.memory import SHARDINGS, TrainingMemory
-from engine.part_names import labelled_parts
-from engine.plan import plan
-from engine.units import (
-    SECONDS_PER_DAY,
-    format_count,
-    format_flops,
-    format_GB,
-    format_seconds,
-    plural,
-)
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.charts import memory_bar
-from engine.widgets.html import definition_list, esc, table, tag
-from engine.widgets.options import catalog_model_control, gpu_options
+from engine.lesson.plan import plan
+from engine.numbers import compute, cost, validate
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import SHARDINGS, TrainingMemory
+from engine.numbers.units import SECONDS_PER_DAY
+from engine.render.charts import memory_bar
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import catalog_model_control, gpu_options
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import format_count, format_flops, format_GB, format_seconds, plural
+from engine.words.labels import labelled_parts
 
 SHARDING_LABELS = {
     "none": "None: every GPU holds the whole state",

@@ -2,33 +2,32 @@
 
 A clock widget: while it plays, the browser advances the hidden input ``elapsed``
 (simulated seconds) and calls :func:`render` every frame, so the render stays cheap: one
-:func:`~engine.training_run.simulate_training_run` of 60 samples (the whole loss curve) and
-one :func:`~engine.training_run.training_run_at` for the moment shown.
+:func:`~engine.numbers.training_run.simulate_training_run` of 60 samples (the whole loss curve) and
+one :func:`~engine.numbers.training_run.training_run_at` for the moment shown.
 """
 
 from __future__ import annotations
 
-from engine import memory, validate
-from engine.catalog import get_model, get_system
-from engine.training_run import (
+from engine.numbers import memory, validate
+from engine.numbers.catalog import get_model, get_system
+from engine.numbers.training_run import (
     CHINCHILLA_E,
     CHINCHILLA_VOCAB,
     INITIAL_LOSS,
     simulate_training_run,
     training_run_at,
 )
-from engine.units import (
-    SECONDS_PER_DAY,
-    SECONDS_PER_HOUR,
+from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
+from engine.render.curves import gpu_meters, line_chart
+from engine.render.html import definition_list, esc, tag
+from engine.render.widget import Control, Inputs, Widget
+from engine.words.format import (
     format_count,
     format_elapsed,
     format_flops,
     format_GB,
     format_seconds,
 )
-from engine.widgets.base import Control, Inputs, Widget
-from engine.widgets.curves import gpu_meters, line_chart
-from engine.widgets.html import definition_list, esc, tag
 
 MODEL = "llama-3.1-8b"
 SYSTEM = "dgx-1"

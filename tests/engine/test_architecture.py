@@ -1,13 +1,13 @@
 import pytest
 
-from engine.architecture import (
+from engine.numbers.architecture import (
     attention_flops_per_token,
     components,
     layer_components,
     summary,
 )
-from engine.catalog import generic_dense_model, get_model, list_models
-from engine.errors import EngineError
+from engine.numbers.catalog import generic_dense_model, get_model, list_models
+from engine.numbers.errors import EngineError
 
 
 @pytest.mark.parametrize("model", list_models(), ids=lambda m: m.id)

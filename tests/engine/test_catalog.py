@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from engine.catalog import (
+from engine.numbers.catalog import (
     as_hardware,
     as_model,
     catalog_dict,
@@ -15,7 +15,7 @@ from engine.catalog import (
     prices,
     resolve_model,
 )
-from engine.errors import EngineError
+from engine.numbers.errors import EngineError
 
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b",
           "mistral-7b", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "deepseek-v3",
@@ -117,8 +117,8 @@ def test_catalog_dict_is_json():
 
 
 def test_reference_only_models_are_found_but_not_listed():
-    # Llama 2 is in the catalogue for the reality check only (see engine/reality.py).
-    from engine.catalog import get_model
+    # Llama 2 is in the catalogue for the reality check only (see engine/lesson/reality.py).
+    from engine.numbers.catalog import get_model
 
     listed = {m.id for m in list_models()}
     everything = {m.id for m in list_models(include_reference=True)}

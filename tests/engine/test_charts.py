@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.part_names import PART_LABELS
-from engine.widgets.charts import PART_CLASSES, memory_bar, part_class, timeline
-from engine.widgets.registry import get_widget
+from engine.registry import get_widget
+from engine.render.charts import PART_CLASSES, memory_bar, part_class, timeline
+from engine.words.labels import PART_LABELS
 
 CSS = "docs/css/parts.css"
 

@@ -8,17 +8,17 @@ from html.parser import HTMLParser
 
 import pytest
 
-from engine import cheatsheet, figures
-from engine.catalog import get_hardware, get_model, list_hardware
-from engine.compute import flops_per_token, training_flops
-from engine.errors import EngineError
-from engine.formats import FORMATS
-from engine.memory import CONVENTIONS, min_gpus_to_serve, serving_memory
-from engine.memory import training_state_bytes_per_param as state_bpp
-from engine.roofline import ridge_point
-from engine.serving import decode_step
-from engine.tables import TABLES, get_table
-from engine.units import format_count, format_GB
+from engine.lesson import cheatsheet, figures
+from engine.lesson.tables import TABLES, get_table
+from engine.numbers.catalog import get_hardware, get_model, list_hardware
+from engine.numbers.compute import flops_per_token, training_flops
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import FORMATS
+from engine.numbers.memory import CONVENTIONS, min_gpus_to_serve, serving_memory
+from engine.numbers.memory import training_state_bytes_per_param as state_bpp
+from engine.numbers.roofline import ridge_point
+from engine.numbers.serving import decode_step
+from engine.words.format import format_count, format_GB
 
 
 class _Grid(HTMLParser):

@@ -1,4 +1,4 @@
-"""Tests of engine.cluster: the simulated dgx-1, its refusals, its clock and its state."""
+"""Tests of engine.lesson.cluster: the simulated dgx-1, its refusals, its clock and its state."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.catalog import get_model
-from engine.cluster import (
+from engine.lesson.cluster import (
     MAX_LOG_ENTRIES,
     ActionResult,
     ClusterState,
@@ -23,8 +22,9 @@ from engine.cluster import (
     stop,
     try_way_out,
 )
-from engine.errors import EngineError
-from engine.memory import serving_memory, training_memory
+from engine.numbers.catalog import get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import serving_memory, training_memory
 
 GB = 1e9
 

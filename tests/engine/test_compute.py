@@ -1,7 +1,7 @@
 import pytest
 
-from engine.catalog import get_model
-from engine.compute import (
+from engine.numbers.catalog import get_model
+from engine.numbers.compute import (
     flops_per_token,
     gpus_for_deadline,
     mfu_from_throughput,
@@ -9,7 +9,7 @@ from engine.compute import (
     training_flops,
     training_seconds,
 )
-from engine.errors import EngineError
+from engine.numbers.errors import EngineError
 
 
 def test_flops_per_token_uses_active_params():

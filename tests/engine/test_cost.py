@@ -1,4 +1,4 @@
-"""Tests of engine.cost: renting against owning, cost per million tokens, training run cost."""
+"""Tests of engine.numbers.cost: renting against owning, cost per million tokens, training run cost."""
 
 from __future__ import annotations
 
@@ -9,14 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.cost import (
-    cost_per_million_tokens,
-    format_usd,
-    rent_vs_own,
-    training_run_cost,
-)
-from engine.errors import EngineError
-from engine.units import HOURS_PER_YEAR
+from engine.numbers.cost import cost_per_million_tokens, format_usd, rent_vs_own, training_run_cost
+from engine.numbers.errors import EngineError
+from engine.numbers.units import HOURS_PER_YEAR
 
 # A DGX H100 (8 GPUs) at the SemiAnalysis 2023 estimate, 10.2 kW, US industrial power,
 # Uptime 2023 average PUE, against AWS p5 on-demand per GPU (facts.yaml cost.* entries).
@@ -194,8 +189,8 @@ def test_break_even_is_consistent(
 
 
 def test_rent_vs_own_from_catalog_uses_sourced_defaults() -> None:
-    from engine.catalog import prices
-    from engine.cost import rent_vs_own_from_catalog
+    from engine.numbers.catalog import prices
+    from engine.numbers.cost import rent_vs_own_from_catalog
 
     p = prices()
     r = rent_vs_own_from_catalog(utilisation=0.5)
@@ -215,8 +210,11 @@ def test_rent_vs_own_from_catalog_uses_sourced_defaults() -> None:
 
 
 def test_catalog_wrappers_for_tokens_and_training() -> None:
-    from engine.catalog import prices
-    from engine.cost import cost_per_million_tokens_from_catalog, training_run_cost_from_catalog
+    from engine.numbers.catalog import prices
+    from engine.numbers.cost import (
+        cost_per_million_tokens_from_catalog,
+        training_run_cost_from_catalog,
+    )
 
     price = prices().default_cloud("h100-sxm").usd_per_gpu_hour
     t = cost_per_million_tokens_from_catalog(tokens_per_s=200)

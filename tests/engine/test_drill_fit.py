@@ -10,11 +10,13 @@ from collections.abc import Callable
 
 import pytest
 
-from engine import drill_fit, drills, memory
-from engine.errors import EngineError
-from engine.units import GB, GiB, format_GB
-from engine.widgets.browser import update
-from engine.widgets.registry import get_widget, widget_names
+from engine.browser import update
+from engine.lesson import drill_fit, drills
+from engine.numbers import memory
+from engine.numbers.errors import EngineError
+from engine.numbers.units import GB, GiB
+from engine.registry import get_widget, widget_names
+from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 WIDGET = "drill_will_it_fit"

@@ -9,12 +9,14 @@ import re
 
 import pytest
 
-from engine import drills, memory
-from engine.catalog import get_hardware, get_model
-from engine.errors import EngineError
-from engine.units import GB, GiB, format_GB
-from engine.widgets.browser import update
-from engine.widgets.registry import get_widget, widget_names
+from engine.browser import update
+from engine.lesson import drills
+from engine.numbers import memory
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.units import GB, GiB
+from engine.registry import get_widget, widget_names
+from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 WIDGET = "drill_training_memory"

@@ -1,7 +1,7 @@
 import pytest
 
-from engine.errors import EngineError
-from engine.formats import FORMATS, get_format
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import FORMATS, get_format
 
 
 def test_bytes_per_number():

@@ -2,15 +2,15 @@
 
 import pytest
 
-from engine.catalog import generic_dense_model, get_model
-from engine.compute import mfu_from_throughput, training_flops, training_seconds
-from engine.memory import (
+from engine.numbers.catalog import generic_dense_model, get_model
+from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
+from engine.numbers.memory import (
     activation_bytes_per_layer,
     kv_cache_bytes_per_token,
     training_memory,
     training_state_bytes_per_param,
 )
-from engine.units import GB
+from engine.numbers.units import GB
 
 
 @pytest.mark.parametrize("model_id,published", [

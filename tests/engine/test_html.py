@@ -1,4 +1,4 @@
-"""engine/widgets/html.py: the escaping every widget relies on."""
+"""engine/render/html.py: the escaping every widget relies on."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import html
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.widgets.html import esc
+from engine.render.html import esc
 
 
 @given(st.text())

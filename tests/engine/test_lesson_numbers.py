@@ -2,20 +2,20 @@
 
 import pytest
 
-from engine.catalog import get_hardware, get_model, get_system
-from engine.compute import flops_per_token, training_flops, training_seconds
-from engine.formats import FORMATS
-from engine.memory import (
+from engine.lesson.plan import plan
+from engine.numbers.catalog import get_hardware, get_model, get_system
+from engine.numbers.compute import flops_per_token, training_flops, training_seconds
+from engine.numbers.formats import FORMATS
+from engine.numbers.memory import (
     kv_cache_bytes_per_token,
     serving_memory,
     training_memory,
     training_state_bytes_per_param,
     weights_bytes,
 )
-from engine.plan import plan
-from engine.roofline import ridge_point
-from engine.serving import decode_step
-from engine.units import GB, SECONDS_PER_DAY, SECONDS_PER_YEAR
+from engine.numbers.roofline import ridge_point
+from engine.numbers.serving import decode_step
+from engine.numbers.units import GB, SECONDS_PER_DAY, SECONDS_PER_YEAR
 
 L8 = "llama-3.1-8b"
 

@@ -1,8 +1,8 @@
 import pytest
 
-from engine.catalog import generic_dense_model, get_model
-from engine.errors import EngineError
-from engine.memory import (
+from engine.numbers.catalog import generic_dense_model, get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import (
     kv_cache_bytes_per_token,
     min_gpus_to_serve,
     min_gpus_to_train,

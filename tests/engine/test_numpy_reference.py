@@ -5,11 +5,11 @@ bandwidths) is shared; every formula is written again here."""
 import numpy as np
 import pytest
 
-from engine.catalog import list_hardware, list_models
-from engine.compute import training_seconds
-from engine.memory import kv_cache_bytes_per_token, training_memory, weights_bytes
-from engine.roofline import ridge_point
-from engine.serving import decode_step
+from engine.numbers.catalog import list_hardware, list_models
+from engine.numbers.compute import training_seconds
+from engine.numbers.memory import kv_cache_bytes_per_token, training_memory, weights_bytes
+from engine.numbers.roofline import ridge_point
+from engine.numbers.serving import decode_step
 
 N = 10_000
 BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}

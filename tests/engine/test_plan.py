@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from engine.errors import EngineError
-from engine.plan import plan
+from engine.lesson.plan import plan
+from engine.numbers.errors import EngineError
 
 
 def _json(p):

@@ -6,13 +6,13 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.catalog import generic_dense_model, list_hardware, list_models
-from engine.compute import mfu_from_throughput, training_flops, training_seconds
-from engine.errors import EngineError
-from engine.memory import kv_cache_bytes_per_token, serving_memory, training_memory
-from engine.plan import plan
-from engine.roofline import ridge_point
-from engine.serving import decode_step, prefill, request_timeline
+from engine.lesson.plan import plan
+from engine.numbers.catalog import generic_dense_model, list_hardware, list_models
+from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import kv_cache_bytes_per_token, serving_memory, training_memory
+from engine.numbers.roofline import ridge_point
+from engine.numbers.serving import decode_step, prefill, request_timeline
 
 MODELS = [m.id for m in list_models()]
 CHIPS = [h.id for h in list_hardware()]

@@ -1,4 +1,4 @@
-"""The engine beside published measurements (engine/reality.py, page reality-check.md).
+"""The engine beside published measurements (engine/lesson/reality.py, page reality-check.md).
 
 Every comparison has a tolerance here: the band, in per cent of the published figure, that
 the engine's prediction must stay within ((engine - published) / published x 100). A change
@@ -15,10 +15,10 @@ import re
 
 import pytest
 
-from engine import reality
-from engine.errors import EngineError
-from engine.plan import plan
-from engine.tables import get_table
+from engine.lesson import reality
+from engine.lesson.plan import plan
+from engine.lesson.tables import get_table
+from engine.numbers.errors import EngineError
 
 # id: (lowest, highest) allowed difference in per cent, and why.
 TOLERANCES: dict[str, tuple[float, float]] = {

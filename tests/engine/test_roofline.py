@@ -1,7 +1,7 @@
 import pytest
 
-from engine.errors import EngineError
-from engine.roofline import (
+from engine.numbers.errors import EngineError
+from engine.numbers.roofline import (
     attainable_flops_per_s,
     bound,
     decode_intensity,

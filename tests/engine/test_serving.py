@@ -1,7 +1,7 @@
 import pytest
 
-from engine.errors import EngineError
-from engine.serving import (
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import (
     batching_table,
     decode_seconds,
     decode_step,

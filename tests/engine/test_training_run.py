@@ -1,4 +1,4 @@
-"""Tests of engine.training_run: the sampled run, the state at any time, the Chinchilla loss."""
+"""Tests of engine.numbers.training_run: the sampled run, the state at any time, the Chinchilla loss."""
 
 from __future__ import annotations
 
@@ -10,13 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import EngineError
-from engine.training_run import (
-    INITIAL_LOSS,
-    loss,
-    simulate_training_run,
-    training_run_at,
-)
+from engine.numbers.errors import EngineError
+from engine.numbers.training_run import INITIAL_LOSS, loss, simulate_training_run, training_run_at
 
 H100_BF16 = 989e12
 LLAMA_8B = 8_030_261_248

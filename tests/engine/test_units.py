@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.units import a_or_an
+from engine.words.format import a_or_an
 
 
 @pytest.mark.parametrize(

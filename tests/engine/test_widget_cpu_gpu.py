@@ -11,15 +11,15 @@ import re
 
 import pytest
 
-from engine.catalog import get_hardware, get_model, get_system
-from engine.compute import training_flops
-from engine.errors import EngineError
-from engine.serving import prefill
-from engine.units import format_flops, format_seconds
+from engine.browser import update
+from engine.numbers.catalog import get_hardware, get_model, get_system
+from engine.numbers.compute import training_flops
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import prefill
+from engine.registry import get_widget, widget_names
+from engine.render.widget import render_page_widget
 from engine.widgets import cpu_gpu_race, cpu_vs_gpu
-from engine.widgets.base import render_page_widget
-from engine.widgets.browser import update
-from engine.widgets.registry import get_widget, widget_names
+from engine.words.format import format_flops, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 

@@ -1,5 +1,5 @@
 """The dgx-1 widgets (dgx_panel, launch_training, deploy_model): the engine's numbers appear,
-actions change the shared state as engine.cluster says, bad input names its field, a
+actions change the shared state as engine.lesson.cluster says, bad input names its field, a
 corrupted stored state gives a readable message, and hostile text is shown as text."""
 
 from __future__ import annotations
@@ -9,15 +9,16 @@ import re
 
 import pytest
 
-from engine import cluster, memory
-from engine.catalog import get_hardware, get_model
-from engine.cluster import kv_tokens_that_fit
-from engine.errors import EngineError
-from engine.units import format_GB
-from engine.widgets.base import Rendered
-from engine.widgets.browser import update
-from engine.widgets.dgx_panel import DEFAULT_STATE, dump_state, load_state
-from engine.widgets.registry import get_widget, widget_names
+from engine.browser import update
+from engine.lesson import cluster
+from engine.lesson.cluster import kv_tokens_that_fit
+from engine.lesson.dgx_view import DEFAULT_STATE, dump_state, load_state
+from engine.numbers import memory
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget, widget_names
+from engine.render.widget import Rendered
+from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 

@@ -8,15 +8,15 @@ import re
 
 import pytest
 
-from engine.catalog import get_hardware, get_model, resolve_model
-from engine.errors import EngineError
-from engine.plan import plan
-from engine.serving import request_timeline
-from engine.units import format_flops, format_GB, format_seconds
-from engine.widgets.browser import update
-from engine.widgets.html import esc
+from engine.browser import update
+from engine.lesson.plan import plan
+from engine.numbers.catalog import get_hardware, get_model, resolve_model
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import request_timeline
+from engine.registry import get_widget, widget_names
+from engine.render.html import esc
 from engine.widgets.playground import QUESTIONS, WIDGET
-from engine.widgets.registry import get_widget, widget_names
+from engine.words.format import format_flops, format_GB, format_seconds
 
 HOSTILE = "<script>alert(1)</script>"
 

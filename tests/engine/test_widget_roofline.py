@@ -12,22 +12,22 @@ import re
 
 import pytest
 
-from engine import roofline
-from engine.catalog import get_hardware, get_model, list_models
-from engine.errors import EngineError
-from engine.figures import format_tokens_per_s, ridge
-from engine.memory import serving_memory
-from engine.serving import DecodeStep, decode_step, prefill
-from engine.units import format_GB, format_seconds
-from engine.widgets.browser import update
-from engine.widgets.options import gpu_options
-from engine.widgets.registry import get_widget, widget_names
+from engine.browser import update
+from engine.lesson.figures import format_tokens_per_s, ridge
+from engine.numbers import roofline
+from engine.numbers.catalog import get_hardware, get_model, list_models
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import serving_memory
+from engine.numbers.serving import DecodeStep, decode_step, prefill
+from engine.registry import get_widget, widget_names
+from engine.render.options import gpu_options
 from engine.widgets.roofline_chart import (
     MARKED_BATCHES,
     MAX_BATCH_LOG2,
     format_flops_per_s,
     format_intensity,
 )
+from engine.words.format import format_GB, format_seconds
 
 NAME = "roofline_chart"
 HOSTILE = '<script>alert("x")</script>'

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from engine import memory, serving
-from engine.architecture import attention_flops_per_token, summary
-from engine.catalog import get_hardware, get_model
-from engine.errors import EngineError
-from engine.units import format_count, format_GB, format_seconds
-from engine.widgets.browser import update
-from engine.widgets.charts import memory_bar, timeline
-from engine.widgets.registry import get_widget, widget_names
+from engine.browser import update
+from engine.numbers import memory, serving
+from engine.numbers.architecture import attention_flops_per_token, summary
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget, widget_names
+from engine.render.charts import memory_bar, timeline
+from engine.words.format import format_count, format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 

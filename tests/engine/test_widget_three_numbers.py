@@ -9,13 +9,14 @@ import re
 
 import pytest
 
-from engine import compute, figures, memory, serving
-from engine.catalog import get_hardware, get_model
-from engine.errors import EngineError
-from engine.units import format_GB, format_seconds
+from engine.browser import update
+from engine.lesson import figures
+from engine.numbers import compute, memory, serving
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget, widget_names
 from engine.widgets.bandwidth_ceiling import DEVICES
-from engine.widgets.browser import update
-from engine.widgets.registry import get_widget, widget_names
+from engine.words.format import format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 H100_BF16 = get_hardware("h100-sxm").peak_flops_per_s("bf16")

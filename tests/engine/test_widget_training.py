@@ -8,11 +8,12 @@ import re
 
 import pytest
 
-from engine import compute, cost, memory, roofline
-from engine.catalog import get_model, get_system
-from engine.errors import EngineError
-from engine.plan import plan
-from engine.training_run import (
+from engine.browser import update
+from engine.lesson.plan import plan
+from engine.numbers import compute, cost, memory, roofline
+from engine.numbers.catalog import get_model, get_system
+from engine.numbers.errors import EngineError
+from engine.numbers.training_run import (
     CHINCHILLA_E,
     CHINCHILLA_VOCAB,
     INITIAL_LOSS,
@@ -20,10 +21,9 @@ from engine.training_run import (
     simulate_training_run,
     training_run_at,
 )
-from engine.units import format_count, format_flops, format_GB, format_seconds
-from engine.widgets.browser import update
-from engine.widgets.curves import gpu_meters, line_chart
-from engine.widgets.registry import get_widget, widget_names
+from engine.registry import get_widget, widget_names
+from engine.render.curves import gpu_meters, line_chart
+from engine.words.format import format_count, format_flops, format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 

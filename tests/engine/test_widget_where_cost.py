@@ -9,15 +9,15 @@ import re
 
 import pytest
 
-from engine.catalog import get_hardware, get_system, prices
-from engine.cost import format_usd, rent_vs_own, rent_vs_own_from_catalog
-from engine.errors import EngineError
-from engine.figures import get_figure
-from engine.plan import plan
-from engine.units import format_GB, format_seconds
-from engine.widgets.browser import update
+from engine.browser import update
+from engine.lesson.figures import get_figure
+from engine.lesson.plan import plan
+from engine.numbers.catalog import get_hardware, get_system, prices
+from engine.numbers.cost import format_usd, rent_vs_own, rent_vs_own_from_catalog
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget, widget_names
 from engine.widgets.own_vs_rent import compare, nice_axis_top
-from engine.widgets.registry import get_widget, widget_names
+from engine.words.format import format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 

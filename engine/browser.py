@@ -1,0 +1,41 @@
+"""The entry point the browser calls through Pyodide: text in, text (JSON) out.
+
+Strings cross the JavaScript boundary without proxies, so the worker passes the inputs as
+JSON and parses the JSON it gets back; no Python object leaks into JavaScript.
+"""
+
+from __future__ import annotations
+
+import json
+
+from engine.numbers.errors import EngineError
+from engine.registry import get_widget
+
+MAX_INPUT_CHARS = 200_000
+
+
+def update(name: str, inputs_json: str) -> str:
+    """Render widget ``name`` for the reader's inputs (and the pressed button, if any).
+
+    Returns ``{"html": ..., "set": {input: value}}`` on success and
+    ``{"error": message, "field": input}`` when the engine refuses an input. Inputs the
+    widget does not have are ignored; missing ones take their defaults. An unexpected
+    failure (a bug) is reported the same way, so the page shows a message instead of breaking.
+    """
+    try:
+        if len(inputs_json) > MAX_INPUT_CHARS:
+            raise EngineError("These inputs are too long to be real.", "widget")
+        raw = json.loads(inputs_json)
+        if not isinstance(raw, dict):
+            raise EngineError("Inputs must be a set of named values.", "widget")
+        widget = get_widget(name)
+        values = widget.defaults()
+        values.update({k: str(v) for k, v in raw.items() if k in values})
+        action = str(raw.get("action", ""))
+        rendered = widget.run(values, action)
+        return json.dumps({"html": rendered.html, "set": dict(rendered.set_inputs)})
+    except EngineError as error:
+        return json.dumps(error.to_dict())
+    except Exception as error:  # a bug: say so, keep the page working
+        message = f"The engine failed on these inputs ({type(error).__name__}); please report it."
+        return json.dumps({"error": message, "field": "widget", "internal": True})

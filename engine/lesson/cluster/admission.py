@@ -1,0 +1,92 @@
+"""The admission rules serving and training share: the memory verdict (does the job fit the
+memory still free on each of its GPUs), which running job holds a GPU, accepting or refusing
+a job (with the rules stated as assumptions), and for the ways out, which GPUs to propose and
+whether a job fits them now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engine.lesson.cluster.log import _trim_jobs, _with_log
+from engine.lesson.cluster.state import ActionResult, ClusterState, Job, LogEntry, WayOut
+from engine.lesson.cluster.words import _gb, gpu_list
+
+_RULES = (
+    "Admission by arithmetic: a job's memory per GPU must fit the memory still free on each "
+    "of its GPUs, checked before it starts.",
+    "A training job gets its GPUs to itself; serving jobs may share a GPU when the memory "
+    "allows.",
+)
+
+
+def _accept(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
+            assumptions: Sequence[str]) -> ActionResult:
+    new = replace(st, jobs=_trim_jobs((*st.jobs, job)), next_job=st.next_job + 1)
+    new = _with_log(new, LogEntry(st.clock_seconds, "accepted", message))
+    return ActionResult(accepted=True, message=message, arithmetic=tuple(arithmetic), state=new,
+                        job=job, assumptions=(*_RULES, *assumptions))
+
+
+def _refuse(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
+            ways_out: Sequence[WayOut], assumptions: Sequence[str]) -> ActionResult:
+    refused = replace(job, id="", status="refused")
+    new = _with_log(st, LogEntry(st.clock_seconds, "refused", message))
+    return ActionResult(accepted=False, message=message, arithmetic=tuple(arithmetic),
+                        state=new, job=refused, ways_out=tuple(ways_out),
+                        assumptions=(*_RULES, *assumptions))
+
+
+def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
+                    ) -> tuple[int | None, str]:
+    """The first GPU on which ``per_gpu`` bytes do not fit, and the comparison in words."""
+    cap = st.system.gpu.memory_bytes
+    free = st.free_bytes()
+    for g in gpus:
+        if per_gpu > free[g]:
+            held = cap - free[g]
+            if held > 0:
+                holders = ", ".join(j.id for j in st.running_jobs() if g in j.gpus)
+                room = (f"the {_gb(free[g])} free on GPU {g} ({_gb(cap)} less {_gb(held)} "
+                        f"held by {holders})")
+            else:
+                room = f"the {_gb(free[g])} free on GPU {g}"
+            return g, f"{_gb(per_gpu)} per GPU > {room}"
+    return None, f"{_gb(per_gpu)} per GPU fits on {gpu_list(gpus)}"
+
+
+def _busy_with_training(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+    for j in st.running_jobs():
+        if j.kind == "train" and set(j.gpus) & set(gpus):
+            return j
+    return None
+
+
+def _busy_with_any(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+    for j in st.running_jobs():
+        if set(j.gpus) & set(gpus):
+            return j
+    return None
+
+
+def _pick_gpus(st: ClusterState, n: int, prefer: Sequence[int], *, exclusive: bool
+               ) -> tuple[int, ...]:
+    """``n`` GPUs for a way out: usable ones with the most free memory, the requested ones
+    first among equals."""
+    running = st.running_jobs()
+
+    def usable(g: int) -> bool:
+        return not any(g in j.gpus and (exclusive or j.kind == "train") for j in running)
+
+    free = st.free_bytes()
+    order = sorted(range(st.system.gpu_count),
+                   key=lambda g: (not usable(g), -free[g], g not in prefer, g))
+    return tuple(sorted(order[:n]))
+
+
+def _fits_now(st: ClusterState, gpus: Sequence[int], per_gpu: float, *, exclusive: bool
+              ) -> bool:
+    free = st.free_bytes()
+    blocker = _busy_with_any(st, gpus) if exclusive else _busy_with_training(st, gpus)
+    return blocker is None and all(per_gpu <= free[g] for g in gpus)

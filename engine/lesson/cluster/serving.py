@@ -1,0 +1,216 @@
+"""Deploying a serving job: its memory (weights, KV cache, activations, overhead) as
+:func:`engine.numbers.memory.serving_memory` gives it, the arithmetic shown for it, :func:`deploy`,
+and the ways out of a refusal (other GPUs, tensor parallelism, smaller weight formats, a
+shorter context, a smaller model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine.lesson.cluster.admission import (
+    _accept,
+    _busy_with_training,
+    _fits_now,
+    _memory_verdict,
+    _pick_gpus,
+    _refuse,
+)
+from engine.lesson.cluster.checks import (
+    _check_context,
+    _check_gpu_indexes,
+    _check_model,
+    _check_state,
+)
+from engine.lesson.cluster.log import _settle
+from engine.lesson.cluster.state import (
+    MAX_BATCH,
+    ActionResult,
+    ActionValue,
+    ClusterState,
+    Job,
+    WayOut,
+)
+from engine.lesson.cluster.words import _gb, gpu_list
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
+from engine.numbers.formats import FORMATS, get_format
+from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
+from engine.words.format import format_count, plural
+
+
+def _serve_lines(mem: ServingMemory) -> list[str]:
+    m = mem.model
+    fmt = get_format(mem.weight_format)
+    split = f" / {mem.gpus} GPUs" if mem.gpus > 1 else ""
+    kv_total = mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch
+    return [
+        f"Weights: {format_count(m.params)} params × {fmt.bytes_per_number:g} bytes "
+        f"({fmt.id}) = {_gb(m.params * fmt.bytes_per_number)}{split}"
+        + (f" = {_gb(mem.parts['weights'])} per GPU" if split else "") + ".",
+        f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token × "
+        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {_gb(kv_total)}"
+        f"{split}" + (f" = {_gb(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
+        f"Activations (transient buffers): {_gb(mem.parts['activations'])}.",
+        f"Runtime overhead (CUDA context, workspaces): {_gb(mem.parts['runtime_overhead'])}.",
+        f"Total: {_gb(mem.per_gpu_bytes)} per GPU.",
+    ]
+
+
+def _serve_memory(model: ModelSpec, hw: HardwareSpec, weight_format: str, context_tokens: int,
+                  batch: int, gpus: int) -> ServingMemory:
+    return serving_memory(model, hw, weight_format=weight_format, kv_format="bf16",
+                          context_tokens=context_tokens, batch=batch, gpus=gpus)
+
+
+def _serve_action(model_id: str, gpus: tuple[int, ...], weight_format: str, context: int,
+                  batch: int) -> tuple[tuple[str, ActionValue], ...]:
+    return (("kind", "serve"), ("model_id", model_id), ("gpus", gpus),
+            ("weight_format", weight_format), ("context_tokens", context), ("batch", batch))
+
+
+def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], wf: str,
+                    ctx: int, batch: int) -> list[WayOut]:
+    system = st.system
+    hw = system.gpu
+    count = system.gpu_count
+    out: list[WayOut] = []
+    mem = _serve_memory(model, hw, wf, ctx, batch, len(gpus))
+
+    if mem.fits:  # it fits an empty GPU: other GPUs may have the room
+        pick = _pick_gpus(st, len(gpus), gpus, exclusive=False)
+        if pick != gpus and _fits_now(st, pick, mem.per_gpu_bytes, exclusive=False):
+            out.append(WayOut(
+                label="Other GPUs",
+                text=f"The same job on {gpu_list(pick)}, which have the room: "
+                f"{_gb(mem.per_gpu_bytes)} per GPU.",
+                per_gpu_bytes=mem.per_gpu_bytes, fits_now=True,
+                action=_serve_action(model.id, pick, wf, ctx, batch)))
+
+    need = min_gpus_to_serve(mem)
+    if need is not None and need > len(gpus):
+        n = need
+        while n <= count and model.heads % n:
+            n += 1
+        if n <= count:
+            pick = _pick_gpus(st, n, gpus, exclusive=False)
+            m2 = _serve_memory(model, hw, wf, ctx, batch, n)
+            ok = _fits_now(st, pick, m2.per_gpu_bytes, exclusive=False)
+            out.append(WayOut(
+                label=f"{n} GPUs (tensor parallel)",
+                text=f"Split over {n} GPUs ({gpu_list(pick)}): {_gb(m2.per_gpu_bytes)} per GPU"
+                + ("" if ok else " (other jobs must stop first)")
+                + (f"; {n} because tensor parallelism needs a count that divides the "
+                   f"{model.heads} attention heads" if n != need else "") + ".",
+                per_gpu_bytes=m2.per_gpu_bytes, fits_now=ok,
+                action=_serve_action(model.id, pick, wf, ctx, batch)))
+        else:
+            out.append(WayOut(
+                label="More GPUs than this system has",
+                text=f"Even split over all {count} GPUs it needs more memory than they have: "
+                f"at least {need} GPUs, more than one {system.id}.",
+                per_gpu_bytes=_serve_memory(model, hw, wf, ctx, batch, count).per_gpu_bytes,
+                fits_now=False, action=()))
+
+    current = get_format(wf).bytes_per_number
+    for fid in ("fp8", "int4"):
+        if FORMATS[fid].bytes_per_number >= current:
+            continue
+        m2 = _serve_memory(model, hw, fid, ctx, batch, len(gpus))
+        if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+            room = min(st.free_bytes()[g] for g in gpus) - m2.per_gpu_bytes
+            extra = int(room * len(gpus) // mem.kv_cache_bytes_per_token)
+            out.append(WayOut(
+                label=f"{fid} weights",
+                text=f"Weights in {fid} ({FORMATS[fid].bytes_per_number:g} bytes each): "
+                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}, leaving room for "
+                f"{extra:,} more tokens of KV cache (quantised weights can cost some quality).",
+                per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
+                action=_serve_action(model.id, gpus, fid, ctx, batch)))
+            break
+
+    free_min = min(st.free_bytes()[g] for g in gpus)
+    fixed = mem.per_gpu_bytes - mem.parts["kv_cache"]
+    kv_per_token_per_gpu = mem.kv_cache_bytes_per_token * batch / len(gpus)
+    if fixed < free_min and ctx > 1:
+        fit_ctx = int((free_min - fixed) // kv_per_token_per_gpu)
+        fit_ctx = (fit_ctx // 1024) * 1024 if fit_ctx >= 1024 else fit_ctx
+        if 1 <= fit_ctx < ctx:
+            m2 = _serve_memory(model, hw, wf, fit_ctx, batch, len(gpus))
+            if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+                out.append(WayOut(
+                    label="Shorter context",
+                    text=f"Context of {fit_ctx:,} tokens instead of {ctx:,}: "
+                    f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
+                    per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
+                    action=_serve_action(model.id, gpus, wf, fit_ctx, batch)))
+
+    for other in sorted(list_models(), key=lambda m: -m.params):
+        if other.params >= model.params or ctx > other.max_context:
+            continue
+        m2 = _serve_memory(other, hw, wf, ctx, batch, len(gpus))
+        if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+            out.append(WayOut(
+                label="A smaller model",
+                text=f"{other.name} ({format_count(other.params)} params): "
+                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
+                per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
+                action=_serve_action(other.id, gpus, wf, ctx, batch)))
+            break
+    return out
+
+
+def kv_tokens_that_fit(free_bytes: float, mem: ServingMemory) -> int:
+    """Tokens of KV cache that ``free_bytes`` (what each GPU has free before this deployment)
+    hold once the deployment's weights and working space are loaded; its own KV cache counts
+    as room. 0 when even the weights do not fit."""
+    room = free_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
+    if room <= 0:
+        return 0
+    return int(room * mem.gpus // mem.kv_cache_bytes_per_token)
+
+
+def deploy(
+    state: ClusterState | Mapping[str, object],
+    model_id: str = "llama-3.1-8b",
+    gpus: Sequence[int] | int = (0,),
+    weight_format: str = "bf16",
+    context_tokens: int = 8192,
+    batch: int = 1,
+) -> ActionResult:
+    """Deploy ``model_id`` as a serving job on ``gpus`` (tensor parallel when several),
+    sized for ``batch`` concurrent requests of ``context_tokens`` tokens each (KV cache in
+    bf16). Refused at submission, with the arithmetic, if it does not fit the memory free on
+    each GPU or a GPU is held by a training job."""
+    st = _settle(_check_state(state))
+    system = st.system
+    model = _check_model(model_id)
+    idx = _check_gpu_indexes(gpus, system)
+    wf = get_format(weight_format).id
+    ctx = _check_context(model, context_tokens)
+    b = validate.integer(batch, "batch", label="Batch (concurrent requests)", maximum=MAX_BATCH)
+    mem = _serve_memory(model, system.gpu, wf, ctx, b, len(idx))
+    job = Job(id=f"job-{st.next_job}", kind="serve", model_id=model.id, gpus=idx,
+              bytes_per_gpu=mem.per_gpu_bytes, status="running",
+              started_seconds=st.clock_seconds, weight_format=wf, context_tokens=ctx, batch=b)
+    lines = _serve_lines(mem)
+    where = gpu_list(idx)
+    bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
+    lines.append(comparison[0].upper() + comparison[1:] + ".")
+    if bad_gpu is not None:
+        message = (f"Refused before it starts: serving {model.name} ({wf}) on {where} needs "
+                   f"{comparison}. Retrying cannot help: the arithmetic will not change.")
+        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+                       mem.assumptions)
+    holder = _busy_with_training(st, idx)
+    if holder is not None:
+        message = (f"Refused: {gpu_list(holder.gpus)} belong to training job {holder.id}, "
+                   "which has its GPUs to itself; stop it or choose other GPUs.")
+        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+                       mem.assumptions)
+    fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
+    message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
+               f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
+               f"{fit_tokens:,} tokens of context "
+               f"({plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
+    return _accept(st, job, message, lines, mem.assumptions)

@@ -1,0 +1,327 @@
+"""The simulation's state and records: its constants (limits, kinds, defaults), the immutable
+records (LogEntry, Job, JobProgress, GpuView, ClusterState, WayOut, ActionResult) and the
+values derived from them at the cluster's clock (:func:`job_progress`, a training job's run).
+Every record is a frozen dataclass; every action returns new ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import lru_cache
+
+from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_system
+from engine.numbers.errors import EngineError
+from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
+
+STATE_VERSION = 1
+KINDS = ("serve", "train")
+STATUSES = ("running", "finished", "stopped")
+LOG_KINDS = ("info", "accepted", "refused", "finished", "stopped")
+MAX_LOG_ENTRIES = 200  # the oldest entries are dropped beyond this
+MAX_JOBS = 64  # running jobs are always kept; the oldest ended jobs are dropped beyond this
+MAX_CLOCK_SECONDS = 1e15
+MAX_TEXT = 1000
+TRAINING_FORMAT = "bf16"  # mixed-precision training: the maths runs at the bf16 peak
+DEFAULT_TOKENS = 1e9
+MAX_BATCH = 4096  # concurrent requests one deployment may ask for
+
+ActionValue = str | int | float | tuple[int, ...]
+
+
+# ------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One line of the job log: simulated time (seconds since the cluster started)."""
+
+    time_seconds: float
+    kind: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in LOG_KINDS:
+            raise EngineError(f"Log entry kind must be one of: {', '.join(LOG_KINDS)}.", "log")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"time_seconds": self.time_seconds, "kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A serving or training job. ``bytes_per_gpu`` is what it holds on each of ``gpus``.
+
+    Serving jobs use weight_format, context_tokens, batch; training jobs use sharding,
+    optimizer, recompute, seq_len, micro_batch, tokens (budget) and mfu. Times are simulated
+    seconds; ``ended_seconds`` is None while running.
+    """
+
+    id: str
+    kind: str
+    model_id: str
+    gpus: tuple[int, ...]
+    bytes_per_gpu: float
+    status: str
+    started_seconds: float
+    ended_seconds: float | None = None
+    weight_format: str = "bf16"
+    context_tokens: int = 0
+    batch: int = 0
+    sharding: str = "none"
+    optimizer: str = "adam"
+    recompute: str = "selective"
+    seq_len: int = 0
+    micro_batch: int = 0
+    tokens: float = 0.0
+    mfu: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise EngineError(f"Job kind must be one of: {', '.join(KINDS)}.", "kind")
+        if self.status not in (*STATUSES, "refused"):
+            raise EngineError(f"Job status must be one of: {', '.join(STATUSES)}.", "status")
+        if not self.gpus or any(type(g) is not int for g in self.gpus):
+            raise EngineError("A job needs at least one GPU, given by index.", "gpus")
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["gpus"] = list(self.gpus)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class JobProgress:
+    """Where a job stands at the cluster's clock (derived, never stored).
+
+    phase: 'serving' for serving jobs; for training 'starting', 'ramping', 'training',
+    'checkpointing', 'finished' or 'stopped'. progress: share of the token budget done.
+    utilisation: busy share of each of its GPUs (0 for an idle serving job).
+    """
+
+    phase: str
+    progress: float
+    tokens_done: float
+    tokens_per_s: float
+    mfu: float
+    utilisation: float
+    seconds_left: float
+    loss: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class GpuView:
+    """One GPU as an operator sees it: memory in use against capacity, and utilisation."""
+
+    index: int
+    name: str
+    capacity_bytes: float
+    used_bytes: float
+    free_bytes: float
+    utilisation: float
+    jobs: tuple[str, ...]
+    activity: str
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["jobs"] = list(self.jobs)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterState:
+    """The whole simulated system: its clock, its jobs (running and past) and its log."""
+
+    system_id: str
+    clock_seconds: float
+    next_job: int
+    jobs: tuple[Job, ...]
+    log: tuple[LogEntry, ...]
+
+    @property
+    def system(self) -> SystemSpec:
+        return get_system(self.system_id)
+
+    def running_jobs(self) -> tuple[Job, ...]:
+        return tuple(j for j in self.jobs if j.running)
+
+    def find_job(self, job_id: object) -> Job:
+        """The job called ``job_id``; EngineError naming the known ones if there is none."""
+        for j in self.jobs:
+            if j.id == job_id:
+                return j
+        known = ", ".join(j.id for j in self.jobs) or "none yet"
+        shown = str(job_id)[:40]
+        raise EngineError(f"No job called {shown!r} on {self.system_id}; jobs: {known}.", "job_id")
+
+    def used_bytes(self) -> tuple[float, ...]:
+        """Memory held on each GPU by running jobs (bytes)."""
+        used = [0.0] * self.system.gpu_count
+        for j in self.jobs:
+            if j.running:
+                for g in j.gpus:
+                    used[g] += j.bytes_per_gpu
+        return tuple(used)
+
+    def free_bytes(self) -> tuple[float, ...]:
+        cap = self.system.gpu.memory_bytes
+        return tuple(cap - u for u in self.used_bytes())
+
+    def progress(self, job: Job) -> JobProgress:
+        return job_progress(self, job)
+
+    def gpus(self) -> tuple[GpuView, ...]:
+        """Per-GPU memory and utilisation, for the operator's bars."""
+        sysspec = self.system
+        cap = sysspec.gpu.memory_bytes
+        used = self.used_bytes()
+        views = []
+        for g in range(sysspec.gpu_count):
+            on = [j for j in self.jobs if j.running and g in j.gpus]
+            util = 0.0
+            words = []
+            for j in on:
+                p = job_progress(self, j)
+                util += p.utilisation
+                if j.kind == "train":
+                    words.append(f"training {j.id} ({p.phase})")
+                else:
+                    words.append(f"serving {j.id} (idle, waiting for requests)")
+            views.append(GpuView(
+                index=g, name=sysspec.gpu.name, capacity_bytes=cap, used_bytes=used[g],
+                free_bytes=cap - used[g], utilisation=min(util, 1.0),
+                jobs=tuple(j.id for j in on), activity="; ".join(words) or "free",
+            ))
+        return tuple(views)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON values. ``gpus`` and each job's ``progress`` are derived (for drawing);
+        :meth:`from_dict` recomputes them and the memory of every job."""
+        return {
+            "version": STATE_VERSION,
+            "system_id": self.system_id,
+            "clock_seconds": self.clock_seconds,
+            "next_job": self.next_job,
+            "gpus": [g.to_dict() for g in self.gpus()],
+            "jobs": [{**j.to_dict(), "progress": job_progress(self, j).to_dict()}
+                     for j in self.jobs],
+            "log": [e.to_dict() for e in self.log],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> ClusterState:
+        """A state from :meth:`to_dict`'s output, checked as untrusted input: wrong types,
+        unknown models, impossible GPU indexes, overlapping training, memory beyond capacity
+        or any other inconsistency raise EngineError (never another exception). Each job's
+        memory is recomputed from its settings, not taken from the dict."""
+        # Imported here: the parser builds ClusterState, so it imports this module.
+        from engine.lesson.cluster.from_dict import _state_from_dict
+
+        try:
+            return _state_from_dict(data)
+        except EngineError as err:
+            raise EngineError(f"Cluster state rejected: {err.message}", "state") from None
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+                RecursionError) as err:
+            raise EngineError(f"Cluster state rejected: malformed ({type(err).__name__}).",
+                              "state") from None
+
+
+@dataclass(frozen=True, slots=True)
+class WayOut:
+    """A change that would let a refused job run, with its memory per GPU.
+
+    action: the keyword arguments to retry with (``kind`` says which function: 'serve' ->
+    :func:`deploy`, 'train' -> :func:`launch_training`). fits_now: it fits the memory free at
+    this moment on the GPUs it names (False when other jobs must stop first, or when no
+    count of this system's GPUs is enough; the text says which)."""
+
+    label: str
+    text: str
+    per_gpu_bytes: float
+    fits_now: bool
+    action: tuple[tuple[str, ActionValue], ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "text": self.text,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "fits_now": self.fits_now,
+            "action": {k: list(v) if isinstance(v, tuple) else v for k, v in self.action},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """What an action did: accepted or refused, why (``arithmetic``, one line per step),
+    the new state, the job concerned, for refusals the ways out, and the assumptions the
+    memory figures rest on. For a refusal ``job`` is the job as it would have been, with
+    status 'refused' and no id: refused jobs are not kept, only the log records them."""
+
+    accepted: bool
+    message: str
+    arithmetic: tuple[str, ...]
+    state: ClusterState
+    job: Job | None = None
+    ways_out: tuple[WayOut, ...] = ()
+    assumptions: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "accepted": self.accepted,
+            "message": self.message,
+            "arithmetic": list(self.arithmetic),
+            "state": self.state.to_dict(),
+            "job": self.job.to_dict() if self.job is not None else None,
+            "ways_out": [w.to_dict() for w in self.ways_out],
+            "assumptions": list(self.assumptions),
+        }
+
+
+# ------------------------------------------------------------------------- derived values
+
+
+@lru_cache(maxsize=256)
+def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: float,
+                recompute: str) -> TrainingRunInputs:
+    model = get_model(model_id)
+    system_gpu = get_hardware(hardware_id)
+    return TrainingRunInputs(
+        params=model.params, tokens=tokens, gpus=gpus,
+        peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
+        flops_per_token_factor=8.0 if recompute == "full" else 6.0,
+    )
+
+
+def _job_run(state: ClusterState, job: Job) -> TrainingRunInputs:
+    return _run_inputs(job.model_id, job.tokens, len(job.gpus), state.system.gpu.id, job.mfu,
+                       job.recompute)
+
+
+def job_progress(state: ClusterState, job: Job) -> JobProgress:
+    """Where ``job`` stands at ``state``'s clock (training as engine.numbers.training_run models it)."""
+    if job.kind == "serve":
+        return JobProgress(phase="serving" if job.running else job.status, progress=0.0,
+                           tokens_done=0.0, tokens_per_s=0.0, mfu=0.0, utilisation=0.0,
+                           seconds_left=0.0, loss=None)
+    end = state.clock_seconds if job.ended_seconds is None else job.ended_seconds
+    s: TrainingSample = training_run_at(_job_run(state, job), max(end - job.started_seconds, 0.0))
+    phase = "stopped" if job.status == "stopped" else s.phase
+    busy = job.running and s.phase != "finished"
+    return JobProgress(
+        phase=phase, progress=s.fraction_done, tokens_done=s.tokens_done,
+        tokens_per_s=s.tokens_per_s if busy else 0.0, mfu=s.mfu if busy else 0.0,
+        utilisation=s.utilisation if busy else 0.0,
+        seconds_left=s.seconds_left if job.running else 0.0, loss=s.loss,
+    )
+
+
+def _training_total_seconds(state: ClusterState, job: Job) -> float:
+    return _job_run(state, job).total_seconds

@@ -1,0 +1,255 @@
+"""Launching a training job: its memory (training state sharded by ZeRO, activations,
+overhead) as :func:`engine.numbers.memory.training_memory` gives it, the arithmetic shown for it,
+:func:`launch_training`, and the ways out of a refusal (other GPUs, ZeRO-3 over more GPUs,
+8-bit Adam, full recomputation, a smaller model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine.lesson.cluster.admission import (
+    _accept,
+    _busy_with_any,
+    _fits_now,
+    _memory_verdict,
+    _pick_gpus,
+    _refuse,
+)
+from engine.lesson.cluster.checks import _check_gpu_indexes, _check_model, _check_state
+from engine.lesson.cluster.log import _settle
+from engine.lesson.cluster.state import (
+    DEFAULT_TOKENS,
+    ActionResult,
+    ActionValue,
+    ClusterState,
+    Job,
+    WayOut,
+    _run_inputs,
+)
+from engine.lesson.cluster.words import _gb, gpu_list
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
+from engine.numbers.compute import DEFAULT_MFU
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import (
+    OPTIMIZERS,
+    RECOMPUTE,
+    SHARDINGS,
+    TrainingMemory,
+    min_gpus_to_train,
+    training_memory,
+)
+from engine.words.format import format_count, format_seconds
+
+
+def _train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: str,
+                  optimizer: str, recompute: str, seq_len: int, micro_batch: int
+                  ) -> TrainingMemory:
+    return training_memory(model, hw, gpus=gpus, sharding=sharding, optimizer=optimizer,
+                           recompute=recompute, seq_len=seq_len, micro_batch=micro_batch)
+
+
+def _sharding_words(sharding: str, gpus: int) -> str:
+    if sharding == "none" or gpus == 1:
+        return "on each GPU (not sharded)" if gpus > 1 else "on one GPU"
+    return f"ZeRO stage {sharding[-1]} over {gpus} GPUs"
+
+
+def _train_lines(mem: TrainingMemory) -> list[str]:
+    bpp = mem.bytes_per_param_total
+    state = mem.parts["weights"] + mem.parts["gradients"] + mem.parts["optimizer_states"]
+    first = (f"Training state: {bpp:g} bytes/param × {format_count(mem.model.params)} params = "
+             f"{_gb(mem.state_bytes_total)}")
+    if state < mem.state_bytes_total * (1 - 1e-12):
+        first += f"; {_sharding_words(mem.sharding, mem.gpus)}: {_gb(state)} per GPU"
+    elif mem.gpus > 1:
+        first += f" {_sharding_words(mem.sharding, mem.gpus)}"
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in mem.bytes_per_param.items())
+    return [
+        first + f" ({parts} bytes; {mem.optimizer}).",
+        f"Activations (sequence {mem.seq_len:,} × micro-batch {mem.micro_batch}, "
+        f"{mem.recompute} recomputation): {_gb(mem.parts['activations'])}.",
+        f"Runtime overhead: {_gb(mem.parts['runtime_overhead'])}.",
+        f"Total: {_gb(mem.per_gpu_bytes)} per GPU.",
+    ]
+
+
+def _train_action(model_id: str, gpus: tuple[int, ...], sharding: str, optimizer: str,
+                  recompute: str, seq_len: int, micro_batch: int, tokens: float, mfu: float
+                  ) -> tuple[tuple[str, ActionValue], ...]:
+    return (("kind", "train"), ("model_id", model_id), ("gpus", gpus), ("sharding", sharding),
+            ("optimizer", optimizer), ("recompute", recompute), ("seq_len", seq_len),
+            ("micro_batch", micro_batch), ("tokens", tokens), ("mfu", mfu))
+
+
+def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], sharding: str,
+                    optimizer: str, recompute: str, seq_len: int, micro_batch: int,
+                    tokens: float, mfu: float) -> list[WayOut]:
+    system = st.system
+    hw = system.gpu
+    count = system.gpu_count
+    out: list[WayOut] = []
+
+    def way(label: str, text: str, m: ModelSpec, pick: tuple[int, ...], mem: TrainingMemory,
+            shard: str, opt: str, rec: str) -> WayOut:
+        ok = _fits_now(st, pick, mem.per_gpu_bytes, exclusive=True)
+        state_per_gpu = mem.state_bytes
+        return WayOut(
+            label=label,
+            text=f"{text}: {_gb(mem.per_gpu_bytes)} per GPU (state {_gb(state_per_gpu)} + "
+            f"activations {_gb(mem.parts['activations'])} + overhead "
+            f"{_gb(mem.parts['runtime_overhead'])}) on {gpu_list(pick)}"
+            + ("" if ok else "; other jobs must stop first") + ".",
+            per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
+            action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
+
+    same = _train_memory(model, hw, len(gpus), sharding, optimizer, recompute, seq_len,
+                         micro_batch)
+    if same.fits:  # it fits idle GPUs: other GPUs may be free
+        pick = _pick_gpus(st, len(gpus), gpus, exclusive=True)
+        if pick != gpus and _fits_now(st, pick, same.per_gpu_bytes, exclusive=True):
+            out.append(way("Other GPUs", f"The same job on {gpu_list(pick)}, which are free",
+                           model, pick, same, sharding, optimizer, recompute))
+
+    one = _train_memory(model, hw, 1, "zero3", optimizer, recompute, seq_len, micro_batch)
+    need = min_gpus_to_train(one)
+    if need is not None and need <= count:
+        counts = sorted({max(need, 2), count})
+        for n in counts:
+            if n == len(gpus) and sharding == "zero3":
+                continue
+            pick = _pick_gpus(st, n, gpus, exclusive=True)
+            mem = _train_memory(model, hw, n, "zero3", optimizer, recompute, seq_len,
+                                micro_batch)
+            if mem.fits:
+                least = " (the fewest that fit)" if n == need and n != count else ""
+                out.append(way(f"{n} GPUs with ZeRO-3", f"{n} GPUs with ZeRO-3{least}", model,
+                               pick, mem, "zero3", optimizer, recompute))
+    else:
+        fixed_words = (f"its activations alone ({_gb(one.parts['activations'])} per GPU at "
+                       f"sequence {seq_len:,}) do not fit one GPU; it needs tensor and pipeline "
+                       f"parallelism across more GPUs than one {system.id} has"
+                       if need is None else f"it needs at least {need} GPUs, more than one "
+                       f"{system.id} has (a multi-server cluster)")
+        out.append(WayOut(
+            label="More GPUs than this system has",
+            text=f"Even sharded with ZeRO-3 over all {count} GPUs it does not fit: "
+            f"{fixed_words}.",
+            per_gpu_bytes=_train_memory(model, hw, count, "zero3", optimizer, recompute,
+                                        seq_len, micro_batch).per_gpu_bytes,
+            fits_now=False, action=()))
+
+    if optimizer in ("adam", "adamw"):
+        mem = _train_memory(model, hw, len(gpus), sharding, "adam-8bit", recompute, seq_len,
+                            micro_batch)
+        if mem.fits:
+            out.append(way("8-bit Adam", f"8-bit Adam moments ({mem.bytes_per_param_total:g} "
+                           "bytes/param instead of 16)", model, gpus, mem, sharding,
+                           "adam-8bit", recompute))
+
+    if recompute != "full":
+        mem = _train_memory(model, hw, len(gpus), sharding, optimizer, "full", seq_len,
+                            micro_batch)
+        if mem.fits:
+            out.append(way("Full recomputation", "Full activation recomputation (about a "
+                           "third more compute: 8 instead of 6 FLOPs per parameter per token)",
+                           model, gpus, mem, sharding, optimizer, "full"))
+
+    for other in sorted(list_models(), key=lambda m: -m.params):
+        if other.params >= model.params or seq_len > other.max_context:
+            continue
+        mem = _train_memory(other, hw, len(gpus), sharding, optimizer, recompute, seq_len,
+                            micro_batch)
+        if mem.fits:
+            out.append(way("A smaller model", f"{other.name} ({format_count(other.params)} "
+                           "params)", other, gpus, mem, sharding, optimizer, recompute))
+            break
+    return out
+
+
+DEFAULT_SEQ_LEN = 4096
+
+
+def launch_training(
+    state: ClusterState | Mapping[str, object],
+    model_id: str = "llama-3.1-8b",
+    gpus: Sequence[int] | int = (0,),
+    sharding: str = "none",
+    tokens: float = DEFAULT_TOKENS,
+    mfu: float = DEFAULT_MFU,
+    optimizer: str = "adam",
+    recompute: str = "selective",
+    seq_len: int | None = None,
+    micro_batch: int = 1,
+) -> ActionResult:
+    """Launch a training job of ``model_id`` on ``gpus`` for a budget of ``tokens`` tokens.
+
+    ``seq_len`` defaults to 4,096 tokens, or the model's maximum context if that is shorter.
+
+    Mixed-precision training (bf16 maths, 16 bytes of state per parameter with Adam), state
+    sharded by ``sharding`` ('none', 'zero1', 'zero2', 'zero3') over the GPUs, speed from
+    ``mfu`` against the GPUs' dense bf16 peak. Refused at submission, with the arithmetic and
+    the ways out, if the memory per GPU exceeds what is free on any of its GPUs, or if any
+    of its GPUs runs another job (training gets its GPUs to itself).
+    """
+    st = _settle(_check_state(state))
+    system = st.system
+    model = _check_model(model_id)
+    idx = _check_gpu_indexes(gpus, system)
+    shard = validate.choice(sharding, "sharding", SHARDINGS)
+    opt = validate.choice(optimizer, "optimizer", OPTIMIZERS)
+    rec = validate.choice(recompute, "recompute", RECOMPUTE)
+    if seq_len is None:
+        seq_len = min(DEFAULT_SEQ_LEN, model.max_context)
+    seq = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=model.max_context)
+    mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1024)
+    budget = validate.number(tokens, "tokens", label="Token budget", minimum=1.0,
+                             allow_minimum=True, maximum=1e15)
+    eff = validate.fraction(mfu, "mfu", label="MFU")
+    if eff > 0.95:
+        raise EngineError("MFU above 95 % is not achievable; 35-55 % is good for large runs.",
+                          "mfu")
+    _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)  # validates the run length
+    mem = _train_memory(model, system.gpu, len(idx), shard, opt, rec, seq, mb)
+    job = Job(id=f"job-{st.next_job}", kind="train", model_id=model.id, gpus=idx,
+              bytes_per_gpu=mem.per_gpu_bytes, status="running",
+              started_seconds=st.clock_seconds, sharding=shard, optimizer=opt, recompute=rec,
+              seq_len=seq, micro_batch=mb, tokens=budget, mfu=eff)
+    lines = _train_lines(mem)
+    where = gpu_list(idx)
+    bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
+    lines.append(comparison[0].upper() + comparison[1:] + ".")
+    if bad_gpu is not None:
+        free = st.free_bytes()[bad_gpu]
+        state_here = mem.state_bytes
+        if state_here > free:
+            why = (f"the training state alone, {mem.bytes_per_param_total:g} bytes/param × "
+                   f"{format_count(model.params)} params = {_gb(mem.state_bytes_total)}"
+                   + (f" ({_gb(state_here)} per GPU)" if state_here < mem.state_bytes_total
+                      else "")
+                   + f", is more than the {_gb(free)} free on GPU {bad_gpu}")
+        else:
+            why = f"it needs {comparison}"
+        message = (f"Refused before it starts: training {model.name} on {where}: {why}. "
+                   "Out of memory is decided by arithmetic, so retrying cannot help.")
+        ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
+        return _refuse(st, job, message, lines, ways, mem.assumptions)
+    holder = _busy_with_any(st, idx)
+    if holder is not None:
+        message = (f"Refused: a training job needs its GPUs to itself, and "
+                   f"{gpu_list(tuple(sorted(set(holder.gpus) & set(idx))))} "
+                   f"{'runs' if len(set(holder.gpus) & set(idx)) == 1 else 'run'} {holder.id}; "
+                   "stop it or choose other GPUs.")
+        ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
+        return _refuse(st, job, message, lines, ways, mem.assumptions)
+    run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)
+    lines.append(f"Speed: {len(idx)} × {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s × {eff:.0%} "
+                 f"MFU / ({run.flops_per_token_factor:g} × {format_count(model.params)}) = "
+                 f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
+                 f"{format_seconds(run.total_seconds)} for "
+                 f"{format_count(budget)} tokens.")
+    message = (f"{job.id}: training {model.name} on {where}: {_gb(mem.per_gpu_bytes)} of "
+               f"{_gb(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
+               f"{format_seconds(run.total_seconds)}.")
+    return _accept(st, job, message, lines, (*mem.assumptions, *run.assumptions))

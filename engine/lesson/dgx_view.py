@@ -1,0 +1,243 @@
+"""The simulated dgx-1 as its operator sees it (per-GPU memory and utilisation, the jobs
+running, the job log, newest first), shared by the three widgets that act on it: dgx_panel,
+launch_training and deploy_model.
+
+The simulation state travels as JSON text in the hidden input ``state``, kept in this tab's
+``sessionStorage`` under ``session:dgx-1`` and shared with every widget that acts on the same
+server (launch_training, deploy_model), across pages. :func:`load_state` treats it as
+untrusted input: anything broken or foreign is refused with the engine's message, naming the
+field ``state``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from engine.lesson import cluster
+from engine.lesson.cluster.words import gpu_list
+from engine.numbers.catalog import get_model
+from engine.numbers.errors import EngineError
+from engine.render.html import esc, tag
+from engine.render.widget import Control
+from engine.words.format import format_count, format_GB, format_seconds
+
+STORE = "session:dgx-1"
+SYSTEM = "dgx-1"
+ADVANCE_SECONDS = 3600.0
+RECENT_LOG = 8  # log entries shown before the "older entries" fold
+BAR_WIDTH = 160
+BAR_HEIGHT = 14
+
+
+# ------------------------------------------------------------------- state as page text
+
+
+def dump_state(state: cluster.ClusterState) -> str:
+    """The state as compact JSON text, the same in CPython and Pyodide."""
+    return json.dumps(state.to_dict(), separators=(",", ":"), sort_keys=True)
+
+
+def load_state(text: str) -> cluster.ClusterState:
+    """The state from the page's hidden input; EngineError (field 'state') if it is not one."""
+    if not text.strip():
+        return cluster.new_cluster(SYSTEM)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise EngineError(
+            "The saved dgx-1 state is not readable (it is not valid JSON), so the simulation "
+            "starts again from a fresh dgx-1.",
+            "state",
+        ) from None
+    return cluster.ClusterState.from_dict(data)
+
+
+DEFAULT_STATE = dump_state(cluster.new_cluster(SYSTEM))
+
+
+def state_control() -> Control:
+    return Control("state", "dgx-1 state", "hidden", DEFAULT_STATE)
+
+
+def with_field(error: EngineError, fields: dict[str, str]) -> EngineError:
+    """The engine's error renamed to the widget's input (model_id -> model, ...)."""
+    field = fields.get(error.field or "", error.field)
+    return EngineError(error.message, field)
+
+
+# ------------------------------------------------------------------------- small pieces
+
+
+def clock_text(seconds: float) -> str:
+    """Simulated time as an operator's clock: '0:00', '1:00', '26:30' (hours:minutes)."""
+    minutes = int(seconds // 60)
+    return f"{minutes // 60:,}:{minutes % 60:02d}"
+
+
+def _job_words(job: cluster.Job) -> str:
+    model = get_model(job.model_id).name
+    if job.kind == "serve":
+        return (
+            f"serving {model} ({job.weight_format} weights, {job.batch:,} × "
+            f"{job.context_tokens:,} tokens of context)"
+        )
+    sharding = "not sharded" if job.sharding == "none" else f"ZeRO-{job.sharding[-1]}"
+    return f"training {model} ({sharding}, {format_count(job.tokens)} tokens)"
+
+
+def _bar(segments: list[tuple[str, float, str]], total: float, label: str) -> str:
+    """A small horizontal bar: (css class, value, title) segments on a 0..total track."""
+    rects = [f'<rect class="track" x="0" y="0" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" rx="2"/>']
+    x = 0.0
+    for css, value, title in segments:
+        w = BAR_WIDTH * min(max(value / total, 0.0), 1.0) if total > 0 else 0.0
+        w = min(w, BAR_WIDTH - x)
+        rects.append(
+            f'<rect class="{esc(css)}" x="{x:.2f}" y="0" width="{w:.2f}" '
+            f'height="{BAR_HEIGHT}"><title>{esc(title)}</title></rect>'
+        )
+        x += w
+    return (
+        f'<svg class="dgx-bar" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" '
+        f'viewBox="0 0 {BAR_WIDTH} {BAR_HEIGHT}" role="img" aria-label="{esc(label)}">'
+        f"{''.join(rects)}</svg>"
+    )
+
+
+def _job_colours(state: cluster.ClusterState) -> dict[str, str]:
+    """Each running job's colour class, the same in the bars and the jobs table."""
+    return {j.id: f"part-{i % 6}" for i, j in enumerate(state.running_jobs())}
+
+
+# ---------------------------------------------------------------------------- the panel
+
+
+def _gpu_table(state: cluster.ClusterState) -> str:
+    colours = _job_colours(state)
+    jobs = {j.id: j for j in state.running_jobs()}
+    rows = []
+    for gpu in state.gpus():
+        segments = [
+            (colours[jid], jobs[jid].bytes_per_gpu, f"{jid}: {format_GB(jobs[jid].bytes_per_gpu)}")
+            for jid in gpu.jobs
+        ]
+        memory_text = f"{format_GB(gpu.used_bytes)} of {format_GB(gpu.capacity_bytes)}"
+        busy_text = f"{gpu.utilisation:.0%}"
+        memory_bar = _bar(segments, gpu.capacity_bytes, f"GPU {gpu.index} memory: {memory_text}")
+        busy_bar = _bar(
+            [("part-1", gpu.utilisation, f"busy {busy_text}")],
+            1.0,
+            f"GPU {gpu.index} utilisation: {busy_text}",
+        )
+        rows.append(
+            tag(
+                "tr",
+                tag("th", esc(f"GPU {gpu.index}"), scope="row")
+                + tag("td", memory_bar + " " + tag("span", esc(memory_text)))
+                + tag("td", busy_bar + " " + tag("span", esc(busy_text)))
+                + tag("td", esc(gpu.activity)),
+                data_gpu=gpu.index,
+            )
+        )
+    head = "".join(
+        tag("th", esc(h), scope="col")
+        for h in ("GPU", "Memory in use", "Utilisation", "What runs there")
+    )
+    caption = tag("caption", esc(f"{state.system_id}: the {len(rows)} GPUs"))
+    return tag(
+        "div",
+        tag(
+            "table",
+            caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
+            class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
+        ),
+        class_="dgx-gpus chart",
+    )
+
+
+def _jobs_table(state: cluster.ClusterState) -> str:
+    running = state.running_jobs()
+    if not running:
+        return tag("p", esc("No job is running: every GPU is free."), class_="dgx-jobs-empty")
+    colours = _job_colours(state)
+    rows = []
+    for job in running:
+        progress = state.progress(job)
+        if job.kind == "serve":
+            status = "serving, idle: no requests sent to it"
+        else:
+            status = (
+                f"{progress.phase}, {progress.progress:.0%} done, "
+                f"{progress.tokens_per_s:,.0f} tokens/s, about "
+                f"{format_seconds(progress.seconds_left)} left"
+            )
+        swatch = tag("span", "", class_=f"swatch {colours[job.id]}", aria_hidden="true")
+        rows.append(
+            tag(
+                "tr",
+                tag("th", swatch + esc(job.id), scope="row")
+                + tag("td", esc(_job_words(job)))
+                + tag("td", esc(gpu_list(job.gpus)))
+                + tag("td", esc(format_GB(job.bytes_per_gpu)))
+                + tag("td", esc(status)),
+                data_job=job.id,
+            )
+        )
+    head = "".join(
+        tag("th", esc(h), scope="col") for h in ("Job", "What", "Where", "Memory per GPU", "Status")
+    )
+    caption = tag("caption", esc("Jobs running"))
+    return tag(
+        "div",
+        tag(
+            "table",
+            caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
+            class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
+        ),
+        class_="dgx-jobs chart",
+    )
+
+
+def _log_item(entry: cluster.LogEntry) -> str:
+    return tag(
+        "li",
+        tag("span", esc(clock_text(entry.time_seconds)), class_="dgx-log-time")
+        + " "
+        + tag("span", esc(entry.kind), class_=f"dgx-log-kind dgx-log-{entry.kind}")
+        + " "
+        + tag("span", esc(entry.message), class_="dgx-log-message"),
+        data_kind=entry.kind,
+    )
+
+
+def _log(state: cluster.ClusterState) -> str:
+    newest_first = list(reversed(state.log))
+    recent = "".join(_log_item(e) for e in newest_first[:RECENT_LOG])
+    out = tag("p", esc("Job log, newest first (time in hours:minutes)"), class_="dgx-log-title")
+    out += tag("ul", recent, class_="dgx-log")
+    older = newest_first[RECENT_LOG:]
+    if older:
+        out += tag(
+            "details",
+            tag("summary", esc(f"{len(older):,} older entries"))
+            + tag("ul", "".join(_log_item(e) for e in older), class_="dgx-log"),
+            class_="dgx-log-older",
+        )
+    return out
+
+
+def panel_html(state: cluster.ClusterState, note: str = "") -> str:
+    """The whole panel for ``state``; ``note`` says what the last button did."""
+    system = state.system
+    gpus = state.gpus()
+    in_use = sum(1 for g in gpus if g.used_bytes > 0)
+    used = sum(g.used_bytes for g in gpus)
+    summary = (
+        f"{system.id}: {system.gpu_count} × {system.gpu.name}. Simulated time "
+        f"{clock_text(state.clock_seconds)}. {in_use} of {system.gpu_count} GPUs hold memory: "
+        f"{format_GB(used)} of {format_GB(system.gpu_memory_bytes)} in use."
+    )
+    out = tag("p", esc(summary), class_="dgx-summary")
+    if note:
+        out += tag("p", esc(note), class_="dgx-note")
+    return out + _gpu_table(state) + _jobs_table(state) + _log(state)

@@ -1,0 +1,154 @@
+"""What the drill widgets share: the question, the feedback and the score as HTML, the
+render that checks an answer and keeps the score, and the controls and actions.
+
+A drill widget's question comes from its number (hidden input ``seed``, mirrored in the
+address, so a link reproduces it); the score lives in the hidden input ``state``, which the
+browser keeps in localStorage. A widget module fills a :class:`DrillView` with its drill's
+parts and renders with it. (No widget here: this module defines no ``WIDGET``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from engine.lesson.drill_core import BaseFeedback, Score, next_seed, parse_seed
+from engine.render.html import definition_list, esc, tag
+from engine.render.widget import Action, Control, Inputs, Rendered
+
+GOAL = 5  # correct answers that complete a drill
+
+FITS_CONTROL = Control(
+    "fits",
+    "Does it fit?",
+    "select",
+    "",
+    options=(("", "Choose…"), ("yes", "Yes, it fits"), ("no", "No, it does not fit")),
+)
+STATE_CONTROL = Control("state", "Score", "hidden", Score().to_text())
+
+
+class ShownQuestion(Protocol):
+    """What a drill's view needs of its question."""
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def lead(self) -> str: ...
+
+    @property
+    def ask(self) -> str: ...
+
+    def givens(self) -> list[tuple[str, str]]: ...
+
+
+Q = TypeVar("Q", bound=ShownQuestion)
+
+
+def seed_control(noun: str) -> Control:
+    """The hidden question number (``noun``: 'question' or 'scenario')."""
+    return Control("seed", f"{noun.capitalize()} number", "hidden", "1")
+
+
+def actions(noun: str) -> tuple[Action, ...]:
+    return (Action("check", "Check", primary=True), Action("new", f"New {noun}"))
+
+
+def score_html(score: Score, goal: int, step: int) -> str:
+    text = f"Score: {score.correct} correct of {score.answered} answered, streak {score.streak}."
+    left = goal - score.correct
+    if left > 0:
+        more = f" {left} more correct answer{'s' if left > 1 else ''} complete the drill."
+        return tag("p", esc(text + more), class_="drill-score")
+    done = tag(
+        "span",
+        esc(f"Drill complete: {goal} or more correct answers."),
+        data_drill_complete=str(step),
+    )
+    return tag("p", esc(text) + " " + done, class_="drill-score")
+
+
+@dataclass(frozen=True)
+class DrillView(Generic[Q]):
+    """One drill's widget: its step, what it calls a question, its catalogue of mistakes,
+    and how it draws a question, checks an answer and draws the memory bar."""
+
+    step: int
+    noun: str  # 'question' or 'scenario'
+    mistakes: Mapping[str, str]
+    question: Callable[[int], Q]
+    check: Callable[[Q, Inputs], BaseFeedback]
+    bar: Callable[[Q], str]
+    working_title: str = "The working:"
+    data: Callable[[Q], Mapping[str, str]] = lambda _: {}
+    goal: int = GOAL
+
+    def question_html(self, q: Q) -> str:
+        lead = tag("strong", esc(f"{self.noun.capitalize()} {q.seed:,}.")) + " " + esc(q.lead)
+        return (
+            tag("p", lead, class_="drill-question")
+            + definition_list(q.givens())
+            + tag("p", esc(q.ask), class_="drill-ask")
+        )
+
+    def feedback_html(self, q: Q, feedback: BaseFeedback, counted: bool) -> str:
+        verdict = tag(
+            "p",
+            esc(feedback.headline),
+            class_="widget-verdict " + ("fits" if feedback.correct else "refused"),
+        )
+        slip = ""
+        if feedback.mistake and feedback.mistake != "unknown":
+            slip = tag("strong", esc(f"Likely slip: you {self.mistakes[feedback.mistake]}.")) + " "
+        explanation = tag("p", slip + esc(feedback.explanation))
+        repeat = (
+            ""
+            if counted
+            else tag(
+                "p",
+                esc(
+                    f"Only your first answer to a {self.noun} counts, so the score is "
+                    f"unchanged. Press New {self.noun} for another."
+                ),
+                class_="widget-notes",
+            )
+        )
+        working = tag("ol", "".join(tag("li", esc(line)) for line in feedback.working))
+        return tag(
+            "div",
+            verdict
+            + explanation
+            + repeat
+            + tag("p", esc(self.working_title))
+            + working
+            + self.bar(q),
+            class_="drill-feedback",
+            data_correct="true" if feedback.correct else "false",
+            data_mistake=feedback.mistake or None,
+        )
+
+    def render(self, inputs: Inputs) -> Rendered:
+        seed = parse_seed(inputs["seed"])
+        score = Score.from_text(inputs["state"])
+        action = inputs.get("action", "")
+        set_inputs: dict[str, str] = {}
+        feedback_html = ""
+        if action == "new":
+            seed = next_seed(seed)
+            set_inputs.update(seed=str(seed), answer="", fits="")
+        question = self.question(seed)
+        if action == "check":
+            feedback = self.check(question, inputs)
+            score, counted = score.record(seed, feedback.correct)
+            set_inputs["state"] = score.to_text()
+            feedback_html = self.feedback_html(question, feedback, counted)
+        html = tag(
+            "div",
+            self.question_html(question) + feedback_html + score_html(score, self.goal, self.step),
+            class_="drill",
+            data_seed=str(seed),
+            **self.data(question),
+        )
+        return Rendered(html, set_inputs)

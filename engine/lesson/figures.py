@@ -1,0 +1,249 @@
+"""Named numbers for prose: `{{ figure("weights", model="llama-3.1-8b") }}` in a page.
+
+Each figure is a function of keyword arguments (text or numbers, as an author writes them)
+returning the number formatted for reading. Prose that uses them cannot drift from the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.numbers import memory
+from engine.numbers.architecture import layer_components
+from engine.numbers.catalog import get_hardware, resolve_model
+from engine.numbers.compute import (
+    DEFAULT_MFU,
+    GOOD_MFU_HIGH,
+    GOOD_MFU_LOW,
+    training_flops,
+    training_seconds,
+)
+from engine.numbers.compute import flops_per_token as _flops_per_token
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import decode_step, request_timeline
+from engine.words.format import (
+    format_bytes,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
+
+Figure = Callable[..., str]
+
+
+def params(model: str) -> str:
+    """'8.03 billion'."""
+    return format_count(resolve_model(model_id=model).params)
+
+
+def params_exact(model: str) -> str:
+    """'8,030,261,248'."""
+    return f"{resolve_model(model_id=model).params:,}"
+
+
+def weights(model: str, format: str = "bf16") -> str:
+    """Size of the weights: '16.06 GB'."""
+    return format_GB(memory.weights_bytes(resolve_model(model_id=model).params, format))
+
+
+def capacity(hardware: str) -> str:
+    """A chip's memory: '80 GB'."""
+    return format_GB(get_hardware(hardware).memory_bytes)
+
+
+def serve_total(
+    model: str,
+    hardware: str = "h100-sxm",
+    format: str = "bf16",
+    approx: bool = False,
+) -> str:
+    """The default serving plan's memory on one GPU: '18.79 GB', or '19 GB' with ``approx``."""
+    plan = memory.serving_memory(
+        resolve_model(model_id=model), get_hardware(hardware), weight_format=format
+    )
+    if approx:
+        return f"{round(plan.per_gpu_bytes / 1e9):,} GB"
+    return format_GB(plan.per_gpu_bytes)
+
+
+def flops_per_token(model: str) -> str:
+    """'16.1 billion FLOPs'."""
+    return f"{format_count(_flops_per_token(resolve_model(model_id=model)))} FLOPs"
+
+
+def kv_per_token(model: str, format: str = "bf16") -> str:
+    """'131,072 bytes (131.1 kB)'."""
+    n = memory.kv_cache_bytes_per_token(resolve_model(model_id=model), format)
+    return f"{n:,.0f} bytes ({format_bytes(n)})"
+
+
+def layers(model: str) -> str:
+    """'32'."""
+    return f"{resolve_model(model_id=model).layers:,}"
+
+
+def layer_params(model: str) -> str:
+    """Parameters of one layer (the model's usual kind): '218 million'."""
+    return format_count(sum(c.params for c in layer_components(resolve_model(model_id=model))))
+
+
+def train_bytes_per_param(optimizer: str = "adam", convention: str = "mixed-16") -> str:
+    """Training state per parameter: '16 bytes'."""
+    return f"{memory.training_bytes_per_param(optimizer, convention):g} bytes"
+
+
+def train_state(model: str, optimizer: str = "adam", convention: str = "mixed-16") -> str:
+    """Training state of the whole model before activations: '128.5 GB'."""
+    per_param = memory.training_bytes_per_param(optimizer, convention)
+    return format_GB(resolve_model(model_id=model).params * per_param)
+
+
+def time_per_token(
+    model: str, hardware: str = "h100-sxm", prompt_tokens: int = 1000, output_tokens: int = 300
+) -> str:
+    """Mean decode-step time of one request: '4.84 ms'."""
+    run = request_timeline(
+        resolve_model(model_id=model),
+        get_hardware(hardware),
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+    )
+    return format_seconds(run.tpot_seconds)
+
+
+def train_flops(model: str, tokens: float) -> str:
+    """Training FLOPs, 6 x parameters x tokens: '3.80 × 10^25 FLOPs'."""
+    return format_flops(training_flops(resolve_model(model_id=model).params, tokens))
+
+
+def train_time(
+    model: str, tokens: float, gpus: int = 1, hardware: str = "h100-sxm", mfu: float = DEFAULT_MFU
+) -> str:
+    """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
+    total = training_flops(resolve_model(model_id=model).params, tokens)
+    peak = get_hardware(hardware).peak_flops_per_s("bf16")
+    return format_seconds(training_seconds(total, gpus, peak, mfu))
+
+
+def mfu_assumed() -> str:
+    """The MFU the lesson assumes when none is given: '40 %'."""
+    return f"{DEFAULT_MFU * 100:.0f} %"
+
+
+def mfu_good_band() -> str:
+    """The MFU well-tuned large training runs reach: '35 to 55 %'."""
+    return f"{GOOD_MFU_LOW * 100:.0f} to {GOOD_MFU_HIGH * 100:.0f} %"
+
+
+def format_bandwidth(bytes_per_s: float) -> str:
+    """Bytes per second for reading: '3.35 TB/s', '300 GB/s'."""
+    if bytes_per_s >= 1e12:
+        return f"{bytes_per_s / 1e12:.4g} TB/s"
+    return f"{bytes_per_s / 1e9:.4g} GB/s"
+
+
+def format_tokens_per_s(tokens_per_s: float) -> str:
+    """'209 tokens/s', '3.2 tokens/s'."""
+    if tokens_per_s >= 10:
+        return f"{tokens_per_s:,.0f} tokens/s"
+    return f"{tokens_per_s:.1f} tokens/s"
+
+
+def bandwidth(hardware: str) -> str:
+    """A chip's memory bandwidth: '3.35 TB/s'."""
+    return format_bandwidth(get_hardware(hardware).bandwidth_bytes_per_s)
+
+
+def peak(hardware: str, format: str = "bf16") -> str:
+    """A chip's dense peak for maths in ``format``: '989.4 TFLOP/s'."""
+    return format_TFLOP_per_s(get_hardware(hardware).peak_flops_per_s(format))
+
+
+def ridge(hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """A chip's ridge point, peak FLOP/s / bandwidth: '295 FLOP/byte'."""
+    from engine.numbers.roofline import ridge_point
+
+    return f"{ridge_point(get_hardware(hardware), format):,.0f} FLOP/byte"
+
+
+def decode_time(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """One single-user decode step reading only the weights (no context yet): '4.79 ms'."""
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    return format_seconds(step.seconds)
+
+
+def decode_ceiling(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
+    """The most tokens/s one user can get, weights read once per token: '209 tokens/s'."""
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    return format_tokens_per_s(step.tokens_per_s_per_user)
+
+
+def cloud_price(hardware: str = "h100-sxm") -> str:
+    """The catalogue's default cloud price: '$2.99 per GPU-hour (Lambda, 2024-09-01)'."""
+    from engine.numbers.catalog import prices
+    from engine.numbers.cost import format_usd
+
+    offer = prices().default_cloud(get_hardware(hardware).id)
+    return f"{format_usd(offer.usd_per_gpu_hour)} per GPU-hour ({offer.provider}, {offer.date})"
+
+
+def purchase_price(hardware: str = "h100-sxm") -> str:
+    """The catalogue's default purchase estimate (for dgx-1: the whole 8-GPU server):
+    '$270,000 (2023-05 estimate)'."""
+    from engine.numbers.catalog import prices
+    from engine.numbers.cost import format_usd
+
+    buy = prices().default_purchase(get_hardware(hardware).id)
+    return f"{format_usd(buy.usd)} ({buy.date} estimate)"
+
+
+def break_even(hardware: str = "h100-sxm", years: float | None = None) -> str:
+    """Utilisation above which owning beats renting at catalogue prices: '34%' or 'never'."""
+    from engine.numbers.cost import DEFAULT_YEARS, rent_vs_own_from_catalog
+
+    r = rent_vs_own_from_catalog(
+        hardware_id=hardware, years=DEFAULT_YEARS if years is None else years
+    )
+    u = r.break_even_utilisation
+    return "never" if u is None else f"{u:.0%}"
+
+
+FIGURES: dict[str, Figure] = {
+    f.__name__: f
+    for f in (
+        params,
+        params_exact,
+        weights,
+        capacity,
+        serve_total,
+        flops_per_token,
+        kv_per_token,
+        layers,
+        layer_params,
+        train_bytes_per_param,
+        train_state,
+        time_per_token,
+        train_flops,
+        train_time,
+        mfu_assumed,
+        mfu_good_band,
+        bandwidth,
+        peak,
+        ridge,
+        decode_time,
+        decode_ceiling,
+        cloud_price,
+        purchase_price,
+        break_even,
+    )
+}
+
+
+def get_figure(name: object) -> Figure:
+    if isinstance(name, str) and name in FIGURES:
+        return FIGURES[name]
+    raise EngineError(
+        f"Unknown figure {str(name)[:40]!r}; known figures: {', '.join(sorted(FIGURES))}.", "figure"
+    )

@@ -1,0 +1,624 @@
+"""The engine beside published measurements: how good are its numbers?
+
+Each :class:`Comparison` names a published figure (with its source: paper, report or
+benchmark, year, table or section), the inputs the engine is given, and a function that asks
+the engine for its prediction. :func:`compare` runs one; :func:`table` renders them for the
+page ``reality-check.md`` (``{{ table("reality", topic="time") }}``).
+
+Inputs are published facts (parameter counts, token counts, GPU counts, measured TFLOP/s per
+GPU); everything in the "engine" column is computed by the engine's own functions
+(:mod:`engine.numbers.compute`, :mod:`engine.numbers.serving`, the hardware catalogue). The difference is
+``(engine - published) / published``, in per cent. ``tests/engine/test_reality.py`` holds a
+tolerance per row, so a change to the engine that moves a prediction away from reality fails.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.numbers.catalog import ModelSpec, get_hardware, get_model
+from engine.numbers.compute import (
+    DEFAULT_MFU,
+    mfu_from_throughput,
+    training_flops,
+    training_seconds,
+)
+from engine.numbers.errors import EngineError
+from engine.numbers.serving import decode_seconds, prefill
+from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
+from engine.render.html import esc, tag
+from engine.words.format import format_count, format_flops, format_TFLOP_per_s
+
+# Llama 3 Herd of Models (2024), Table 4: the 405B run on 16,384 H100s, 8K context, reached
+# 400 TFLOP/s per GPU, reported as 41 % BF16 MFU. Used as the MFU of the Llama 3.1 rows.
+LLAMA3_MFU = 0.41
+
+TOPICS: dict[str, str] = {
+    "compute": "Counting the work",
+    "time": "Time and GPU-hours",
+    "chips": "One chip: matrix maths, decode and prefill",
+}
+
+UNITS = ("flops", "percent", "days", "gpu_hours", "flops_per_s", "tokens_per_s")
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """The engine's answer and the inputs it was given, in words."""
+
+    value: float
+    inputs: str
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One published figure and how to ask the engine for the same quantity.
+
+    ``published`` is the number used for the difference; ``published_text`` says it the way
+    the source does. ``reading`` explains, in a sentence or two, why the two differ.
+    """
+
+    id: str
+    topic: str
+    title: str
+    unit: str
+    published: float
+    published_text: str
+    source: str
+    reading: str
+    predict: Callable[[], Prediction]
+
+    def __post_init__(self) -> None:
+        if self.topic not in TOPICS:
+            raise EngineError(f"Comparison {self.id!r}: unknown topic {self.topic!r}.", "topic")
+        if self.unit not in UNITS:
+            raise EngineError(f"Comparison {self.id!r}: unknown unit {self.unit!r}.", "unit")
+        if not (math.isfinite(self.published) and self.published > 0):
+            raise EngineError(f"Comparison {self.id!r}: published figure must be > 0.", "published")
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A comparison run: the engine's value beside the published one."""
+
+    comparison: Comparison
+    engine: float
+    inputs: str
+
+    @property
+    def difference_percent(self) -> float:
+        """(engine - published) / published x 100."""
+        return (self.engine - self.comparison.published) / self.comparison.published * 100.0
+
+    def to_dict(self) -> dict[str, object]:
+        c = self.comparison
+        return {
+            "id": c.id,
+            "topic": c.topic,
+            "title": c.title,
+            "unit": c.unit,
+            "engine": self.engine,
+            "engine_text": format_value(self.engine, c.unit),
+            "inputs": self.inputs,
+            "published": c.published,
+            "published_text": c.published_text,
+            "difference_percent": self.difference_percent,
+            "source": c.source,
+            "reading": c.reading,
+        }
+
+
+# ---------------------------------------------------------------- models not in the catalogue
+
+
+def llama2_7b() -> ModelSpec:
+    """Llama 2 7B, from the catalogue (kept there for these comparisons)."""
+    return get_model("llama-2-7b")
+
+
+def llama2_70b() -> ModelSpec:
+    """Llama 2 70B, from the catalogue (kept there for these comparisons)."""
+    return get_model("llama-2-70b")
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def _peak(hardware_id: str, format_id: str = "bf16") -> float:
+    return get_hardware(hardware_id).compute_peak(format_id)[0]
+
+
+def _tflops(flops_per_s: float) -> str:
+    return f"{flops_per_s / 1e12:,.4g} TFLOP/s"
+
+
+def _flops_rule(params: float, tokens: float, *, full: bool = False) -> tuple[float, str]:
+    flops = training_flops(params, tokens, recompute=full)
+    factor = 8 if full else 6
+    return flops, (
+        f"{factor} × {format_count(params)} parameters × {format_count(tokens)} "
+        f"tokens = {format_flops(flops)}"
+    )
+
+
+def _gpu_hours(
+    params: float, tokens: float, hardware_id: str, mfu: float, *, full: bool = False
+) -> Prediction:
+    """GPU-hours of 6 N D (8 N D) FLOPs at ``mfu`` of one chip's dense BF16 peak."""
+    flops, words = _flops_rule(params, tokens, full=full)
+    peak = _peak(hardware_id)
+    hours = training_seconds(flops, 1, peak, mfu) / SECONDS_PER_HOUR
+    name = get_hardware(hardware_id).name
+    return Prediction(
+        hours, f"{words}, at {mfu * 100:.0f} % MFU of {_tflops(peak)} ({name}, BF16 dense peak)"
+    )
+
+
+def _gpu_hours_at(
+    params: float, tokens: float, hardware_id: str, flops_per_s: float, *, full: bool = False
+) -> Prediction:
+    """GPU-hours of the FLOPs at a measured ``flops_per_s`` per GPU."""
+    peak = _peak(hardware_id)
+    flops, words = _flops_rule(params, tokens, full=full)
+    hours = training_seconds(flops, 1, peak, flops_per_s / peak) / SECONDS_PER_HOUR
+    return Prediction(hours, f"{words}, at the measured {_tflops(flops_per_s)} per GPU")
+
+
+def _days_at(
+    params: float, tokens: float, gpus: int, hardware_id: str, flops_per_s: float
+) -> Prediction:
+    """Days of 8 N D FLOPs (full recomputation) on ``gpus`` GPUs at ``flops_per_s`` each."""
+    peak = _peak(hardware_id)
+    flops, words = _flops_rule(params, tokens, full=True)
+    days = training_seconds(flops, gpus, peak, flops_per_s / peak) / SECONDS_PER_DAY
+    return Prediction(
+        days, f"{words} (full recomputation), on {gpus:,} GPUs at {_tflops(flops_per_s)} each"
+    )
+
+
+def _mfu_of(hardware_id: str, flops_per_s: float) -> Prediction:
+    peak = _peak(hardware_id)
+    name = get_hardware(hardware_id).name
+    return Prediction(
+        flops_per_s / peak * 100.0,
+        f"{_tflops(flops_per_s)} per GPU ÷ {_tflops(peak)} ({name}, BF16 dense)",
+    )
+
+
+def _peak_of(hardware_id: str) -> Prediction:
+    hw = get_hardware(hardware_id)
+    return Prediction(
+        _peak(hardware_id), f"{hw.name}: BF16 dense peak from the catalogue (datasheet)"
+    )
+
+
+# llama.cpp's llama-bench "tg128": 128 tokens generated one at a time from an empty prompt.
+TG_TOKENS = 128
+PP_TOKENS = 512
+
+
+def _decode(weight_format: str, label: str) -> Prediction:
+    m, hw = llama2_7b(), get_hardware("apple-m2-ultra")
+    seconds = decode_seconds(
+        m,
+        hw,
+        prompt_tokens=1,
+        output_tokens=TG_TOKENS + 1,
+        weight_format=weight_format,
+        kv_format="fp16",
+    )
+    return Prediction(
+        TG_TOKENS / seconds,
+        f"{m.name} ({format_count(m.params)} parameters) in {label}, batch 1, "
+        f"{TG_TOKENS} tokens, on {hw.name} at "
+        f"{hw.bandwidth_bytes_per_s / 1e9:,.0f} GB/s",
+    )
+
+
+def _prefill() -> Prediction:
+    m, hw = llama2_7b(), get_hardware("apple-m2-ultra")
+    p = prefill(m, hw, prompt_tokens=PP_TOKENS, weight_format="fp16", kv_format="fp16")
+    peak = hw.compute_peak("fp16")[0]
+    return Prediction(
+        PP_TOKENS / p.seconds,
+        f"{m.name} in F16, one prompt of {PP_TOKENS} tokens, {format_flops(p.flops)}"
+        f" at {_tflops(peak)} ({hw.name}), {p.bound}-bound",
+    )
+
+
+def _palm_mfu() -> Prediction:
+    # Chowdhery et al. 2022, appendix B: attention adds 12 x L x H x Q x T FLOPs per token
+    # (L = 118 layers, H = 48 heads, Q = 256 head size, T = 2048 tokens of sequence).
+    # TPU v4 is not in the catalogue; the paper's own peak, 275 TFLOP/s (bf16) per chip.
+    attention = 12 * 118 * 48 * 256 * 2048
+    peak = 275e12
+    mfu = mfu_from_throughput(238.3e3, 540.35e9, 6144, peak, extra_flops_per_token=attention)
+    return Prediction(
+        mfu * 100.0,
+        "(6 × 540.35 billion + attention) FLOPs per token × "
+        f"238,300 tokens/s ÷ (6,144 chips × {_tflops(peak)})",
+    )
+
+
+# ---------------------------------------------------------------- the comparisons
+
+MAMF = (
+    "stas00/ml-engineering (Bekman), 'Maximum Achievable Matmul FLOPS' table in "
+    "compute/accelerator/README.md, measured with mamf-finder.py, 2025 (torch 2.7)"
+)
+LLAMA_CPP = (
+    "llama.cpp discussion #4167, 'Performance of llama.cpp on Apple Silicon M-series' "
+    "(Gerganov et al., Nov 2023, build 8e672ef), summary table, M2 Ultra 76-core GPU "
+    "row, Llama 2 7B"
+)
+LLAMA31_CARD = (
+    "Meta, Llama 3.1 model card (2024), 'Training Energy Use' table, H100-80GB; "
+    "pre-training on ~15T tokens"
+)
+
+COMPARISONS: tuple[Comparison, ...] = (
+    Comparison(
+        "gpt3-flops",
+        "compute",
+        "GPT-3 175B: total training compute",
+        "flops",
+        3.14e23,
+        "3.14 × 10^23 FLOPs",
+        "Brown et al. 2020, 'Language Models are Few-Shot Learners', Table D.1",
+        "The paper counts 6 N D too, so the two agree to the rounding of the published figure.",
+        lambda: Prediction(*_flops_rule(get_model("gpt-3-175b").params, 300e9)),
+    ),
+    Comparison(
+        "chinchilla-flops",
+        "compute",
+        "Chinchilla 70B: total training compute",
+        "flops",
+        5.76e23,
+        "5.76 × 10^23 FLOPs (Gopher's budget)",
+        "Hoffmann et al. 2022, 'Training Compute-Optimal Large Language Models', abstract "
+        "(same compute as Gopher) and Table 3",
+        "Close, not exact: the paper matched Gopher's budget only roughly, and 6 N D here uses "
+        "the rounded 70 billion parameters and 1.4 trillion tokens.",
+        lambda: Prediction(*_flops_rule(70e9, 1.4e12)),
+    ),
+    Comparison(
+        "llama3-405b-flops",
+        "compute",
+        "Llama 3 405B: total pre-training compute",
+        "flops",
+        3.8e25,
+        "3.8 × 10^25 FLOPs",
+        "Meta, 'The Llama 3 Herd of Models' 2024, sections 1 and 3.2.1",
+        "Meta states the total to two figures; 6 N D on the released parameter count and the "
+        "15.6 trillion tokens lands on it.",
+        lambda: Prediction(*_flops_rule(get_model("llama-3.1-405b").params, 15.6e12)),
+    ),
+    Comparison(
+        "palm-mfu",
+        "compute",
+        "PaLM 540B: model FLOPs utilisation",
+        "percent",
+        46.2,
+        "46.2 %",
+        "Chowdhery et al. 2022, 'PaLM: Scaling Language Modeling with Pathways', Table 3 and "
+        "appendix B (238.3K tokens/s on 6,144 TPU v4 chips)",
+        "Same inputs, same definition (attention FLOPs included): this row checks the "
+        "engine's arithmetic and the TPU v4 peak, not the hardware.",
+        _palm_mfu,
+    ),
+    Comparison(
+        "llama3-405b-mfu",
+        "compute",
+        "Llama 3 405B on 16,384 H100s: MFU",
+        "percent",
+        41.0,
+        "41 % (400 TFLOP/s per GPU)",
+        "Meta, 'The Llama 3 Herd of Models' 2024, Table 4 (8K-context configuration)",
+        "Meta divides its measured 400 TFLOP/s by the same H100 peak; the gap is the rounding "
+        "of the published percentage.",
+        lambda: _mfu_of("h100-sxm", 400e12),
+    ),
+    Comparison(
+        "megatron-1t-mfu",
+        "compute",
+        "Megatron-LM 1T (1,008B) model on 3,072 A100s: share of peak",
+        "percent",
+        52.0,
+        "52 % (163 TFLOP/s per GPU)",
+        "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training on GPU Clusters "
+        "Using Megatron-LM', Table 1",
+        "Megatron counts the FLOPs of recomputed activations too, so this is hardware FLOPs "
+        "utilisation; the division is the same.",
+        lambda: _mfu_of("a100-80gb", 163e12),
+    ),
+    Comparison(
+        "megatron-175b-1536",
+        "time",
+        "GPT-3 175B on 1,536 A100s: days for 300B tokens",
+        "days",
+        23.0,
+        "23 days (141 TFLOP/s per GPU)",
+        "Narayanan et al. 2021 (Megatron-LM), Table 2, PTD parallelism",
+        "The paper estimates time as 8 T P / (n X) from its measured throughput, the engine's "
+        "own formula; the rest is rounding to whole days.",
+        lambda: _days_at(174.6e9, 300e9, 1536, "a100-80gb", 141e12),
+    ),
+    Comparison(
+        "megatron-175b-384",
+        "time",
+        "GPT-3 175B on 384 A100s: days for 300B tokens",
+        "days",
+        84.0,
+        "84 days (153 TFLOP/s per GPU)",
+        "Narayanan et al. 2021 (Megatron-LM), Table 2, PTD parallelism",
+        "As above: a time computed from measured throughput, so it carries no failures or "
+        "restarts; a real run would take longer.",
+        lambda: _days_at(174.6e9, 300e9, 384, "a100-80gb", 153e12),
+    ),
+    Comparison(
+        "llama2-7b-hours",
+        "time",
+        "Llama 2 7B: pre-training GPU-hours",
+        "gpu_hours",
+        184_320,
+        "184,320 GPU-hours (A100-80GB)",
+        "Meta, Llama 2 model card (2023), carbon footprint table; Touvron et al. 2023, Table 2",
+        "The engine's default MFU on an A100 fits a well-tuned run of a dense model.",
+        lambda: _gpu_hours(llama2_7b().params, 2e12, "a100-80gb", DEFAULT_MFU),
+    ),
+    Comparison(
+        "llama2-70b-hours",
+        "time",
+        "Llama 2 70B: pre-training GPU-hours",
+        "gpu_hours",
+        1_720_320,
+        "1,720,320 GPU-hours (A100-80GB)",
+        "Meta, Llama 2 model card (2023), carbon footprint table; Touvron et al. 2023, Table 2",
+        "Slightly pessimistic: the published hours imply Meta ran a little above the "
+        "engine's default MFU.",
+        lambda: _gpu_hours(llama2_70b().params, 2e12, "a100-80gb", DEFAULT_MFU),
+    ),
+    Comparison(
+        "llama31-405b-hours",
+        "time",
+        "Llama 3.1 405B: training GPU-hours",
+        "gpu_hours",
+        30.84e6,
+        "30.84M GPU-hours (H100-80GB)",
+        LLAMA31_CARD,
+        "Fewer hours than reported: the card's total covers the whole run, with its long-context "
+        "stage (38 % MFU in Table 4), interruptions and restarts, which the steady rate leaves out.",
+        lambda: _gpu_hours(get_model("llama-3.1-405b").params, 15.6e12, "h100-sxm", LLAMA3_MFU),
+    ),
+    Comparison(
+        "llama31-70b-hours",
+        "time",
+        "Llama 3.1 70B: training GPU-hours",
+        "gpu_hours",
+        7.0e6,
+        "7.0M GPU-hours (H100-80GB)",
+        LLAMA31_CARD,
+        "Further off than for 405B: the 405B run's MFU is assumed, and Meta published none "
+        "for the smaller models.",
+        lambda: _gpu_hours(get_model("llama-3.1-70b").params, 15e12, "h100-sxm", LLAMA3_MFU),
+    ),
+    Comparison(
+        "llama31-8b-hours",
+        "time",
+        "Llama 3.1 8B: training GPU-hours",
+        "gpu_hours",
+        1.46e6,
+        "1.46M GPU-hours (H100-80GB)",
+        LLAMA31_CARD,
+        "The engine's worst row. Meta published no MFU for the small models: a small model "
+        "gives each GPU little maths between exchanges of data, so its MFU is likely far "
+        "lower, and the card does not break its hours down by stage.",
+        lambda: _gpu_hours(get_model("llama-3.1-8b").params, 15e12, "h100-sxm", LLAMA3_MFU),
+    ),
+    Comparison(
+        "bloom-hours",
+        "time",
+        "BLOOM 176B: training GPU-hours",
+        "gpu_hours",
+        1_082_990,
+        "1,082,990 compute hours (384 A100-80GB, about 3.5 months)",
+        "BigScience Workshop 2022, 'BLOOM: A 176B-Parameter Open-Access Multilingual Language "
+        "Model' (arXiv 2211.05100), section 3 (366B tokens; 156 TFLOP/s per GPU; 1,082,990 "
+        "compute hours); GENCI 2022 ('sustained performance of 156 TFlops/GPU')",
+        "The measured speed counts recomputation, so 8 N D; the missing hours are restarts "
+        "after hardware failures, checkpoints and slower stretches of a months-long run.",
+        lambda: _gpu_hours_at(176.247e9, 366e9, "a100-80gb", 156e12, full=True),
+    ),
+    Comparison(
+        "h100-mamf",
+        "chips",
+        "H100 SXM: largest BF16 matmul rate",
+        "flops_per_s",
+        794.5e12,
+        "794.5 TFLOP/s measured",
+        MAMF,
+        "The datasheet peak assumes every tensor core busy at the top clock; a real chip "
+        "under full load slows its clock to stay within power, and tiles never fit perfectly.",
+        lambda: _peak_of("h100-sxm"),
+    ),
+    Comparison(
+        "a100-mamf",
+        "chips",
+        "A100 SXM: largest BF16 matmul rate",
+        "flops_per_s",
+        271.2e12,
+        "271.2 TFLOP/s measured",
+        MAMF,
+        "The older, slower chip comes closer to its datasheet figure, yet part of the peak "
+        "stays out of reach even for the best-shaped multiply.",
+        lambda: _peak_of("a100-80gb"),
+    ),
+    Comparison(
+        "mi300x-mamf",
+        "chips",
+        "MI300X: largest BF16 matmul rate",
+        "flops_per_s",
+        668.4e12,
+        "668.4 TFLOP/s measured",
+        MAMF,
+        "About half the datasheet: power and clock limits, and matmul libraries less mature "
+        "than NVIDIA's at the time of measurement, leave much of the peak unused.",
+        lambda: _peak_of("mi300x"),
+    ),
+    Comparison(
+        "m2u-decode-f16",
+        "chips",
+        "Llama 2 7B F16 on M2 Ultra: decode speed",
+        "tokens_per_s",
+        41.02,
+        "41.02 tokens/s (tg128)",
+        LLAMA_CPP,
+        "The ceiling reads every weight at full datasheet bandwidth; real kernels reach only "
+        "part of it, and each token also pays for launching many small kernels.",
+        lambda: _decode("fp16", "F16"),
+    ),
+    Comparison(
+        "m2u-decode-q8",
+        "chips",
+        "Llama 2 7B Q8_0 on M2 Ultra: decode speed",
+        "tokens_per_s",
+        66.64,
+        "66.64 tokens/s (tg128)",
+        LLAMA_CPP,
+        "Q8_0 stores a scale beside every 32 weights (8.5 bits each, not 8), and the weights "
+        "must be turned back into numbers the GPU can multiply.",
+        lambda: _decode("int8", "8-bit (Q8_0 counted as 8 bits)"),
+    ),
+    Comparison(
+        "m2u-decode-q4",
+        "chips",
+        "Llama 2 7B Q4_0 on M2 Ultra: decode speed",
+        "tokens_per_s",
+        94.27,
+        "94.27 tokens/s (tg128)",
+        LLAMA_CPP,
+        "Quantisation saves bytes, not work: Q4_0 stores 4.5 bits per weight, and unpacking "
+        "and scaling them likely becomes the limit before memory does.",
+        lambda: _decode("int4", "4-bit (Q4_0 counted as 4 bits)"),
+    ),
+    Comparison(
+        "m2u-prefill-f16",
+        "chips",
+        "Llama 2 7B F16 on M2 Ultra: prompt processing",
+        "tokens_per_s",
+        1401.85,
+        "1,401.85 tokens/s (pp512)",
+        LLAMA_CPP,
+        "Compute-bound, so the gap is matmul efficiency, much like the share of peak the "
+        "datacentre chips reach in the matmul rows above.",
+        _prefill,
+    ),
+)
+
+
+# ---------------------------------------------------------------- running and rendering
+
+
+def comparison_ids() -> tuple[str, ...]:
+    return tuple(c.id for c in COMPARISONS)
+
+
+def get_comparison(comparison_id: object) -> Comparison:
+    for c in COMPARISONS:
+        if c.id == comparison_id:
+            return c
+    raise EngineError(f"Unknown comparison {str(comparison_id)[:40]!r}.", "comparison")
+
+
+def compare(comparison: Comparison | str) -> Result:
+    """Ask the engine for one comparison's prediction."""
+    c = comparison if isinstance(comparison, Comparison) else get_comparison(comparison)
+    p = c.predict()
+    if not (math.isfinite(p.value) and p.value > 0):
+        raise EngineError(f"Comparison {c.id!r}: the engine gave {p.value!r}.", c.id)
+    return Result(c, p.value, p.inputs)
+
+
+def results(topic: object = "") -> tuple[Result, ...]:
+    """Every comparison (or those of one topic), run."""
+    if topic not in ("", None) and topic not in TOPICS:
+        raise EngineError(
+            f"Unknown topic {str(topic)[:40]!r}; choose one of: {', '.join(TOPICS)}.", "topic"
+        )
+    return tuple(compare(c) for c in COMPARISONS if not topic or c.topic == topic)
+
+
+def _sig(value: float, digits: int = 3) -> str:
+    """``value`` to about ``digits`` significant figures, without an exponent."""
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
+
+
+def format_value(value: float, unit: str) -> str:
+    """An engine value in the unit of its comparison, about 3 significant figures."""
+    if unit == "flops":
+        return format_flops(value)
+    if unit == "percent":
+        return f"{value:.1f} %"
+    if unit == "days":
+        return f"{value:,.1f} days"
+    if unit == "gpu_hours":
+        if value >= 1e6:
+            return f"{_sig(value / 1e6)}M GPU-hours"
+        return f"{float(f'{value:.3g}'):,.0f} GPU-hours"
+    if unit == "flops_per_s":
+        return format_TFLOP_per_s(value)
+    if unit == "tokens_per_s":
+        return f"{_sig(value)} tokens/s"
+    raise EngineError(f"Unknown unit {unit!r}.", "unit")
+
+
+def format_difference(percent: float) -> str:
+    """'+24.5 %', '−15.7 %' (a true minus sign), '0.0 %'."""
+    text = f"{percent:+.1f} %"
+    if text in ("+0.0 %", "-0.0 %"):
+        return "0.0 %"
+    return text.replace("-", "\u2212")
+
+
+def table(topic: str = "") -> str:
+    """The comparisons of ``topic`` (all when empty) as an HTML table, every cell escaped."""
+    rows = results(topic)
+    caption = TOPICS[topic] if topic else "The engine beside published figures"
+    head = "".join(
+        tag("th", esc(h), scope="col")
+        for h in ("What", "Engine", "Published", "Difference", "Source")
+    )
+    body = []
+    for r in rows:
+        c = r.comparison
+        what = esc(c.title) + tag("span", esc(r.inputs), class_="reality-inputs")
+        diff = r.difference_percent
+        cells = (
+            tag("th", what, scope="row"),
+            tag("td", esc(format_value(r.engine, c.unit)), class_="reality-engine"),
+            tag("td", esc(c.published_text), class_="reality-published"),
+            tag(
+                "td",
+                esc(format_difference(diff)),
+                class_="reality-diff",
+                data_percent=f"{diff:.2f}",
+            ),
+            tag(
+                "td",
+                esc(c.source) + tag("span", esc(c.reading), class_="reality-reading"),
+                class_="reality-source",
+            ),
+        )
+        body.append(tag("tr", "".join(cells), data_comparison=c.id, data_topic=c.topic))
+    html = tag(
+        "table",
+        tag("caption", esc(caption)) + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)),
+    )
+    return tag(
+        "div", html, class_="table-scroll reality", role="region", tabindex="0", aria_label=caption
+    )

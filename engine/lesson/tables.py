@@ -1,0 +1,59 @@
+"""Tables rendered from the engine for pages: `{{ table("formats") }}`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.lesson.reality import table as reality
+from engine.numbers.catalog import list_hardware
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import FORMATS
+from engine.render.html import table as html_table
+from engine.words.format import format_GB
+
+Table = Callable[..., str]
+
+
+def formats() -> str:
+    """Number formats and their bytes per number."""
+    rows = [(f.label, f"{f.bytes_per_number:g}", f.note) for f in FORMATS.values()]
+    return html_table(("Format", "Bytes per number", "Note"), rows)
+
+
+def hardware(kind: str = "") -> str:
+    """The hardware catalogue: memory, bandwidth, bf16 peak (dense)."""
+    rows = []
+    for h in list_hardware():
+        if kind and h.kind != kind:
+            continue
+        peaks = dict(h.peaks)
+        bf16 = peaks.get("bf16")
+        rows.append(
+            (
+                h.name,
+                format_GB(h.memory_bytes),
+                f"{h.bandwidth_bytes_per_s / 1e12:.2f} TB/s",
+                f"{bf16 / 1e12:,.0f} TFLOP/s" if bf16 else "n/a",
+            )
+        )
+    if not rows:
+        raise EngineError(f"No hardware of kind {kind!r}.", "kind")
+    return html_table(("Chip", "Memory", "Bandwidth", "BF16 dense peak"), rows)
+
+
+from engine.lesson.cheatsheet import CHEAT_TABLES  # noqa: E402  (step 20's tables: cheat_*)
+
+TABLES: dict[str, Table] = {
+    "formats": formats,
+    "hardware": hardware,
+    "reality": reality,
+    **CHEAT_TABLES,
+}
+
+
+def get_table(name: object) -> Table:
+    if isinstance(name, str) and name in TABLES:
+        return TABLES[name]
+    raise EngineError(
+        f"Unknown table {str(name)[:40]!r}; known tables: {', '.join(sorted(TABLES))}.", "table"
+    )

@@ -1,0 +1,95 @@
+"""Systems: whole servers built from catalogue chips (the lesson's dgx-1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.numbers.catalog._data import load
+from engine.numbers.catalog.hardware import HardwareSpec, get_hardware
+from engine.numbers.errors import EngineError
+
+
+@dataclass(frozen=True, slots=True)
+class SystemSpec:
+    """A server: its GPUs and CPUs (catalogue chips), RAM in bytes, links in bytes/s, W."""
+
+    id: str
+    name: str
+    gpu: HardwareSpec
+    gpu_count: int
+    cpu: HardwareSpec
+    cpu_count: int
+    ram_bytes: float
+    nvlink_bytes_per_s_per_gpu: float
+    power_W: float
+    rack_units: int
+    network: str
+    source: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.gpu_count < 1 or self.cpu_count < 1:
+            raise EngineError(f"System {self.id!r}: needs at least one GPU and one CPU.")
+        if not self.ram_bytes > 0 or not self.power_W > 0:
+            raise EngineError(f"System {self.id!r}: RAM and power must be > 0.")
+
+    @property
+    def gpu_memory_bytes(self) -> float:
+        """All GPU memory of the system (640 GB for dgx-1)."""
+        return self.gpu.memory_bytes * self.gpu_count
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "gpu": self.gpu.id,
+            "gpu_count": self.gpu_count,
+            "cpu": self.cpu.id,
+            "cpu_count": self.cpu_count,
+            "gpu_memory_bytes": self.gpu_memory_bytes,
+            "ram_bytes": self.ram_bytes,
+            "nvlink_bytes_per_s_per_gpu": self.nvlink_bytes_per_s_per_gpu,
+            "power_W": self.power_W,
+            "rack_units": self.rack_units,
+            "network": self.network,
+            "source": self.source,
+            "note": self.note,
+        }
+
+
+def _from_toml(sys_id: str, e: dict[str, Any]) -> SystemSpec:
+    return SystemSpec(
+        id=sys_id,
+        name=e["name"],
+        gpu=get_hardware(e["gpu"]),
+        gpu_count=int(e["gpu_count"]),
+        cpu=get_hardware(e["cpu"]),
+        cpu_count=int(e["cpu_count"]),
+        ram_bytes=float(e["ram_GB"]) * 1e9,
+        nvlink_bytes_per_s_per_gpu=float(e["nvlink_GB_per_s_per_gpu"]) * 1e9,
+        power_W=float(e["power_W"]),
+        rack_units=int(e["rack_units"]),
+        network=e["network"],
+        source=e["source"],
+        note=e.get("note", ""),
+    )
+
+
+@cache
+def _all() -> dict[str, SystemSpec]:
+    return {k: _from_toml(k, v) for k, v in load("systems")["systems"].items()}
+
+
+def list_systems() -> list[SystemSpec]:
+    return list(_all().values())
+
+
+def get_system(system_id: object) -> SystemSpec:
+    """The catalogue system called ``system_id`` ('dgx-1')."""
+    systems = _all()
+    if isinstance(system_id, str) and system_id in systems:
+        return systems[system_id]
+    shown = str(system_id)[:40]
+    raise EngineError(f"Unknown system {shown!r}; choose one of: {', '.join(systems)}.", "system")

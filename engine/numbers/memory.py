@@ -1,0 +1,452 @@
+"""Memory: weights, serving working space (KV cache, activations, overhead), training state.
+
+All sizes in bytes (GB = 10^9 bytes). Each result lists the assumptions it rests on.
+Serving: weights + KV cache + activations + runtime overhead must fit in each GPU's memory.
+Training: weights + gradients + optimiser states (the 'state', 16 bytes per parameter for
+Adam in mixed precision) + activations (Korthikanti et al. 2022) + runtime overhead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import get_format
+from engine.words.format import a_or_an
+
+# A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
+# and the framework's own buffers. An assumption, stated in every result that uses it.
+RUNTIME_OVERHEAD_BYTES = 1.5e9
+# Serving engines run prompts through in chunks (chunked prefill); the transient buffers
+# scale with the tokens in flight, capped at this many (vLLM's scheduler works this way).
+PREFILL_CHUNK_TOKENS = 2048
+LOGITS_BYTES = 4.0  # logits are kept in fp32
+
+SHARDINGS = ("none", "zero1", "zero2", "zero3")
+RECOMPUTE = ("none", "selective", "full")
+OPTIMIZERS = ("adam", "adamw", "adam-8bit", "sgd-momentum", "sgd")
+CONVENTIONS = ("mixed-16", "mixed-18", "mixed-20", "fp32")
+
+CONVENTION_SOURCES = {
+    "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
+    "states): Rajbhandari et al. 2020, 'ZeRO', section 3.1 (2 + 2 + K bytes, K = 12 for "
+    "Adam: 16 bytes). The engine's default.",
+    "mixed-18": "bf16 weights 2 + fp32 gradients 4 + fp32 master weights 4: Megatron-LM "
+    "docs 'Distributed Optimizer' (bf16 params, fp32 grads: 18 bytes with Adam); Hugging "
+    "Face 'Model training anatomy' (6 + 4 + 8 = 18 bytes).",
+    "mixed-20": "fp16 weights 2 + fp16 gradients 2 + fp32 gradient copy 4 + fp32 master 4: "
+    "Megatron-LM docs 'Distributed Optimizer' (fp16 params, fp16 grads: 20 bytes with Adam); "
+    "Smith et al. 2022, 'Megatron-Turing NLG 530B' (20 bytes per parameter).",
+    "fp32": "fp32 weights 4 + fp32 gradients 4, no master copy (16 bytes with Adam).",
+}
+OPTIMIZER_SOURCES = {
+    "adam": "Adam keeps two fp32 moments per parameter (4 + 4 bytes); Kingma & Ba 2015.",
+    "adamw": "AdamW: as Adam, two fp32 moments (4 + 4 bytes); Loshchilov & Hutter 2019.",
+    "adam-8bit": "8-bit Adam keeps both moments in 1 byte each; Dettmers et al. 2022, "
+    "'8-bit Optimizers via Block-wise Quantization'.",
+    "sgd-momentum": "SGD with momentum keeps one fp32 momentum (4 bytes).",
+    "sgd": "Plain SGD keeps no optimiser state.",
+}
+_OPT_STATES = {
+    "adam": {"first_moment": 4.0, "second_moment": 4.0},
+    "adamw": {"first_moment": 4.0, "second_moment": 4.0},
+    "adam-8bit": {"first_moment": 1.0, "second_moment": 1.0},
+    "sgd-momentum": {"momentum": 4.0},
+    "sgd": {},
+}
+_CONVENTION_PARTS = {
+    "mixed-16": {"weights": 2.0, "gradients": 2.0, "master_weights": 4.0},
+    "mixed-18": {"weights": 2.0, "gradients": 4.0, "master_weights": 4.0},
+    "mixed-20": {"weights": 2.0, "gradients": 2.0, "fp32_gradients": 4.0, "master_weights": 4.0},
+    "fp32": {"weights": 4.0, "gradients": 4.0},
+}
+# Which sharding stage partitions each part: 1 = optimiser states, 2 = gradients, 3 = weights.
+_ZERO_STAGE = {"weights": 3, "gradients": 2, "fp32_gradients": 2}
+_STAGE = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
+
+
+def format_GB(n_bytes: float) -> str:
+    """Bytes as GB with two decimals ('16.06 GB'), the precision the lesson quotes."""
+    return f"{n_bytes / 1e9:,.2f} GB"
+
+
+def weights_bytes(params: object, format_id: object = "bf16") -> float:
+    """Bytes of ``params`` numbers stored in ``format_id`` (8.03e9 x 2 = 16.06 GB)."""
+    n = validate.number(params, "params", label="Parameter count", maximum=1e16)
+    return n * get_format(format_id).bytes_per_number
+
+
+def kv_cache_bytes_per_token(model: object, format_id: object = "bf16") -> float:
+    """KV cache bytes for one token of context.
+
+    GQA/MHA: 2 (key and value) x layers x KV heads x head_dim x bytes (131,072 B for
+    Llama 3.1 8B in bf16). MLA (DeepSeek-V3): the compressed latent plus the shared RoPE
+    key, (kv_lora_rank + qk_rope_head_dim) x layers x bytes, which is what MLA caches.
+    """
+    m = as_model(model)
+    b = get_format(format_id).bytes_per_number
+    if m.attention == "mla":
+        return float((m.kv_lora_rank + m.qk_rope_head_dim) * m.layers * b)
+    return float(2 * m.layers * m.kv_heads * m.head_dim * b)
+
+
+def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
+    """The KV-per-token arithmetic in words, for assumptions and widgets."""
+    b = get_format(format_id).bytes_per_number
+    per = kv_cache_bytes_per_token(model, format_id)
+    if model.attention == "mla":
+        return (f"KV cache per token (MLA latent): ({model.kv_lora_rank} + "
+                f"{model.qk_rope_head_dim}) × {model.layers} layers × {b:g} bytes = {per:,.0f} "
+                "bytes (MLA caches a compressed latent, not full keys and values)")
+    return (f"KV cache per token: 2 × {model.layers} layers × {model.kv_heads} KV heads × "
+            f"{model.head_dim} head dim × {b:g} bytes = {per:,.0f} bytes")
+
+
+def _check_gpus(gpus: object) -> int:
+    return validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
+
+
+@dataclass(frozen=True, slots=True)
+class ServingMemory:
+    """Memory of one GPU serving a model: ``parts`` (name -> bytes) and the verdict.
+
+    ``headroom_bytes`` is capacity minus use (negative when it does not fit).
+    ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
+    ``max_concurrent_requests``: how many requests of ``context_tokens`` that is.
+    """
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    weight_format: str
+    kv_format: str
+    context_tokens: int
+    batch: int
+    gpus: int
+    parts: dict[str, float]
+    per_gpu_bytes: float
+    capacity_bytes: float
+    fits: bool
+    headroom_bytes: float
+    kv_cache_bytes_per_token: float
+    max_context_tokens_that_fit: int
+    max_concurrent_requests: int
+    activation_tokens: int
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        m = self.model
+        fmt = get_format(self.weight_format)
+        out = [
+            f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
+            f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
+            + (f", split over {self.gpus} GPUs" if self.gpus > 1 else "") + ".",
+            kv_cache_formula(m, self.kv_format)
+            + f"; × {self.context_tokens:,} tokens × batch {self.batch} = "
+            f"{format_GB(self.kv_cache_bytes_per_token * self.context_tokens * self.batch)}.",
+            f"Activations: transient buffers for the {self.activation_tokens:,} tokens in flight "
+            f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
+            f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
+            f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
+            "for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
+            "real engines vary by about 0.5-3 GB).",
+            "GB = 10^9 bytes (an '80 GB' H100 holds 80 × 10^9 bytes, 74.5 GiB).",
+        ]
+        if self.gpus > 1:
+            out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
+                       "evenly; activations and overhead counted in full on each GPU.")
+        if m.sliding_window:
+            out.append(f"{m.name} uses {a_or_an(m.sliding_window)} {m.sliding_window:,}-token sliding window on some or "
+                       "all layers; the KV figure caches the full context (an upper bound).")
+        out.extend(m.assumptions)
+        return tuple(out)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        out = []
+        if self.context_tokens > self.model.max_context:
+            out.append(f"{self.context_tokens:,} tokens is beyond {self.model.name}'s maximum "
+                       f"context of {self.model.max_context:,}.")
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "model": self.model.id,
+            "hardware": self.hardware.id,
+            "weight_format": self.weight_format,
+            "kv_format": self.kv_format,
+            "context_tokens": self.context_tokens,
+            "batch": self.batch,
+            "gpus": self.gpus,
+            "parts": dict(self.parts),
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "capacity_bytes": self.capacity_bytes,
+            "fits": self.fits,
+            "headroom_bytes": self.headroom_bytes,
+            "kv_cache_bytes_per_token": self.kv_cache_bytes_per_token,
+            "max_context_tokens_that_fit": self.max_context_tokens_that_fit,
+            "max_concurrent_requests": self.max_concurrent_requests,
+            "assumptions": list(self.assumptions),
+            "warnings": list(self.warnings),
+        }
+
+
+def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int) -> float:
+    """Transient serving buffers: tokens x (2 hidden + 2 FFN) x 2 bytes + logits (fp32)."""
+    ffn = model.moe_ffn * (model.experts_per_token + model.shared_experts) if model.is_moe \
+        else model.ffn
+    return tokens_in_flight * (2 * model.hidden + 2 * ffn) * 2.0 + batch * model.vocab * LOGITS_BYTES
+
+
+def serving_memory(
+    model: object,
+    hardware: object,
+    *,
+    weight_format: object = "bf16",
+    kv_format: object = "bf16",
+    context_tokens: object = 8192,
+    batch: object = 1,
+    gpus: object = 1,
+) -> ServingMemory:
+    """Memory per GPU to serve ``model`` with ``batch`` requests of ``context_tokens`` each."""
+    m = as_model(model)
+    hw = as_hardware(hardware)
+    wf = get_format(weight_format)
+    kf = get_format(kv_format)
+    ctx = validate.integer(context_tokens, "context_tokens", label="Context", maximum=100_000_000)
+    b = validate.integer(batch, "batch", label="Batch", maximum=10_000_000)
+    g = _check_gpus(gpus)
+    kv_token = kv_cache_bytes_per_token(m, kf.id)
+    weights = m.params * wf.bytes_per_number / g
+    kv = kv_token * ctx * b / g
+    in_flight = min(ctx * b, PREFILL_CHUNK_TOKENS)
+    act = activation_bytes_serving(m, in_flight, b)
+    parts = {"weights": weights, "kv_cache": kv, "activations": act,
+             "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
+    total = weights + kv + act + RUNTIME_OVERHEAD_BYTES
+    cap = hw.memory_bytes
+    free = cap - weights - act - RUNTIME_OVERHEAD_BYTES
+    max_tokens = int(free * g // kv_token) if free > 0 else 0
+    return ServingMemory(
+        model=m, hardware=hw, weight_format=wf.id, kv_format=kf.id, context_tokens=ctx,
+        batch=b, gpus=g, parts=parts, per_gpu_bytes=total, capacity_bytes=cap,
+        fits=total <= cap, headroom_bytes=cap - total, kv_cache_bytes_per_token=kv_token,
+        max_context_tokens_that_fit=max_tokens, max_concurrent_requests=max_tokens // ctx,
+        activation_tokens=in_flight,
+    )
+
+
+def min_gpus_to_serve(mem: ServingMemory) -> int | None:
+    """Fewest GPUs (tensor parallel) on which ``mem``'s workload fits; None if none can."""
+    g = mem.gpus
+    split = (mem.parts["weights"] + mem.parts["kv_cache"]) * g
+    fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
+    room = mem.capacity_bytes - fixed
+    if room <= 0:
+        return None
+    need = -(-split // room)
+    return max(1, int(need))
+
+
+# ---------------------------------------------------------------------------- training
+
+
+def training_state_bytes_per_param(optimizer: object = "adam", convention: object = "mixed-16"
+                                   ) -> dict[str, float]:
+    """Bytes of training state per parameter, by part (16 for Adam in mixed precision:
+    weights 2 + gradients 2 + master weights 4 + first moment 4 + second moment 4)."""
+    opt = validate.choice(optimizer, "optimizer", OPTIMIZERS)
+    conv = validate.choice(convention, "convention", CONVENTIONS)
+    out = dict(_CONVENTION_PARTS[conv])
+    out.update(_OPT_STATES[opt])
+    return out
+
+
+def training_bytes_per_param(optimizer: object = "adam", convention: object = "mixed-16"
+                             ) -> float:
+    """All the training state per parameter, in bytes (16 for Adam in mixed precision)."""
+    return sum(training_state_bytes_per_param(optimizer, convention).values())
+
+
+def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,
+                               recompute: str, tp: int = 1) -> float:
+    """Korthikanti et al. 2022, Table 2 (16-bit activations, sequence parallelism with TP):
+    no recomputation s*b*h*(34 + 5*a*s/h)/t, selective 34*s*b*h/t, full 2*s*b*h/t bytes."""
+    sbh = seq_len * micro_batch * model.hidden
+    if recompute == "none":
+        factor = 34.0 + 5.0 * model.heads * seq_len / model.hidden
+    elif recompute == "selective":
+        factor = 34.0
+    else:
+        factor = 2.0
+    return sbh * factor / tp
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingMemory:
+    """Memory of one GPU training a model: ``parts`` (name -> bytes) and the verdict.
+
+    ``state_bytes`` is this GPU's share of weights + gradients + optimiser states;
+    ``state_bytes_total`` the same unsharded (params x bytes per parameter).
+    """
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    gpus: int
+    tp: int
+    dp: int
+    sharding: str
+    optimizer: str
+    convention: str
+    micro_batch: int
+    seq_len: int
+    recompute: str
+    bytes_per_param: dict[str, float]
+    parts: dict[str, float]
+    per_gpu_bytes: float
+    capacity_bytes: float
+    fits: bool
+    headroom_bytes: float
+    state_bytes: float
+    state_bytes_total: float
+
+    @property
+    def bytes_per_param_total(self) -> float:
+        return sum(self.bytes_per_param.values())
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        m = self.model
+        bpp = self.bytes_per_param
+        sums = " + ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in bpp.items())
+        out = [
+            f"Training state per parameter ({self.optimizer}, {self.convention}): {sums} = "
+            f"{self.bytes_per_param_total:g} bytes. {CONVENTION_SOURCES[self.convention]} "
+            f"{OPTIMIZER_SOURCES[self.optimizer]}",
+            f"State: {m.params:,} parameters × {self.bytes_per_param_total:g} bytes = "
+            f"{format_GB(self.state_bytes_total)} before sharding.",
+            _sharding_words(self.sharding, self.dp, self.tp),
+            f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
+            f"Transformer Models', Table 2), {self.recompute} recomputation, sequence "
+            f"{self.seq_len:,} × micro-batch {self.micro_batch} × hidden {m.hidden:,} × "
+            f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
+            "an approximation for GQA/SwiGLU models; output layer and loss not included.",
+            f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
+            "(CUDA context, workspaces, communication buffers); an assumption.",
+            "GB = 10^9 bytes.",
+        ]
+        out.extend(m.assumptions)
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "model": self.model.id,
+            "hardware": self.hardware.id,
+            "gpus": self.gpus,
+            "tp": self.tp,
+            "dp": self.dp,
+            "sharding": self.sharding,
+            "optimizer": self.optimizer,
+            "convention": self.convention,
+            "micro_batch": self.micro_batch,
+            "seq_len": self.seq_len,
+            "recompute": self.recompute,
+            "bytes_per_param": dict(self.bytes_per_param),
+            "bytes_per_param_total": self.bytes_per_param_total,
+            "parts": dict(self.parts),
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "capacity_bytes": self.capacity_bytes,
+            "fits": self.fits,
+            "headroom_bytes": self.headroom_bytes,
+            "state_bytes": self.state_bytes,
+            "state_bytes_total": self.state_bytes_total,
+            "assumptions": list(self.assumptions),
+        }
+
+
+def _sharding_words(sharding: str, dp: int, tp: int) -> str:
+    tp_words = f" Tensor parallel over {tp} GPUs divides everything by {tp}." if tp > 1 else ""
+    if sharding == "none":
+        return f"Replicated data parallel: every GPU holds the full state.{tp_words}"
+    what = {"zero1": "optimiser states (master weights and moments)",
+            "zero2": "optimiser states and gradients",
+            "zero3": "optimiser states, gradients and weights"}[sharding]
+    return (f"ZeRO stage {sharding[-1]} (Rajbhandari et al. 2020): {what} split over the "
+            f"{dp} data-parallel GPUs.{tp_words}")
+
+
+def training_memory(
+    model: object,
+    hardware: object,
+    *,
+    gpus: object = 1,
+    sharding: object = "none",
+    tp: object = 1,
+    optimizer: object = "adam",
+    convention: object = "mixed-16",
+    micro_batch: object = 1,
+    seq_len: object = 4096,
+    recompute: object = "selective",
+) -> TrainingMemory:
+    """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding."""
+    m = as_model(model)
+    hw = as_hardware(hardware)
+    g = _check_gpus(gpus)
+    t = validate.integer(tp, "tp", label="Tensor-parallel size", maximum=1024)
+    if g % t:
+        raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
+                          f"({t}).", "tp")
+    shard = validate.choice(sharding, "sharding", SHARDINGS)
+    rec = validate.choice(recompute, "recompute", RECOMPUTE)
+    mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1_000_000)
+    s = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
+    bpp = training_state_bytes_per_param(optimizer, convention)
+    dp = g // t
+    stage = _STAGE[shard]
+    p = m.params / t
+    groups = {"weights": 0.0, "gradients": 0.0, "optimizer_states": 0.0}
+    for name, nbytes in bpp.items():
+        part_stage = _ZERO_STAGE.get(name, 1)
+        share = p * nbytes / (dp if stage >= part_stage else 1)
+        key = name if name in groups else ("gradients" if part_stage == 2
+                                           else "optimizer_states")
+        groups[key] += share
+    act = m.layers * activation_bytes_per_layer(m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
+    state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
+    parts = {**groups, "activations": act, "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
+    total = state + act + RUNTIME_OVERHEAD_BYTES
+    cap = hw.memory_bytes
+    return TrainingMemory(
+        model=m, hardware=hw, gpus=g, tp=t, dp=dp, sharding=shard,
+        optimizer=str(optimizer), convention=str(convention), micro_batch=mb, seq_len=s,
+        recompute=rec, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
+        capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
+        state_bytes_total=m.params * sum(bpp.values()),
+    )
+
+
+def min_gpus_to_train(mem: TrainingMemory) -> int | None:
+    """Fewest GPUs with ``mem``'s sharding and tensor parallelism on which it fits.
+
+    Replicated ('none') data parallelism never lowers memory per GPU, so the answer is the
+    tensor-parallel size if it fits at all; ZeRO stages divide their parts by the
+    data-parallel size. None when no count helps (the unsharded parts alone are too big).
+    """
+    t = mem.tp
+    stage = _STAGE[mem.sharding]
+    p = mem.model.params / t
+    sharded = 0.0
+    fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
+    for name, nbytes in mem.bytes_per_param.items():
+        if stage >= _ZERO_STAGE.get(name, 1):
+            sharded += p * nbytes
+        else:
+            fixed += p * nbytes
+    room = mem.capacity_bytes - fixed
+    if room <= 0:
+        return None
+    if sharded == 0.0:
+        return t
+    dp = max(1, int(-(-sharded // room)))
+    return dp * t

@@ -1,0 +1,120 @@
+"""The roofline: is a workload limited by compute or by memory bandwidth?
+
+Arithmetic intensity = FLOPs / bytes moved to and from memory. A chip's ridge point =
+peak FLOP/s / bandwidth (bytes/s): about 295 FLOP/byte for an H100 SXM in bf16
+(989.4e12 / 3.35e12). Below the ridge a workload is memory-bound and attains
+intensity x bandwidth; above it, compute-bound at the peak (Williams et al. 2009).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import validate
+from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.memory import training_bytes_per_param
+from engine.numbers.serving import decode_step, prefill
+
+
+def ridge_point(hardware: object, format_id: object = "bf16") -> float:
+    """FLOPs per byte at which ``hardware`` turns compute-bound for maths in ``format_id``."""
+    hw = as_hardware(hardware)
+    return hw.peak_flops_per_s(format_id) / hw.bandwidth_bytes_per_s
+
+
+def bound(intensity: object, hardware: object, format_id: object = "bf16") -> str:
+    """'compute' if ``intensity`` (FLOP/byte) reaches the ridge point, else 'memory'."""
+    i = validate.number(intensity, "intensity", label="Arithmetic intensity", maximum=1e15)
+    return "compute" if i >= ridge_point(hardware, format_id) else "memory"
+
+
+def attainable_flops_per_s(intensity: object, hardware: object, format_id: object = "bf16"
+                           ) -> float:
+    """min(peak, intensity x bandwidth): the roof at that intensity, FLOP/s."""
+    i = validate.number(intensity, "intensity", label="Arithmetic intensity", maximum=1e15)
+    hw = as_hardware(hardware)
+    return min(hw.peak_flops_per_s(format_id), i * hw.bandwidth_bytes_per_s)
+
+
+def decode_intensity(model: object, hardware: object = "h100-sxm", *, batch: object = 1,
+                     context_tokens: object = 1024, weight_format: object = "bf16",
+                     kv_format: object = "bf16") -> float:
+    """FLOPs per byte of one decode step (about batch x 2 N / (2 N + KV) in bf16: ~1 at
+    batch 1)."""
+    return decode_step(model, hardware, batch=batch, context_tokens=context_tokens,
+                       weight_format=weight_format, kv_format=kv_format).arithmetic_intensity
+
+
+def prefill_intensity(model: object, hardware: object = "h100-sxm", *,
+                      prompt_tokens: object = 1024, batch: object = 1,
+                      weight_format: object = "bf16") -> float:
+    """FLOPs per byte of a prefill (about the prompt length in bf16: hundreds to thousands)."""
+    return prefill(model, hardware, prompt_tokens=prompt_tokens, batch=batch,
+                   weight_format=weight_format).arithmetic_intensity
+
+
+def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
+                         optimizer: object = "adam", convention: object = "mixed-16") -> float:
+    """FLOPs per byte of a training step: 6 x N x tokens / (2 x state bytes), i.e. every
+    byte of training state read and written once per step (activation traffic ignored)."""
+    m = as_model(model)
+    t = validate.number(tokens_per_step, "tokens_per_step", label="Tokens per step",
+                        maximum=1e12)
+    state = training_bytes_per_param(optimizer, convention)
+    return 6.0 * m.params * t / (2.0 * state * m.params)
+
+
+@dataclass(frozen=True, slots=True)
+class RooflinePoint:
+    """One workload on the chart: FLOP/byte, attainable FLOP/s and its bound."""
+
+    name: str
+    intensity: float
+    attainable_flops_per_s: float
+    bound: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "intensity": self.intensity,
+                "attainable_flops_per_s": self.attainable_flops_per_s, "bound": self.bound}
+
+
+@dataclass(frozen=True, slots=True)
+class Roofline:
+    """A chip's roof (peak FLOP/s, bandwidth, ridge) and workloads placed under it."""
+
+    hardware_id: str
+    format_id: str
+    peak_flops_per_s: float
+    bandwidth_bytes_per_s: float
+    ridge_point: float
+    points: tuple[RooflinePoint, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"hardware": self.hardware_id, "format": self.format_id,
+                "peak_flops_per_s": self.peak_flops_per_s,
+                "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+                "ridge_point": self.ridge_point, "points": [p.to_dict() for p in self.points]}
+
+
+def roofline(model: object, hardware: object = "h100-sxm", *, format_id: object = "bf16",
+             batches: tuple[int, ...] = (1, 8, 32, 128, 512), prompt_tokens: object = 1024,
+             context_tokens: object = 1024, tokens_per_step: object = 4_194_304) -> Roofline:
+    """The roofline of ``hardware`` with the model's prefill, decode at each batch size and
+    a training step placed on it."""
+    m = as_model(model)
+    hw = as_hardware(hardware)
+    peak = hw.peak_flops_per_s(format_id)
+    bw = hw.bandwidth_bytes_per_s
+    ridge = peak / bw
+
+    def point(name: str, i: float) -> RooflinePoint:
+        return RooflinePoint(name, i, min(peak, i * bw), "compute" if i >= ridge else "memory")
+
+    pts = [point(f"prefill ({int(validate.number(prompt_tokens, 'prompt_tokens')):,} tokens)",
+                 prefill_intensity(m, hw, prompt_tokens=prompt_tokens, weight_format=format_id))]
+    for b in batches:
+        pts.append(point(f"decode, batch {b}", decode_intensity(
+            m, hw, batch=b, context_tokens=context_tokens, weight_format=format_id,
+            kv_format=format_id)))
+    pts.append(point("training step", train_step_intensity(m, tokens_per_step=tokens_per_step)))
+    return Roofline(hw.id, str(format_id), peak, bw, ridge, tuple(pts))

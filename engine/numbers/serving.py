@@ -1,0 +1,356 @@
+"""Serving: prefill, decode steps, batching, and the timeline of one request.
+
+Each phase takes ``max(bytes read / bandwidth, FLOPs / peak)`` (the roofline): bytes are the
+weights plus the KV cache read, FLOPs are 2 x active parameters per token plus attention
+scores. Peaks are the chip's RAW dense peak and bandwidth its full datasheet figure, so
+every time here is a best case (a floor): real kernels reach about 60-80 % of each. That is
+the lesson's ceiling: Llama 3.1 8B on one H100 decodes at most about 200 tokens/s
+(16.06 GB / 3.35 TB/s = 4.8 ms per token).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import validate
+from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import get_format
+from engine.numbers.memory import kv_cache_bytes_per_token
+
+
+def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
+    """Bytes of weights one step reads for ``tokens`` tokens processed together.
+
+    Dense models read every weight once per step. A mixture of experts reads its shared
+    weights plus the experts the tokens are routed to: expected share of experts touched
+    per layer = 1 - (1 - k/E)^tokens (uniform routing assumed).
+    """
+    if not model.routed_params:
+        return model.params * bytes_per_number
+    k_over_e = model.experts_per_token / model.experts
+    touched = 1.0 - (1.0 - k_over_e) ** min(tokens, 10_000)
+    shared = model.params - model.routed_params
+    return (shared + model.routed_params * touched) * bytes_per_number
+
+
+@dataclass(frozen=True, slots=True)
+class _Costs:
+    """Per-GPU costs of a decode step at context c: time = max(am + bm c, ac + bc c)."""
+
+    am: float
+    bm: float
+    ac: float
+    bc: float
+    weight_bytes: float
+    kv_bytes_per_token: float
+    flops_fixed: float
+    flops_per_context: float
+    peak: float
+    compute_format: str
+    bandwidth: float
+
+
+def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: str, kv_format: str,
+           gpus: int) -> _Costs:
+    wb = get_format(weight_format).bytes_per_number
+    peak, compute_format = hw.compute_peak(weight_format)
+    kv = kv_cache_bytes_per_token(m, kv_format)
+    wbytes = weight_bytes_read(m, wb, batch)
+    bw = hw.bandwidth_bytes_per_s * gpus
+    pk = peak * gpus
+    flops_fixed = batch * 2.0 * m.active_params
+    flops_ctx = batch * 4.0 * m.layers * m.heads * m.head_dim
+    return _Costs(wbytes / bw, batch * kv / bw, flops_fixed / pk, flops_ctx / pk, wbytes, kv,
+                  flops_fixed, flops_ctx, peak, compute_format, hw.bandwidth_bytes_per_s)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeStep:
+    """One decode step of ``batch`` requests at ``context_tokens`` each (all GPUs together).
+
+    bytes_read and flops are totals; memory_seconds = bytes / (GPUs x bandwidth),
+    compute_seconds = FLOPs / (GPUs x raw dense peak); seconds is the larger; ``bound`` says
+    which. tokens_per_s_per_user = 1 / seconds; tokens_per_s = batch / seconds.
+    """
+
+    batch: int
+    context_tokens: int
+    gpus: int
+    bytes_read: float
+    flops: float
+    memory_seconds: float
+    compute_seconds: float
+    seconds: float
+    bound: str
+    compute_format: str
+
+    @property
+    def tokens_per_s_per_user(self) -> float:
+        return 1.0 / self.seconds
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.batch / self.seconds
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        return self.flops / self.bytes_read
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "batch": self.batch, "context_tokens": self.context_tokens, "gpus": self.gpus,
+            "bytes_read": self.bytes_read, "flops": self.flops,
+            "memory_seconds": self.memory_seconds, "compute_seconds": self.compute_seconds,
+            "seconds": self.seconds, "bound": self.bound, "compute_format": self.compute_format,
+            "tokens_per_s_per_user": self.tokens_per_s_per_user,
+            "tokens_per_s": self.tokens_per_s, "arithmetic_intensity": self.arithmetic_intensity,
+        }
+
+
+def _check(model: object, hardware: object, batch: object, weight_format: object,
+           kv_format: object, gpus: object) -> tuple[ModelSpec, HardwareSpec, int, str, str, int]:
+    m = as_model(model)
+    hw = as_hardware(hardware)
+    b = validate.integer(batch, "batch", label="Batch", maximum=10_000_000)
+    wf = get_format(weight_format).id
+    kf = get_format(kv_format).id
+    g = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
+    return m, hw, b, wf, kf, g
+
+
+def decode_step(model: object, hardware: object, *, context_tokens: object = 0,
+                batch: object = 1, weight_format: object = "bf16", kv_format: object = "bf16",
+                gpus: object = 1) -> DecodeStep:
+    """One decode step: every request in the batch emits one token, reading all weights
+    (once for the whole batch) and each request's ``context_tokens`` of KV cache."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    c = validate.integer(context_tokens, "context_tokens", label="Context", minimum=0,
+                         maximum=100_000_000)
+    k = _costs(m, hw, b, wf, kf, g)
+    return _step(k, b, c, g)
+
+
+def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
+    mem = k.am + k.bm * c
+    comp = k.ac + k.bc * c
+    return DecodeStep(
+        batch=b, context_tokens=c, gpus=g, bytes_read=k.weight_bytes + b * k.kv_bytes_per_token * c,
+        flops=k.flops_fixed + k.flops_per_context * c, memory_seconds=mem, compute_seconds=comp,
+        seconds=mem if mem >= comp else comp, bound="memory" if mem >= comp else "compute",
+        compute_format=k.compute_format,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Prefill:
+    """The prefill of ``batch`` prompts of ``prompt_tokens``: all their tokens in one pass."""
+
+    batch: int
+    prompt_tokens: int
+    gpus: int
+    bytes_read: float
+    flops: float
+    memory_seconds: float
+    compute_seconds: float
+    seconds: float
+    bound: str
+    compute_format: str
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        return self.flops / self.bytes_read
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "batch": self.batch, "prompt_tokens": self.prompt_tokens, "gpus": self.gpus,
+            "bytes_read": self.bytes_read, "flops": self.flops,
+            "memory_seconds": self.memory_seconds, "compute_seconds": self.compute_seconds,
+            "seconds": self.seconds, "bound": self.bound, "compute_format": self.compute_format,
+            "arithmetic_intensity": self.arithmetic_intensity,
+        }
+
+
+def prefill(model: object, hardware: object, *, prompt_tokens: object, batch: object = 1,
+            weight_format: object = "bf16", kv_format: object = "bf16", gpus: object = 1
+            ) -> Prefill:
+    """Prefill: FLOPs = batch x (2 x active x s + causal attention 4 L H Q s(s+1)/2);
+    bytes = weights read once + KV cache written; time = the larger of the two."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
+                         maximum=100_000_000)
+    return _prefill(m, hw, b, s, wf, kf, g)
+
+
+def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: str, kf: str, g: int
+             ) -> Prefill:
+    peak, cf = hw.compute_peak(wf)
+    wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, b * s)
+    kv = kv_cache_bytes_per_token(m, kf) * b * s
+    flops = b * (2.0 * m.active_params * s + 4.0 * m.layers * m.heads * m.head_dim
+                 * s * (s + 1) / 2.0)
+    mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
+    comp = flops / (peak * g)
+    return Prefill(b, s, g, wbytes + kv, flops, mem, comp, max(mem, comp),
+                   "memory" if mem >= comp else "compute", cf)
+
+
+def _lin_sum(a: float, b: float, c0: int, n: int) -> float:
+    """Sum of a + b c for c = c0 .. c0 + n - 1."""
+    return n * a + b * (n * c0 + n * (n - 1) / 2.0)
+
+
+def _sum_steps(k: _Costs, c0: int, n: int) -> float:
+    """Exact sum of decode-step times max(am + bm c, ac + bc c) for c = c0 .. c0 + n - 1."""
+    if n <= 0:
+        return 0.0
+    da = k.am - k.ac
+    db = k.bm - k.bc
+    if db == 0.0:
+        return _lin_sum(k.am, k.bm, c0, n) if da >= 0 else _lin_sum(k.ac, k.bc, c0, n)
+    cross = -da / db  # memory term >= compute term for c >= cross when db > 0
+    split = min(max(int(-(-cross // 1)) - c0, 0), n)  # steps with c < cross
+    low, high = (k.ac, k.bc), (k.am, k.bm)
+    if db < 0:
+        low, high = high, low
+    return _lin_sum(low[0], low[1], c0, split) + _lin_sum(high[0], high[1], c0 + split, n - split)
+
+
+def decode_seconds(model: object, hardware: object, *, prompt_tokens: object,
+                   output_tokens: object, batch: object = 1, weight_format: object = "bf16",
+                   kv_format: object = "bf16", gpus: object = 1) -> float:
+    """Seconds of all decode steps after the prefill (output_tokens - 1 steps; the prefill
+    emits the first token), step i at context prompt_tokens + i."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
+                         maximum=100_000_000)
+    out = validate.integer(output_tokens, "output_tokens", label="Answer length",
+                           maximum=100_000_000)
+    return _sum_steps(_costs(m, hw, b, wf, kf, g), s + 1, out - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One stretch of a request's life: 'queue', 'prefill' or 'decode' (one step or several)."""
+
+    name: str
+    kind: str
+    start_seconds: float
+    length_seconds: float
+    tokens: int
+    bound: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "kind": self.kind, "start_seconds": self.start_seconds,
+                "length_seconds": self.length_seconds, "tokens": self.tokens,
+                "bound": self.bound}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTimeline:
+    """A request from arrival to last token. TTFT = queue + prefill (the prefill emits the
+    first token); TPOT = mean decode-step time; total = TTFT + all decode steps."""
+
+    model_id: str
+    hardware_id: str
+    prompt_tokens: int
+    output_tokens: int
+    batch: int
+    gpus: int
+    phases: tuple[Phase, ...]
+    prefill: Prefill
+    first_step: DecodeStep
+    last_step: DecodeStep
+    ttft_seconds: float
+    tpot_seconds: float
+    decode_seconds: float
+    total_seconds: float
+    bound: str
+
+    @property
+    def tokens_per_s_per_user(self) -> float:
+        return 1.0 / self.tpot_seconds if self.tpot_seconds > 0 else 0.0
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.batch * self.tokens_per_s_per_user
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "model": self.model_id, "hardware": self.hardware_id,
+            "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
+            "batch": self.batch, "gpus": self.gpus,
+            "phases": [p.to_dict() for p in self.phases],
+            "prefill": self.prefill.to_dict(), "first_step": self.first_step.to_dict(),
+            "last_step": self.last_step.to_dict(), "ttft_seconds": self.ttft_seconds,
+            "tpot_seconds": self.tpot_seconds, "decode_seconds": self.decode_seconds,
+            "total_seconds": self.total_seconds, "bound": self.bound,
+            "tokens_per_s_per_user": self.tokens_per_s_per_user,
+            "tokens_per_s": self.tokens_per_s,
+        }
+
+
+def request_timeline(model: object, hardware: object, *, prompt_tokens: object,
+                     output_tokens: object, batch: object = 1, weight_format: object = "bf16",
+                     kv_format: object = "bf16", gpus: object = 1, queue_seconds: object = 0.0,
+                     max_phases: object = 40) -> RequestTimeline:
+    """The timeline of one request (in a batch of ``batch`` identical ones).
+
+    Phases: an optional queue, the prefill, then the decode steps: one phase per step when
+    there are at most ``max_phases`` steps, else that many phases of consecutive steps.
+    """
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
+                         maximum=100_000_000)
+    out = validate.integer(output_tokens, "output_tokens", label="Answer length",
+                           maximum=100_000_000)
+    q = validate.number(queue_seconds, "queue_seconds", label="Queue time", allow_minimum=True,
+                        maximum=1e9)
+    cap = validate.integer(max_phases, "max_phases", label="Phases", maximum=100_000)
+    pre = _prefill(m, hw, b, s, wf, kf, g)
+    k = _costs(m, hw, b, wf, kf, g)
+    phases = []
+    t = 0.0
+    if q > 0:
+        phases.append(Phase("queue", "queue", 0.0, q, 0, "none"))
+        t = q
+    phases.append(Phase("prefill", "prefill", t, pre.seconds, s, pre.bound))
+    t += pre.seconds
+    ttft = t
+    steps = out - 1
+    groups = min(steps, cap)
+    done = 0
+    for i in range(groups):
+        n = (steps * (i + 1)) // groups - done
+        c0 = s + 1 + done
+        length = _sum_steps(k, c0, n)
+        mid = _step(k, b, c0 + n // 2, g)
+        name = f"decode step {done + 1}" if n == 1 else f"decode steps {done + 1}-{done + n}"
+        phases.append(Phase(name, "decode", t, length, n, mid.bound))
+        t += length
+        done += n
+    decode = t - ttft
+    first = _step(k, b, s + 1, g)
+    last = _step(k, b, s + max(steps, 1), g)
+    bound = pre.bound if pre.seconds >= decode else last.bound
+    return RequestTimeline(
+        model_id=m.id, hardware_id=hw.id, prompt_tokens=s, output_tokens=out, batch=b, gpus=g,
+        phases=tuple(phases), prefill=pre, first_step=first, last_step=last, ttft_seconds=ttft,
+        tpot_seconds=decode / steps if steps else 0.0, decode_seconds=decode, total_seconds=t,
+        bound=bound,
+    )
+
+
+def batching_table(model: object, hardware: object, *, batches: tuple[int, ...] = (
+        1, 2, 4, 8, 16, 32, 64, 128, 256), context_tokens: object = 1024,
+        weight_format: object = "bf16", kv_format: object = "bf16", gpus: object = 1
+        ) -> list[DecodeStep]:
+    """Decode steps at several batch sizes: throughput rises, per-user speed falls once the
+    step turns compute-bound (or the KV cache reads dominate)."""
+    m = as_model(model)
+    hw = as_hardware(hardware)
+    if not batches:
+        raise EngineError("Give at least one batch size.", "batches")
+    return [decode_step(m, hw, context_tokens=context_tokens, batch=bt,
+                        weight_format=weight_format, kv_format=kv_format, gpus=gpus)
+            for bt in batches]

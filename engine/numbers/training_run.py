@@ -1,0 +1,430 @@
+"""A training run you can watch: a deterministic time series of one run, and its loss.
+
+The run is modelled as four kinds of wall-clock time, each an assumption stated in the
+result (``TrainingRun.assumptions``):
+
+1. **Start-up** (``startup_seconds``): loading the model and data, initialising, compiling.
+   No tokens are processed; the GPUs are idle.
+2. **Throughput ramp** (``warmup_seconds`` of training time): throughput rises linearly
+   from 0 to its steady value (kernel autotuning, data pipeline filling up). This is not
+   the learning-rate warm-up, which does not change the speed.
+3. **Steady training**: ``tokens/s = gpus x peak FLOP/s x MFU / (factor x params)``, with
+   ``factor`` = 6 FLOPs per parameter per token (2 forward + 4 backward).
+4. **Checkpoint pauses**: every ``checkpoint_interval_seconds`` of training time, and once
+   at the end, training stops for ``checkpoint_seconds`` while the state is written
+   (a synchronous checkpoint; the GPUs are idle meanwhile).
+
+Everything is closed-form, so :func:`training_run_at` gives the state at any elapsed time in
+a few microseconds (the browser calls it every frame of its accelerated-time widget).
+
+Units: seconds, tokens, FLOPs, FLOP/s (per GPU for ``peak_flops_per_s``); MFU and
+utilisation are fractions (0.4 = 40 %). Loss is in nats per token.
+
+The loss is the parametric fit of Hoffmann et al. (2022), "Training Compute-Optimal Large
+Language Models" (the Chinchilla paper), approach 3, eq. 10:
+``L(N, D) = E + A / N**alpha + B / D**beta`` with E = 1.69, A = 406.4, B = 410.7,
+alpha = 0.34, beta = 0.28.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from engine.numbers import validate
+from engine.numbers.errors import EngineError
+from engine.numbers.units import SECONDS_PER_HOUR
+from engine.words.format import format_count, format_seconds
+
+# Hoffmann et al. 2022, approach 3 (eq. 10), fitted on MassiveText with their tokenizer.
+CHINCHILLA_E = 1.69
+CHINCHILLA_A = 406.4
+CHINCHILLA_B = 410.7
+CHINCHILLA_ALPHA = 0.34
+CHINCHILLA_BETA = 0.28
+# The fit's tokenizer (SentencePiece, 32,000 tokens): an untrained model guessing uniformly
+# has a loss of ln(32,000) = 10.37 nats, which caps the curve near zero tokens, where the
+# fit diverges.
+CHINCHILLA_VOCAB = 32_000
+INITIAL_LOSS = math.log(CHINCHILLA_VOCAB)
+
+# Longest run the simulation accepts (about 3 million years): beyond it, inputs are a typo.
+MAX_RUN_SECONDS = 1e14
+
+PHASES = ("starting", "ramping", "training", "checkpointing", "finished")
+
+
+def loss(params: float, tokens: float) -> float:
+    """Predicted final training loss (nats per token) of a model of ``params`` parameters
+    trained on ``tokens`` tokens, from the Chinchilla parametric fit.
+
+    Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models", approach 3,
+    eq. 10: ``L(N, D) = 1.69 + 406.4 / N**0.34 + 410.7 / D**0.28``.
+
+    The fit was made on their data (MassiveText) and tokenizer, with a learning-rate schedule
+    matched to each run's length, so absolute values are indicative only: other data and
+    tokenizers give other numbers. The shape (more parameters or more tokens lower the
+    loss, with diminishing returns towards the irreducible 1.69) is what carries over.
+    """
+    n = validate.number(params, "params", label="Parameters")
+    d = validate.number(tokens, "tokens", label="Tokens")
+    return _loss(n, d)
+
+
+def _loss(n: float, d: float) -> float:
+    result: float = (CHINCHILLA_E + CHINCHILLA_A / n**CHINCHILLA_ALPHA
+                     + CHINCHILLA_B / d**CHINCHILLA_BETA)
+    return result
+
+
+def _curve_loss(n: float, d: float) -> float:
+    """The loss shown on the curve: the fit, capped at an untrained model's ln(32,000)."""
+    if d <= 0.0:
+        return INITIAL_LOSS
+    return min(_loss(n, d), INITIAL_LOSS)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingRunInputs:
+    """What defines a run. Validated on construction, so it can be reused every frame.
+
+    params: model parameters (count). tokens: token budget of the run (count).
+    gpus: GPUs in the run. peak_flops_per_s: dense peak of ONE GPU in the training format.
+    mfu: steady model FLOPs utilisation (fraction). utilisation: steady GPU utilisation, the
+    share of time the GPUs are busy (fraction, at least ``mfu``).
+    flops_per_token_factor: FLOPs per parameter per token (6; 8 counts full recomputation,
+    and ``mfu`` then means hardware FLOPs utilisation).
+    startup_seconds, warmup_seconds, checkpoint_interval_seconds, checkpoint_seconds: see
+    the module docstring; ``checkpoint_seconds=0`` disables checkpoints.
+    """
+
+    params: float
+    tokens: float
+    gpus: int
+    peak_flops_per_s: float
+    mfu: float
+    utilisation: float = 0.95
+    flops_per_token_factor: float = 6.0
+    startup_seconds: float = 300.0
+    warmup_seconds: float = 600.0
+    checkpoint_interval_seconds: float = 3600.0
+    checkpoint_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        v = validate
+        checks: dict[str, object] = {
+            "params": v.number(self.params, "params", label="Parameters", minimum=1.0,
+                               allow_minimum=True),
+            "tokens": v.number(self.tokens, "tokens", label="Token budget", minimum=1.0,
+                               allow_minimum=True),
+            "gpus": v.integer(self.gpus, "gpus", label="GPU count", maximum=10_000_000),
+            "peak_flops_per_s": v.number(self.peak_flops_per_s, "peak_flops_per_s",
+                                         label="Peak FLOP/s per GPU", minimum=1.0,
+                                         allow_minimum=True),
+            "mfu": v.fraction(self.mfu, "mfu", label="MFU"),
+            "utilisation": v.fraction(self.utilisation, "utilisation", label="GPU utilisation"),
+            "flops_per_token_factor": v.number(self.flops_per_token_factor,
+                                               "flops_per_token_factor",
+                                               label="FLOPs per parameter per token",
+                                               minimum=1.0, maximum=100.0, allow_minimum=True),
+            "startup_seconds": v.number(self.startup_seconds, "startup_seconds",
+                                        label="Start-up time", allow_minimum=True,
+                                        maximum=MAX_RUN_SECONDS),
+            "warmup_seconds": v.number(self.warmup_seconds, "warmup_seconds",
+                                       label="Ramp-up time", allow_minimum=True,
+                                       maximum=MAX_RUN_SECONDS),
+            "checkpoint_interval_seconds": v.number(self.checkpoint_interval_seconds,
+                                                    "checkpoint_interval_seconds",
+                                                    label="Time between checkpoints",
+                                                    minimum=1.0, allow_minimum=True,
+                                                    maximum=MAX_RUN_SECONDS),
+            "checkpoint_seconds": v.number(self.checkpoint_seconds, "checkpoint_seconds",
+                                           label="Checkpoint pause", allow_minimum=True,
+                                           maximum=MAX_RUN_SECONDS),
+        }
+        for name, value in checks.items():
+            object.__setattr__(self, name, value)
+        if self.mfu > self.utilisation:
+            raise EngineError(
+                f"MFU ({self.mfu:.0%}) cannot exceed GPU utilisation ({self.utilisation:.0%}): "
+                "the GPUs cannot do useful maths for more of the time than they are busy.",
+                "mfu",
+            )
+        timing = _timing(self)
+        if not math.isfinite(timing.total_seconds) or timing.total_seconds > MAX_RUN_SECONDS:
+            length = (format_seconds(timing.total_seconds)
+                      if math.isfinite(timing.total_seconds) else "forever")
+            raise EngineError(
+                f"This run would take {length}, more than the simulation handles: check the "
+                "token budget, the GPU count and the peak FLOP/s.",
+                "tokens",
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> TrainingRunInputs:
+        """Inputs from a plain dict (e.g. JSON from the browser); unknown keys are refused."""
+        if not isinstance(data, Mapping):
+            raise EngineError("Training run inputs must be a mapping of names to numbers.")
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in data if k not in names)
+        if unknown:
+            raise EngineError(f"Unknown training run input(s): {', '.join(unknown)}.")
+        missing = [n for n in ("params", "tokens", "gpus", "peak_flops_per_s", "mfu")
+                   if n not in data]
+        if missing:
+            raise EngineError(f"Missing training run input(s): {', '.join(missing)}.")
+        kwargs: dict[str, Any] = {str(k): v for k, v in data.items()}
+        return cls(**kwargs)
+
+    @property
+    def steady_tokens_per_s(self) -> float:
+        """Tokens/s at full speed: gpus x peak x MFU / (factor x params)."""
+        return _timing(self).steady_tokens_per_s
+
+    @property
+    def total_seconds(self) -> float:
+        """Wall-clock length of the whole run (start-up, ramp and pauses included)."""
+        return _timing(self).total_seconds
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """The run's assumptions in words (the same as ``TrainingRun.assumptions``)."""
+        return _assumptions(self, _timing(self))
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Timing:
+    steady_tokens_per_s: float
+    train_seconds: float  # time spent training (ramp + steady), pauses excluded
+    checkpoints: int
+    total_seconds: float
+
+
+def _timing(inp: TrainingRunInputs) -> _Timing:
+    rate = inp.gpus * inp.peak_flops_per_s * inp.mfu / (inp.flops_per_token_factor * inp.params)
+    w = inp.warmup_seconds
+    if inp.tokens <= rate * w / 2.0:
+        # The budget runs out during the ramp: tokens = rate * tau**2 / (2 w).
+        train = math.sqrt(2.0 * w * inp.tokens / rate)
+    else:
+        train = inp.tokens / rate + w / 2.0
+    checkpoints = 0
+    if inp.checkpoint_seconds > 0.0 and math.isfinite(train):
+        checkpoints = max(1, math.ceil(train / inp.checkpoint_interval_seconds - 1e-9))
+    total = inp.startup_seconds + train + checkpoints * inp.checkpoint_seconds
+    return _Timing(rate, train, checkpoints, total)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingSample:
+    """The run at one moment. MFU and utilisation differ: utilisation is the share of time
+    the GPUs are busy (what ``nvidia-smi`` shows), MFU the share of peak FLOP/s spent on the
+    model's own maths; a healthy run shows ~95 % utilisation at ~40 % MFU."""
+
+    elapsed_seconds: float
+    phase: str
+    tokens_done: float
+    fraction_done: float
+    tokens_per_s: float
+    mfu: float
+    utilisation: float
+    flops_done: float
+    seconds_left: float
+    loss: float
+
+    def to_dict(self) -> dict[str, float | str]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSample:
+    u = elapsed - inp.startup_seconds
+    interval, pause = inp.checkpoint_interval_seconds, inp.checkpoint_seconds
+    if u <= 0.0:
+        tau, phase = 0.0, "starting"
+    elif u >= t.total_seconds - inp.startup_seconds:
+        tau, phase = t.train_seconds, "finished"
+    elif pause > 0.0 and u >= t.train_seconds + (t.checkpoints - 1) * pause:
+        tau, phase = t.train_seconds, "checkpointing"  # the final save
+    elif pause > 0.0:
+        cycle = interval + pause
+        k = math.floor(u / cycle)
+        rem = u - k * cycle
+        if rem < interval:
+            tau, phase = k * interval + rem, "training"
+        else:
+            tau, phase = (k + 1) * interval, "checkpointing"
+    else:
+        tau, phase = u, "training"
+    tau = min(tau, t.train_seconds)
+
+    w, rate = inp.warmup_seconds, t.steady_tokens_per_s
+    if tau < w:
+        speed = tau / w
+        tokens = rate * tau * tau / (2.0 * w)
+    else:
+        speed = 1.0
+        tokens = rate * (tau - w / 2.0)
+    if tau >= t.train_seconds:
+        tokens = inp.tokens  # exact at the end, whatever the rounding of the closed forms
+    tokens = min(tokens, inp.tokens)
+    if phase == "training" and speed < 1.0:
+        phase = "ramping"
+    if phase in ("starting", "checkpointing", "finished"):
+        speed = 0.0
+    return TrainingSample(
+        elapsed_seconds=elapsed,
+        phase=phase,
+        tokens_done=tokens,
+        fraction_done=tokens / inp.tokens,
+        tokens_per_s=rate * speed,
+        mfu=inp.mfu * speed,
+        utilisation=inp.utilisation * speed,
+        flops_done=tokens * inp.flops_per_token_factor * inp.params,
+        seconds_left=max(t.total_seconds - elapsed, 0.0),
+        loss=_curve_loss(inp.params, tokens),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingRun:
+    """A whole run: totals, ``samples`` evenly spaced from 0 to the end, and assumptions.
+
+    total_flops = factor x params x tokens; gpu_hours = gpus x total_seconds / 3600 (what a
+    cloud bills: start-up and checkpoint pauses included).
+    """
+
+    inputs: TrainingRunInputs
+    total_flops: float
+    steady_tokens_per_s: float
+    steady_seconds_estimate: float
+    train_seconds: float
+    startup_seconds: float
+    checkpoints: int
+    checkpoint_pause_seconds: float
+    total_seconds: float
+    gpu_hours: float
+    final_loss: float
+    samples: tuple[TrainingSample, ...]
+    assumptions: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "inputs": self.inputs.to_dict(),
+            "total_flops": self.total_flops,
+            "steady_tokens_per_s": self.steady_tokens_per_s,
+            "steady_seconds_estimate": self.steady_seconds_estimate,
+            "train_seconds": self.train_seconds,
+            "startup_seconds": self.startup_seconds,
+            "checkpoints": self.checkpoints,
+            "checkpoint_pause_seconds": self.checkpoint_pause_seconds,
+            "total_seconds": self.total_seconds,
+            "gpu_hours": self.gpu_hours,
+            "final_loss": self.final_loss,
+            "samples": [s.to_dict() for s in self.samples],
+            "assumptions": list(self.assumptions),
+        }
+
+
+def _assumptions(inp: TrainingRunInputs, t: _Timing) -> tuple[str, ...]:
+    out = [
+        f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
+        f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'}).",
+        f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
+        f"{inp.mfu:.0%} MFU / ({inp.flops_per_token_factor:g} × {format_count(inp.params)}) = "
+        f"{t.steady_tokens_per_s:,.0f} tokens/s.",
+        f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
+        f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",
+        f"Start-up: {format_seconds(inp.startup_seconds)} loading and initialising before the "
+        "first token (illustrative).",
+    ]
+    if inp.warmup_seconds > 0:
+        out.append(
+            f"Throughput ramps linearly from 0 to full speed over the first "
+            f"{format_seconds(inp.warmup_seconds)} of training (illustrative)."
+        )
+    if inp.checkpoint_seconds > 0:
+        out.append(
+            f"A synchronous checkpoint every {format_seconds(inp.checkpoint_interval_seconds)} "
+            "of training and one at the end, each pausing "
+            f"{format_seconds(inp.checkpoint_seconds)} "
+            f"({t.checkpoints:,} in all; illustrative)."
+        )
+    else:
+        out.append("No checkpoint pauses.")
+    out += [
+        "No failures, restarts or slow-downs: a real run of weeks loses time to them.",
+        "Loss: Chinchilla fit L = 1.69 + 406.4/N^0.34 + 410.7/D^0.28 (Hoffmann et al. 2022, "
+        "approach 3), in nats per token, for their data and tokenizer: indicative, not a "
+        "prediction for this model. Each point is the fit at the tokens seen so far, capped "
+        f"at ln(32,000) = {INITIAL_LOSS:.2f} for an untrained model.",
+    ]
+    return tuple(out)
+
+
+def simulate_training_run(
+    *,
+    params: float,
+    tokens: float,
+    gpus: int,
+    peak_flops_per_s: float,
+    mfu: float,
+    samples: int = 100,
+    utilisation: float = 0.95,
+    flops_per_token_factor: float = 6.0,
+    startup_seconds: float = 300.0,
+    warmup_seconds: float = 600.0,
+    checkpoint_interval_seconds: float = 3600.0,
+    checkpoint_seconds: float = 60.0,
+) -> TrainingRun:
+    """Simulate one training run: totals and ``samples`` points evenly spaced in wall-clock
+    time from 0 to the end (both included).
+
+    Units: see :class:`TrainingRunInputs` and the module docstring (seconds, tokens, FLOP/s
+    per GPU, fractions). Deterministic: the same inputs always give the same run.
+    """
+    inp = TrainingRunInputs(
+        params=params, tokens=tokens, gpus=gpus, peak_flops_per_s=peak_flops_per_s, mfu=mfu,
+        utilisation=utilisation, flops_per_token_factor=flops_per_token_factor,
+        startup_seconds=startup_seconds, warmup_seconds=warmup_seconds,
+        checkpoint_interval_seconds=checkpoint_interval_seconds,
+        checkpoint_seconds=checkpoint_seconds,
+    )
+    n = validate.integer(samples, "samples", label="Samples", minimum=2, maximum=10_000)
+    t = _timing(inp)
+    step = t.total_seconds / (n - 1)
+    points = tuple(_sample(inp, t, t.total_seconds if i == n - 1 else i * step)
+                   for i in range(n))
+    total_flops = inp.flops_per_token_factor * inp.params * inp.tokens
+    return TrainingRun(
+        inputs=inp,
+        total_flops=total_flops,
+        steady_tokens_per_s=t.steady_tokens_per_s,
+        steady_seconds_estimate=inp.tokens / t.steady_tokens_per_s,
+        train_seconds=t.train_seconds,
+        startup_seconds=inp.startup_seconds,
+        checkpoints=t.checkpoints,
+        checkpoint_pause_seconds=t.checkpoints * inp.checkpoint_seconds,
+        total_seconds=t.total_seconds,
+        gpu_hours=inp.gpus * t.total_seconds / SECONDS_PER_HOUR,
+        final_loss=_curve_loss(inp.params, inp.tokens),
+        samples=points,
+        assumptions=_assumptions(inp, t),
+    )
+
+
+def training_run_at(
+    inputs: TrainingRunInputs | Mapping[str, object], elapsed_seconds: float
+) -> TrainingSample:
+    """The run's state ``elapsed_seconds`` after launch (clamped to the run: negative is
+    refused, past the end gives the finished state). Cheap: pass a
+    :class:`TrainingRunInputs` built once and call this every frame (a few microseconds)."""
+    inp = inputs if isinstance(inputs, TrainingRunInputs) else TrainingRunInputs.from_dict(inputs)
+    t = _timing(inp)
+    elapsed = validate.number(elapsed_seconds, "elapsed_seconds", label="Elapsed time",
+                              allow_minimum=True, maximum=validate.HUGE)
+    return _sample(inp, t, min(elapsed, t.total_seconds))

@@ -1,0 +1,237 @@
+"""What a widget is: labelled controls, a pure compute-and-render function, and its page HTML.
+
+A widget's ``render`` takes the reader's inputs (text, as a form gives them) and returns the
+result as HTML, or a :class:`Rendered` that also sets some inputs (a simulation's new state, a
+drill's next question); it raises :class:`~engine.numbers.errors.EngineError` naming the field when an
+input is bad. The same function renders the page at build time and runs in the browser
+(Pyodide), so no number is ever computed twice or in JavaScript.
+
+Besides visible controls a widget may have:
+- hidden inputs (``kind="hidden"``): state the engine hands back to itself, such as the
+  simulated dgx-1 (JSON text) or the elapsed time of an animation;
+- actions: buttons; the pressed one arrives as ``inputs["action"]`` (empty otherwise);
+- a store (``"session:dgx-1"``, ``"local:drill-7"``): the browser keeps that hidden input on
+  the reader's device, shared by every widget with the same store, across pages;
+- a clock: the browser advances the hidden input ``elapsed`` while it runs (it only counts
+  time; the engine computes what that time means);
+- URL state: the named inputs are mirrored in the page address, so a link reproduces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine.numbers.errors import EngineError
+from engine.render.html import esc, json_island, tag, void_tag
+
+Inputs = Mapping[str, str]
+
+CONTROL_KINDS = ("number", "select", "range", "text", "hidden")
+STORE_KINDS = ("session", "local")
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A result's HTML plus inputs to set for the next call (name -> text)."""
+
+    html: str
+    set_inputs: Mapping[str, str] = field(default_factory=dict)
+
+
+RenderFunction = Callable[[Inputs], "str | Rendered"]
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One labelled form control. ``default`` is text, exactly as the form would send it."""
+
+    name: str
+    label: str
+    kind: str
+    default: str
+    options: tuple[tuple[str, str], ...] = ()  # (value, label) pairs for a select
+    minimum: float | None = None
+    maximum: float | None = None
+    step: str = "any"
+    unit: str = ""
+    hint: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONTROL_KINDS:
+            raise ValueError(f"control {self.name}: kind must be one of {CONTROL_KINDS}")
+        if self.kind == "select" and not self.options:
+            raise ValueError(f"control {self.name}: a select needs options")
+        if self.name == "action":
+            raise ValueError("'action' is reserved for the pressed button")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A button: ``name`` arrives as inputs['action'] when pressed."""
+
+    name: str
+    label: str
+    primary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Widget:
+    """A widget: its name (used in markdown), a title, its controls and its render function."""
+
+    name: str
+    title: str
+    controls: tuple[Control, ...]
+    render: RenderFunction
+    summary: str = ""
+    actions: tuple[Action, ...] = ()
+    store: str = ""  # "session:KEY" or "local:KEY": keeps the hidden input `state`
+    clock: bool = False  # the browser advances the hidden input `elapsed` while running
+    url_state: tuple[str, ...] = ()  # inputs mirrored in the page address
+
+    def __post_init__(self) -> None:
+        names = {c.name for c in self.controls}
+        if self.store:
+            kind, _, key = self.store.partition(":")
+            if kind not in STORE_KINDS or not key:
+                raise ValueError(f"widget {self.name}: store must be 'session:KEY' or 'local:KEY'")
+            if "state" not in names:
+                raise ValueError(f"widget {self.name}: a store needs a hidden 'state' input")
+        if not set(self.url_state) <= names:
+            raise ValueError(f"widget {self.name}: url_state names inputs it does not have")
+        if self.clock and "elapsed" not in names:
+            raise ValueError(f"widget {self.name}: a clock needs a hidden 'elapsed' input")
+
+    def control(self, name: str) -> Control:
+        for control in self.controls:
+            if control.name == name:
+                return control
+        raise EngineError(f"Widget {self.name!r} has no input {name!r}.", name)
+
+    def defaults(self, overrides: Mapping[str, object] | None = None) -> dict[str, str]:
+        """The control defaults with an author's overrides applied (unknown names refused)."""
+        values = {c.name: c.default for c in self.controls}
+        for key, value in (overrides or {}).items():
+            if key not in values:
+                known = ", ".join(values) or "none"
+                raise EngineError(
+                    f"Widget {self.name!r} has no input {key!r}; its inputs are: {known}.", key
+                )
+            values[key] = str(value)
+        return values
+
+    def run(self, values: Mapping[str, str], action: str = "") -> Rendered:
+        """Render for complete ``values`` (one per control) and an optional pressed action."""
+        if action and action not in {a.name for a in self.actions}:
+            raise EngineError(f"Widget {self.name!r} has no button {action[:40]!r}.", "action")
+        result = self.render({**values, "action": action})
+        return result if isinstance(result, Rendered) else Rendered(result)
+
+
+def render_control(control: Control, instance: str, value: str) -> str:
+    """A control with its visible label, unit, hint and the slot for its error message."""
+    control_id = f"{instance}-{control.name}"
+    if control.kind == "hidden":
+        return void_tag("input", type="hidden", id=control_id, name=control.name, value=value)
+    error_id = f"{control_id}-error"
+    described = error_id + (f" {control_id}-hint" if control.hint else "")
+    common = {"id": control_id, "name": control.name, "aria_describedby": described}
+    if control.kind == "select":
+        options = "".join(
+            tag("option", esc(label), value=opt, selected=(opt == value))
+            for opt, label in control.options
+        )
+        field_html = tag("select", options, **common)
+    else:
+        input_type = "range" if control.kind == "range" else "text"
+        field_html = void_tag(
+            "input",
+            type=input_type,
+            value=value,
+            inputmode="decimal" if control.kind == "number" else None,
+            min=control.minimum if control.kind == "range" else None,
+            max=control.maximum if control.kind == "range" else None,
+            step=control.step if control.kind == "range" else None,
+            autocomplete="off",
+            spellcheck="false" if control.kind != "text" else None,
+            **common,
+        )
+    unit = tag("span", esc(control.unit), class_="widget-unit") if control.unit else ""
+    hint = (
+        tag("span", esc(control.hint), class_="widget-hint", id=f"{control_id}-hint")
+        if control.hint
+        else ""
+    )
+    error = tag(
+        "span", "", class_="widget-error", id=error_id, data_error_for=control.name, role="alert"
+    )
+    label = tag("label", esc(control.label), for_=control_id)
+    return tag("div", label + field_html + unit + hint + error, class_="widget-field")
+
+
+def render_actions(widget: Widget) -> str:
+    """The widget's buttons, and for a clock its play/pause/restart buttons (browser-side)."""
+    buttons = [
+        tag(
+            "button",
+            esc(a.label),
+            type="button",
+            class_="md-button" + (" md-button--primary" if a.primary else ""),
+            data_action=a.name,
+        )
+        for a in widget.actions
+    ]
+    if widget.clock:
+        buttons += [
+            tag("button", "Start", type="button", class_="md-button md-button--primary", data_clock="play"),
+            tag("button", "Pause", type="button", class_="md-button", data_clock="pause"),
+            tag("button", "Restart", type="button", class_="md-button", data_clock="restart"),
+        ]
+    if not buttons:
+        return ""
+    errors = tag("span", "", class_="widget-error", data_error_for="action", role="alert")
+    return tag("div", "".join(buttons) + errors, class_="widget-actions")
+
+
+def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, object]) -> str:
+    """The full widget as written into the page at build time, with its build-time result.
+
+    Raises EngineError when an override names no input or gives a value the engine refuses,
+    so a bad widget line fails the build with the engine's own message.
+    """
+    values = widget.defaults(overrides)
+    rendered = widget.run(values)
+    values.update(rendered.set_inputs)
+    controls = "".join(render_control(c, instance, values[c.name]) for c in widget.controls)
+    form = tag(
+        "form", controls + render_actions(widget), class_="widget-controls", aria_label=widget.title
+    )
+    output_for = " ".join(f"{instance}-{c.name}" for c in widget.controls if c.kind != "hidden")
+    output = tag(
+        "output", rendered.html, class_="widget-result", for_=output_for, aria_live="polite"
+    )
+    status = tag(
+        "p",
+        "Numbers computed when this page was built. Live updates start once the engine loads.",
+        class_="widget-status",
+        role="status",
+    )
+    title = tag("p", esc(widget.title), class_="widget-title")
+    return tag(
+        "div",
+        title + form + output + status,
+        class_="widget",
+        id=instance,
+        data_widget=widget.name,
+        data_state="static",
+        data_store=widget.store or None,
+        # "true", not a bare attribute: a bare one reads as "" (falsy) in element.dataset.
+        data_clock="true" if widget.clock else None,
+        data_url_state=",".join(widget.url_state) or None,
+        # Numbers that change with every input are no use in the search index, and a
+        # smaller index leaves the reader's CPU to the engine while the page loads.
+        data_search_exclude=True,
+        # The build-time inputs as a JSON island. An attribute, not a <script> element: the
+        # theme's instant navigation re-runs every inline script it finds in a new page.
+        data_inputs=json_island(values),
+    )
