@@ -8,7 +8,12 @@ Measures, with CUDA events (median of repeats, after warm-up, on random data):
   FFN 14336 gated, vocabulary 128,256, bf16 random weights; RMSNorm, no rotary) in plain
   PyTorch with CUDA graphs, at several batch sizes and one context, and one prefill.
 
-Usage (on the device machine): python3 bench/gpu_measure.py [OUT_DIR]
+Also, when named: the 8B shapes at 8,192 and 32,768 tokens of context (llama_8b_long_context)
+and Llama 3.1 70B shapes in bf16 on the one GPU (llama_70b_shaped; about 139 GB of weights
+without the embedding table, which a decode step only indexes).
+
+Usage (on the device machine): python3 bench/gpu_measure.py [OUT_DIR] [SECTION,SECTION...]
+(default section: llama_8b_shaped; device, matmul and bandwidth always run)
 Needs PyTorch with CUDA. Prints a table and writes gpu_measure.json. Nothing here runs in CI.
 """
 
@@ -51,6 +56,7 @@ def section(name: str, body: Callable[[], dict[str, Any]]) -> None:
     except Exception as exc:  # one failed section must not lose the others
         RESULTS[name] = {"error": repr(exc)}
     print(f"[{name}] {time.time() - t:.1f} s: {json.dumps(RESULTS[name])}", flush=True)
+    torch.cuda.empty_cache()
 
 
 def device() -> dict[str, Any]:
@@ -109,8 +115,30 @@ def bandwidth() -> dict[str, Any]:
     }
 
 
+LLAMA_8B = (32, 4096, 32, 8, 128, 14336, 128256)
+LLAMA_70B = (80, 8192, 64, 8, 128, 28672, 128256)
+
+
 def llama_8b_shaped() -> dict[str, Any]:
-    layers, hidden, heads, kv_heads, head_dim, ffn, vocab = 32, 4096, 32, 8, 128, 14336, 128256
+    return llama_shaped(LLAMA_8B, [1, 8, 32, 64, 128, 256], [1024], [(1, 2048), (1, 8192), (8, 2048)])
+
+
+def llama_8b_long_context() -> dict[str, Any]:
+    return llama_shaped(LLAMA_8B, [1, 16], [8192, 32768], [])
+
+
+def llama_70b_shaped() -> dict[str, Any]:
+    """Llama 3.1 70B shapes in bf16 (about 141 GB of weights) on the one GPU, if they fit."""
+    return llama_shaped(LLAMA_70B, [1, 8], [1024], [(1, 2048)])
+
+
+def llama_shaped(
+    shape: tuple[int, ...],
+    batches: list[int],
+    contexts: list[int],
+    prefills: list[tuple[int, int]],
+) -> dict[str, Any]:
+    layers, hidden, heads, kv_heads, head_dim, ffn, vocab = shape
     dt = torch.bfloat16
 
     def w(*shape: int) -> torch.Tensor:
@@ -147,29 +175,12 @@ def llama_8b_shaped() -> dict[str, Any]:
 
     out: dict[str, Any] = {"weight_bytes": weight_bytes, "implementation":
                            "plain PyTorch, bf16, CUDA graph per decode step, SDPA attention"}
-    context = 1024
     with torch.no_grad():
-        for batch in [1, 8, 32, 64, 128, 256]:
-            ks = [torch.randn(batch, kv_heads, context, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
-            vs = [torch.randn(batch, kv_heads, context, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
-            x = torch.randn(batch, 1, hidden, device="cuda", dtype=dt)
-            stream = torch.cuda.Stream()
-            stream.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(stream):
-                for _ in range(3):
-                    forward(x, ks, vs, False)
-            torch.cuda.current_stream().wait_stream(stream)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                forward(x, ks, vs, False)
-            s = bench(graph.replay, repeats=30)
-            kv_bytes = 2 * layers * batch * kv_heads * context * head_dim * 2
-            out[f"decode_b{batch}_ctx{context}_ms"] = round(s * 1e3, 3)
-            out[f"decode_b{batch}_ctx{context}_bytes_read_TB_per_s"] = round((weight_bytes + kv_bytes) / s / 1e12, 3)
-            out[f"decode_b{batch}_ctx{context}_tokens_per_s"] = round(batch / s, 1)
-            del ks, vs, graph
-            torch.cuda.empty_cache()
-        for batch, tokens in [(1, 2048), (1, 8192), (8, 2048)]:
+        for context in contexts:
+            for batch in batches:
+                out.update(decode_step(forward, shape, weight_bytes, batch, context))
+                torch.cuda.empty_cache()
+        for batch, tokens in prefills:
             x = torch.randn(batch, tokens, hidden, device="cuda", dtype=dt)
             s = bench(lambda: forward(x, [], [], True), repeats=10, warmup=3)  # noqa: B023
             out[f"prefill_b{batch}_t{tokens}_ms"] = round(s * 1e3, 2)
@@ -178,12 +189,46 @@ def llama_8b_shaped() -> dict[str, Any]:
     return out
 
 
+def decode_step(
+    forward: Callable[..., torch.Tensor],
+    shape: tuple[int, ...],
+    weight_bytes: int,
+    batch: int,
+    context: int,
+) -> dict[str, float]:
+    """One decode step over a full KV cache of ``context`` tokens, captured in a CUDA graph."""
+    layers, hidden, _heads, kv_heads, head_dim, _ffn, _vocab = shape
+    dt = torch.bfloat16
+    ks = [torch.randn(batch, kv_heads, context, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
+    vs = [torch.randn(batch, kv_heads, context, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
+    x = torch.randn(batch, 1, hidden, device="cuda", dtype=dt)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            forward(x, ks, vs, False)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        forward(x, ks, vs, False)
+    s = bench(graph.replay, repeats=30)
+    kv_bytes = 2 * layers * batch * kv_heads * context * head_dim * 2
+    key = f"decode_b{batch}_ctx{context}"
+    return {
+        f"{key}_ms": round(s * 1e3, 3),
+        f"{key}_bytes_read_TB_per_s": round((weight_bytes + kv_bytes) / s / 1e12, 3),
+        f"{key}_tokens_per_s": round(batch / s, 1),
+    }
+
+
 def main() -> None:
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     section("device", device)
     section("matmul", matmul)
     section("bandwidth", bandwidth)
-    section("llama_8b_shaped", llama_8b_shaped)
+    wanted = sys.argv[2].split(",") if len(sys.argv) > 2 else ["llama_8b_shaped"]
+    for name in wanted:
+        section(name, globals()[name])
     with open(f"{out_dir}/gpu_measure.json", "w") as f:
         json.dump(RESULTS, f, indent=1)
     try:
