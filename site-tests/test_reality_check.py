@@ -1,6 +1,7 @@
-"""The page "How good are these numbers?" in a real browser: the engine's predictions beside
-published figures, every row with a source and a difference in per cent, the numbers the
-engine computes in CPython, no request off the site's origin, readable in both schemes."""
+"""The page "How good are these numbers?" in a real browser: published measurements beside the
+engine's bound and expected value, the engine's arithmetic beside published figures, every
+row with a source and its errors in per cent, the numbers the engine computes in CPython, no
+request off the site's origin, readable in both schemes."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from test_site import run_axe
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.lesson import reality  # noqa: E402
+from engine.lesson import reality, reality_check  # noqa: E402
+from engine.lesson.measurements import GROUPS, load  # noqa: E402
 
 PAGE = "reality-check/"
-ROWS = ".reality table tbody tr"
+ROWS = ".reality:not(.reality-measured) table tbody tr"
+MEASURED = ".reality-measured table tbody tr"
 PERCENT = re.compile(r"^(0\.0|[+\u2212]\d+(\.\d)?) %$")
 
 
@@ -54,11 +57,40 @@ def test_table_rows_have_source_and_difference_and_make_no_outside_request(
             r.difference_percent
         )
 
-    # One table per topic, each with its caption.
+    # One table per group of measurements, then one per topic, each with its caption.
     captions = page.locator(".reality table caption").all_inner_texts()
-    assert captions == list(reality.TOPICS.values())
+    assert captions == list(GROUPS.values()) + list(reality.TOPICS.values())
 
     assert watched.outside(root_site.origin) == []
+    assert watched.console_errors == []
+
+
+def test_measurements_show_bound_expected_and_errors_as_the_engine_computes_them(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    page.wait_for_load_state("networkidle")
+    rows = page.locator(MEASURED)
+    assert rows.count() == len(load()) >= 40
+    for c in reality_check.checked():
+        m = c.measurement
+        row = page.locator(f'{MEASURED}[data-measurement="{m.id}"]')
+        source = row.locator("td.reality-source").inner_text()
+        assert re.search(r"\b(19|20)\d\d\b", source), m.id
+        assert row.locator("td.reality-published").inner_text() == m.value_text
+        errors = row.locator("td.reality-diff").all_inner_texts()
+        assert errors[1] == reality_check.format_error(c.expected_error)
+        if c.bound is None:
+            assert row.locator("td.reality-bound").inner_text() == "\u2014"
+            continue
+        assert row.locator("td.reality-bound").inner_text() == reality_check.format_measure(
+            c.bound, m.metric, m.scope
+        )
+        assert errors[0] == reality_check.format_error(c.bound_error)
+        assert PERCENT.match(errors[0]), errors[0]
+    summary = page.locator("p.reality-summary").inner_text()
+    assert f"{len(load())} published measurements" in summary
     assert watched.console_errors == []
 
 

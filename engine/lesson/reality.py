@@ -1,9 +1,11 @@
-"""The engine beside published measurements: how good are its numbers?
+"""The engine's arithmetic beside published figures: FLOP counts, MFU and datasheet peaks.
 
 Each :class:`Comparison` names a published figure (with its source: paper, report or
 benchmark, year, table or section), the inputs the engine is given, and a function that asks
 the engine for its prediction. :func:`compare` runs one; :func:`table` renders them for the
-page ``reality-check.md`` (``{{ table("reality", topic="time") }}``).
+page ``reality-check.md`` (``{{ table("reality", topic="compute") }}``). Measured times and
+speeds of real systems, with the engine's bound and expected value, are in
+:mod:`engine.lesson.reality_check`.
 
 Inputs are published facts (parameter counts, token counts, GPU counts, measured TFLOP/s per
 GPU); everything in the "engine" column is computed by the engine's own functions
@@ -19,26 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.numbers.catalog import ModelSpec, get_hardware, get_model
-from engine.numbers.compute import (
-    DEFAULT_MFU,
-    mfu_from_throughput,
-    training_flops,
-    training_seconds,
-)
+from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.numbers.errors import EngineError
-from engine.numbers.serving import decode_seconds, prefill
-from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
+from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.html import esc, tag
 from engine.words.format import format_count, format_flops, format_TFLOP_per_s
 
-# Llama 3 Herd of Models (2024), Table 4: the 405B run on 16,384 H100s, 8K context, reached
-# 400 TFLOP/s per GPU, reported as 41 % BF16 MFU. Used as the MFU of the Llama 3.1 rows.
-LLAMA3_MFU = 0.41
-
 TOPICS: dict[str, str] = {
     "compute": "Counting the work",
-    "time": "Time and GPU-hours",
-    "chips": "One chip: matrix maths, decode and prefill",
+    "chips": "One chip: the datasheet peak against the best measured matrix multiply",
 }
 
 UNITS = ("flops", "percent", "days", "gpu_hours", "flops_per_s", "tokens_per_s")
@@ -143,29 +134,6 @@ def _flops_rule(params: float, tokens: float, *, full: bool = False) -> tuple[fl
     )
 
 
-def _gpu_hours(
-    params: float, tokens: float, hardware_id: str, mfu: float, *, full: bool = False
-) -> Prediction:
-    """GPU-hours of 6 N D (8 N D) FLOPs at ``mfu`` of one chip's dense BF16 peak."""
-    flops, words = _flops_rule(params, tokens, full=full)
-    peak = _peak(hardware_id)
-    hours = training_seconds(flops, 1, peak, mfu) / SECONDS_PER_HOUR
-    name = get_hardware(hardware_id).name
-    return Prediction(
-        hours, f"{words}, at {mfu * 100:.0f} % MFU of {_tflops(peak)} ({name}, BF16 dense peak)"
-    )
-
-
-def _gpu_hours_at(
-    params: float, tokens: float, hardware_id: str, flops_per_s: float, *, full: bool = False
-) -> Prediction:
-    """GPU-hours of the FLOPs at a measured ``flops_per_s`` per GPU."""
-    peak = _peak(hardware_id)
-    flops, words = _flops_rule(params, tokens, full=full)
-    hours = training_seconds(flops, 1, peak, flops_per_s / peak) / SECONDS_PER_HOUR
-    return Prediction(hours, f"{words}, at the measured {_tflops(flops_per_s)} per GPU")
-
-
 def _days_at(
     params: float, tokens: float, gpus: int, hardware_id: str, flops_per_s: float
 ) -> Prediction:
@@ -194,40 +162,6 @@ def _peak_of(hardware_id: str) -> Prediction:
     )
 
 
-# llama.cpp's llama-bench "tg128": 128 tokens generated one at a time from an empty prompt.
-TG_TOKENS = 128
-PP_TOKENS = 512
-
-
-def _decode(weight_format: str, label: str) -> Prediction:
-    m, hw = llama2_7b(), get_hardware("apple-m2-ultra")
-    seconds = decode_seconds(
-        m,
-        hw,
-        prompt_tokens=1,
-        output_tokens=TG_TOKENS + 1,
-        weight_format=weight_format,
-        kv_format="fp16",
-    )
-    return Prediction(
-        TG_TOKENS / seconds,
-        f"{m.name} ({format_count(m.params)} parameters) in {label}, batch 1, "
-        f"{TG_TOKENS} tokens, on {hw.name} at "
-        f"{hw.bandwidth_bytes_per_s / 1e9:,.0f} GB/s",
-    )
-
-
-def _prefill() -> Prediction:
-    m, hw = llama2_7b(), get_hardware("apple-m2-ultra")
-    p = prefill(m, hw, prompt_tokens=PP_TOKENS, weight_format="fp16", kv_format="fp16")
-    peak = hw.compute_peak("fp16")[0]
-    return Prediction(
-        PP_TOKENS / p.seconds,
-        f"{m.name} in F16, one prompt of {PP_TOKENS} tokens, {format_flops(p.flops)}"
-        f" at {_tflops(peak)} ({hw.name}), {p.bound}-bound",
-    )
-
-
 def _palm_mfu() -> Prediction:
     # Chowdhery et al. 2022, appendix B: attention adds 12 x L x H x Q x T FLOPs per token
     # (L = 118 layers, H = 48 heads, Q = 256 head size, T = 2048 tokens of sequence).
@@ -247,15 +181,6 @@ def _palm_mfu() -> Prediction:
 MAMF = (
     "stas00/ml-engineering (Bekman), 'Maximum Achievable Matmul FLOPS' table in "
     "compute/accelerator/README.md, measured with mamf-finder.py, 2025 (torch 2.7)"
-)
-LLAMA_CPP = (
-    "llama.cpp discussion #4167, 'Performance of llama.cpp on Apple Silicon M-series' "
-    "(Gerganov et al., Nov 2023, build 8e672ef), summary table, M2 Ultra 76-core GPU "
-    "row, Llama 2 7B"
-)
-LLAMA31_CARD = (
-    "Meta, Llama 3.1 model card (2024), 'Training Energy Use' table, H100-80GB; "
-    "pre-training on ~15T tokens"
 )
 
 COMPARISONS: tuple[Comparison, ...] = (
@@ -335,7 +260,7 @@ COMPARISONS: tuple[Comparison, ...] = (
     ),
     Comparison(
         "megatron-175b-1536",
-        "time",
+        "compute",
         "GPT-3 175B on 1,536 A100s: days for 300B tokens",
         "days",
         23.0,
@@ -347,7 +272,7 @@ COMPARISONS: tuple[Comparison, ...] = (
     ),
     Comparison(
         "megatron-175b-384",
-        "time",
+        "compute",
         "GPT-3 175B on 384 A100s: days for 300B tokens",
         "days",
         84.0,
@@ -356,80 +281,6 @@ COMPARISONS: tuple[Comparison, ...] = (
         "As above: a time computed from measured throughput, so it carries no failures or "
         "restarts; a real run would take longer.",
         lambda: _days_at(174.6e9, 300e9, 384, "a100-80gb", 153e12),
-    ),
-    Comparison(
-        "llama2-7b-hours",
-        "time",
-        "Llama 2 7B: pre-training GPU-hours",
-        "gpu_hours",
-        184_320,
-        "184,320 GPU-hours (A100-80GB)",
-        "Meta, Llama 2 model card (2023), carbon footprint table; Touvron et al. 2023, Table 2",
-        "The engine's default MFU on an A100 fits a well-tuned run of a dense model.",
-        lambda: _gpu_hours(llama2_7b().params, 2e12, "a100-80gb", DEFAULT_MFU),
-    ),
-    Comparison(
-        "llama2-70b-hours",
-        "time",
-        "Llama 2 70B: pre-training GPU-hours",
-        "gpu_hours",
-        1_720_320,
-        "1,720,320 GPU-hours (A100-80GB)",
-        "Meta, Llama 2 model card (2023), carbon footprint table; Touvron et al. 2023, Table 2",
-        "Slightly pessimistic: the published hours imply Meta ran a little above the "
-        "engine's default MFU.",
-        lambda: _gpu_hours(llama2_70b().params, 2e12, "a100-80gb", DEFAULT_MFU),
-    ),
-    Comparison(
-        "llama31-405b-hours",
-        "time",
-        "Llama 3.1 405B: training GPU-hours",
-        "gpu_hours",
-        30.84e6,
-        "30.84M GPU-hours (H100-80GB)",
-        LLAMA31_CARD,
-        "Fewer hours than reported: the card's total covers the whole run, with its long-context "
-        "stage (38 % MFU in Table 4), interruptions and restarts, which the steady rate leaves out.",
-        lambda: _gpu_hours(get_model("llama-3.1-405b").params, 15.6e12, "h100-sxm", LLAMA3_MFU),
-    ),
-    Comparison(
-        "llama31-70b-hours",
-        "time",
-        "Llama 3.1 70B: training GPU-hours",
-        "gpu_hours",
-        7.0e6,
-        "7.0M GPU-hours (H100-80GB)",
-        LLAMA31_CARD,
-        "Further off than for 405B: the 405B run's MFU is assumed, and Meta published none "
-        "for the smaller models.",
-        lambda: _gpu_hours(get_model("llama-3.1-70b").params, 15e12, "h100-sxm", LLAMA3_MFU),
-    ),
-    Comparison(
-        "llama31-8b-hours",
-        "time",
-        "Llama 3.1 8B: training GPU-hours",
-        "gpu_hours",
-        1.46e6,
-        "1.46M GPU-hours (H100-80GB)",
-        LLAMA31_CARD,
-        "The engine's worst row. Meta published no MFU for the small models: a small model "
-        "gives each GPU little maths between exchanges of data, so its MFU is likely far "
-        "lower, and the card does not break its hours down by stage.",
-        lambda: _gpu_hours(get_model("llama-3.1-8b").params, 15e12, "h100-sxm", LLAMA3_MFU),
-    ),
-    Comparison(
-        "bloom-hours",
-        "time",
-        "BLOOM 176B: training GPU-hours",
-        "gpu_hours",
-        1_082_990,
-        "1,082,990 compute hours (384 A100-80GB, about 3.5 months)",
-        "BigScience Workshop 2022, 'BLOOM: A 176B-Parameter Open-Access Multilingual Language "
-        "Model' (arXiv 2211.05100), section 3 (366B tokens; 156 TFLOP/s per GPU; 1,082,990 "
-        "compute hours); GENCI 2022 ('sustained performance of 156 TFlops/GPU')",
-        "The measured speed counts recomputation, so 8 N D; the missing hours are restarts "
-        "after hardware failures, checkpoints and slower stretches of a months-long run.",
-        lambda: _gpu_hours_at(176.247e9, 366e9, "a100-80gb", 156e12, full=True),
     ),
     Comparison(
         "h100-mamf",
@@ -468,52 +319,18 @@ COMPARISONS: tuple[Comparison, ...] = (
         lambda: _peak_of("mi300x"),
     ),
     Comparison(
-        "m2u-decode-f16",
+        "h200-matmul",
         "chips",
-        "Llama 2 7B F16 on M2 Ultra: decode speed",
-        "tokens_per_s",
-        41.02,
-        "41.02 tokens/s (tg128)",
-        LLAMA_CPP,
-        "The ceiling reads every weight at full datasheet bandwidth; real kernels reach only "
-        "part of it, and each token also pays for launching many small kernels.",
-        lambda: _decode("fp16", "F16"),
-    ),
-    Comparison(
-        "m2u-decode-q8",
-        "chips",
-        "Llama 2 7B Q8_0 on M2 Ultra: decode speed",
-        "tokens_per_s",
-        66.64,
-        "66.64 tokens/s (tg128)",
-        LLAMA_CPP,
-        "Q8_0 stores a scale beside every 32 weights (8.5 bits each, not 8), and the weights "
-        "must be turned back into numbers the GPU can multiply.",
-        lambda: _decode("int8", "8-bit (Q8_0 counted as 8 bits)"),
-    ),
-    Comparison(
-        "m2u-decode-q4",
-        "chips",
-        "Llama 2 7B Q4_0 on M2 Ultra: decode speed",
-        "tokens_per_s",
-        94.27,
-        "94.27 tokens/s (tg128)",
-        LLAMA_CPP,
-        "Quantisation saves bytes, not work: Q4_0 stores 4.5 bits per weight, and unpacking "
-        "and scaling them likely becomes the limit before memory does.",
-        lambda: _decode("int4", "4-bit (Q4_0 counted as 4 bits)"),
-    ),
-    Comparison(
-        "m2u-prefill-f16",
-        "chips",
-        "Llama 2 7B F16 on M2 Ultra: prompt processing",
-        "tokens_per_s",
-        1401.85,
-        "1,401.85 tokens/s (pp512)",
-        LLAMA_CPP,
-        "Compute-bound, so the gap is matmul efficiency, much like the share of peak the "
-        "datacentre chips reach in the matmul rows above.",
-        _prefill,
+        "H200 SXM: BF16 matmul rate, 8192 × 8192 × 8192",
+        "flops_per_s",
+        767.7e12,
+        "767.7 TFLOP/s measured",
+        "This project, bench/measured/h200-2026-11-30.json (matmul.bf16_8192x8192x8192), "
+        "measured 2026-11-30 on one NVIDIA H200 with python3 bench/gpu_measure.py (torch "
+        "2.11, CUDA 13.0)",
+        "One shape, not a sweep of shapes like the rows above; the H200 has the H100's "
+        "compute, so its datasheet peak is as far out of reach.",
+        lambda: _peak_of("h200"),
     ),
 )
 

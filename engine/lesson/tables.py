@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.lesson.reality import table as reality
+from engine.lesson.reality_check import summary_html as measured_summary
+from engine.lesson.reality_check import table as measured
 from engine.numbers.catalog import list_hardware
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
@@ -47,6 +49,8 @@ TABLES: dict[str, Table] = {
     "formats": formats,
     "hardware": hardware,
     "reality": reality,
+    "measured": measured,
+    "measured_summary": measured_summary,
     **CHEAT_TABLES,
 }
 

@@ -8,7 +8,6 @@ prediction away from reality fails here, with the source in the comparison.
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import re
@@ -16,7 +15,6 @@ import re
 import pytest
 
 from engine.lesson import reality
-from engine.lesson.plan import plan
 from engine.lesson.tables import get_table
 from engine.numbers.errors import EngineError
 
@@ -41,37 +39,16 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "megatron-175b-1536": (-6.0, 2.0),
     # As above; +/-0.6 % of rounding at 84 days.
     "megatron-175b-384": (-6.0, 2.0),
-    # The engine's default MFU is meant to describe a well-run dense job on A100s: Llama 2's
-    # published hours must stay within 10 % of it.
-    "llama2-7b-hours": (-10.0, 10.0),
-    # Llama 2 70B ran a few points above the default (about 43 % implied): allow +15 %.
-    "llama2-70b-hours": (-10.0, 15.0),
-    # A steady rate at Table 4's MFU must come out BELOW the card's total (long-context stage,
-    # interruptions, restarts), but by less than a quarter.
-    "llama31-405b-hours": (-25.0, -5.0),
-    # The 405B run's MFU applied to 70B: a known undercount; the band pins today's engine.
-    "llama31-70b-hours": (-45.0, -30.0),
-    # The worst row, kept on purpose (see its reading); the band pins today's engine so a
-    # change to the FLOP rule or the H100 peak shows up here.
-    "llama31-8b-hours": (-72.0, -58.0),
-    # From BLOOM's measured 156 TFLOP/s: the steady rate must undercount the 3.5 months of a
-    # real run (failures, restarts, checkpoints) by 5 to 25 %.
-    "bloom-hours": (-25.0, -5.0),
     # A datasheet peak must stay a ceiling above the best measured matmul, and within the
     # usual 75-90 % efficiency of NVIDIA's chips (sparse figures, +100 %, would fail).
     "h100-mamf": (15.0, 35.0),
     "a100-mamf": (5.0, 25.0),
     # MI300X's measured matmul reached about half its datasheet.
     "mi300x-mamf": (80.0, 110.0),
-    # Decode at batch 1 is memory-bound: the engine's time is a floor (full bandwidth), so
-    # its speed must stay ABOVE llama.cpp's, but not by more than real kernels lose.
-    "m2u-decode-f16": (20.0, 60.0),
-    # Q8_0 and Q4_0 store scales (8.5 and 4.5 bits per weight) that the engine's 8 and 4
-    # bits leave out, and spend time unpacking: larger, but still bounded, gaps.
-    "m2u-decode-q8": (50.0, 100.0),
-    "m2u-decode-q4": (110.0, 190.0),
-    # Prefill of 512 tokens is compute-bound: the engine's raw peak must stay a ceiling.
-    "m2u-prefill-f16": (20.0, 60.0),
+    # One 8192-cubed multiply measured for this lesson (bench/gpu_measure.py on an H200):
+    # the H200 has the H100's peak, and one shape reaches a little less than the best of a
+    # sweep (H100 above: +24.5 %).
+    "h200-matmul": (15.0, 40.0),
 }
 
 
@@ -104,10 +81,6 @@ def test_ceilings_stay_above_measurements(topic):
     # Peak FLOP/s, decode and prefill speeds are best cases: never below what was measured.
     for r in reality.results(topic):
         assert r.engine > r.comparison.published, r.comparison.id
-
-
-def test_default_mfu_is_the_plans_default():
-    assert inspect.signature(plan).parameters["mfu"].default == reality.DEFAULT_MFU
 
 
 def test_llama2_shapes_give_the_released_parameter_counts():

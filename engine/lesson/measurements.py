@@ -1,0 +1,203 @@
+"""Published measurements of real systems, as data (``data/measurements.toml``).
+
+Each :class:`Measurement` is one number a source published (a time to first token, a time
+per output token, a throughput, a training MFU, GPU-hours or days), with the workload exactly
+as published and the source. This module reads the file and checks every row; it computes
+nothing. :mod:`engine.lesson.reality_check` compares the rows with the engine.
+
+The file is read with ``tomllib`` at build time only: the reality page is rendered when the
+site is built, and nothing the browser runs imports this module.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+
+DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
+
+# group -> heading of its table on the page, in page order.
+GROUPS: dict[str, str] = {
+    "serve-latency": "Serving: time to first token and time per output token",
+    "serve-throughput": "Serving: output tokens per second of a whole batch",
+    "on-device": "On one device: llama.cpp on a Mac and a gaming GPU",
+    "train": "Training: MFU, GPU-hours and days of published runs",
+}
+SERVING_GROUPS = ("serve-latency", "serve-throughput", "on-device")
+
+# metric -> (task, kind): a "time" is beaten by a smaller measurement, a "speed" by a larger.
+METRICS: dict[str, tuple[str, str]] = {
+    "ttft_seconds": ("serve", "time"),
+    "decode_seconds_per_token": ("serve", "time"),
+    "output_tokens_per_s": ("serve", "speed"),
+    "prefill_tokens_per_s": ("serve", "speed"),
+    "decode_tokens_per_s": ("serve", "speed"),
+    "train_mfu": ("train", "speed"),
+    "train_gpu_hours": ("train", "time"),
+    "train_days": ("train", "time"),
+}
+SCOPES = ("system", "per_gpu")
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_YEAR = re.compile(r"\b(19|20)\d\d\b")
+
+_SERVE_KEYS = ("weight_format", "kv_format", "batch", "prompt_tokens", "output_tokens")
+_TRAIN_KEYS = ("tokens", "seq_len")
+_KNOWN_KEYS = frozenset(
+    {
+        "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
+        "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
+        "source", "note", *_SERVE_KEYS, *_TRAIN_KEYS,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One published figure and the workload it was measured on.
+
+    Serving: ``gpus`` is the tensor-parallel size; ``batch`` requests of ``prompt_tokens`` in
+    and ``output_tokens`` out. Training: ``tokens`` in all, sequences of ``seq_len``, on
+    ``gpus`` GPUs with ``tp`` (and ``pp``, recorded but not modelled) and ``sharding``.
+    ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
+    """
+
+    id: str
+    group: str
+    task: str
+    model: str | None
+    params: float | None
+    model_note: str
+    hardware: str
+    hardware_note: str
+    gpus: int
+    metric: str
+    scope: str
+    value: float
+    value_text: str
+    stack: str
+    source: str
+    note: str
+    weight_format: str = "bf16"
+    kv_format: str = "bf16"
+    batch: int = 1
+    prompt_tokens: int = 1
+    output_tokens: int = 1
+    tokens: float = 0.0
+    seq_len: int = 0
+    tp: int = 1
+    pp: int = 1
+    sharding: str = "none"
+
+    def __post_init__(self) -> None:
+        def bad(message: str, field: str) -> EngineError:
+            return EngineError(f"Measurement {self.id!r}: {message}", field)
+
+        if not _ID.match(self.id):
+            raise bad("the id must be lower case letters, digits, dots and dashes.", "id")
+        if self.group not in GROUPS:
+            raise bad(f"unknown group {self.group!r}.", "group")
+        if self.metric not in METRICS:
+            raise bad(f"unknown metric {self.metric!r}.", "metric")
+        if METRICS[self.metric][0] != self.task:
+            raise bad(f"metric {self.metric!r} does not belong to task {self.task!r}.", "task")
+        if (self.group == "train") != (self.task == "train"):
+            raise bad("training rows, and only they, go in the group 'train'.", "group")
+        if self.scope not in SCOPES:
+            raise bad(f"unknown scope {self.scope!r}.", "scope")
+        if (self.model is None) == (self.params is None):
+            raise bad("give a catalogue model or a parameter count, not both.", "model")
+        if self.params is not None and not self.model_note:
+            raise bad("a model given by its parameter count needs a model_note.", "model_note")
+        if self.model is not None:
+            get_model(self.model)
+        get_hardware(self.hardware)
+        if not (math.isfinite(self.value) and self.value > 0):
+            raise bad("the value must be a finite number above 0.", "value")
+        if self.metric == "train_mfu" and self.value > 1:
+            raise bad("an MFU is a fraction: 0.41 for 41 %.", "value")
+        if self.gpus < 1 or self.tp < 1 or self.pp < 1 or self.batch < 1:
+            raise bad("GPU counts and batch must be at least 1.", "gpus")
+        if self.task == "serve" and (self.prompt_tokens < 1 or self.output_tokens < 1):
+            raise bad("prompt and output lengths must be at least 1.", "prompt_tokens")
+        if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
+            raise bad("training rows need tokens and seq_len.", "tokens")
+        for field in ("value_text", "stack", "source"):
+            if not getattr(self, field).strip():
+                raise bad(f"{field} is empty.", field)
+        if not _YEAR.search(self.source):
+            raise bad("the source must name a year (a date of publication).", "source")
+
+
+def _row(raw: dict[str, Any]) -> Measurement:
+    unknown = set(raw) - _KNOWN_KEYS
+    if unknown:
+        raise EngineError(
+            f"Measurement {raw.get('id')!r}: unknown keys {', '.join(sorted(unknown))}.", "key"
+        )
+    task = raw.get("task")
+    needed = _SERVE_KEYS if task == "serve" else _TRAIN_KEYS if task == "train" else ()
+    missing = [k for k in ("id", "group", "task", "hardware", "gpus", "metric", "value",
+                           "value_text", "stack", "source", *needed) if k not in raw]
+    if missing:
+        raise EngineError(
+            f"Measurement {raw.get('id')!r}: missing {', '.join(missing)}.", missing[0]
+        )
+    params = raw.get("params")
+    return Measurement(
+        id=str(raw["id"]),
+        group=str(raw["group"]),
+        task=str(task),
+        model=str(raw["model"]) if "model" in raw else None,
+        params=float(params) if params is not None else None,
+        model_note=str(raw.get("model_note", "")),
+        hardware=str(raw["hardware"]),
+        hardware_note=str(raw.get("hardware_note", "")),
+        gpus=int(raw["gpus"]),
+        metric=str(raw["metric"]),
+        scope=str(raw.get("scope", "system")),
+        value=float(raw["value"]),
+        value_text=str(raw["value_text"]),
+        stack=str(raw["stack"]),
+        source=str(raw["source"]),
+        note=str(raw.get("note", "")),
+        weight_format=str(raw.get("weight_format", "bf16")),
+        kv_format=str(raw.get("kv_format", "bf16")),
+        batch=int(raw.get("batch", 1)),
+        prompt_tokens=int(raw.get("prompt_tokens", 1)),
+        output_tokens=int(raw.get("output_tokens", 1)),
+        tokens=float(raw.get("tokens", 0.0)),
+        seq_len=int(raw.get("seq_len", 0)),
+        tp=int(raw.get("tp", 1)),
+        pp=int(raw.get("pp", 1)),
+        sharding=str(raw.get("sharding", "none")),
+    )
+
+
+def parse(data: dict[str, Any]) -> tuple[Measurement, ...]:
+    """Rows from parsed TOML (``{"measurement": [...]}``), checked; ids must be unique."""
+    rows = tuple(_row(raw) for raw in data.get("measurement", []))
+    seen: set[str] = set()
+    for m in rows:
+        if m.id in seen:
+            raise EngineError(f"Measurement {m.id!r} appears twice.", "id")
+        seen.add(m.id)
+    if not rows:
+        raise EngineError("The measurements file has no [[measurement]] rows.", "measurement")
+    return rows
+
+
+@cache
+def load() -> tuple[Measurement, ...]:
+    """Every row of ``data/measurements.toml``, in file order."""
+    # Imported here: only the build (and tests) read this file; the browser never does.
+    import tomllib
+
+    with open(DATA_FILE, "rb") as source:
+        return parse(tomllib.load(source))

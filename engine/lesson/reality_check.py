@@ -1,0 +1,321 @@
+"""Published measurements beside the engine's bound and expected value.
+
+For every row of :mod:`engine.lesson.measurements` the engine is asked for the same quantity
+through ``plan(...).to_dict()``, the contract ``python -m engine plan ... --json`` gives:
+
+- the **bound** from today's fields (``serve.ttft_seconds``, ``serve.decode_seconds_per_token``,
+  ``serve.output_tokens_per_s``; for training, ``train.seconds`` and ``train.mfu`` at 100 %
+  MFU, the raw dense peak), which no real system may beat;
+- the **expected** value from ``serve.expected`` / ``train.expected`` (a well-tuned stack), or
+  None ("pending") while the engine gives none.
+
+The error of each is ``engine / measured - 1``. A measurement that beats its bound (a shorter
+time or a higher speed) is flagged, never hidden: it is a bug in the bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from engine.lesson.measurements import GROUPS, METRICS, SERVING_GROUPS, Measurement, load
+from engine.lesson.plan import plan
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
+from engine.render.html import esc, tag
+
+BEATEN = "The measurement beats this bound: a bug in the engine's bound, reported."
+
+# The band the issue sets for the expected value of serving rows (issue 10, section 4).
+WITHIN = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One measurement run through the engine. ``bound``/``expected`` are in its metric's unit;
+    ``expected`` is None while the engine gives no expected value; ``problem`` says why a row
+    could not be computed (then ``bound`` is None too)."""
+
+    measurement: Measurement
+    bound: float | None
+    expected: float | None
+    problem: str = ""
+
+    @property
+    def bound_error(self) -> float | None:
+        """bound / measured - 1."""
+        return None if self.bound is None else self.bound / self.measurement.value - 1.0
+
+    @property
+    def expected_error(self) -> float | None:
+        """expected / measured - 1."""
+        return None if self.expected is None else self.expected / self.measurement.value - 1.0
+
+    @property
+    def beats_bound(self) -> bool:
+        """True when the measurement is faster than the engine says anything can be."""
+        if self.bound is None:
+            return False
+        if METRICS[self.measurement.metric][1] == "time":
+            return self.measurement.value < self.bound
+        return self.measurement.value > self.bound
+
+    @property
+    def within(self) -> bool:
+        """The expected value within ±25 % of the measurement."""
+        e = self.expected_error
+        return e is not None and abs(e) <= WITHIN
+
+    def to_dict(self) -> dict[str, object]:
+        m = self.measurement
+        return {
+            "id": m.id, "group": m.group, "metric": m.metric, "scope": m.scope,
+            "measured": m.value, "bound": self.bound, "expected": self.expected,
+            "bound_error": self.bound_error, "expected_error": self.expected_error,
+            "beats_bound": self.beats_bound, "problem": self.problem, "source": m.source,
+        }
+
+
+def _serve_value(m: Measurement, serve: dict[str, object]) -> float | None:
+    """The row's metric from a ``serve`` (or ``serve.expected``) dict of the CLI contract."""
+    ttft = serve.get("ttft_seconds")
+    tpot = serve.get("decode_seconds_per_token")
+    if not isinstance(ttft, float | int) or not isinstance(tpot, float | int):
+        return None
+    if m.metric == "ttft_seconds":
+        return float(ttft)
+    if m.metric == "decode_seconds_per_token":
+        return float(tpot)
+    if m.metric == "prefill_tokens_per_s":
+        return m.batch * m.prompt_tokens / float(ttft)
+    if m.metric == "decode_tokens_per_s":
+        return m.batch / float(tpot)
+    rate = serve.get("output_tokens_per_s")
+    if not isinstance(rate, float | int):
+        # The contract's definition, for an engine that does not give the field yet.
+        total = serve.get("total_seconds")
+        if not isinstance(total, float | int):
+            return None
+        rate = m.batch * m.output_tokens / float(total)
+    return float(rate) / (m.gpus if m.scope == "per_gpu" else 1)
+
+
+def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
+    """The row's metric from a ``train`` (or ``train.expected``) dict of the CLI contract."""
+    key = "mfu" if m.metric == "train_mfu" else "seconds"
+    value = train.get(key)
+    if not isinstance(value, float | int):
+        return None
+    if m.metric == "train_gpu_hours":
+        return float(value) * m.gpus / SECONDS_PER_HOUR
+    if m.metric == "train_days":
+        return float(value) / SECONDS_PER_DAY
+    return float(value)
+
+
+def _plan(m: Measurement, **extra: object) -> dict[str, object]:
+    common: dict[str, object] = {"model": m.model, "params": m.params, "hardware": m.hardware,
+                                 "gpus": m.gpus, "task": m.task}
+    if m.task == "serve":
+        common.update(weight_format=m.weight_format, kv_format=m.kv_format, batch=m.batch,
+                      prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens,
+                      context_tokens=m.prompt_tokens + m.output_tokens)
+    else:
+        common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding)
+    return plan(**common, **extra).to_dict()
+
+
+def check(m: Measurement) -> Checked:
+    """The engine's bound and expected value for one measurement."""
+    try:
+        if m.task == "serve":
+            serve = _plan(m)["serve"]
+            assert isinstance(serve, dict)
+            expected = serve.get("expected")
+            return Checked(m, _serve_value(m, serve),
+                           _serve_value(m, expected) if isinstance(expected, dict) else None)
+        # The bound is the run at the raw dense peak (100 % MFU); the expected value is the
+        # engine's own estimate, so no MFU is given for it.
+        bound_train = _plan(m, mfu=1.0)["train"]
+        train = _plan(m)["train"]
+        assert isinstance(bound_train, dict) and isinstance(train, dict)
+        expected = train.get("expected")
+        return Checked(m, _train_value(m, bound_train),
+                       _train_value(m, expected) if isinstance(expected, dict) else None)
+    except EngineError as e:
+        return Checked(m, None, None, f"The engine cannot compute this row yet: {e}")
+
+
+@cache
+def checked() -> tuple[Checked, ...]:
+    """Every measurement, checked, in file order."""
+    return tuple(check(m) for m in load())
+
+
+def rows(group: object = "") -> tuple[Checked, ...]:
+    """The checked rows of one group (all when empty)."""
+    if group not in ("", None) and group not in GROUPS:
+        raise EngineError(
+            f"Unknown group {str(group)[:40]!r}; choose one of: {', '.join(GROUPS)}.", "group"
+        )
+    return tuple(c for c in checked() if not group or c.measurement.group == group)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the page says in one paragraph, counted by the engine."""
+
+    rows: int
+    computed: int
+    serving: int
+    serving_with_expected: int
+    serving_within: int
+    training: int
+    training_with_expected: int
+    training_within: int
+    beaten: tuple[str, ...]
+
+    @property
+    def serving_within_share(self) -> float | None:
+        if not self.serving_with_expected:
+            return None
+        return self.serving_within / self.serving_with_expected
+
+
+def summary() -> Summary:
+    """Counts over every row: computed, within ±25 % (serving, training), bounds beaten."""
+    all_rows = checked()
+    done = [c for c in all_rows if c.bound is not None]
+    serving = [c for c in done if c.measurement.group in SERVING_GROUPS]
+    training = [c for c in done if c.measurement.group == "train"]
+    return Summary(
+        rows=len(all_rows),
+        computed=len(done),
+        serving=len(serving),
+        serving_with_expected=sum(c.expected is not None for c in serving),
+        serving_within=sum(c.within for c in serving),
+        training=len(training),
+        training_with_expected=sum(c.expected is not None for c in training),
+        training_within=sum(c.within for c in training),
+        beaten=tuple(c.measurement.id for c in done if c.beats_bound),
+    )
+
+
+# ---------------------------------------------------------------- words and tables
+
+
+def format_measure(value: float, metric: str, scope: str = "system") -> str:
+    """A value in its metric's unit, about 3 significant figures."""
+    if metric in ("ttft_seconds", "decode_seconds_per_token"):
+        ms = value * 1e3
+        return f"{ms:,.3g} ms" if ms < 100 else f"{ms:,.0f} ms"
+    if metric.endswith("tokens_per_s"):
+        per = " per GPU" if scope == "per_gpu" else ""
+        return (f"{value:,.1f}" if value < 100 else f"{value:,.0f}") + f" tokens/s{per}"
+    if metric == "train_mfu":
+        return f"{value * 100:.1f} %"
+    if metric == "train_gpu_hours":
+        return f"{value / 1e6:,.3g}M GPU-hours" if value >= 1e6 else f"{value:,.0f} GPU-hours"
+    if metric == "train_days":
+        return f"{value:,.1f} days"
+    raise EngineError(f"Unknown metric {metric!r}.", "metric")
+
+
+def format_error(error: float | None) -> str:
+    """'+24.5 %', '−15.7 %' (a true minus sign), '0.0 %'; 'pending' when there is none."""
+    if error is None:
+        return "pending"
+    text = f"{error * 100:+.1f} %"
+    if text in ("+0.0 %", "-0.0 %"):
+        return "0.0 %"
+    return text.replace("-", "\u2212")
+
+
+METRIC_LABELS: dict[str, str] = {
+    "ttft_seconds": "time to first token",
+    "decode_seconds_per_token": "time per output token",
+    "output_tokens_per_s": "output tokens/s",
+    "prefill_tokens_per_s": "prompt processing",
+    "decode_tokens_per_s": "generation speed",
+    "train_mfu": "MFU",
+    "train_gpu_hours": "GPU-hours",
+    "train_days": "days",
+}
+
+
+def workload(m: Measurement) -> str:
+    """The workload as published, in one line."""
+    model = get_model(m.model).name if m.model else m.model_note.split(" (")[0]
+    hw = get_hardware(m.hardware).name
+    chips = f"{m.gpus:,} × {hw}" if m.gpus > 1 else hw
+    if m.task == "serve":
+        fmt = m.weight_format.upper().replace("_", "_")
+        return (f"{model}, {chips}, {fmt} weights, {m.kv_format.upper()} KV, batch {m.batch:,}, "
+                f"{m.prompt_tokens:,} in / {m.output_tokens:,} out")
+    par = f"TP {m.tp}" + (f", PP {m.pp}" if m.pp > 1 else "")
+    return (f"{model}, {chips}, {par}, {m.tokens / 1e12:,.3g}T tokens, "
+            f"sequences of {m.seq_len:,}")
+
+
+def _title(m: Measurement) -> str:
+    model = get_model(m.model).name if m.model else m.model_note.split(" (")[0]
+    return f"{model}: {METRIC_LABELS[m.metric]}"
+
+
+def table(group: str = "") -> str:
+    """One group's rows (all when empty) as an HTML table, every cell escaped."""
+    found = rows(group)
+    caption = GROUPS[group] if group else "Published measurements beside the engine"
+    head = "".join(tag("th", esc(h), scope="col") for h in (
+        "Workload as published", "Measured", "Bound", "Bound error", "Expected",
+        "Expected error", "Source"))
+    body = []
+    for c in found:
+        m = c.measurement
+        notes = " ".join(n for n in (m.model_note, m.hardware_note, m.note, c.problem) if n)
+        what = (esc(_title(m)) + tag("span", esc(workload(m)), class_="reality-inputs")
+                + (tag("span", esc(notes), class_="reality-reading") if notes else ""))
+        if c.beats_bound:
+            what += tag("span", esc(BEATEN), class_="reality-beaten")
+        bound = "—" if c.bound is None else format_measure(c.bound, m.metric, m.scope)
+        expected = "pending" if c.expected is None else format_measure(
+            c.expected, m.metric, m.scope)
+        beaten = "yes" if c.beats_bound else "no"
+        cells = (
+            tag("th", what, scope="row"),
+            tag("td", esc(m.value_text), class_="reality-published"),
+            tag("td", esc(bound), class_="reality-bound"),
+            tag("td", esc(format_error(c.bound_error)) if c.bound is not None else "—",
+                class_="reality-diff", data_beaten=beaten),
+            tag("td", esc(expected), class_="reality-expected"),
+            tag("td", esc(format_error(c.expected_error)), class_="reality-diff"),
+            tag("td", esc(f"{m.stack}. {m.source}"), class_="reality-source"),
+        )
+        body.append(tag("tr", "".join(cells), data_measurement=m.id, data_group=m.group))
+    html = tag("table", tag("caption", esc(caption)) + tag("thead", tag("tr", head))
+               + tag("tbody", "".join(body)))
+    return tag("div", html, class_="table-scroll reality reality-measured", role="region",
+               tabindex="0", aria_label=caption)
+
+
+def summary_html() -> str:
+    """The summary paragraph, every number counted from the rows."""
+    s = summary()
+    parts = [
+        f"{s.rows} published measurements; the engine computes {s.computed} of them "
+        f"({s.serving} serving, {s.training} training)."
+    ]
+    if s.beaten:
+        parts.append(f"Bounds beaten: {len(s.beaten)} ({', '.join(s.beaten)}), each a bug "
+                     "in the bound, reported.")
+    else:
+        parts.append("Bounds beaten: none.")
+    share = s.serving_within_share
+    if share is None:
+        parts.append("Expected values: pending (the engine gives none yet).")
+    else:
+        parts.append(f"Expected value within ±25 % of the measurement: {s.serving_within} of "
+                     f"{s.serving_with_expected} serving rows ({share:.0%}), "
+                     f"{s.training_within} of {s.training_with_expected} training rows.")
+    return tag("p", esc(" ".join(parts)), class_="reality-summary")
