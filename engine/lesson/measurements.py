@@ -39,6 +39,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "output_tokens_per_s": ("serve", "speed"),
     "prefill_tokens_per_s": ("serve", "speed"),
     "decode_tokens_per_s": ("serve", "speed"),
+    "request_seconds": ("serve", "time"),
     "train_mfu": ("train", "speed"),
     "train_gpu_hours": ("train", "time"),
     "train_days": ("train", "time"),

@@ -4,8 +4,9 @@ For every row of :mod:`engine.lesson.measurements` the engine is asked for the s
 through ``plan(...).to_dict()``, the contract ``python -m engine plan ... --json`` gives:
 
 - the **bound** from today's fields (``serve.ttft_seconds``, ``serve.decode_seconds_per_token``,
-  ``serve.output_tokens_per_s``; for training, ``train.seconds`` and ``train.mfu`` at 100 %
-  MFU, the raw dense peak), which no real system may beat;
+  ``serve.output_tokens_per_s``; for training, ``train.seconds`` and ``train.mfu`` of
+  ``--mfu 1 --recompute none``: the model's FLOPs at the raw dense peak), which no real
+  system may beat;
 - the **expected** value from ``serve.expected`` / ``train.expected`` (a well-tuned stack), or
   None ("pending") while the engine gives none.
 
@@ -98,6 +99,8 @@ def _serve_value(m: Measurement, serve: dict[str, object]) -> float | None:
         if not isinstance(total, float | int):
             return None
         rate = m.batch * m.output_tokens / float(total)
+    if m.metric == "request_seconds":
+        return m.batch * m.output_tokens / float(rate)
     return float(rate) / (m.gpus if m.scope == "per_gpu" else 1)
 
 
@@ -135,9 +138,10 @@ def check(m: Measurement) -> Checked:
             expected = serve.get("expected")
             return Checked(m, _serve_value(m, serve),
                            _serve_value(m, expected) if isinstance(expected, dict) else None)
-        # The bound is the run at the raw dense peak (100 % MFU); the expected value is the
-        # engine's own estimate, so no MFU is given for it.
-        bound_train = _plan(m, mfu=1.0)["train"]
+        # The bound is the run's model FLOPs at the raw dense peak: 100 % MFU and nothing
+        # recomputed (recomputation only adds FLOPs). The expected value is the engine's own
+        # estimate, so no MFU is given for it.
+        bound_train = _plan(m, mfu=1.0, recompute="none")["train"]
         train = _plan(m)["train"]
         assert isinstance(bound_train, dict) and isinstance(train, dict)
         expected = train.get("expected")
@@ -207,6 +211,8 @@ def summary() -> Summary:
 
 def format_measure(value: float, metric: str, scope: str = "system") -> str:
     """A value in its metric's unit, about 3 significant figures."""
+    if metric == "request_seconds":
+        return f"{value:,.3g} s" if value < 100 else f"{value:,.0f} s"
     if metric in ("ttft_seconds", "decode_seconds_per_token"):
         ms = value * 1e3
         return f"{ms:,.3g} ms" if ms < 100 else f"{ms:,.0f} ms"
@@ -238,6 +244,7 @@ METRIC_LABELS: dict[str, str] = {
     "output_tokens_per_s": "output tokens/s",
     "prefill_tokens_per_s": "prompt processing",
     "decode_tokens_per_s": "generation speed",
+    "request_seconds": "time of the whole request",
     "train_mfu": "MFU",
     "train_gpu_hours": "GPU-hours",
     "train_days": "days",

@@ -29,22 +29,28 @@ CHECKED = reality_check.checked()
 # may be added to it without a report.
 KNOWN_BEATEN = {"deepseek-v3-gpu-hours"}
 
-# group -> (lowest, highest) bound error (engine / measured - 1), and why.
-BOUND_BANDS: dict[str, tuple[float, float]] = {
-    # Times: the bound is shorter than any measurement (error below 0), but real first
-    # tokens and decode steps of tuned stacks and of plain PyTorch take at most about five
-    # times the bound (kernel launches and fixed costs dominate a 128-token prompt).
-    "serve-latency": (-0.85, 0.0),
-    # Speeds: the bound is faster (error above 0). Batches of hundreds of requests lose
-    # most to attention over long KV caches and, across GPUs, to communication: up to about
-    # seven times the measured speed (Llama 2 70B on 4 H100s, 2,048-token answers).
-    "serve-throughput": (0.0, 6.5),
-    # Batch 1 on one device: memory-bound generation and one prompt; kernels reach 50-90 %
-    # of the datasheet bandwidth and peak.
-    "on-device": (0.0, 1.0),
-    # MFU bound is 100 %: published large runs reach 38-43 % (error +133 to +163 %); whole
-    # runs take two to eight times the GPU-hours of the bound.
-    "train": (-0.9, 2.0),
+# (group, kind) -> (lowest, highest) bound error (engine / measured - 1), and why. A time's
+# bound is shorter than the measurement (error at most 0), a speed's faster (at least 0).
+BOUND_BANDS: dict[tuple[str, str], tuple[float, float]] = {
+    # First tokens and decode steps of tuned stacks and of plain PyTorch take at most about
+    # seven times the bound: a 128-token prompt is too little work to fill a big chip, and
+    # kernel launches and tensor-parallel all-reduces are fixed costs the bound leaves out.
+    ("serve-latency", "time"): (-0.85, 0.0),
+    # Whole batches: up to eight times the bound (Llama 3.1 405B on 8 MI300X at batch 256,
+    # where the chip's matmuls reach about half its datasheet peak and attention grows).
+    ("serve-throughput", "time"): (-0.875, 0.0),
+    # Up to about seven times slower than the bound (Llama 2 70B on 4 H100s, 2,048-token
+    # answers at batch 480: attention over long KV caches and communication).
+    ("serve-throughput", "speed"): (0.0, 6.5),
+    # Batch 1 on one device: memory-bound generation and one prompt in 16 bits reach 50-90 %
+    # of the datasheet bandwidth and peak. Quantised prompts may be bounded by the chip's
+    # int8 rate (llama.cpp multiplies Q8_0/Q4_0 weights by int8 activations), which its
+    # kernels reach only a sixth of: up to seven times the measured speed.
+    ("on-device", "speed"): (0.0, 6.0),
+    # A whole run takes two to ten times the GPU-hours (or days) of the dense peak.
+    ("train", "time"): (-0.9, 0.0),
+    # The MFU bound is 100 %: published large runs reach 33-50 % of the peak.
+    ("train", "speed"): (1.0, 2.0),
 }
 
 
@@ -58,8 +64,9 @@ def test_at_least_forty_measurements_each_with_a_source():
 
 def test_every_group_is_covered_and_serving_has_both_vendors_parts():
     assert {m.group for m in ROWS} == set(GROUPS)
+    assert {(m.group, METRICS[m.metric][1]) for m in ROWS} == set(BOUND_BANDS)
     hardware = {m.hardware for m in ROWS}
-    assert {"h100-sxm", "a100-80gb", "h200", "apple-m2-ultra", "rtx-4090"} <= hardware
+    assert {"h100-sxm", "a100-80gb", "h200", "mi300x", "apple-m2-ultra", "rtx-4090"} <= hardware
     assert {m.metric for m in ROWS} == set(METRICS)
 
 
@@ -80,7 +87,7 @@ def test_bound_error_within_its_groups_band(row_id):
     c = next(c for c in CHECKED if c.measurement.id == row_id)
     if c.bound is None or row_id in KNOWN_BEATEN:
         pytest.skip(c.problem or "a reported bug in the bound")
-    low, high = BOUND_BANDS[c.measurement.group]
+    low, high = BOUND_BANDS[(c.measurement.group, METRICS[c.measurement.metric][1])]
     err = c.bound_error
     assert err is not None and low <= err <= high, (
         f"{row_id}: bound {c.bound:.4g} vs measured {c.measurement.value:.4g} "
@@ -90,7 +97,7 @@ def test_bound_error_within_its_groups_band(row_id):
 def test_expected_lies_between_the_bound_and_beyond():
     # Where the engine gives an expected value, it is never better than its own bound.
     for c in CHECKED:
-        if c.expected is None or c.bound is None:
+        if c.expected is None or c.bound is None or c.measurement.id in KNOWN_BEATEN:
             continue
         if METRICS[c.measurement.metric][1] == "time":
             assert c.expected >= c.bound * (1 - 1e-9), c.measurement.id
@@ -136,13 +143,17 @@ def test_contract_values_by_metric():
     mfu = next(m for m in ROWS if m.id == "llama3-405b-16k-gpus-mfu")
     assert reality_check._train_value(mfu, {"mfu": 0.5}) == 0.5
     assert reality_check._train_value(mfu, {}) is None
+    whole = next(m for m in ROWS if m.id == "vllm-mi300x-llama31-405b-fp8-b8")
+    assert reality_check._serve_value(whole, serve) == pytest.approx(8 * 128 / 4000.0)
 
 
 def test_training_bound_is_the_run_at_the_dense_peak():
     # Llama 2 7B, 2 T tokens on A100s at 100 % MFU: 6 x 6.738e9 x 2e12 FLOPs at 312 TFLOP/s
     # = 2.59e11 GPU-seconds = 71,992 GPU-hours (Table 2 of the Llama 2 paper: 184,320).
+    # Attention adds at most 12 x 32 layers x 4,096 x 4,096 per token, 16 % more.
     c = next(c for c in CHECKED if c.measurement.id == "llama2-7b-gpu-hours")
-    assert c.bound == pytest.approx(6 * 6_738_415_616 * 2e12 / 312e12 / 3600, rel=0.02)
+    dense = 6 * 6_738_415_616 * 2e12 / 312e12 / 3600
+    assert c.bound is not None and dense * 0.999 <= c.bound <= dense * 1.17
 
 
 def test_summary_counts_the_rows():
@@ -200,6 +211,7 @@ def test_formats():
     assert f(30.84e6, "train_gpu_hours") == "30.8M GPU-hours"
     assert f(184320.0, "train_gpu_hours") == "184,320 GPU-hours"
     assert f(9.5, "train_days") == "9.5 days"
+    assert f(3.53, "request_seconds") == "3.53 s"
     assert reality_check.format_error(None) == "pending"
     assert reality_check.format_error(-0.157) == "\u221215.7 %"
     assert reality_check.format_error(0.00001) == "0.0 %"
