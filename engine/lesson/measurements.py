@@ -28,7 +28,7 @@ GROUPS: dict[str, str] = {
     "serve-latency": "Serving: time to first token and time per output token",
     "serve-throughput": "Serving: output tokens per second of a whole batch",
     "on-device": "On one device: llama.cpp on a Mac and a gaming GPU",
-    "train": "Training: MFU, GPU-hours and days of published runs",
+    "train": "Training: MFU, tokens per second, GPU-hours and days of published runs",
 }
 SERVING_GROUPS = ("serve-latency", "serve-throughput", "on-device")
 
@@ -43,6 +43,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "train_mfu": ("train", "speed"),
     "train_gpu_hours": ("train", "time"),
     "train_days": ("train", "time"),
+    "train_tokens_per_s_per_gpu": ("train", "speed"),
 }
 SCOPES = ("system", "per_gpu")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -54,7 +55,7 @@ _KNOWN_KEYS = frozenset(
     {
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
-        "source", "note", *_SERVE_KEYS, *_TRAIN_KEYS,
+        "source", "note", "micro_batch", "recompute", *_SERVE_KEYS, *_TRAIN_KEYS,
     }
 )
 
@@ -65,7 +66,8 @@ class Measurement:
 
     Serving: ``gpus`` is the tensor-parallel size; ``batch`` requests of ``prompt_tokens`` in
     and ``output_tokens`` out. Training: ``tokens`` in all, sequences of ``seq_len``, on
-    ``gpus`` GPUs with ``tp`` (and ``pp``, recorded but not modelled) and ``sharding``.
+    ``gpus`` GPUs with ``tp`` (and ``pp``, recorded but not modelled), ``sharding``,
+    ``micro_batch`` sequences per GPU and ``recompute`` (activation checkpointing).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     """
 
@@ -95,6 +97,8 @@ class Measurement:
     tp: int = 1
     pp: int = 1
     sharding: str = "none"
+    micro_batch: int = 1
+    recompute: str = "selective"
 
     def __post_init__(self) -> None:
         def bad(message: str, field: str) -> EngineError:
@@ -178,6 +182,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         tp=int(raw.get("tp", 1)),
         pp=int(raw.get("pp", 1)),
         sharding=str(raw.get("sharding", "none")),
+        micro_batch=int(raw.get("micro_batch", 1)),
+        recompute=str(raw.get("recompute", "selective")),
     )
 
 

@@ -106,7 +106,8 @@ def _serve_value(m: Measurement, serve: dict[str, object]) -> float | None:
 
 def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
     """The row's metric from a ``train`` (or ``train.expected``) dict of the CLI contract."""
-    key = "mfu" if m.metric == "train_mfu" else "seconds"
+    key = {"train_mfu": "mfu", "train_tokens_per_s_per_gpu": "tokens_per_s"}.get(
+        m.metric, "seconds")
     value = train.get(key)
     if not isinstance(value, float | int):
         return None
@@ -114,6 +115,8 @@ def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
         return float(value) * m.gpus / SECONDS_PER_HOUR
     if m.metric == "train_days":
         return float(value) / SECONDS_PER_DAY
+    if m.metric == "train_tokens_per_s_per_gpu":
+        return float(value) / m.gpus
     return float(value)
 
 
@@ -125,8 +128,9 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
                       prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens,
                       context_tokens=m.prompt_tokens + m.output_tokens)
     else:
-        common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding)
-    return plan(**common, **extra).to_dict()
+        common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
+                      micro_batch=m.micro_batch, recompute=m.recompute)
+    return plan(**{**common, **extra}).to_dict()
 
 
 def check(m: Measurement) -> Checked:
@@ -216,13 +220,16 @@ def format_measure(value: float, metric: str, scope: str = "system") -> str:
     if metric in ("ttft_seconds", "decode_seconds_per_token"):
         ms = value * 1e3
         return f"{ms:,.3g} ms" if ms < 100 else f"{ms:,.0f} ms"
-    if metric.endswith("tokens_per_s"):
-        per = " per GPU" if scope == "per_gpu" else ""
+    if metric.endswith(("tokens_per_s", "tokens_per_s_per_gpu")):
+        per = " per GPU" if scope == "per_gpu" or metric.endswith("per_gpu") else ""
         return (f"{value:,.1f}" if value < 100 else f"{value:,.0f}") + f" tokens/s{per}"
     if metric == "train_mfu":
         return f"{value * 100:.1f} %"
     if metric == "train_gpu_hours":
-        return f"{value / 1e6:,.3g}M GPU-hours" if value >= 1e6 else f"{value:,.0f} GPU-hours"
+        if value < 1e6:
+            return f"{value:,.0f} GPU-hours"
+        millions = value / 1e6
+        return f"{millions:,.{2 if millions < 10 else 1 if millions < 100 else 0}f}M GPU-hours"
     if metric == "train_days":
         return f"{value:,.1f} days"
     raise EngineError(f"Unknown metric {metric!r}.", "metric")
@@ -248,6 +255,7 @@ METRIC_LABELS: dict[str, str] = {
     "train_mfu": "MFU",
     "train_gpu_hours": "GPU-hours",
     "train_days": "days",
+    "train_tokens_per_s_per_gpu": "tokens/s per GPU",
 }
 
 

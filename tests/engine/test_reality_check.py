@@ -49,8 +49,9 @@ BOUND_BANDS: dict[tuple[str, str], tuple[float, float]] = {
     ("on-device", "speed"): (0.0, 6.0),
     # A whole run takes two to ten times the GPU-hours (or days) of the dense peak.
     ("train", "time"): (-0.9, 0.0),
-    # The MFU bound is 100 %: published large runs reach 33-50 % of the peak.
-    ("train", "speed"): (1.0, 2.0),
+    # The MFU bound is 100 %: published runs reach 25-67 % of the dense peak (error +50 to
+    # +300 %); torchtitan's H100s run at 500 W, below the SXM's peak the bound assumes.
+    ("train", "speed"): (0.5, 3.0),
 }
 
 
@@ -143,6 +144,8 @@ def test_contract_values_by_metric():
     mfu = next(m for m in ROWS if m.id == "llama3-405b-16k-gpus-mfu")
     assert reality_check._train_value(mfu, {"mfu": 0.5}) == 0.5
     assert reality_check._train_value(mfu, {}) is None
+    rate = next(m for m in ROWS if m.id == "torchtitan-a100-llama3-8b-selective-op")
+    assert reality_check._train_value(rate, {"tokens_per_s": 64_000.0}) == 1000.0  # 64 GPUs
     whole = next(m for m in ROWS if m.id == "vllm-mi300x-llama31-405b-fp8-b8")
     assert reality_check._serve_value(whole, serve) == pytest.approx(8 * 128 / 4000.0)
 
@@ -209,9 +212,11 @@ def test_formats():
     assert f(41.02, "decode_tokens_per_s") == "41.0 tokens/s"
     assert f(0.43, "train_mfu") == "43.0 %"
     assert f(30.84e6, "train_gpu_hours") == "30.8M GPU-hours"
+    assert f(7.0e6, "train_gpu_hours") == "7.00M GPU-hours"
     assert f(184320.0, "train_gpu_hours") == "184,320 GPU-hours"
     assert f(9.5, "train_days") == "9.5 days"
     assert f(3.53, "request_seconds") == "3.53 s"
+    assert f(2973.0, "train_tokens_per_s_per_gpu") == "2,973 tokens/s per GPU"
     assert reality_check.format_error(None) == "pending"
     assert reality_check.format_error(-0.157) == "\u221215.7 %"
     assert reality_check.format_error(0.00001) == "0.0 %"
