@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Site, Watched, open_watched
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 from test_site import run_axe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,12 +26,17 @@ MEASURED = ".reality-measured table tbody tr"
 PERCENT = re.compile(r"^(0\.0|[+\u2212]\d+(\.\d)?) %$")
 
 
-def test_table_rows_have_source_and_difference_and_make_no_outside_request(
-    watched: Watched, root_site: Site
-) -> None:
+def _open(watched: Watched, root_site: Site) -> Page:
     page = watched.page
     page.goto(root_site.page_url(PAGE))
     page.wait_for_load_state("networkidle")
+    return page
+
+
+def test_table_rows_have_source_and_difference_and_make_no_outside_request(
+    watched: Watched, root_site: Site
+) -> None:
+    page = _open(watched, root_site)
     assert page.inner_text("h1").startswith("How good are these numbers?")
 
     rows = page.locator(ROWS)
@@ -68,9 +73,7 @@ def test_table_rows_have_source_and_difference_and_make_no_outside_request(
 def test_measurements_show_bound_expected_and_errors_as_the_engine_computes_them(
     watched: Watched, root_site: Site
 ) -> None:
-    page = watched.page
-    page.goto(root_site.page_url(PAGE))
-    page.wait_for_load_state("networkidle")
+    page = _open(watched, root_site)
     rows = page.locator(MEASURED)
     assert rows.count() == len(load()) >= 40
     for c in reality_check.checked():
