@@ -322,8 +322,9 @@ def summary_html() -> str:
         f"({s.serving} serving, {s.training} training)."
     ]
     if s.beaten:
-        parts.append(f"Bounds beaten: {len(s.beaten)} ({', '.join(s.beaten)}), each a bug "
-                     "in the bound, reported.")
+        names = "; ".join(_title(c.measurement) for c in checked() if c.measurement.id in s.beaten)
+        parts.append(f"Bounds beaten: {len(s.beaten)} ({names}), each a bug in the engine's "
+                     "bound, reported.")
     else:
         parts.append("Bounds beaten: none.")
     share = s.serving_within_share

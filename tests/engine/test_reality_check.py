@@ -171,6 +171,9 @@ def test_summary_counts_the_rows():
     assert f"{s.rows} published measurements" in html
     assert f"computes {s.computed} of them" in html
     assert ("Bounds beaten: none." in html) == (not s.beaten)
+    for c in CHECKED:
+        if c.beats_bound:  # each beaten row is named in the summary, never hidden
+            assert reality_check._title(c.measurement) in html
 
 
 def test_checked_row_arithmetic():
