@@ -120,6 +120,12 @@ def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
     return float(value)
 
 
+def contract(**inputs: object) -> dict[str, object]:
+    """``plan(**inputs)`` as ``python -m engine plan ... --json`` prints it: the one place the
+    reality check meets the engine."""
+    return plan(**inputs).to_dict()
+
+
 def _plan(m: Measurement, **extra: object) -> dict[str, object]:
     common: dict[str, object] = {"model": m.model, "params": m.params, "hardware": m.hardware,
                                  "gpus": m.gpus, "task": m.task}
@@ -130,7 +136,7 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
     else:
         common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
                       micro_batch=m.micro_batch, recompute=m.recompute)
-    return plan(**{**common, **extra}).to_dict()
+    return contract(**{**common, **extra})
 
 
 def check(m: Measurement) -> Checked:

@@ -16,7 +16,6 @@ import pytest
 
 from engine.lesson import measurements, reality_check
 from engine.lesson.measurements import GROUPS, METRICS, SERVING_GROUPS
-from engine.lesson.plan import plan
 from engine.lesson.tables import get_table
 from engine.numbers.errors import EngineError
 
@@ -107,17 +106,19 @@ def test_expected_lies_between_the_bound_and_beyond():
 
 
 def test_serving_bounds_are_the_cli_contracts_fields():
-    # The H200 decode row at batch 8: the bound is plan(...).to_dict()'s own field.
+    # The H200 decode row at batch 8: the bound is the CLI contract's own field.
     c = next(c for c in CHECKED if c.measurement.id == "h200-pytorch-decode-b8")
-    serve = plan(model="llama-3.1-8b", hardware="h200", gpus=1, task="serve", batch=8,
-                 prompt_tokens=1023, output_tokens=1, context_tokens=1024).to_dict()["serve"]
+    serve = reality_check.contract(model="llama-3.1-8b", hardware="h200", gpus=1, task="serve",
+                                   batch=8, prompt_tokens=1023, output_tokens=1,
+                                   context_tokens=1024)["serve"]
     assert isinstance(serve, dict)
     assert c.bound == serve["decode_seconds_per_token"]
     # A throughput given per GPU: the system's rate divided by the GPUs.
     c = next(c for c in CHECKED if c.measurement.id == "trtllm-h100-llama2-70b-tp2-b64-2048-2048")
-    serve = plan(model="llama-2-70b", hardware="h100-sxm", gpus=2, task="serve",
-                 weight_format="fp8", kv_format="fp8", batch=64, prompt_tokens=2048,
-                 output_tokens=2048, context_tokens=4096).to_dict()["serve"]
+    serve = reality_check.contract(model="llama-2-70b", hardware="h100-sxm", gpus=2, task="serve",
+                                   weight_format="fp8", kv_format="fp8", batch=64,
+                                   prompt_tokens=2048, output_tokens=2048,
+                                   context_tokens=4096)["serve"]
     assert isinstance(serve, dict)
     total = serve["total_seconds"]
     assert isinstance(total, float)
