@@ -66,7 +66,7 @@ def test_every_group_is_covered_and_serving_has_both_vendors_parts():
     assert {m.group for m in ROWS} == set(GROUPS)
     assert {(m.group, METRICS[m.metric][1]) for m in ROWS} == set(BOUND_BANDS)
     hardware = {m.hardware for m in ROWS}
-    assert {"h100-sxm", "a100-80gb", "h200", "mi300x", "apple-m2-ultra", "rtx-4090"} <= hardware
+    assert {"h100-sxm", "a100-80gb", "h200", "mi300x", "l40s", "apple-m2-ultra", "rtx-4090"} <= hardware
     assert {m.metric for m in ROWS} == set(METRICS)
 
 
