@@ -17,8 +17,8 @@ from engine.lesson import cluster
 from engine.lesson.cluster.words import gpu_list
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
+from engine.render.fields import Text, hidden
 from engine.render.html import esc, tag
-from engine.render.widget import Control
 from engine.words.format import format_count, format_GB, format_seconds
 
 STORE = "session:dgx-1"
@@ -55,8 +55,12 @@ def load_state(text: str) -> cluster.ClusterState:
 DEFAULT_STATE = dump_state(cluster.new_cluster(SYSTEM))
 
 
-def state_control() -> Control:
-    return Control("state", "dgx-1 state", "hidden", DEFAULT_STATE)
+STATE = hidden("state", "dgx-1 state", DEFAULT_STATE)
+
+
+def state_field() -> Text:
+    """The hidden input that carries the simulated dgx-1 (JSON text, kept in the store)."""
+    return STATE
 
 
 def with_field(error: EngineError, fields: dict[str, str]) -> EngineError:

@@ -14,19 +14,21 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from engine.lesson.drill_core import BaseFeedback, Score, next_seed, parse_seed
+from engine.render.fields import Text, Values, hidden
 from engine.render.html import definition_list, esc, tag
-from engine.render.widget import Action, Control, Inputs, Rendered
+from engine.render.widget import Action, Rendered
 
 GOAL = 5  # correct answers that complete a drill
 
-FITS_CONTROL = Control(
+# Text, not a Choice: the drill's own check answers an unchosen or odd value in its words.
+FITS = Text(
     "fits",
     "Does it fit?",
-    "select",
     "",
+    control_kind="select",
     options=(("", "Choose…"), ("yes", "Yes, it fits"), ("no", "No, it does not fit")),
 )
-STATE_CONTROL = Control("state", "Score", "hidden", Score().to_text())
+STATE = hidden("state", "Score", Score().to_text())
 
 
 class ShownQuestion(Protocol):
@@ -47,9 +49,14 @@ class ShownQuestion(Protocol):
 Q = TypeVar("Q", bound=ShownQuestion)
 
 
-def seed_control(noun: str) -> Control:
+def seed_field(noun: str) -> Text:
     """The hidden question number (``noun``: 'question' or 'scenario')."""
-    return Control("seed", f"{noun.capitalize()} number", "hidden", "1")
+    return hidden("seed", f"{noun.capitalize()} number", "1")
+
+
+def answer_field(label: str, hint: str) -> Text:
+    """The typed answer in GB per GPU (the drill's own check reads it)."""
+    return Text("answer", label, "", unit="GB per GPU", hint=hint)
 
 
 def actions(noun: str) -> tuple[Action, ...]:
@@ -79,7 +86,7 @@ class DrillView(Generic[Q]):
     noun: str  # 'question' or 'scenario'
     mistakes: Mapping[str, str]
     question: Callable[[int], Q]
-    check: Callable[[Q, Inputs], BaseFeedback]
+    check: Callable[[Q, Values], BaseFeedback]
     bar: Callable[[Q], str]
     working_title: str = "The working:"
     data: Callable[[Q], Mapping[str, str]] = lambda _: {}
@@ -129,10 +136,10 @@ class DrillView(Generic[Q]):
             data_mistake=feedback.mistake or None,
         )
 
-    def render(self, inputs: Inputs) -> Rendered:
-        seed = parse_seed(inputs["seed"])
-        score = Score.from_text(inputs["state"])
-        action = inputs.get("action", "")
+    def render(self, values: Values) -> Rendered:
+        seed = parse_seed(values.text("seed"))
+        score = Score.from_text(values[STATE])
+        action = values.action
         set_inputs: dict[str, str] = {}
         feedback_html = ""
         if action == "new":
@@ -140,7 +147,7 @@ class DrillView(Generic[Q]):
             set_inputs.update(seed=str(seed), answer="", fits="")
         question = self.question(seed)
         if action == "check":
-            feedback = self.check(question, inputs)
+            feedback = self.check(question, values)
             score, counted = score.record(seed, feedback.correct)
             set_inputs["state"] = score.to_text()
             feedback_html = self.feedback_html(question, feedback, counted)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.numbers import validate
+from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, list_hardware, list_models, resolve_model
 from engine.numbers.formats import FORMATS
-from engine.render.widget import Control, Inputs
+from engine.render.fields import Amount, Choice, Count, Values
 
 CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
@@ -22,46 +22,49 @@ def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
-def catalog_model_control(default: str = "llama-3.1-8b") -> Control:
+def catalog_model_field(default: str = "llama-3.1-8b") -> Choice:
     """The "Model" select over the catalogue's lesson models (no typed parameter count)."""
-    return Control("model", "Model", "select", default, options=model_options(with_custom=False))
+    return Choice("model", "Model", default, options=model_options(with_custom=False))
 
 
-def model_controls(*, hint_aside: str = "") -> tuple[Control, Control]:
+MODEL = Choice("model", "Model", "llama-3.1-8b", options=model_options())
+PARAMS = Count(
+    "params",
+    "Parameter count",
+    "7e9",
+    unit="parameters",
+    hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'.",
+    quantity=quantities.PARAMS,
+)
+
+
+def model_fields(*, hint_aside: str = "") -> tuple[Choice, Count]:
     """The "model" select (the catalogue, or a typed count) and the "params" count it uses.
 
     ``hint_aside`` is added to the count's hint, before its full stop (e.g. examples).
     """
-    return (
-        Control("model", "Model", "select", "llama-3.1-8b", options=model_options()),
-        Control(
-            "params",
-            "Parameter count",
-            "number",
-            "7e9",
-            unit="parameters",
-            hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'{hint_aside}.",
-        ),
-    )
+    return MODEL, PARAMS.but(hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'{hint_aside}.")
 
 
-def model_from(
-    inputs: Inputs, model_id: str | None = None, *, check_params: bool = False
-) -> ModelSpec:
-    """The model the controls of :func:`model_controls` name: the chosen catalogue model, or
+def model_from(values: Values, *, check_params: bool = False) -> ModelSpec:
+    """The model the fields of :func:`model_fields` name: the chosen catalogue model, or
     a generic one from the typed parameter count (EngineError naming "model" or "params").
 
-    ``model_id``: the "model" input already checked by the caller (by default, it is checked
-    here against :func:`model_options`). ``check_params``: check the typed count even when a
-    catalogue model is chosen (an address carries it all the same).
+    ``check_params``: check the typed count even when a catalogue model is chosen (an
+    address carries it all the same).
     """
-    if model_id is None:
-        model_id = validate.choice(inputs["model"], "model", [v for v, _ in model_options()])
+    model_id = values[MODEL]
     if model_id == CUSTOM_MODEL or check_params:
-        params = validate.number(inputs["params"], "params", label="Parameter count")
+        params = values[PARAMS]
         if model_id == CUSTOM_MODEL:
             return resolve_model(params=params)
     return resolve_model(model_id=model_id)
+
+
+def hardware_field(label: str = "GPU", *, gpus_only: bool = True) -> Choice:
+    """The hardware select: GPUs (and TPUs) only, or every device of the catalogue."""
+    options = gpu_options() if gpus_only else hardware_options()
+    return Choice("hardware", label, "h100-sxm", options=options)
 
 
 def gpu_options() -> tuple[tuple[str, str], ...]:
@@ -89,12 +92,52 @@ OPTIMIZER_LABELS = {
 }
 
 
-def weight_format_control() -> Control:
+def weight_format_field() -> Choice:
     """The "Weights stored as" select of the serving widgets: bf16 unless the reader picks."""
-    return Control(
-        "format",
-        "Weights stored as",
-        "select",
-        "bf16",
-        options=format_options(*SERVING_WEIGHT_FORMATS),
+    return Choice(
+        "format", "Weights stored as", "bf16", options=format_options(*SERVING_WEIGHT_FORMATS)
+    )
+
+
+# The inputs several widgets share, each declared once (a widget may relabel one with
+# ``.but(label=...)`` or narrow its range with ``.within(...)``; the quantity stays the same).
+CONTEXT = Count(
+    "context", "Context per request", "8192", unit="tokens", quantity=quantities.CONTEXT_TOKENS
+)
+BATCH = Count("batch", "Concurrent requests", "1", quantity=quantities.BATCH)
+PROMPT_TOKENS = Count(
+    "prompt_tokens", "Prompt length", "1000", unit="tokens", quantity=quantities.PROMPT_TOKENS
+)
+OUTPUT_TOKENS = Count(
+    "output_tokens", "Answer length", "300", unit="tokens", quantity=quantities.OUTPUT_TOKENS
+)
+GPUS = Count("gpus", "GPU count", "1", quantity=quantities.GPUS)
+MFU = Amount("mfu", "MFU", "0.4", hint="0.4 means 40 %", quantity=quantities.MFU)
+TRAINING_TOKENS = Amount(
+    "tokens", "Training tokens", "15.6e12", quantity=quantities.TRAINING_TOKENS
+)
+TARGET_DAYS = Amount("target_days", "Target", "90", unit="days", quantity=quantities.TARGET_DAYS)
+MICRO_BATCH = Count(
+    "micro_batch", "Micro-batch", "1", unit="sequences", quantity=quantities.MICRO_BATCH
+)
+SEQ_LEN = Count("seq_len", "Sequence length", "4096", unit="tokens", quantity=quantities.SEQ_LEN)
+TENSOR_PARALLEL = Count("tp", "Tensor parallel", "1", unit="GPUs", quantity=quantities.TENSOR_PARALLEL)
+ELAPSED = Amount(
+    "elapsed",
+    "Elapsed (simulated seconds)",
+    "0",
+    control_kind="hidden",
+    quantity=quantities.ELAPSED_SECONDS,
+)
+
+
+def speed_field(options: tuple[tuple[str, str], ...], default: str) -> Amount:
+    """The "Speed" select of a clock widget: simulated seconds per real second."""
+    return Amount(
+        "speed",
+        "Speed",
+        default,
+        control_kind="select",
+        options=options,
+        quantity=quantities.SIMULATION_SPEED,
     )

@@ -1,15 +1,16 @@
 """What a widget is: labelled controls, a pure compute-and-render function, and its page HTML.
 
-A widget's ``render`` takes the reader's inputs (text, as a form gives them) and returns the
-result as HTML, or a :class:`Rendered` that also sets some inputs (a simulation's new state, a
-drill's next question); it raises :class:`~engine.numbers.errors.EngineError` naming the field when an
-input is bad. The same function renders the page at build time and runs in the browser
+A widget declares its inputs as fields (:mod:`engine.render.fields`: name, label, unit,
+sensible range, default); its ``render`` reads them as typed values (``values[CONTEXT]``,
+parsed and checked by the field) and returns the result as HTML, or a :class:`Rendered` that
+also sets some inputs (a simulation's new state, a drill's next question). A bad input raises
+:class:`~engine.numbers.errors.EngineError` naming the field, shown beside it. The same function renders the page at build time and runs in the browser
 (Pyodide), so no number is ever computed twice or in JavaScript.
 
 Besides visible controls a widget may have:
 - hidden inputs (``kind="hidden"``): state the engine hands back to itself, such as the
   simulated dgx-1 (JSON text) or the elapsed time of an animation;
-- actions: buttons; the pressed one arrives as ``inputs["action"]`` (empty otherwise);
+- actions: buttons; the pressed one arrives as ``values.action`` (empty otherwise);
 - a store (``"session:dgx-1"``, ``"local:drill-7"``): the browser keeps that hidden input on
   the reader's device, shared by every widget with the same store, across pages;
 - a clock: the browser advances the hidden input ``elapsed`` while it runs (it only counts
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.numbers.errors import EngineError
+from engine.render.fields import Control, Field, Values
 from engine.render.html import esc, json_island, tag, void_tag
 
-Inputs = Mapping[str, str]
+__all__ = ["Action", "Control", "Rendered", "Values", "Widget"]
 
-CONTROL_KINDS = ("number", "select", "range", "text", "hidden")
 STORE_KINDS = ("session", "local")
 
 
@@ -39,31 +41,7 @@ class Rendered:
     set_inputs: Mapping[str, str] = field(default_factory=dict)
 
 
-RenderFunction = Callable[[Inputs], "str | Rendered"]
-
-
-@dataclass(frozen=True, slots=True)
-class Control:
-    """One labelled form control. ``default`` is text, exactly as the form would send it."""
-
-    name: str
-    label: str
-    kind: str
-    default: str
-    options: tuple[tuple[str, str], ...] = ()  # (value, label) pairs for a select
-    minimum: float | None = None
-    maximum: float | None = None
-    step: str = "any"
-    unit: str = ""
-    hint: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in CONTROL_KINDS:
-            raise ValueError(f"control {self.name}: kind must be one of {CONTROL_KINDS}")
-        if self.kind == "select" and not self.options:
-            raise ValueError(f"control {self.name}: a select needs options")
-        if self.name == "action":
-            raise ValueError("'action' is reserved for the pressed button")
+RenderFunction = Callable[[Values], "str | Rendered"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +55,11 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class Widget:
-    """A widget: its name (used in markdown), a title, its controls and its render function."""
+    """A widget: its name (used in markdown), a title, its fields and its render function."""
 
     name: str
     title: str
-    controls: tuple[Control, ...]
+    fields: tuple[Field[Any], ...]
     render: RenderFunction
     summary: str = ""
     actions: tuple[Action, ...] = ()
@@ -90,7 +68,11 @@ class Widget:
     url_state: tuple[str, ...] = ()  # inputs mirrored in the page address
 
     def __post_init__(self) -> None:
-        names = {c.name for c in self.controls}
+        names = {f.name for f in self.fields}
+        if len(names) != len(self.fields):
+            raise ValueError(f"widget {self.name}: two fields share a name")
+        if "action" in names:
+            raise ValueError("'action' is reserved for the pressed button")
         if self.store:
             kind, _, key = self.store.partition(":")
             if kind not in STORE_KINDS or not key:
@@ -101,6 +83,11 @@ class Widget:
             raise ValueError(f"widget {self.name}: url_state names inputs it does not have")
         if self.clock and "elapsed" not in names:
             raise ValueError(f"widget {self.name}: a clock needs a hidden 'elapsed' input")
+
+    @property
+    def controls(self) -> tuple[Control, ...]:
+        """The form controls its fields declare, in order."""
+        return tuple(f.control for f in self.fields)
 
     def control(self, name: str) -> Control:
         for control in self.controls:
@@ -124,7 +111,7 @@ class Widget:
         """Render for complete ``values`` (one per control) and an optional pressed action."""
         if action and action not in {a.name for a in self.actions}:
             raise EngineError(f"Widget {self.name!r} has no button {action[:40]!r}.", "action")
-        result = self.render({**values, "action": action})
+        result = self.render(Values(values, action))
         return result if isinstance(result, Rendered) else Rendered(result)
 
 

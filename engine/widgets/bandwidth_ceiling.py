@@ -11,8 +11,8 @@ from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.formats import get_format
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_control, hardware_options, weight_format_control
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import catalog_model_field, hardware_field, weight_format_field
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 
 # Data-centre GPUs, a gaming card, a workstation GPU, a desktop Apple chip, one socket of a
@@ -84,10 +84,15 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
     )
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    weight_format = get_format(inputs["format"]).id
-    chosen = get_hardware(inputs["hardware"])
+MODEL = catalog_model_field()
+FORMAT = weight_format_field()
+HARDWARE = hardware_field("Device", gpus_only=False)
+
+
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    weight_format = get_format(values[FORMAT]).id
+    chosen = get_hardware(values[HARDWARE])
     ids = list(DEVICES) if chosen.id in DEVICES else [*DEVICES, chosen.id]
     rows = [ceiling(model, get_hardware(i), weight_format) for i in ids]
     rows.sort(key=lambda c: -c.hardware.bandwidth_bytes_per_s)
@@ -151,11 +156,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="bandwidth_ceiling",
     title="Bandwidth: the ceiling on decode speed",
-    controls=(
-        catalog_model_control(),
-        weight_format_control(),
-        Control("hardware", "Device", "select", "h100-sxm", options=hardware_options()),
-    ),
+    fields=(MODEL, FORMAT, HARDWARE),
     render=render,
     summary="The most tokens per second one user can get: bytes read per token over memory "
     "bandwidth, on the chosen device and across the catalogue.",

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import memory, validate
+from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory
 from engine.render.charts import memory_bar
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_control, gpu_options, weight_format_control
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import CONTEXT, catalog_model_field, hardware_field, weight_format_field
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 from engine.words.labels import labelled_parts
 
 SMALLER_FORMATS = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
+MODEL = catalog_model_field("llama-3.1-70b")
+HARDWARE = hardware_field()
+FORMAT = weight_format_field()
+CONTEXT_TO_HOLD = CONTEXT.but(label="Context to hold")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +123,11 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
     )
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    weight_format = get_format(inputs["format"]).id
-    context = validate.integer(inputs["context"], "context", label="Context", maximum=10_000_000)
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    weight_format = get_format(values[FORMAT]).id
+    context = values[CONTEXT_TO_HOLD]
     plan = _plan(model, gpu, weight_format, context)
     bytes_per = get_format(weight_format).bytes_per_number
     if plan.fits:
@@ -178,12 +182,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="capacity_gate",
     title="Capacity: does it fit at all?",
-    controls=(
-        catalog_model_control("llama-3.1-70b"),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        weight_format_control(),
-        Control("context", "Context to hold", "number", "8192", unit="tokens"),
-    ),
+    fields=(MODEL, HARDWARE, FORMAT, CONTEXT_TO_HOLD),
     render=render,
     summary="Whether a model fits one GPU at all, the arithmetic of a refusal, and the ways "
     "out: more GPUs, smaller weights, a bigger GPU.",

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 
-from engine.numbers import memory, validate
+from engine.numbers import memory, quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_model, get_system
 from engine.numbers.compute import training_flops, training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import Prefill, prefill
+from engine.render.fields import Amount, Choice, hidden
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_control, model_options
-from engine.render.widget import Control, Inputs, Rendered, Widget
+from engine.render.options import ELAPSED, PROMPT_TOKENS, catalog_model_field, speed_field
+from engine.render.widget import Rendered, Values, Widget
 from engine.words.format import (
     a_or_an,
     format_count,
@@ -40,7 +41,6 @@ from engine.words.labels import side_name
 SYSTEM = "dgx-1"
 MATHS_FORMAT = "bf16"
 TARGET_REAL_SECONDS = 10.0
-MAX_TOKENS_PER_STEP = 1e9
 
 SPEEDS = (
     ("0.001", "1/1,000 of real time"),
@@ -55,6 +55,20 @@ SPEEDS = (
 TASKS = (
     ("prefill", "The prefill of one prompt"),
     ("train", "One training step"),
+)
+RACE = hidden("race", "Race on screen", "")
+TASK = Choice("task", "Race", "prefill", options=TASKS)
+MODEL = catalog_model_field()
+TOKENS_PER_STEP = Amount(
+    "tokens_per_step",
+    "Tokens per training step",
+    "1048576",
+    unit="tokens",
+    hint="e.g. 256 sequences of 4,096 tokens",
+    quantity=quantities.TOKENS_PER_STEP,
+)
+SPEED = speed_field(SPEEDS, "0.01").but(
+    hint="Simulated time per real second; set to suit each new race"
 )
 
 
@@ -185,24 +199,18 @@ def _both_tasks_table(
     )
 
 
-def render(inputs: Inputs) -> Rendered:
-    task = validate.choice(inputs["task"], "task", [v for v, _ in TASKS], label="Race")
-    model = get_model(
-        validate.choice(inputs["model"], "model", [v for v, _ in model_options(with_custom=False)])
-    )
-    prompt_tokens = validate.integer(
-        inputs["prompt_tokens"], "prompt_tokens", label="Prompt length", maximum=model.max_context
-    )
-    tokens_per_step = validate.number(
-        inputs["tokens_per_step"],
-        "tokens_per_step",
-        label="Tokens per step",
-        maximum=MAX_TOKENS_PER_STEP,
-    )
-    speed = validate.number(inputs["speed"], "speed", label="Speed", maximum=1e9)
-    elapsed = validate.number(
-        inputs["elapsed"], "elapsed", label="Elapsed time", allow_minimum=True, maximum=1e15
-    )
+def render(values: Values) -> Rendered:
+    task = values[TASK]
+    model = get_model(values[MODEL])
+    prompt_tokens = values[
+        PROMPT_TOKENS.within(
+            maximum=model.max_context,
+            reason=f"{model.name} reads at most {model.max_context:,} tokens",
+        )
+    ]
+    tokens_per_step = values[TOKENS_PER_STEP]
+    speed = values[SPEED]
+    elapsed = values[ELAPSED]
     system = get_system(SYSTEM)
     step_flops = training_flops(model.active_params, tokens_per_step)
     cpu = Side(system.cpu, system.cpu_count, model, prompt_tokens, step_flops)
@@ -215,7 +223,7 @@ def render(inputs: Inputs) -> Rendered:
     length = prompt_tokens if task == "prefill" else tokens_per_step
     race = f"{task};{model.id};{length:.17g}"
     set_inputs: dict[str, str] = {}
-    if inputs.get("race", "") != race:
+    if values[RACE] != race:
         elapsed = 0.0
         chosen = pick_speed(max(t_cpu, t_gpu))
         speed = float(chosen)
@@ -311,29 +319,7 @@ def render(inputs: Inputs) -> Rendered:
 WIDGET = Widget(
     name="cpu_gpu_race",
     title="Race: dgx-1's two CPUs against one of its GPUs",
-    controls=(
-        Control("elapsed", "Elapsed (simulated seconds)", "hidden", "0"),
-        Control("race", "Race on screen", "hidden", ""),
-        Control("task", "Race", "select", "prefill", options=TASKS),
-        catalog_model_control(),
-        Control("prompt_tokens", "Prompt length", "number", "1000", unit="tokens"),
-        Control(
-            "tokens_per_step",
-            "Tokens per training step",
-            "number",
-            "1048576",
-            unit="tokens",
-            hint="e.g. 256 sequences of 4,096 tokens",
-        ),
-        Control(
-            "speed",
-            "Speed",
-            "select",
-            "0.01",
-            options=SPEEDS,
-            hint="Simulated time per real second; set to suit each new race",
-        ),
-    ),
+    fields=(ELAPSED, RACE, TASK, MODEL, PROMPT_TOKENS, TOKENS_PER_STEP, SPEED),
     render=render,
     clock=True,
     summary="The same prefill, or a training step, timed on dgx-1's two Xeon CPUs and on one "

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
+from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_hardware
+from engine.render.fields import Choice, Count
 from engine.render.html import esc, tag
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.widget import Values, Widget
 from engine.words.format import format_TFLOP_per_s
 from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
 PEAK_FORMAT = "bf16"
-MAX_CHIPS = 64
 
 
 def cpu_options() -> tuple[tuple[str, str], ...]:
@@ -29,17 +29,29 @@ def gpu_only_options() -> tuple[tuple[str, str], ...]:
     return tuple((h.id, h.name) for h in list_hardware() if h.kind == "gpu")
 
 
-def read_chips(inputs: Inputs) -> tuple[HardwareSpec, int, HardwareSpec, int]:
-    """The CPU, how many, the GPU, how many: validated, each error naming its field."""
-    cpu = get_hardware(
-        validate.choice(inputs["cpu"], "cpu", [v for v, _ in cpu_options()], label="CPU")
-    )
-    cpus = validate.integer(inputs["cpus"], "cpus", label="Number of CPUs", maximum=MAX_CHIPS)
-    gpu = get_hardware(
-        validate.choice(inputs["gpu"], "gpu", [v for v, _ in gpu_only_options()], label="GPU")
-    )
-    gpus = validate.integer(inputs["gpus"], "gpus", label="Number of GPUs", maximum=MAX_CHIPS)
-    return cpu, cpus, gpu, gpus
+CPU = Choice("cpu", "CPU", "xeon-8480c", options=cpu_options())
+CPUS = Count(
+    "cpus",
+    "Number of CPUs",
+    "2",
+    unit="sockets",
+    hint="dgx-1 has two",
+    quantity=quantities.CHIPS_COMPARED,
+)
+GPU = Choice("gpu", "GPU", "h100-sxm", options=gpu_only_options())
+GPUS = Count(
+    "gpus",
+    "Number of GPUs",
+    "1",
+    unit="GPUs",
+    hint="dgx-1 has eight",
+    quantity=quantities.CHIPS_COMPARED,
+)
+
+
+def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:
+    """The CPU, how many, the GPU, how many: each error naming its field."""
+    return get_hardware(values[CPU]), values[CPUS], get_hardware(values[GPU]), values[GPUS]
 
 
 def format_bandwidth(bytes_per_s: float) -> str:
@@ -211,8 +223,8 @@ def _has(ratio: float, more: str, less: str) -> str:
     return f"{format_ratio(ratio)} the {more}" if ratio >= 1 else f"{1 / ratio:,.1f}× {less}"
 
 
-def render(inputs: Inputs) -> str:
-    cpu, cpus, gpu, gpus = read_chips(inputs)
+def render(values: Values) -> str:
+    cpu, cpus, gpu, gpus = read_chips(values)
     cpu_name, gpu_name = side_name(cpu, cpus), side_name(gpu, gpus)
     metrics = compare(cpu, cpus, gpu, gpus)
     by_key = {m.key: m for m in metrics}
@@ -266,12 +278,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="cpu_vs_gpu",
     title="The CPUs and a GPU of one server, side by side",
-    controls=(
-        Control("cpu", "CPU", "select", "xeon-8480c", options=cpu_options()),
-        Control("cpus", "Number of CPUs", "number", "2", unit="sockets", hint="dgx-1 has two"),
-        Control("gpu", "GPU", "select", "h100-sxm", options=gpu_only_options()),
-        Control("gpus", "Number of GPUs", "number", "1", unit="GPUs", hint="dgx-1 has eight"),
-    ),
+    fields=(CPU, CPUS, GPU, GPUS),
     render=render,
     summary="Cores and lanes, peak bf16 FLOP/s, memory bandwidth and capacity of a server's "
     "CPUs against a GPU, drawn to scale, with the GPU / CPU ratios.",

@@ -16,21 +16,17 @@ from engine.lesson.dgx_view import (
     SYSTEM,
     dump_state,
     load_state,
-    state_control,
+    state_field,
     with_field,
 )
 from engine.numbers import memory
-from engine.numbers.catalog import get_model, get_system, list_models
+from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
-from engine.numbers.validate import choice, integer
 from engine.render.charts import memory_bar
+from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import (
-    SERVING_WEIGHT_FORMATS,
-    catalog_model_control,
-    weight_format_control,
-)
-from engine.render.widget import Action, Control, Inputs, Rendered, Widget
+from engine.render.options import BATCH, CONTEXT, catalog_model_field, weight_format_field
+from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_bytes, format_GB
 
 ENGINE_FIELDS = {
@@ -41,11 +37,15 @@ ENGINE_FIELDS = {
     "batch": "batch",
     "job_id": "action",
 }
-WEIGHT_FORMATS = SERVING_WEIGHT_FORMATS
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
     return tuple((str(g), f"GPU {g}") for g in range(get_system(SYSTEM).gpu_count))
+
+
+MODEL = catalog_model_field()
+GPU = Choice("gpu", "GPU", "0", options=_gpu_options())
+FORMAT = weight_format_field()
 
 
 def _last_running(state: cluster.ClusterState) -> cluster.Job:
@@ -117,21 +117,28 @@ def _result(result: cluster.ActionResult) -> str:
     return out
 
 
-def render(inputs: Inputs) -> Rendered:
-    state = load_state(inputs["state"])
-    model_id = choice(inputs["model"], "model", [m.id for m in list_models()], label="Model")
+def render(values: Values) -> Rendered:
+    state = load_state(values[state_field()])
+    model_id = values[MODEL]
     model = get_model(model_id)
-    gpu_names = [str(g) for g in range(state.system.gpu_count)]
-    gpu = int(choice(inputs["gpu"], "gpu", gpu_names, label="GPU"))
-    weight_format = choice(inputs["format"], "format", WEIGHT_FORMATS, label="Weights stored as")
-    context = integer(
-        inputs["context"], "context", label="Context per request", maximum=model.max_context
-    )
-    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=cluster.MAX_BATCH)
+    gpu = int(values[GPU])
+    weight_format = values[FORMAT]
+    context = values[
+        CONTEXT.within(
+            maximum=model.max_context,
+            reason=f"{model.name} reads at most {model.max_context:,} tokens",
+        )
+    ]
+    batch = values[
+        BATCH.within(
+            maximum=cluster.MAX_BATCH,
+            reason=f"the simulation serves at most {cluster.MAX_BATCH:,} requests at once",
+        )
+    ]
     mem = memory.serving_memory(
         model, state.system.gpu, weight_format=weight_format, context_tokens=context, batch=batch
     )
-    action = inputs.get("action", "")
+    action = values.action
     try:
         if action == "deploy":
             result = cluster.deploy(state, model_id, (gpu,), weight_format, context, batch)
@@ -155,14 +162,7 @@ def render(inputs: Inputs) -> Rendered:
 WIDGET = Widget(
     name="deploy_model",
     title="Deploy a model onto a dgx-1 GPU",
-    controls=(
-        catalog_model_control(),
-        Control("gpu", "GPU", "select", "0", options=_gpu_options()),
-        weight_format_control(),
-        Control("context", "Context per request", "number", "8192", unit="tokens"),
-        Control("batch", "Concurrent requests", "number", "1"),
-        state_control(),
-    ),
+    fields=(MODEL, GPU, FORMAT, CONTEXT, BATCH, state_field()),
     actions=(Action("deploy", "Deploy", primary=True), Action("stop", "Stop last job")),
     render=render,
     store=STORE,

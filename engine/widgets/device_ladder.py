@@ -15,10 +15,10 @@ from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.units import TB
-from engine.numbers.validate import fraction, integer, number
+from engine.render.fields import OptionalAmount
 from engine.render.html import esc, tag
-from engine.render.options import model_controls, model_from
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import CONTEXT, GPUS, MFU, TRAINING_TOKENS, model_fields, model_from
+from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
 
 SERVER = "dgx-1"
@@ -28,6 +28,20 @@ SERVE_FORMATS = ("bf16", "int8", "int4")
 # serving tries them as GPU counts, training as tensor-parallel sizes under ZeRO-3.
 TENSOR_PARALLEL = (1, 2, 4, 8)
 MAX_CLUSTER_GPUS = 1_000_000
+
+CONTEXT_TO_SERVE = CONTEXT.but(name="context_tokens", label="Context to serve")
+TOKENS = OptionalAmount(
+    "tokens",
+    "Training tokens",
+    "",
+    unit="tokens",
+    hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
+    quantity=TRAINING_TOKENS.quantity,
+)
+TRAINING_MFU = MFU.but(hint="Share of peak FLOP/s training achieves, e.g. 0.4 for 40 %.")
+CLUSTER_GPUS = GPUS.but(
+    name="cluster_gpus", label="GPUs in the cluster", default="16384", unit="H100s"
+).within(maximum=MAX_CLUSTER_GPUS, reason="a million GPUs is beyond any cluster built")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +90,7 @@ def serve_plan(model: ModelSpec, rung: Rung, context_tokens: int) -> Plan:
     return found
 
 
-def train_plan(model: ModelSpec, rung: Rung, tokens: str, mfu: float) -> Plan:
+def train_plan(model: ModelSpec, rung: Rung, tokens: float | None, mfu: float) -> Plan:
     """ZeRO-3 across the rung's chips with the smallest tensor-parallel size that fits
     (the one needing the least memory per chip if none)."""
     found: Plan | None = None
@@ -182,21 +196,12 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
     )
 
 
-def render(inputs: Inputs) -> str:
-    model = model_from(inputs)
-    context_tokens = integer(
-        inputs["context_tokens"], "context_tokens", label="Context", maximum=10_000_000
-    )
-    tokens = inputs["tokens"].strip()
-    if tokens:
-        number(tokens, "tokens", label="Training tokens", maximum=1e16)
-    mfu = fraction(inputs["mfu"], "mfu", label="MFU")
-    cluster_gpus = integer(
-        inputs["cluster_gpus"],
-        "cluster_gpus",
-        label="GPUs in the cluster",
-        maximum=MAX_CLUSTER_GPUS,
-    )
+def render(values: Values) -> str:
+    model = model_from(values)
+    context_tokens = values[CONTEXT_TO_SERVE]
+    tokens = values[TOKENS]
+    mfu = values[TRAINING_MFU]
+    cluster_gpus = values[CLUSTER_GPUS]
 
     rows: list[str] = []
     plans: list[tuple[Plan, Plan]] = []
@@ -216,7 +221,7 @@ def render(inputs: Inputs) -> str:
         cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
         rows.append(tag("tr", device + cells))
     token_words = f"{format_count(token_count)} tokens" + (
-        "" if tokens else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+        "" if tokens is not None else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
     )
     caption = (
         f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "
@@ -264,26 +269,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="device_ladder",
     title="From a phone to a cluster",
-    controls=(
-        *model_controls(),
-        Control("context_tokens", "Context to serve", "number", "8192", unit="tokens"),
-        Control(
-            "tokens",
-            "Training tokens",
-            "number",
-            "",
-            unit="tokens",
-            hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
-        ),
-        Control(
-            "mfu",
-            "MFU",
-            "number",
-            "0.4",
-            hint="Share of peak FLOP/s training achieves, e.g. 0.4 for 40 %.",
-        ),
-        Control("cluster_gpus", "GPUs in the cluster", "number", "16384", unit="H100s"),
-    ),
+    fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
     render=render,
     summary="Phone, laptop, workstation GPU, one server and a cluster: can each serve the "
     "model (in which format, how fast) and hold its training state (how long to train).",

@@ -12,14 +12,14 @@ from engine.lesson.dgx_view import (
     dump_state,
     load_state,
     panel_html,
-    state_control,
+    state_field,
 )
-from engine.render.widget import Action, Inputs, Rendered, Widget
+from engine.render.widget import Action, Rendered, Values, Widget
 
 
-def render(inputs: Inputs) -> Rendered:
-    state = load_state(inputs["state"])
-    action = inputs.get("action", "")
+def render(values: Values) -> Rendered:
+    state = load_state(values[state_field()])
+    action = values.action
     note = ""
     if action == "reset":
         state = cluster.reset(state)
@@ -34,7 +34,7 @@ def render(inputs: Inputs) -> Rendered:
 WIDGET = Widget(
     name="dgx_panel",
     title="dgx-1, as its operator sees it",
-    controls=(state_control(),),
+    fields=(state_field(),),
     actions=(
         Action("advance", "Advance 1 hour", primary=True),
         Action("reset", "Reset dgx-1"),

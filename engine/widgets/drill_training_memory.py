@@ -9,16 +9,23 @@ view it shares with the other drills is :mod:`engine.lesson.drill_view`.
 from __future__ import annotations
 
 from engine.lesson import drills
-from engine.lesson.drill_view import FITS_CONTROL, STATE_CONTROL, DrillView, actions, seed_control
+from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
-from engine.render.widget import Control, Inputs, Rendered, Widget
+from engine.render.widget import Rendered, Values, Widget
 from engine.words.labels import labelled_parts
 
 DRILL_STEP = 7
 
 
-def _check(q: drills.TrainingMemoryQuestion, inputs: Inputs) -> drills.Feedback:
-    return drills.check_answer(q, inputs["answer"], fits=inputs["fits"])
+ANSWER = answer_field(
+    "Your answer",
+    "A number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals. "
+    f"Answers within {drills.TOLERANCE * 100:g} % of the engine's figure count.",
+)
+
+
+def _check(q: drills.TrainingMemoryQuestion, values: Values) -> drills.Feedback:
+    return drills.check_answer(q, values[ANSWER], fits=values[FITS])
 
 
 def _bar(q: drills.TrainingMemoryQuestion) -> str:
@@ -42,27 +49,14 @@ VIEW = DrillView(
 )
 
 
-def render(inputs: Inputs) -> Rendered:
-    return VIEW.render(inputs)
+def render(values: Values) -> Rendered:
+    return VIEW.render(values)
 
 
 WIDGET = Widget(
     name="drill_training_memory",
     title="Drill: training memory per GPU",
-    controls=(
-        Control(
-            "answer",
-            "Your answer",
-            "text",
-            "",
-            unit="GB per GPU",
-            hint="A number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals. "
-            f"Answers within {drills.TOLERANCE * 100:g} % of the engine's figure count.",
-        ),
-        FITS_CONTROL,
-        seed_control("question"),
-        STATE_CONTROL,
-    ),
+    fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
     summary="Generated questions on training memory per GPU (bytes per parameter, optimiser, "
     f"sharding, activations), checked within {drills.TOLERANCE * 100:g} %, with the likely "

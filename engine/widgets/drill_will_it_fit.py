@@ -10,16 +10,23 @@ with the other drills is :mod:`engine.lesson.drill_view`.
 from __future__ import annotations
 
 from engine.lesson import drill_core, drill_fit
-from engine.lesson.drill_view import FITS_CONTROL, STATE_CONTROL, DrillView, actions, seed_control
+from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
-from engine.render.widget import Control, Inputs, Rendered, Widget
+from engine.render.widget import Rendered, Values, Widget
 from engine.words.labels import labelled_parts
 
 DRILL_STEP = 17
 
 
-def _check(q: drill_fit.FitQuestion, inputs: Inputs) -> drill_fit.FitFeedback:
-    return drill_fit.check_answer(q, inputs["fits"], inputs["answer"])
+ANSWER = answer_field(
+    "Memory per GPU (optional)",
+    "A number in GB (10^9 bytes), such as 42.5; a point for decimals. Numbers "
+    f"within {drill_core.TOLERANCE * 100:g} % of the engine's figure count.",
+)
+
+
+def _check(q: drill_fit.FitQuestion, values: Values) -> drill_fit.FitFeedback:
+    return drill_fit.check_answer(q, values[FITS], values[ANSWER])
 
 
 def _bar(q: drill_fit.FitQuestion) -> str:
@@ -40,27 +47,14 @@ VIEW = DrillView(
 )
 
 
-def render(inputs: Inputs) -> Rendered:
-    return VIEW.render(inputs)
+def render(values: Values) -> Rendered:
+    return VIEW.render(values)
 
 
 WIDGET = Widget(
     name="drill_will_it_fit",
     title="Drill: will it fit?",
-    controls=(
-        FITS_CONTROL,
-        Control(
-            "answer",
-            "Memory per GPU (optional)",
-            "text",
-            "",
-            unit="GB per GPU",
-            hint="A number in GB (10^9 bytes), such as 42.5; a point for decimals. Numbers "
-            f"within {drill_core.TOLERANCE * 100:g} % of the engine's figure count.",
-        ),
-        seed_control("scenario"),
-        STATE_CONTROL,
-    ),
+    fields=(FITS, ANSWER, seed_field("scenario"), STATE),
     render=render,
     summary="Generated scenarios (model, task, format, GPU type and count, context, batch): "
     "does it fit, and how much memory per GPU; checked by the engine, with the likely mistake "

@@ -6,19 +6,12 @@ the workload and lists them.
 
 from __future__ import annotations
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, plan
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, plan
+from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
 from engine.numbers.memory import SHARDINGS
-from engine.numbers.validate import choice
 from engine.render.html import esc, tag
-from engine.render.options import (
-    SERVING_WEIGHT_FORMATS,
-    TASK_LABELS,
-    format_options,
-    hardware_options,
-    model_controls,
-    model_from,
-)
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import SERVING_WEIGHT_FORMATS, format_options, model_fields, model_from
+from engine.render.widget import Values, Widget
 
 SHARDING_LABELS = {
     "none": "None (every GPU holds everything)",
@@ -26,26 +19,33 @@ SHARDING_LABELS = {
     "zero2": "ZeRO-2 (+ gradients split)",
     "zero3": "ZeRO-3 (+ weights split)",
 }
+# The plan's own fields, renamed and relabelled for this step; the other inputs take plan()'s
+# defaults. Only the chosen task's fields are read.
+FIELDS = {
+    "hardware": PLAN_FIELDS["hardware"],
+    "gpus": PLAN_FIELDS["gpus"],
+    "task": PLAN_FIELDS["task"],
+    "weight_format": PLAN_FIELDS["weight_format"].but(
+        name="weight_format",
+        options=format_options(*SERVING_WEIGHT_FORMATS),
+        hint="Serving only.",
+    ),
+    "context_tokens": PLAN_FIELDS["context_tokens"].but(
+        name="context_tokens", hint="Serving only."
+    ),
+    "tokens": PLAN_FIELDS["tokens"].but(
+        hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal)."
+    ),
+    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only: share of peak FLOP/s achieved, e.g. 0.4."),
+    "sharding": PLAN_FIELDS["sharding"].but(
+        options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS), hint="Training only."
+    ),
+    "usd_per_gpu_hour": PLAN_FIELDS["usd_per_gpu_hour"].but(name="usd_per_gpu_hour"),
+}
 
 
-def render(inputs: Inputs) -> str:
-    model = model_from(inputs)
-    task = choice(inputs["task"], "task", TASKS, label="Task")
-    weight_format = choice(
-        inputs["weight_format"], "weight_format", SERVING_WEIGHT_FORMATS, label="Weights format"
-    )
-    p = plan(
-        model=model,
-        hardware=inputs["hardware"],
-        gpus=inputs["gpus"],
-        task=task,
-        weight_format=weight_format,
-        context_tokens=inputs["context_tokens"],
-        sharding=inputs["sharding"],
-        tokens=inputs["tokens"].strip(),
-        mfu=inputs["mfu"],
-        usd_per_gpu_hour=inputs["usd_per_gpu_hour"].strip(),
-    )
+def render(values: Values) -> str:
+    p = plan(model=model_from(values), **plan_arguments(values, FIELDS, every_task=False))
     answers = p.answers()
     unit = "GPU" if p.hardware.kind == "gpu" else "chip"
     what = "Serving" if p.task == "serve" else "Training"
@@ -77,59 +77,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="five_questions",
     title="Five questions, any workload",
-    controls=(
-        *model_controls(),
-        Control("hardware", "Hardware", "select", "h100-sxm", options=hardware_options()),
-        Control("gpus", "GPUs (or chips)", "number", "1"),
-        Control("task", "Task", "select", "serve", options=tuple(TASK_LABELS.items())),
-        Control(
-            "weight_format",
-            "Weights stored as",
-            "select",
-            "bf16",
-            options=format_options(*SERVING_WEIGHT_FORMATS),
-            hint="Serving only.",
-        ),
-        Control(
-            "context_tokens",
-            "Context per request",
-            "number",
-            "8192",
-            unit="tokens",
-            hint="Serving only.",
-        ),
-        Control(
-            "tokens",
-            "Training tokens",
-            "number",
-            "",
-            unit="tokens",
-            hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
-        ),
-        Control(
-            "mfu",
-            "MFU",
-            "number",
-            "0.4",
-            hint="Training only: share of peak FLOP/s achieved, e.g. 0.4.",
-        ),
-        Control(
-            "sharding",
-            "Sharding",
-            "select",
-            "none",
-            options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS),
-            hint="Training only.",
-        ),
-        Control(
-            "usd_per_gpu_hour",
-            "Price per GPU-hour",
-            "number",
-            "",
-            unit="USD",
-            hint="Empty: the catalogue's cloud price for this hardware, if it has one.",
-        ),
-    ),
+    fields=(*model_fields(), *FIELDS.values()),
     render=render,
     summary="Any workload (model, hardware, GPUs, serve or train): does it fit, what limits "
     "its speed, how many GPUs, why would it fail, what does it cost.",

@@ -15,17 +15,17 @@ from engine.lesson.dgx_view import (
     SYSTEM,
     dump_state,
     load_state,
-    state_control,
+    state_field,
     with_field,
 )
 from engine.numbers import memory
 from engine.numbers.catalog import get_system, list_models
 from engine.numbers.errors import EngineError
-from engine.numbers.validate import choice
 from engine.render.charts import memory_bar
+from engine.render.fields import Choice
 from engine.render.html import esc, tag
-from engine.render.options import catalog_model_control
-from engine.render.widget import Action, Control, Inputs, Rendered, Widget
+from engine.render.options import catalog_model_field
+from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_count, format_GB
 from engine.words.labels import labelled_parts
 
@@ -197,13 +197,22 @@ def _way_out_index(action: str) -> int:
     return int(digits)
 
 
-def render(inputs: Inputs) -> Rendered:
-    state = load_state(inputs["state"])
-    model_id = choice(inputs["model"], "model", [m.id for m in list_models()], label="Model")
-    choices = gpu_choices(state.system.gpu_count)
-    gpus = choices[choice(inputs["gpus"], "gpus", list(choices), label="GPUs")]
-    sharding = choice(inputs["sharding"], "sharding", memory.SHARDINGS, label="Sharding")
-    action = inputs.get("action", "")
+MODEL = catalog_model_field()
+GPUS = Choice("gpus", "GPUs to use", "0", options=_gpu_options())
+SHARDING = Choice(
+    "sharding",
+    "Sharding of the training state",
+    "none",
+    options=tuple((s, SHARDING_LABELS[s]) for s in memory.SHARDINGS),
+)
+
+
+def render(values: Values) -> Rendered:
+    state = load_state(values[state_field()])
+    model_id = values[MODEL]
+    gpus = gpu_choices(state.system.gpu_count)[values[GPUS]]
+    sharding = values[SHARDING]
+    action = values.action
     try:
         if action in ("launch", "retry"):
             previous = _last_refusal(state)
@@ -237,18 +246,7 @@ def render(inputs: Inputs) -> Rendered:
 WIDGET = Widget(
     name="launch_training",
     title="Launch a training job on dgx-1",
-    controls=(
-        catalog_model_control(),
-        Control("gpus", "GPUs to use", "select", "0", options=_gpu_options()),
-        Control(
-            "sharding",
-            "Sharding of the training state",
-            "select",
-            "none",
-            options=tuple(SHARDING_LABELS.items()),
-        ),
-        state_control(),
-    ),
+    fields=(MODEL, GPUS, SHARDING, state_field()),
     actions=(
         Action("launch", "Launch training", primary=True),
         Action("retry", "Retry"),

@@ -9,10 +9,9 @@ from engine.numbers.architecture import (
     layer_components,
 )
 from engine.numbers.catalog import get_model
-from engine.numbers.validate import integer
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import catalog_model_control
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import CONTEXT, catalog_model_field
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count
 
 # Which layers a component belongs to: (scope, how many such layers the model has).
@@ -45,9 +44,17 @@ def _layers_in_scope(model_layers: int, dense_layers: int, experts: int, scope: 
     return model_layers - dense_layers if experts > 1 else model_layers
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    context = integer(inputs["context"], "context", label="Context", minimum=0, maximum=10_000_000)
+MODEL = catalog_model_field()
+EARLIER_TOKENS = CONTEXT.but(
+    label="Context",
+    default="1024",
+    hint="Earlier tokens the new token attends to (0 for none).",
+).within(minimum=0)
+
+
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    context = values[EARLIER_TOKENS]
     layer = layer_components(model)
     layer_rows = [
         (
@@ -130,17 +137,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="layer_matrices",
     title="The matrices inside a model",
-    controls=(
-        catalog_model_control(),
-        Control(
-            "context",
-            "Context",
-            "number",
-            "1024",
-            unit="tokens",
-            hint="Earlier tokens the new token attends to (0 for none).",
-        ),
-    ),
+    fields=(MODEL, EARLIER_TOKENS),
     render=render,
     summary="The matrices of one layer with shapes, parameters and FLOPs per token, adding up "
     "to the model's parameter count and about 2 × parameters FLOPs.",

@@ -3,13 +3,21 @@ time of a token budget at an assumed MFU, with the arithmetic shown."""
 
 from __future__ import annotations
 
-from engine.numbers import compute, validate
+from engine.numbers import compute, quantities
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
 from engine.numbers.formats import get_format
+from engine.render.fields import Amount, Choice
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_control, format_options, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import (
+    GPUS,
+    MFU,
+    TRAINING_TOKENS,
+    catalog_model_field,
+    format_options,
+    hardware_field,
+)
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_flops, format_seconds, format_TFLOP_per_s
 
 MODES = (
@@ -20,7 +28,30 @@ MODES = (
 # 405B 38-43 % on 16,384 H100s (Llama 3 paper, table 4). Below the band something is starving
 # the GPUs; above it the figures deserve a second look.
 BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
-MAX_GPUS = 10_000_000
+
+MODE = Choice("mode", "I know", "mfu", options=MODES)
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
+FORMAT = Choice(
+    "format",
+    "Maths in",
+    "bf16",
+    options=format_options("bf16", "fp16", "fp8", "fp32"),
+    hint="Sets the peak FLOP/s MFU is measured against.",
+)
+GPU_COUNT = GPUS.but(default="8")
+TOKENS_PER_S = Amount(
+    "tokens_per_s",
+    "Measured throughput",
+    "60000",
+    unit="tokens/s",
+    hint="Training tokens per second, all GPUs together (used to find MFU).",
+    quantity=quantities.TOKENS_PER_S,
+)
+ASSUMED_MFU = MFU.but(label="Assumed MFU", hint="0.4 means 40 % (used to find time).")
+TOKEN_BUDGET = TRAINING_TOKENS.but(
+    label="Token budget", default="15e12", hint="15e12 is 15 trillion training tokens."
+)
 
 
 def _percent(share: float) -> str:
@@ -78,14 +109,14 @@ def _verdict(mfu: float) -> tuple[str, str]:
     )
 
 
-def render(inputs: Inputs) -> str:
-    mode = validate.choice(inputs["mode"], "mode", [m for m, _ in MODES])
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    number_format = get_format(inputs["format"])
+def render(values: Values) -> str:
+    mode = values[MODE]
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    number_format = get_format(values[FORMAT])
     peak = gpu.peak_flops_per_s(number_format.id)
-    gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=MAX_GPUS)
-    tokens = validate.number(inputs["tokens"], "tokens", label="Token budget", maximum=1e16)
+    gpus = values[GPU_COUNT]
+    tokens = values[TOKEN_BUDGET]
     per_token = 6.0 * model.params
     total_flops = compute.training_flops(model.params, tokens)
     all_peak = gpus * peak
@@ -95,9 +126,7 @@ def render(inputs: Inputs) -> str:
         " (2 forward + 4 backward per parameter)"
     )
     if mode == "mfu":
-        tokens_per_s = validate.number(
-            inputs["tokens_per_s"], "tokens_per_s", label="Measured throughput", maximum=1e15
-        )
+        tokens_per_s = values[TOKENS_PER_S]
         mfu = compute.mfu_from_throughput(tokens_per_s, model.params, gpus, peak)
         seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
         words, css = _verdict(mfu)
@@ -125,7 +154,7 @@ def render(inputs: Inputs) -> str:
         )
         gauge = mfu_gauge(mfu, label="Measured model FLOPs utilisation")
         return verdict + gauge + figures
-    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
+    mfu = values[ASSUMED_MFU]
     seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
     speed = compute.tokens_per_s_at_mfu(model.params, gpus, peak, mfu)
     verdict = tag(
@@ -161,36 +190,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="mfu_calculator",
     title="Compute: MFU and training time",
-    controls=(
-        Control("mode", "I know", "select", "mfu", options=MODES),
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control(
-            "format",
-            "Maths in",
-            "select",
-            "bf16",
-            options=format_options("bf16", "fp16", "fp8", "fp32"),
-            hint="Sets the peak FLOP/s MFU is measured against.",
-        ),
-        Control("gpus", "GPU count", "number", "8"),
-        Control(
-            "tokens_per_s",
-            "Measured throughput",
-            "number",
-            "60000",
-            unit="tokens/s",
-            hint="Training tokens per second, all GPUs together (used to find MFU).",
-        ),
-        Control("mfu", "Assumed MFU", "number", "0.4", hint="0.4 means 40 % (used to find time)."),
-        Control(
-            "tokens",
-            "Token budget",
-            "number",
-            "15e12",
-            hint="15e12 is 15 trillion training tokens.",
-        ),
-    ),
+    fields=(MODE, MODEL, HARDWARE, FORMAT, GPU_COUNT, TOKENS_PER_S, ASSUMED_MFU, TOKEN_BUDGET),
     render=render,
     summary="Model FLOPs utilisation from a measured training throughput, or the wall-clock "
     "time of a token budget at an assumed MFU, with the arithmetic.",

@@ -7,18 +7,20 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import flops_per_token
 from engine.numbers.formats import get_format
 from engine.render.charts import memory_bar
+from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import format_options, model_controls, model_from
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import format_options, model_fields, model_from
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 from engine.words.labels import labelled_parts
 
 PLAN_HARDWARE = "h100-sxm"
+FORMAT = Choice("format", "Number format", "bf16", options=format_options())
 
 
-def render(inputs: Inputs) -> str:
-    model = model_from(inputs)
-    number_format = get_format(inputs["format"])
+def render(values: Values) -> str:
+    model = model_from(values)
+    number_format = get_format(values[FORMAT])
     weights_bytes = memory.weights_bytes(model.params, number_format.id)
     gpu = get_hardware(PLAN_HARDWARE)
     plan = memory.serving_memory(model, gpu, weight_format=number_format.id)
@@ -45,10 +47,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="model_size",
     title="How big is a model?",
-    controls=(
-        *model_controls(hint_aside=" (e.g. 7e9 or 7,000,000,000)"),
-        Control("format", "Number format", "select", "bf16", options=format_options()),
-    ),
+    fields=(*model_fields(hint_aside=" (e.g. 7e9 or 7,000,000,000)"), FORMAT),
     render=render,
     summary="Size in GB and FLOPs per token for a model and a number format, and the opening "
     "serving plan on one H100.",

@@ -10,11 +10,12 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
+from engine.numbers import quantities
 from engine.numbers.catalog import get_system, prices
 from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
-from engine.numbers.validate import number
+from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.widget import Values, Widget
 
 SYSTEM = "dgx-1"
 
@@ -71,20 +72,78 @@ def _same(typed: str, default: str) -> bool:
         return False
 
 
-def compare(inputs: Inputs) -> RentVsOwn:
+def _hint(name: str) -> str:
+    return "Starting value: " + defaults()[name].short
+
+
+PURCHASE = Amount(
+    "purchase_usd",
+    "Purchase price",
+    defaults()["purchase_usd"].value,
+    unit="USD",
+    hint=_hint("purchase_usd"),
+    quantity=quantities.PURCHASE_USD,
+)
+GPUS = Count(
+    "gpus", "GPUs in the purchase", defaults()["gpus"].value, quantity=quantities.PURCHASE_GPUS
+)
+POWER = Amount(
+    "power_W",
+    "Power while busy",
+    defaults()["power_W"].value,
+    unit="W",
+    hint="The whole purchase, all its GPUs together.",
+    quantity=quantities.POWER_W,
+)
+PUE = Amount(
+    "pue",
+    "PUE",
+    defaults()["pue"].value,
+    hint="Data-centre power per watt of IT load: cooling and losses included.",
+    quantity=quantities.PUE,
+)
+ELECTRICITY = Amount(
+    "usd_per_kWh",
+    "Electricity price",
+    defaults()["usd_per_kWh"].value,
+    unit="USD per kWh",
+    quantity=quantities.USD_PER_KWH,
+)
+YEARS = Amount(
+    "years", "Years of use", defaults()["years"].value, unit="years", quantity=quantities.YEARS
+)
+UTILISATION = Amount(
+    "utilisation",
+    "Utilisation",
+    "50",
+    unit="% of hours busy",
+    quantity=quantities.UTILISATION_PERCENT,
+)
+RENT = Amount(
+    "rent_usd_per_gpu_hour",
+    "Cloud price",
+    defaults()["rent_usd_per_gpu_hour"].value,
+    unit="USD per GPU-hour",
+    hint=_hint("rent_usd_per_gpu_hour"),
+    quantity=quantities.USD_PER_GPU_HOUR,
+)
+
+
+def compare(values: Values) -> RentVsOwn:
     """The engine's comparison for the form's values (utilisation typed in per cent)."""
-    percent = number(inputs["utilisation"], "utilisation", label="Utilisation", maximum=100.0)
     starting = defaults()
-    sources = tuple(d.source for name, d in starting.items() if _same(inputs[name], d.value))
+    sources = tuple(
+        d.source for name, d in starting.items() if _same(values.text(name), d.value)
+    )
     return rent_vs_own(
-        rent_usd_per_gpu_hour=inputs["rent_usd_per_gpu_hour"],  # type: ignore[arg-type]
-        purchase_usd=inputs["purchase_usd"],  # type: ignore[arg-type]
-        years=inputs["years"],  # type: ignore[arg-type]
-        power_W=inputs["power_W"],  # type: ignore[arg-type]
-        pue=inputs["pue"],  # type: ignore[arg-type]
-        usd_per_kWh=inputs["usd_per_kWh"],  # type: ignore[arg-type]
-        utilisation=percent / 100.0,
-        gpus=inputs["gpus"],  # type: ignore[arg-type]
+        rent_usd_per_gpu_hour=values[RENT],
+        purchase_usd=values[PURCHASE],
+        years=values[YEARS],
+        power_W=values[POWER],
+        pue=values[PUE],
+        usd_per_kWh=values[ELECTRICITY],
+        utilisation=values[UTILISATION] / 100.0,
+        gpus=values[GPUS],
         sources=sources,
     )
 
@@ -213,8 +272,8 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 276) -> str:
     return svg + legend
 
 
-def render(inputs: Inputs) -> str:
-    r = compare(inputs)
+def render(values: Values) -> str:
+    r = compare(values)
     verdict_class = {"own": "fits", "rent": "refused", "same": ""}[r.cheaper]
     verdict = tag("p", esc(r.verdict), class_=f"widget-verdict {verdict_class}".strip())
     break_even = (
@@ -252,62 +311,10 @@ def render(inputs: Inputs) -> str:
     return verdict + figures + cost_chart(r) + arithmetic + notes
 
 
-def _hint(name: str) -> str:
-    return "Starting value: " + defaults()[name].short
-
-
 WIDGET = Widget(
     name="own_vs_rent",
     title="Own or rent?",
-    controls=(
-        Control(
-            "purchase_usd",
-            "Purchase price",
-            "number",
-            defaults()["purchase_usd"].value,
-            unit="USD",
-            hint=_hint("purchase_usd"),
-        ),
-        Control("gpus", "GPUs in the purchase", "number", defaults()["gpus"].value),
-        Control(
-            "power_W",
-            "Power while busy",
-            "number",
-            defaults()["power_W"].value,
-            unit="W",
-            hint="The whole purchase, all its GPUs together.",
-        ),
-        Control(
-            "pue",
-            "PUE",
-            "number",
-            defaults()["pue"].value,
-            hint="Data-centre power per watt of IT load: cooling and losses included.",
-        ),
-        Control(
-            "usd_per_kWh",
-            "Electricity price",
-            "number",
-            defaults()["usd_per_kWh"].value,
-            unit="USD per kWh",
-        ),
-        Control("years", "Years of use", "number", defaults()["years"].value, unit="years"),
-        Control(
-            "utilisation",
-            "Utilisation",
-            "number",
-            "50",
-            unit="% of hours busy",
-        ),
-        Control(
-            "rent_usd_per_gpu_hour",
-            "Cloud price",
-            "number",
-            defaults()["rent_usd_per_gpu_hour"].value,
-            unit="USD per GPU-hour",
-            hint=_hint("rent_usd_per_gpu_hour"),
-        ),
-    ),
+    fields=(PURCHASE, GPUS, POWER, PUE, ELECTRICITY, YEARS, UTILISATION, RENT),
     render=render,
     summary="Owning against renting per used GPU-hour: purchase, power, PUE, electricity, "
     "years and utilisation against a cloud price; the break-even utilisation, charted.",

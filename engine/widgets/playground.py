@@ -9,25 +9,14 @@ checked, so a link never carries a value the engine would refuse later.
 
 from __future__ import annotations
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, TASKS, Plan, plan
-from engine.numbers import validate
-from engine.numbers.catalog import ModelSpec
-from engine.numbers.errors import EngineError
-from engine.numbers.formats import FORMATS
-from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS, ServingMemory
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, Plan, plan
+from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+from engine.numbers.memory import ServingMemory
 from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import (
-    OPTIMIZER_LABELS,
-    TASK_LABELS,
-    format_options,
-    hardware_options,
-    model_controls,
-    model_from,
-    model_options,
-)
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import model_from
+from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_bytes,
     format_count,
@@ -38,103 +27,12 @@ from engine.words.format import (
 )
 from engine.words.labels import labelled_parts
 
-TASK_CHOICES = tuple((t, TASK_LABELS[t]) for t in TASKS)
-KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
-SHARDING_LABELS = {
-    "none": "None (every GPU holds everything)",
-    "zero1": "ZeRO-1 (optimiser states split)",
-    "zero2": "ZeRO-2 (+ gradients split)",
-    "zero3": "ZeRO-3 (+ weights split)",
-}
-CONVENTION_LABELS = {
-    "mixed-16": "mixed-16: bf16 gradients",
-    "mixed-18": "mixed-18: fp32 gradients",
-    "mixed-20": "mixed-20: fp16 + fp32 gradients",
-    "fp32": "fp32: everything in fp32",
-}
-RECOMPUTE_LABELS = {
-    "none": "None (keep every activation)",
-    "selective": "Selective (attention only)",
-    "full": "Full (redo each layer's forward pass)",
-}
-MAX_TOKENS = 100_000_000  # the engine's limit on context and request lengths
 
-
-def _select(inputs: Inputs, name: str, label: str, options: tuple[tuple[str, str], ...]) -> str:
-    """A select's value; an address can carry one the list lacks (the browser then sends '')."""
-    value = inputs[name]
-    if value in {v for v, _ in options}:
-        return value
-    if value == "":
-        raise EngineError(
-            f"No {label.lower()} chosen (a link may have named one this page does not know): "
-            "pick one from the list.",
-            name,
-        )
-    return validate.choice(value, name, [v for v, _ in options], label=label)
-
-
-def _optional_number(inputs: Inputs, name: str, label: str, maximum: float) -> float | None:
-    text = inputs[name].strip()
-    return None if text == "" else validate.number(text, name, label=label, maximum=maximum)
-
-
-def _model(inputs: Inputs) -> ModelSpec:
-    model_id = _select(inputs, "model", "Model", model_options())
-    # The typed count may go unused, but it is in the address: it must still be a number.
-    return model_from(inputs, model_id, check_params=True)
-
-
-def run_plan(inputs: Inputs) -> Plan:
+def run_plan(values: Values) -> Plan:
     """Check every input (those of the other task too), then ask :func:`engine.lesson.plan.plan`."""
-    model = _model(inputs)
-    hardware = _select(inputs, "hardware", "Hardware", hardware_options())
-    task = _select(inputs, "task", "Task", TASK_CHOICES)
-    gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=10_000_000)
-    weight_format = _select(inputs, "format", "Number format", format_options())
-    kv_format = _select(inputs, "kv_format", "KV cache format", format_options(*KV_FORMATS))
-    context = validate.integer(inputs["context"], "context", label="Context", maximum=MAX_TOKENS)
-    batch = validate.integer(inputs["batch"], "batch", label="Batch", maximum=10_000_000)
-    prompt = validate.integer(inputs["prompt"], "prompt", label="Prompt", maximum=MAX_TOKENS)
-    output = validate.integer(inputs["output"], "output", label="Answer", maximum=MAX_TOKENS)
-    tokens = _optional_number(inputs, "tokens", "Training tokens", 1e16)
-    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
-    target_days = _optional_number(inputs, "target_days", "Target days", 1e6)
-    sharding = _select(inputs, "sharding", "Sharding", tuple(SHARDING_LABELS.items()))
-    tp = validate.integer(inputs["tp"], "tp", label="Tensor-parallel size", maximum=1024)
-    optimizer = _select(inputs, "optimizer", "Optimiser", tuple(OPTIMIZER_LABELS.items()))
-    convention = _select(inputs, "convention", "Convention", tuple(CONVENTION_LABELS.items()))
-    recompute = _select(inputs, "recompute", "Recomputation", tuple(RECOMPUTE_LABELS.items()))
-    micro_batch = validate.integer(
-        inputs["micro_batch"], "micro_batch", label="Micro-batch", maximum=1_000_000
-    )
-    seq_len = validate.integer(
-        inputs["seq_len"], "seq_len", label="Sequence length", maximum=10_000_000
-    )
-    price = _optional_number(inputs, "price", "Price per GPU-hour", 1e6)
-    return plan(
-        model=model,
-        hardware=hardware,
-        gpus=gpus,
-        task=task,
-        weight_format=weight_format,
-        kv_format=kv_format,
-        context_tokens=context,
-        batch=batch,
-        prompt_tokens=prompt,
-        output_tokens=output,
-        sharding=sharding,
-        tp=tp,
-        optimizer=optimizer,
-        convention=convention,
-        micro_batch=micro_batch,
-        seq_len=seq_len,
-        recompute=recompute,
-        tokens=tokens,
-        mfu=mfu,
-        target_days=target_days,
-        usd_per_gpu_hour=price,
-    )
+    # The typed count may go unused, but it is in the address: it must still be a number.
+    model = model_from(values, check_params=True)
+    return plan(model=model, **plan_arguments(values))
 
 
 def _unit(p: Plan) -> str:
@@ -208,8 +106,8 @@ def _train_part(p: Plan) -> str:
     return tag("h3", "Training time", class_="s5-heading") + definition_list(rows)
 
 
-def render(inputs: Inputs) -> str:
-    p = run_plan(inputs)
+def render(values: Values) -> str:
+    p = run_plan(values)
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"
     verdict = (
@@ -250,101 +148,16 @@ def render(inputs: Inputs) -> str:
     )
 
 
-CONTROLS = (
-    *model_controls(),
-    Control("hardware", "Hardware", "select", "h100-sxm", options=hardware_options()),
-    Control("gpus", "GPUs (or chips)", "number", "1"),
-    Control("task", "Task", "select", "serve", options=TASK_CHOICES),
-    Control(
-        "format",
-        "Weights stored as",
-        "select",
-        "bf16",
-        options=format_options(*FORMATS),
-        hint="Serving.",
-    ),
-    Control(
-        "kv_format",
-        "KV cache stored as",
-        "select",
-        "bf16",
-        options=format_options(*KV_FORMATS),
-        hint="Serving.",
-    ),
-    Control("context", "Context per request", "number", "8192", unit="tokens", hint="Serving."),
-    Control("batch", "Concurrent requests (batch)", "number", "1", hint="Serving."),
-    Control("prompt", "Prompt length", "number", "1024", unit="tokens", hint="Serving."),
-    Control("output", "Answer length", "number", "256", unit="tokens", hint="Serving."),
-    Control(
-        "tokens",
-        "Training tokens",
-        "number",
-        "",
-        unit="tokens",
-        hint=f"Training. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
-    ),
-    Control("mfu", "MFU", "number", "0.4", hint="Training: share of peak achieved, e.g. 0.4."),
-    Control("target_days", "Finish within", "number", "", unit="days", hint="Training. Optional."),
-    Control(
-        "sharding",
-        "Sharding",
-        "select",
-        "none",
-        options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
-        hint="Training.",
-    ),
-    Control(
-        "tp",
-        "Tensor parallel",
-        "number",
-        "1",
-        unit="GPUs",
-        hint="Training; must divide the GPU count. Serving always splits over all GPUs.",
-    ),
-    Control(
-        "optimizer",
-        "Optimiser",
-        "select",
-        "adam",
-        options=tuple((o, OPTIMIZER_LABELS[o]) for o in OPTIMIZERS),
-        hint="Training.",
-    ),
-    Control(
-        "convention",
-        "Precision convention",
-        "select",
-        "mixed-16",
-        options=tuple((c, CONVENTION_LABELS[c]) for c in CONVENTIONS),
-        hint="Training: bytes per parameter for weights and gradients.",
-    ),
-    Control(
-        "recompute",
-        "Activation recomputation",
-        "select",
-        "selective",
-        options=tuple((r, RECOMPUTE_LABELS[r]) for r in RECOMPUTE),
-        hint="Training.",
-    ),
-    Control("micro_batch", "Micro-batch", "number", "1", unit="sequences", hint="Training."),
-    Control("seq_len", "Sequence length", "number", "4096", unit="tokens", hint="Training."),
-    Control(
-        "price",
-        "Price per GPU-hour",
-        "number",
-        "",
-        unit="USD",
-        hint="Empty: the catalogue's cloud price for this hardware, if it has one.",
-    ),
-)
+FIELDS = tuple(PLAN_FIELDS.values())
 
 WIDGET = Widget(
     name="playground",
     title="Playground: the whole engine",
-    controls=CONTROLS,
+    fields=FIELDS,
     render=render,
     summary="Every input of the plan at once (model, hardware, GPUs, serve or train, formats, "
     "context, batch, tokens, MFU, sharding, tensor parallel, optimiser, convention, "
     "recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",
-    url_state=tuple(c.name for c in CONTROLS if c.kind != "hidden"),
+    url_state=tuple(f.name for f in FIELDS if f.control_kind != "hidden"),
 )

@@ -5,17 +5,17 @@ from __future__ import annotations
 from engine.numbers import serving
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.serving import RequestTimeline
-from engine.numbers.validate import integer
 from engine.render.charts import timeline
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import catalog_model_control, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import OUTPUT_TOKENS, PROMPT_TOKENS, catalog_model_field, hardware_field
+from engine.render.widget import Values, Widget
 from engine.words.format import format_seconds
 
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000
 SHORT_TOKENS = 100
-MAX_TOKENS = 1_000_000
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
 
 
 def _phases(t: RequestTimeline) -> list[tuple[str, str, float, float]]:
@@ -26,15 +26,11 @@ def _share(part: float, whole: float) -> str:
     return f"{part / whole:.0%}" if whole > 0 else "0%"
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    prompt = integer(
-        inputs["prompt_tokens"], "prompt_tokens", label="Prompt length", maximum=MAX_TOKENS
-    )
-    answer = integer(
-        inputs["output_tokens"], "output_tokens", label="Answer length", maximum=MAX_TOKENS
-    )
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    prompt = values[PROMPT_TOKENS]
+    answer = values[OUTPUT_TOKENS]
     run = serving.request_timeline(model, gpu, prompt_tokens=prompt, output_tokens=answer)
     decode_phases = [p for p in run.phases if p.kind == "decode"]
     grouped = any(p.tokens > 1 for p in decode_phases)
@@ -124,12 +120,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="request_timeline",
     title="Follow one request",
-    controls=(
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control("prompt_tokens", "Prompt length", "number", "1000", unit="tokens"),
-        Control("output_tokens", "Answer length", "number", "300", unit="tokens"),
-    ),
+    fields=(MODEL, HARDWARE, PROMPT_TOKENS, OUTPUT_TOKENS),
     render=render,
     summary="The timeline of one request: prefill, decode steps, time to first token, time per "
     "output token and total time; a long question against a long answer.",

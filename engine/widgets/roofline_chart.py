@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.lesson.figures import format_bandwidth, format_tokens_per_s
-from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
 from engine.numbers.memory import ServingMemory, serving_memory
+from engine.numbers.quantities import Quantity
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
+from engine.render.fields import Choice, Count
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import catalog_model_control, format_options, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import CONTEXT, catalog_model_field, format_options, hardware_field
+from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_GB, format_seconds
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
@@ -394,16 +395,28 @@ def _fits_text(mem: ServingMemory) -> str:
     return f"does not fit: {format_GB(mem.per_gpu_bytes)}"
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    hw = get_hardware(inputs["hardware"])
-    fmt = validate.choice(
-        inputs["format"], "format", [v for v, _ in FORMAT_OPTIONS], label="Format"
-    )
-    context = validate.integer(inputs["context"], "context", label="Context", maximum=10_000_000)
-    power = validate.integer(
-        inputs["batch_log2"], "batch_log2", label="Batch slider", minimum=0, maximum=MAX_BATCH_LOG2
-    )
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
+FORMAT = Choice("format", "Weights stored as", "bf16", options=format_options("bf16", "fp8", "int4"))
+ROOFLINE_CONTEXT = CONTEXT.but(default="1024")
+BATCH_LOG2 = Count(
+    "batch_log2",
+    "Batch size (powers of two)",
+    "0",
+    control_kind="range",
+    hint=f"Each notch doubles the requests decoded together: 1, 2, 4, … {2**MAX_BATCH_LOG2:,}.",
+    quantity=Quantity(
+        "integer", "", 0, MAX_BATCH_LOG2, f"notches for batches of 1 to {2**MAX_BATCH_LOG2:,}"
+    ),
+)
+
+
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    hw = get_hardware(values[HARDWARE])
+    fmt = values[FORMAT]
+    context = values[ROOFLINE_CONTEXT]
+    power = values[BATCH_LOG2]
     batch = 2**power
 
     def step(b: int) -> DecodeStep:
@@ -564,27 +577,10 @@ def render(inputs: Inputs) -> str:
     return bound + svg + figures + batch_table + details
 
 
-FORMAT_OPTIONS = format_options("bf16", "fp8", "int4")
-
 WIDGET = Widget(
     name="roofline_chart",
     title="The roofline: maths or memory",
-    controls=(
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control("format", "Weights stored as", "select", "bf16", options=FORMAT_OPTIONS),
-        Control("context", "Context per request", "number", "1024", unit="tokens"),
-        Control(
-            "batch_log2",
-            "Batch size (powers of two)",
-            "range",
-            "0",
-            minimum=0,
-            maximum=MAX_BATCH_LOG2,
-            step="1",
-            hint=f"Each notch doubles the requests decoded together: 1, 2, 4, … {2**MAX_BATCH_LOG2:,}.",
-        ),
-    ),
+    fields=(MODEL, HARDWARE, FORMAT, ROOFLINE_CONTEXT, BATCH_LOG2),
     render=render,
     summary="A log-log roofline for one GPU and number format, with prefill and decode at "
     "several batch sizes on it; a batch slider shows throughput rising and time per token "

@@ -4,24 +4,33 @@ from __future__ import annotations
 
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware, get_model
-from engine.numbers.validate import integer
 from engine.render.charts import memory_bar
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_control, gpu_options, weight_format_control
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import (
+    BATCH,
+    CONTEXT,
+    catalog_model_field,
+    hardware_field,
+    weight_format_field,
+)
+from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
 from engine.words.labels import labelled_parts
 
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
+FORMAT = weight_format_field()
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    context_tokens = integer(inputs["context"], "context", label="Context", maximum=10_000_000)
-    batch = integer(inputs["batch"], "batch", label="Concurrent requests", maximum=100_000)
+
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    context_tokens = values[CONTEXT]
+    batch = values[BATCH]
     plan = memory.serving_memory(
         model,
         gpu,
-        weight_format=inputs["format"],
+        weight_format=values[FORMAT],
         context_tokens=context_tokens,
         batch=batch,
     )
@@ -56,13 +65,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="serve_plan",
     title="Deploy a model on one GPU",
-    controls=(
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        weight_format_control(),
-        Control("context", "Context per request", "number", "8192", unit="tokens"),
-        Control("batch", "Concurrent requests", "number", "1"),
-    ),
+    fields=(MODEL, HARDWARE, FORMAT, CONTEXT, BATCH),
     render=render,
     summary="Serving memory on one GPU: weights, KV cache, activations, overhead; the context "
     "and concurrency the rest of the GPU can hold.",

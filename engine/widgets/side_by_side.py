@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from engine.lesson.plan import Plan, plan
-from engine.numbers import cost, roofline, validate
+from engine.numbers import cost, roofline
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import DEFAULT_MFU
 from engine.render.charts import memory_bar
 from engine.render.html import esc, tag
-from engine.render.options import catalog_model_control, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import BATCH, GPUS, catalog_model_field, hardware_field
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB, format_seconds, plural
 from engine.words.labels import labelled_parts
 
@@ -22,6 +22,20 @@ PROMPT_TOKENS = 1000  # the request followed in step 9
 OUTPUT_TOKENS = 300
 CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
 MAX_GPUS = 100_000
+MAX_BATCH = 4096
+
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
+_AT_MOST = "a hundred thousand GPUs is more than any one job here needs"
+TRAIN_GPUS = GPUS.but(name="train_gpus", label="GPUs for training", default="8").within(
+    maximum=MAX_GPUS, reason=_AT_MOST
+)
+SERVE_GPUS = GPUS.but(name="serve_gpus", label="GPUs for serving").within(
+    maximum=MAX_GPUS, reason=_AT_MOST
+)
+SERVED_BATCH = BATCH.but(label="Requests served at once", default="16").within(
+    maximum=MAX_BATCH, reason=f"one service here batches at most {MAX_BATCH:,} requests"
+)
 
 
 def _memory_cell(p: Plan) -> str:
@@ -48,16 +62,12 @@ def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
     )
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    train_gpus = validate.integer(
-        inputs["train_gpus"], "train_gpus", label="GPUs for training", maximum=MAX_GPUS
-    )
-    serve_gpus = validate.integer(
-        inputs["serve_gpus"], "serve_gpus", label="GPUs for serving", maximum=MAX_GPUS
-    )
-    batch = validate.integer(inputs["batch"], "batch", label="Requests at once", maximum=4096)
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    train_gpus = values[TRAIN_GPUS]
+    serve_gpus = values[SERVE_GPUS]
+    batch = values[SERVED_BATCH]
     train = plan(
         model=model,
         hardware=gpu,
@@ -203,13 +213,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="side_by_side",
     title="One model, two jobs: training and serving",
-    controls=(
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control("train_gpus", "GPUs for training", "number", "8"),
-        Control("serve_gpus", "GPUs for serving", "number", "1"),
-        Control("batch", "Requests served at once", "number", "16"),
-    ),
+    fields=(MODEL, HARDWARE, TRAIN_GPUS, SERVE_GPUS, SERVED_BATCH),
     render=render,
     summary="The same model on the same GPU as a training job and as a service: what is "
     "measured, memory, the limit, batch, scheduling and cost, side by side.",

@@ -5,11 +5,17 @@ from __future__ import annotations
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.formats import get_format
-from engine.numbers.validate import choice, integer
 from engine.render.charts import memory_bar
+from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import OPTIMIZER_LABELS, catalog_model_control, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import (
+    MICRO_BATCH,
+    OPTIMIZER_LABELS,
+    SEQ_LEN,
+    catalog_model_field,
+    hardware_field,
+)
+from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import labelled_parts, part_label
 
@@ -42,21 +48,33 @@ def _verdict(what: str, used: float, capacity: float) -> str:
     return tag("p", esc(text), class_="widget-verdict " + ("fits" if fits else "refused"))
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    optimizer = choice(inputs["optimizer"], "optimizer", memory.OPTIMIZERS, label="Optimizer")
-    convention = choice(
-        inputs["convention"],
-        "convention",
-        memory.CONVENTIONS,
-        label="Bytes-per-parameter convention",
-    )
-    micro_batch = integer(
-        inputs["micro_batch"], "micro_batch", label="Micro-batch", maximum=100_000
-    )
-    seq_len = integer(inputs["seq_len"], "seq_len", label="Sequence length", maximum=10_000_000)
-    recompute = choice(inputs["recompute"], "recompute", memory.RECOMPUTE, label="Recomputation")
+MODEL = catalog_model_field()
+HARDWARE = hardware_field()
+OPTIMIZER = Choice(
+    "optimizer",
+    "Optimizer",
+    "adam",
+    options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
+)
+CONVENTION = Choice(
+    "convention", "Bytes-per-parameter convention", "mixed-16", options=_convention_options()
+)
+RECOMPUTE = Choice(
+    "recompute",
+    "Recomputation",
+    "selective",
+    options=tuple((r, RECOMPUTE_LABELS[r]) for r in memory.RECOMPUTE),
+)
+
+
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    optimizer = values[OPTIMIZER]
+    convention = values[CONVENTION]
+    micro_batch = values[MICRO_BATCH]
+    seq_len = values[SEQ_LEN]
+    recompute = values[RECOMPUTE]
 
     serve = memory.serving_memory(
         model,
@@ -140,33 +158,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="train_vs_serve",
     title="Serving versus training, on one GPU",
-    controls=(
-        catalog_model_control(),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control(
-            "optimizer",
-            "Optimizer",
-            "select",
-            "adam",
-            options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
-        ),
-        Control(
-            "convention",
-            "Bytes-per-parameter convention",
-            "select",
-            "mixed-16",
-            options=_convention_options(),
-        ),
-        Control("micro_batch", "Micro-batch", "number", "1", unit="sequences"),
-        Control("seq_len", "Sequence length", "number", "4096", unit="tokens"),
-        Control(
-            "recompute",
-            "Recomputation",
-            "select",
-            "selective",
-            options=tuple((r, RECOMPUTE_LABELS[r]) for r in memory.RECOMPUTE),
-        ),
-    ),
+    fields=(MODEL, HARDWARE, OPTIMIZER, CONVENTION, MICRO_BATCH, SEQ_LEN, RECOMPUTE),
     render=render,
     summary="Serving and training memory side by side on one GPU; the training state per "
     "parameter (16 bytes for Adam in mixed precision) against the 2 bytes serving needs.",

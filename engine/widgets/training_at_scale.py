@@ -5,15 +5,24 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 from __future__ import annotations
 
 from engine.lesson.plan import plan
-from engine.numbers import compute, cost, validate
+from engine.numbers import compute, cost
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import SHARDINGS, TrainingMemory
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.charts import memory_bar
+from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import catalog_model_control, gpu_options
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import (
+    GPUS,
+    MFU,
+    TARGET_DAYS,
+    TENSOR_PARALLEL,
+    TRAINING_TOKENS,
+    catalog_model_field,
+    hardware_field,
+)
+from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_flops, format_GB, format_seconds, plural
 from engine.words.labels import labelled_parts
 
@@ -24,18 +33,31 @@ SHARDING_LABELS = {
     "zero3": "ZeRO-3: optimiser states, gradients and weights split",
 }
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
-MAX_GPUS = 10_000_000
+
+MODEL = catalog_model_field("llama-3.1-405b")
+TOKENS = TRAINING_TOKENS.but(hint="15.6e12 is 15.6 trillion")
+HARDWARE = hardware_field()
+GPU_COUNT = GPUS.but(default="16384")
+SHARDING = Choice(
+    "sharding",
+    "Sharding of the training state",
+    "zero3",
+    options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
+)
+TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP_OPTIONS).within(
+    maximum=8, reason="tensor parallelism stays inside one server's eight GPUs"
+)
 
 
-def render(inputs: Inputs) -> str:
-    model = get_model(inputs["model"])
-    gpu = get_hardware(inputs["hardware"])
-    tokens = validate.number(inputs["tokens"], "tokens", label="Training tokens", maximum=1e16)
-    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
-    gpus = validate.integer(inputs["gpus"], "gpus", label="GPU count", maximum=MAX_GPUS)
-    days = validate.number(inputs["target_days"], "target_days", label="Target", maximum=1e6)
-    sharding = validate.choice(inputs["sharding"], "sharding", SHARDINGS)
-    tp = validate.integer(inputs["tp"], "tp", label="Tensor-parallel size", maximum=8)
+def render(values: Values) -> str:
+    model = get_model(values[MODEL])
+    gpu = get_hardware(values[HARDWARE])
+    tokens = values[TOKENS]
+    mfu = values[MFU]
+    gpus = values[GPU_COUNT]
+    days = values[TARGET_DAYS]
+    sharding = values[SHARDING]
+    tp = values[TP]
     if gpus % tp:
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel size ({tp}).", "gpus"
@@ -152,22 +174,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="training_at_scale",
     title="Train a big model on many GPUs",
-    controls=(
-        catalog_model_control("llama-3.1-405b"),
-        Control("tokens", "Training tokens", "number", "15.6e12", hint="15.6e12 is 15.6 trillion"),
-        Control("hardware", "GPU", "select", "h100-sxm", options=gpu_options()),
-        Control("mfu", "MFU", "number", "0.4", hint="0.4 means 40 %"),
-        Control("gpus", "GPU count", "number", "16384"),
-        Control("target_days", "Target", "number", "90", unit="days"),
-        Control(
-            "sharding",
-            "Sharding of the training state",
-            "select",
-            "zero3",
-            options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
-        ),
-        Control("tp", "Tensor parallel", "select", "8", options=TP_OPTIONS),
-    ),
+    fields=(MODEL, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP),
     render=render,
     summary="A big model on many GPUs: memory per GPU with sharded state, wall-clock time, the "
     "fewest GPUs that fit and the count that meets a deadline.",

@@ -8,7 +8,7 @@ one :func:`~engine.numbers.training_run.training_run_at` for the moment shown.
 
 from __future__ import annotations
 
-from engine.numbers import memory, validate
+from engine.numbers import memory
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.training_run import (
     CHINCHILLA_E,
@@ -20,7 +20,8 @@ from engine.numbers.training_run import (
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.curves import gpu_meters, line_chart
 from engine.render.html import definition_list, esc, tag
-from engine.render.widget import Control, Inputs, Widget
+from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field
+from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_count,
     format_elapsed,
@@ -52,15 +53,19 @@ PHASE_WORDS = {
 }
 
 
-def render(inputs: Inputs) -> str:
+SPEED = speed_field(SPEEDS, SPEEDS[2][0])
+TOKENS = TRAINING_TOKENS.but(
+    label="Token budget", default=DEFAULT_TOKENS, unit="tokens", hint="1e12 is one trillion"
+).within(maximum=MAX_TOKENS, reason="the simulation runs up to a quadrillion tokens")
+
+
+def render(values: Values) -> str:
     system = get_system(SYSTEM)
     gpu = system.gpu
-    tokens = validate.number(inputs["tokens"], "tokens", label="Token budget", maximum=MAX_TOKENS)
-    mfu = validate.fraction(inputs["mfu"], "mfu", label="MFU")
-    speed = validate.number(inputs["speed"], "speed", label="Speed", maximum=1e9)
-    elapsed = validate.number(
-        inputs["elapsed"], "elapsed", label="Elapsed time", allow_minimum=True, maximum=1e15
-    )
+    tokens = values[TOKENS]
+    mfu = values[MFU]
+    speed = values[SPEED]
+    elapsed = values[ELAPSED]
     model = get_model(MODEL)
     run = simulate_training_run(
         params=model.params,
@@ -198,19 +203,7 @@ def render(inputs: Inputs) -> str:
 WIDGET = Widget(
     name="training_run",
     title="A training run on dgx-1, in accelerated time",
-    controls=(
-        Control("elapsed", "Elapsed (simulated seconds)", "hidden", "0"),
-        Control("speed", "Speed", "select", SPEEDS[2][0], options=SPEEDS),
-        Control(
-            "tokens",
-            "Token budget",
-            "number",
-            DEFAULT_TOKENS,
-            unit="tokens",
-            hint="1e12 is one trillion",
-        ),
-        Control("mfu", "MFU", "number", "0.4", hint="0.4 means 40 %"),
-    ),
+    fields=(ELAPSED, SPEED, TOKENS, MFU),
     render=render,
     clock=True,
     summary="Llama 3.1 8B trained on dgx-1's eight H100s in accelerated time: tokens, tokens/s, "

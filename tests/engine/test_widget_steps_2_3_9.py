@@ -22,7 +22,7 @@ HOSTILE = '<script>alert("x")</script>'
 
 def render(name: str, **overrides: object) -> str:
     widget = get_widget(name)
-    return widget.render(widget.defaults(overrides))
+    return widget.run(widget.defaults(overrides)).html
 
 
 def text_of(html: str) -> str:

@@ -16,6 +16,7 @@ from engine.numbers.catalog import get_hardware, get_system, prices
 from engine.numbers.cost import format_usd, rent_vs_own, rent_vs_own_from_catalog
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget, widget_names
+from engine.render.widget import Values
 from engine.widgets.own_vs_rent import compare, nice_axis_top
 from engine.words.format import format_GB, format_seconds
 
@@ -391,7 +392,7 @@ def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisat
     ys = [float(p.split(",")[1]) for p in points]
     assert min(ys) >= top - 0.05 and max(ys) <= top + height + 0.05
     # round ticks from $0 to the axis top, each labelled in dollars
-    r = compare(get_widget("own_vs_rent").defaults({"utilisation": utilisation}))
+    r = compare(Values(get_widget("own_vs_rent").defaults({"utilisation": utilisation})))
     y_max, step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * r.curve[-1][1]))
     labels = re.findall(r'text-anchor="end">(\$[0-9.,]+)</text>', svg)
     assert labels[0] == "$0" and labels[-1] == format_usd(y_max)

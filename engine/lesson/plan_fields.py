@@ -1,0 +1,162 @@
+"""The inputs of :func:`engine.lesson.plan.plan`, each declared once as a field.
+
+One table, :data:`PLAN_FIELDS` (plan's keyword -> field), builds the playground's controls and
+its address state (the field names), the command line's flags (``--context``, ``--kv-format``:
+the same names) and parses both into the typed values :func:`plan` takes. A widget that asks
+only some of these questions (five_questions) reuses the same fields, relabelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
+from engine.numbers import quantities
+from engine.numbers.compute import DEFAULT_MFU
+from engine.numbers.formats import FORMATS
+from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
+from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
+from engine.render.options import (
+    BATCH,
+    CONTEXT,
+    GPUS,
+    MFU,
+    MICRO_BATCH,
+    MODEL,
+    OPTIMIZER_LABELS,
+    PARAMS,
+    SEQ_LEN,
+    TASK_LABELS,
+    TENSOR_PARALLEL,
+    TRAINING_TOKENS,
+    format_options,
+    hardware_field,
+)
+
+KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
+SHARDING_LABELS = {
+    "none": "None (every GPU holds everything)",
+    "zero1": "ZeRO-1 (optimiser states split)",
+    "zero2": "ZeRO-2 (+ gradients split)",
+    "zero3": "ZeRO-3 (+ weights split)",
+}
+CONVENTION_LABELS = {
+    "mixed-16": "mixed-16: bf16 gradients",
+    "mixed-18": "mixed-18: fp32 gradients",
+    "mixed-20": "mixed-20: fp16 + fp32 gradients",
+    "fp32": "fp32: everything in fp32",
+}
+RECOMPUTE_LABELS = {
+    "none": "None (keep every activation)",
+    "selective": "Selective (attention only)",
+    "full": "Full (redo each layer's forward pass)",
+}
+
+TRAINING = "Training."
+SERVING = "Serving."
+
+# plan()'s keyword -> the field that asks for it (its name is the address key and CLI flag).
+PLAN_FIELDS: dict[str, Field[Any]] = {
+    "model": MODEL,
+    "params": PARAMS,
+    "hardware": hardware_field("Hardware", gpus_only=False),
+    "gpus": GPUS.but(label="GPUs (or chips)"),
+    "task": Choice("task", "Task", "serve", options=tuple((t, TASK_LABELS[t]) for t in TASKS)),
+    "weight_format": Choice(
+        "format", "Weights stored as", "bf16", options=format_options(*FORMATS), hint=SERVING
+    ),
+    "kv_format": Choice(
+        "kv_format",
+        "KV cache stored as",
+        "bf16",
+        options=format_options(*KV_FORMATS),
+        hint=SERVING,
+    ),
+    "context_tokens": CONTEXT.but(hint=SERVING),
+    "batch": BATCH.but(label="Concurrent requests (batch)", hint=SERVING),
+    "prompt_tokens": Count(
+        "prompt", "Prompt length", "1024", unit="tokens", hint=SERVING,
+        quantity=quantities.PROMPT_TOKENS,
+    ),
+    "output_tokens": Count(
+        "output", "Answer length", "256", unit="tokens", hint=SERVING,
+        quantity=quantities.OUTPUT_TOKENS,
+    ),
+    "tokens": OptionalAmount(
+        "tokens",
+        "Training tokens",
+        "",
+        unit="tokens",
+        hint=f"Training. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
+        quantity=TRAINING_TOKENS.quantity,
+    ),
+    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: share of peak achieved, e.g. 0.4."),
+    "target_days": OptionalAmount(
+        "target_days", "Finish within", "", unit="days", hint="Training. Optional.",
+        quantity=quantities.TARGET_DAYS,
+    ),
+    "sharding": Choice(
+        "sharding",
+        "Sharding",
+        "none",
+        options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
+        hint=TRAINING,
+    ),
+    "tp": TENSOR_PARALLEL.but(
+        hint="Training; must divide the GPU count. Serving always splits over all GPUs."
+    ),
+    "optimizer": Choice(
+        "optimizer",
+        "Optimiser",
+        "adam",
+        options=tuple((o, OPTIMIZER_LABELS[o]) for o in OPTIMIZERS),
+        hint=TRAINING,
+    ),
+    "convention": Choice(
+        "convention",
+        "Precision convention",
+        "mixed-16",
+        options=tuple((c, CONVENTION_LABELS[c]) for c in CONVENTIONS),
+        hint="Training: bytes per parameter for weights and gradients.",
+    ),
+    "recompute": Choice(
+        "recompute",
+        "Activation recomputation",
+        "selective",
+        options=tuple((r, RECOMPUTE_LABELS[r]) for r in RECOMPUTE),
+        hint=TRAINING,
+    ),
+    "micro_batch": MICRO_BATCH.but(hint=TRAINING),
+    "seq_len": SEQ_LEN.but(hint=TRAINING),
+    "usd_per_gpu_hour": OptionalAmount(
+        "price",
+        "Price per GPU-hour",
+        "",
+        unit="USD",
+        hint="Empty: the catalogue's cloud price for this hardware, if it has one.",
+        quantity=quantities.USD_PER_GPU_HOUR,
+    ),
+}
+SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_tokens",
+              "output_tokens")
+TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
+              "recompute", "micro_batch", "seq_len")
+
+
+def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,
+                   *, every_task: bool = True) -> dict[str, Any]:
+    """plan()'s keyword arguments, typed, from the fields given (plan keyword -> field).
+
+    ``model``/``params``: the model field's choice, the typed count when it is 'custom'.
+    ``every_task``: also parse the other task's fields (a link must not carry junk);
+    otherwise those are left out and plan() uses its defaults.
+    """
+    task = values[fields["task"]] if "task" in fields else "serve"
+    skipped = () if every_task else (TRAIN_ONLY if task == "serve" else SERVE_ONLY)
+    out: dict[str, Any] = {}
+    for key, f in fields.items():
+        if key in skipped or key in ("model", "params"):
+            continue
+        out[key] = values[f]
+    return out

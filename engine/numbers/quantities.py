@@ -1,0 +1,217 @@
+"""The lesson's quantities, each declared once: kind, unit, sensible range and why.
+
+One :class:`Quantity` per thing a reader or a caller can give the engine (a context length,
+a GPU count, an MFU, a price...). Its range is what makes sense for the lesson, with the
+reason in words a reader understands; the message for a value outside it states the range
+and the reason. Widgets' fields (``engine.render.fields``), the command line and the
+engine's public entry points all check against these same records, so a limit is written
+in one place only.
+
+Every range is finite and starts above zero where zero or a tiny value would divide by
+nothing (an MFU of 1e-320 gives an infinite time): the products and quotients of values in
+range stay finite floats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from engine.numbers.catalog.models import GENERIC_MAX_PARAMS, GENERIC_MIN_PARAMS
+from engine.numbers.errors import EngineError
+
+KINDS = ("integer", "number")
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A kind of value (``integer`` or ``number``) in ``unit`` from ``minimum`` to ``maximum``.
+
+    ``reason`` says why that range (shown with a refusal, in brackets); ``unit`` is the word
+    after a number in that message ("tokens", "GPUs"), empty for a plain share.
+    """
+
+    kind: str
+    unit: str
+    minimum: float
+    maximum: float
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"quantity kind must be one of {KINDS}")
+        if not (math.isfinite(self.minimum) and math.isfinite(self.maximum)):
+            raise ValueError("a quantity's range must be finite")
+        if self.minimum > self.maximum:
+            raise ValueError("a quantity's minimum must not exceed its maximum")
+
+    def within(self, *, minimum: float | None = None, maximum: float | None = None,
+               reason: str | None = None) -> Quantity:
+        """The same quantity over a narrower range (e.g. up to the chosen model's context)."""
+        return replace(
+            self,
+            minimum=self.minimum if minimum is None else minimum,
+            maximum=self.maximum if maximum is None else maximum,
+            reason=self.reason if reason is None else reason,
+        )
+
+    def range_words(self) -> str:
+        """'from 1 to 10,000,000 tokens'."""
+        unit = f" {self.unit}" if self.unit else ""
+        return f"from {show(self.minimum)} to {show(self.maximum)}{unit}"
+
+    def check(self, value: object, field: str, label: str) -> float:
+        """``value`` (a number, or text as typed) as a float in range; EngineError naming
+        ``field`` otherwise (integers: see :meth:`check_integer`)."""
+        number = _parse(value, field, label, self)
+        if self.kind == "integer" and math.isfinite(number) and number != math.floor(number):
+            raise EngineError(f"{label} must be a whole number {self.range_words()}.", field)
+        if number > self.maximum:
+            raise EngineError(f"{label} is too large: {self._advice()}", field)
+        if number < self.minimum:
+            raise EngineError(f"{label} is too small: {self._advice()}", field)
+        return number
+
+    def check_integer(self, value: object, field: str, label: str) -> int:
+        """``value`` as an int in range (the quantity must be of kind ``integer``)."""
+        if self.kind != "integer":
+            raise ValueError("check_integer needs an integer quantity")
+        return int(self.check(value, field, label))
+
+    def _advice(self) -> str:
+        return f"give a value {self.range_words()} ({self.reason})."
+
+
+def show(x: float) -> str:
+    """A bound as a reader reads it: 1, 0.01, 8,192, 1,000,000,000, 1e16."""
+    if x == math.floor(x) and abs(x) < 1e10:
+        return f"{int(x):,}"
+    if abs(x) >= 1e10:
+        mantissa, _, exponent = f"{x:.3g}".partition("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{x:g}"
+
+
+def _parse(value: object, field: str, label: str, q: Quantity) -> float:
+    """Text or a number to a float; NaN, infinities, booleans and words refused."""
+    hint = f"type one {q.range_words()}."
+    if isinstance(value, bool) or value is None:
+        raise EngineError(f"{label} must be a number: {hint}", field)
+    if isinstance(value, str):
+        text = value.strip().replace(",", "").replace("_", "")
+        if not text:
+            raise EngineError(f"{label} is empty: {hint}", field)
+        try:
+            number = float(text)
+        except ValueError:
+            shown = value if len(value) <= 20 else value[:20] + "..."
+            raise EngineError(f"{label} must be a number, not {shown!r}: {hint}", field) from None
+    elif isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            number = math.inf if value > 0 else -math.inf
+    else:
+        raise EngineError(f"{label} must be a number: {hint}", field)
+    if math.isnan(number):
+        raise EngineError(f"{label} must be a number, not NaN: {hint}", field)
+    return number  # an infinity (or 400 digits) is then "too large" / "too small"
+
+
+# The lesson's quantities. Each bound is far from any default and any case the lesson shows.
+LONGEST_CATALOGUE_CONTEXT = 131_072  # Llama 3.1 (models.toml): the longest context here
+
+CONTEXT_TOKENS = Quantity(
+    "integer", "tokens", 1, 10_000_000,
+    "the longest context of a model here is 131,072 tokens; "
+    "up to ten million shows what a longer one would need",
+)
+PROMPT_TOKENS = CONTEXT_TOKENS.within(reason="a prompt is read into a context of the same size")
+OUTPUT_TOKENS = CONTEXT_TOKENS.within(reason="an answer is at least one token and fits a context")
+SEQ_LEN = CONTEXT_TOKENS.within(reason="a training sequence is a context of that length")
+BATCH = Quantity(
+    "integer", "requests", 1, 1_000_000,
+    "one request at a time up to a million at once, far beyond one server",
+)
+MICRO_BATCH = Quantity(
+    "integer", "sequences", 1, 1_000_000,
+    "at least one sequence per step; a million is far beyond any GPU's memory",
+)
+GPUS = Quantity(
+    "integer", "GPUs", 1, 10_000_000,
+    "one GPU up to ten million, hundreds of times the largest clusters built",
+)
+TENSOR_PARALLEL = Quantity(
+    "integer", "GPUs", 1, 1024,
+    "tensor parallelism splits each layer over 1 to 1,024 GPUs; in practice 8 in one server",
+)
+PARAMS = Quantity(
+    "integer", "parameters", GENERIC_MIN_PARAMS, GENERIC_MAX_PARAMS,
+    "the engine infers a model's shapes from 20 million parameters up to 1e15, "
+    "a thousand times the largest models built",
+)
+MFU = Quantity(
+    "number", "", 0.01, 1.0,
+    "MFU is the share of peak a run achieves: 0.4 means 40 %, 1 means every cycle useful; "
+    "good runs reach 0.35 to 0.55",
+)
+TRAINING_TOKENS = Quantity(
+    "number", "tokens", 1e6, 1e16,
+    "from a million tokens to 1e16, hundreds of times the largest training sets (15 trillion)",
+)
+TOKENS_PER_S = Quantity(
+    "number", "tokens/s", 1, 1e15,
+    "at least one token a second; 1e15 is far beyond any cluster",
+)
+TARGET_DAYS = Quantity(
+    "number", "days", 0.01, 100_000,
+    "from a quarter of an hour (0.01 days) to about 270 years",
+)
+USD_PER_GPU_HOUR = Quantity(
+    "number", "USD", 0.01, 10_000,
+    "cloud GPUs rent for about 1 to 10 dollars an hour",
+)
+SIMULATION_SPEED = Quantity(
+    "number", "× real time", 0.001, 1e9,
+    "from a thousandth of real time (slow motion) to a billion simulated seconds per second",
+)
+ELAPSED_SECONDS = Quantity(
+    "number", "seconds", 0, 1e15,
+    "simulated time starts at 0 and a run ends long before 1e15 seconds",
+)
+TOKENS_PER_STEP = Quantity(
+    "number", "tokens", 1, 1e9,
+    "at least one token per step; a billion is far beyond any batch",
+)
+PURCHASE_USD = Quantity(
+    "number", "USD", 1, 1e12,
+    "from a dollar to a trillion, more than the largest data centre built",
+)
+YEARS = Quantity(
+    "number", "years", 0.1, 100,
+    "from about a month to a century; servers are usually written off over 3 to 5 years",
+)
+POWER_W = Quantity(
+    "number", "W", 0, 1e9,
+    "from no power at all to a gigawatt, more than any data centre draws",
+)
+PUE = Quantity(
+    "number", "", 1, 5,
+    "power per watt of IT load: 1 means no cooling at all; good data centres reach 1.1 to 1.5",
+)
+USD_PER_KWH = Quantity(
+    "number", "USD per kWh", 0, 100,
+    "from free power to a hundred dollars; electricity costs cents per kWh",
+)
+UTILISATION_PERCENT = Quantity(
+    "number", "%", 0.1, 100,
+    "the share of hours the GPUs are busy, from 0.1 % to every hour",
+)
+PURCHASE_GPUS = Quantity(
+    "integer", "GPUs", 1, 1_000_000,
+    "a purchase holds at least one GPU; a million is more than any one buyer owns",
+)
+CHIPS_COMPARED = Quantity(
+    "integer", "chips", 1, 64,
+    "a server holds 1 to 8 GPUs and 1 to 8 CPU sockets; 64 leaves room to compare more",
+)

@@ -1,0 +1,221 @@
+"""Fields: one declaration per input, from which its control, its parsing, the command line's
+flag and the address key all follow.
+
+A :class:`Field` names an input (the form's ``name``, the address key, the CLI flag), labels
+it for the reader and gives its default as the form's text. Its subclass says what the text
+means: :class:`Count` (a whole number) and :class:`Amount` (a float) check a
+:class:`~engine.numbers.quantities.Quantity` (unit, sensible range and why), :class:`OptionalAmount`
+also takes an empty box, :class:`Choice` one of its options, :class:`Text` any text (the
+engine's own state, a drill's answer). ``field.parse(text)`` returns the typed value or
+raises :class:`~engine.numbers.errors.EngineError` naming the field, with a message that
+states the range that makes sense.
+
+A widget's render reads typed values from :class:`Values` (``values[CONTEXT]`` is an int):
+each field is parsed when the render first reads it, so an input the current choices leave
+unused (the playground's training fields while serving) blocks nothing it does not need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Self, TypeVar
+
+from engine.numbers.errors import EngineError
+from engine.numbers.quantities import Quantity
+
+CONTROL_KINDS = ("number", "select", "range", "text", "hidden")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One labelled form control. ``default`` is text, exactly as the form would send it."""
+
+    name: str
+    label: str
+    kind: str
+    default: str
+    options: tuple[tuple[str, str], ...] = ()  # (value, label) pairs for a select
+    minimum: float | None = None
+    maximum: float | None = None
+    step: str = "any"
+    unit: str = ""
+    hint: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONTROL_KINDS:
+            raise ValueError(f"control {self.name}: kind must be one of {CONTROL_KINDS}")
+        if self.kind == "select" and not self.options:
+            raise ValueError(f"control {self.name}: a select needs options")
+        if self.name == "action":
+            raise ValueError("'action' is reserved for the pressed button")
+
+
+@dataclass(frozen=True)
+class Field(Generic[T]):
+    """One input: ``name`` (form, address and CLI), ``label`` (shown, and in messages),
+    ``default`` (text, exactly as the form sends it), and how it is shown: ``control``
+    (``number``, ``select``, ``range``, ``text`` or ``hidden``), ``unit`` and ``hint`` beside
+    it, ``options`` ((value, label) pairs of a select)."""
+
+    name: str
+    label: str
+    default: str
+    unit: str = ""
+    hint: str = ""
+    control_kind: str = "number"
+    options: tuple[tuple[str, str], ...] = ()
+
+    def parse(self, text: str) -> T:
+        """The typed value of ``text``; EngineError naming this field when it makes no sense."""
+        raise NotImplementedError
+
+    def but(self, **changes: Any) -> Self:
+        """The same field with some declarations changed (another label, default or range)."""
+        return replace(self, **changes)
+
+    @property
+    def control(self) -> Control:
+        """The labelled form control that shows this field."""
+        return Control(
+            self.name,
+            self.label,
+            self.control_kind,
+            self.default,
+            options=self.options,
+            unit=self.unit,
+            hint=self.hint,
+            **self._range_attributes(),
+        )
+
+    def _range_attributes(self) -> dict[str, Any]:
+        return {}
+
+    def help(self) -> str:
+        """One line for the command line's --help: what it is, its range or choices."""
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"{self.label}{unit}"
+
+
+@dataclass(frozen=True)
+class _Numeric(Field[T]):
+    quantity: Quantity = field(kw_only=True)
+
+    def _range_attributes(self) -> dict[str, Any]:
+        if self.control_kind != "range":
+            return {}
+        return {"minimum": self.quantity.minimum, "maximum": self.quantity.maximum, "step": "1"}
+
+    def help(self) -> str:
+        return f"{self.label}, {self.quantity.range_words()}"
+
+    def within(self, *, minimum: float | None = None, maximum: float | None = None,
+               reason: str | None = None) -> Self:
+        """The same field over a narrower range (e.g. up to the chosen model's context)."""
+        q = self.quantity.within(minimum=minimum, maximum=maximum, reason=reason)
+        return replace(self, quantity=q)
+
+
+@dataclass(frozen=True)
+class Count(_Numeric[int]):
+    """A whole number of ``quantity`` (tokens, GPUs, requests)."""
+
+    def parse(self, text: str) -> int:
+        return self.quantity.check_integer(text, self.name, self.label)
+
+
+@dataclass(frozen=True)
+class Amount(_Numeric[float]):
+    """A number of ``quantity`` (a share, days, dollars)."""
+
+    def parse(self, text: str) -> float:
+        return self.quantity.check(text, self.name, self.label)
+
+
+@dataclass(frozen=True)
+class OptionalAmount(_Numeric["float | None"]):
+    """An amount the reader may leave empty (``None``: the engine's default applies)."""
+
+    def parse(self, text: str) -> float | None:
+        if text.strip() == "":
+            return None
+        return self.quantity.check(text, self.name, self.label)
+
+
+@dataclass(frozen=True)
+class Choice(Field[str]):
+    """One of ``options`` (a select)."""
+
+    control_kind: str = "select"
+
+    def __post_init__(self) -> None:
+        if not self.options:
+            raise ValueError(f"choice {self.name}: needs options")
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(v for v, _ in self.options)
+
+    def parse(self, text: str) -> str:
+        allowed = self.values()
+        if text in allowed:
+            return text
+        if text == "":
+            # A browser sends '' when the address names an option its list lacks.
+            raise EngineError(
+                f"No {self.label.lower()} chosen (a link may have named one this page does not "
+                "know): pick one from the list.",
+                self.name,
+            )
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise EngineError(
+            f"Unknown {self.label.lower()} {shown!r}; choose one of: {', '.join(allowed)}.",
+            self.name,
+        )
+
+    def help(self) -> str:
+        return f"{self.label}: {', '.join(self.values())}"
+
+
+@dataclass(frozen=True)
+class Text(Field[str]):
+    """Any text, checked by the engine where it is used (a saved state, a drill's answer)."""
+
+    control_kind: str = "text"
+
+    def parse(self, text: str) -> str:
+        return text
+
+
+def hidden(name: str, label: str, default: str) -> Text:
+    """State the engine hands back to itself (JSON text, a shown race), never typed."""
+    return Text(name, label, default, control_kind="hidden")
+
+
+class Values:
+    """The reader's inputs as typed values: ``values[FIELD]`` parses that field's text with
+    that field (so a field narrowed with ``within`` applies its narrower range); the pressed
+    button is ``values.action`` (empty when none)."""
+
+    __slots__ = ("_parsed", "_raw", "action")
+
+    def __init__(self, raw: Mapping[str, str], action: str = "") -> None:
+        self._raw = raw
+        self._parsed: dict[Field[Any], Any] = {}
+        self.action = action
+
+    def __getitem__(self, f: Field[T]) -> T:
+        if f not in self._parsed:
+            self._parsed[f] = f.parse(self._raw[f.name])
+        value: T = self._parsed[f]
+        return value
+
+    def text(self, name: str) -> str:
+        """The raw text of input ``name``, as the form sent it."""
+        return self._raw[name]
+
+    def parse_all(self, fields: Iterable[Field[Any]]) -> None:
+        """Parse every field now (a link must never carry a value the engine would refuse)."""
+        for f in fields:
+            self[f]
