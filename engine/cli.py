@@ -27,9 +27,16 @@ class _Parser(argparse.ArgumentParser):
         raise _ArgError(message)
 
 
+# Flags given as the catalogue's words, checked by plan() itself (any catalogue model).
+_PASSED_AS_GIVEN = ("model", "params")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def _build() -> _Parser:
-    from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM
-    from engine.numbers.compute import DEFAULT_MFU
+    from engine.lesson.plan_fields import PLAN_FIELDS
 
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
@@ -40,46 +47,29 @@ def _build() -> _Parser:
                    default="all")
     q = sub.add_parser("plan", help="the five questions for one workload")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
     q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b")
     q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
-    q.add_argument("--hardware", default="h100-sxm")
-    q.add_argument("--gpus", default="1")
-    q.add_argument("--task", default="serve", help="serve or train")
-    q.add_argument("--format", dest="weight_format", default="bf16",
-                   help="weight format for serving: fp32 bf16 fp16 fp8 int8 int4")
-    q.add_argument("--kv-format", default="bf16")
-    q.add_argument("--context", default="8192", help="tokens of context per request")
-    q.add_argument("--batch", default="1", help="concurrent requests")
-    q.add_argument("--prompt", default="1024", help="prompt tokens of the timed request")
-    q.add_argument("--output", default="256", help="answer tokens of the timed request")
-    q.add_argument("--sharding", default="none", help="none, zero1, zero2, zero3")
-    q.add_argument("--tp", default="1", help="tensor-parallel size")
-    q.add_argument("--optimizer", default="adam")
-    q.add_argument("--convention", default="mixed-16", help="mixed-16, mixed-18, mixed-20, fp32")
-    q.add_argument("--micro-batch", default="1")
-    q.add_argument("--seq-len", default="4096")
-    q.add_argument("--recompute", default="selective", help="none, selective, full")
-    q.add_argument(
-        "--tokens", help=f"training tokens (default {CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
-    )
-    q.add_argument("--mfu", default=str(DEFAULT_MFU))
-    q.add_argument("--target-days")
-    q.add_argument("--price", help="USD per GPU-hour (default: the catalogue's)")
+    for key, f in PLAN_FIELDS.items():
+        if key in _PASSED_AS_GIVEN:
+            continue
+        default = f" (default {f.default})" if f.default else ""
+        q.add_argument(_flag(f.name), dest=f.name, default=f.default,
+                       help=f"{f.help()}{default}. {f.hint}".strip())
     return p
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     from engine.lesson.plan import QUESTIONS, plan
+    from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+    from engine.render.fields import Values
 
-    result = plan(
-        model=args.model, params=args.params, hardware=args.hardware, gpus=args.gpus,
-        task=args.task, weight_format=args.weight_format, kv_format=args.kv_format,
-        context_tokens=args.context, batch=args.batch, prompt_tokens=args.prompt,
-        output_tokens=args.output, sharding=args.sharding, tp=args.tp,
-        optimizer=args.optimizer, convention=args.convention, micro_batch=args.micro_batch,
-        seq_len=args.seq_len, recompute=args.recompute, tokens=args.tokens, mfu=args.mfu,
-        target_days=args.target_days, usd_per_gpu_hour=args.price,
-    )
+    raw = {f.name: getattr(args, f.name) for k, f in PLAN_FIELDS.items()
+           if k not in _PASSED_AS_GIVEN}
+    values = Values(raw)
+    fields = {k: f for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
+    result = plan(model=args.model, params=args.params,
+                  **plan_arguments(values, fields, every_task=False))
     data = result.to_dict()
     answers = result.answers()
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
@@ -126,6 +116,15 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     return data, "\n".join(lines)
 
 
+def _said_of_flag(error: EngineError) -> str:
+    """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
+    from engine.lesson.plan_fields import PLAN_FIELDS
+
+    names = {f.name for f in PLAN_FIELDS.values()}
+    name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
+    return f"{_flag(name)}: {error.message}" if name in names else error.message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -134,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _build().parse_args(args_list)
         data, text = _plan(args) if args.command == "plan" else _catalog(args)
     except (_ArgError, EngineError) as exc:
-        message = exc.message if isinstance(exc, EngineError) else f"error: {exc}"
+        message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"
         if as_json:
             print(json.dumps({"error": message}))
         print(message, file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
+from engine.numbers import quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, prices, resolve_model
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.errors import EngineError
@@ -314,8 +314,8 @@ def _json_int(n: int) -> int | float:
 
 def _price(hw: HardwareSpec, given: object) -> tuple[float | None, str]:
     if given is not None and given != "":
-        return (validate.number(given, "usd_per_gpu_hour", label="Price per GPU-hour",
-                                maximum=1e6), "price given")
+        return (quantities.USD_PER_GPU_HOUR.check(given, "usd_per_gpu_hour", "Price per GPU-hour"),
+                "price given")
     offers = prices().cloud_for(hw.id)
     if not offers:
         return None, (f"No cloud price in the catalogue for {hw.name}; give one "
@@ -362,10 +362,9 @@ def plan(
     if job == "serve":
         mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
                              context_tokens=context_tokens, batch=batch, gpus=gpus)
-        s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
-                             maximum=100_000_000)
-        out = validate.integer(output_tokens, "output_tokens", label="Answer length",
-                               maximum=100_000_000)
+        s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
+        out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
+                                                     "Answer length")
         g = mem.gpus
         pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
         k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
@@ -380,9 +379,9 @@ def plan(
                            convention=convention, micro_batch=micro_batch, seq_len=seq_len,
                            recompute=recompute)
     given = tokens is not None and tokens != ""
-    d = (validate.number(tokens, "tokens", label="Training tokens", maximum=1e16) if given
+    d = (quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens") if given
          else float(CHINCHILLA_TOKENS_PER_PARAM * m.params))
-    u = validate.fraction(mfu, "mfu", label="MFU")
+    u = quantities.MFU.check(mfu, "mfu", "MFU")
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
     total = (8.0 if tmem.recompute == "full" else 6.0) * m.params * d
@@ -390,7 +389,7 @@ def plan(
     target = None
     for_target = None
     if target_days is not None and target_days != "":
-        target = validate.number(target_days, "target_days", label="Target days", maximum=1e6)
+        target = quantities.TARGET_DAYS.check(target_days, "target_days", "Target days")
         for_target = max(1, int(-(-total // (target * SECONDS_PER_DAY * peak * u))))
     if seconds > 1e15:
         raise EngineError("That run would take longer than the age of the universe; check "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
+from engine.numbers import quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
@@ -105,7 +105,7 @@ def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
 
 
 def _check_gpus(gpus: object) -> int:
-    return validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
+    return quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +214,8 @@ def serving_memory(
     hw = as_hardware(hardware)
     wf = get_format(weight_format)
     kf = get_format(kv_format)
-    ctx = validate.integer(context_tokens, "context_tokens", label="Context", maximum=100_000_000)
-    b = validate.integer(batch, "batch", label="Batch", maximum=10_000_000)
+    ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
+    b = quantities.BATCH.check_integer(batch, "batch", "Batch")
     g = _check_gpus(gpus)
     kv_token = kv_cache_bytes_per_token(m, kf.id)
     weights = m.params * wf.bytes_per_number / g
@@ -393,14 +393,14 @@ def training_memory(
     m = as_model(model)
     hw = as_hardware(hardware)
     g = _check_gpus(gpus)
-    t = validate.integer(tp, "tp", label="Tensor-parallel size", maximum=1024)
+    t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
     if g % t:
         raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
                           f"({t}).", "tp")
     shard = validate.choice(sharding, "sharding", SHARDINGS)
     rec = validate.choice(recompute, "recompute", RECOMPUTE)
-    mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1_000_000)
-    s = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
+    mb = quantities.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
+    s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
     bpp = training_state_bytes_per_param(optimizer, convention)
     dp = g // t
     stage = _STAGE[shard]
