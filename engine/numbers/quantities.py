@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from engine.numbers.catalog.models import GENERIC_MAX_PARAMS, GENERIC_MIN_PARAMS
 from engine.numbers.errors import EngineError
+from engine.numbers.validate import to_float
 
 KINDS = ("integer", "number")
 
@@ -63,7 +64,7 @@ class Quantity:
     def check(self, value: object, field: str, label: str) -> float:
         """``value`` (a number, or text as typed) as a float in range; EngineError naming
         ``field`` otherwise (integers: see :meth:`check_integer`)."""
-        number = _parse(value, field, label, self)
+        number = to_float(value, field, label, f"type one {self.range_words()}.")
         if self.kind == "integer" and math.isfinite(number) and number != math.floor(number):
             raise EngineError(f"{label} must be a whole number {self.range_words()}.", field)
         if number > self.maximum:
@@ -90,32 +91,6 @@ def show(x: float) -> str:
         mantissa, _, exponent = f"{x:.3g}".partition("e")
         return f"{mantissa}e{int(exponent)}"
     return f"{x:g}"
-
-
-def _parse(value: object, field: str, label: str, q: Quantity) -> float:
-    """Text or a number to a float; NaN, infinities, booleans and words refused."""
-    hint = f"type one {q.range_words()}."
-    if isinstance(value, bool) or value is None:
-        raise EngineError(f"{label} must be a number: {hint}", field)
-    if isinstance(value, str):
-        text = value.strip().replace(",", "").replace("_", "")
-        if not text:
-            raise EngineError(f"{label} is empty: {hint}", field)
-        try:
-            number = float(text)
-        except ValueError:
-            shown = value if len(value) <= 20 else value[:20] + "..."
-            raise EngineError(f"{label} must be a number, not {shown!r}: {hint}", field) from None
-    elif isinstance(value, int | float):
-        try:
-            number = float(value)
-        except OverflowError:  # an int beyond any float
-            number = math.inf if value > 0 else -math.inf
-    else:
-        raise EngineError(f"{label} must be a number: {hint}", field)
-    if math.isnan(number):
-        raise EngineError(f"{label} must be a number, not NaN: {hint}", field)
-    return number  # an infinity (or 400 digits) is then "too large" / "too small"
 
 
 # The lesson's quantities. Each bound is far from any default and any case the lesson shows.

@@ -17,29 +17,38 @@ from engine.numbers.errors import EngineError
 HUGE = 1e30
 
 
-def _parse(value: object, field: str, label: str) -> float:
+def to_float(value: object, field: str, label: str, hint: str = "") -> float:
+    """A number, or text as typed ('7e9', '7,000,000,000'), as a float; an infinity when it
+    is beyond any float ('inf', 400 digits: the caller says "too large"). Booleans, words and
+    NaN are refused, the message ending with ``hint`` (e.g. the range that makes sense)."""
+    end = f": {hint}" if hint else "."
     if isinstance(value, bool) or value is None:
-        raise EngineError(f"{label} must be a number.", field)
+        raise EngineError(f"{label} must be a number{end}", field)
     if isinstance(value, str):
         text = value.strip().replace(",", "").replace("_", "")
         if not text:
-            raise EngineError(f"{label} is empty: type a number.", field)
+            raise EngineError(f"{label} is empty: {hint or 'type a number.'}", field)
         try:
             number = float(text)
         except ValueError:
             shown = value if len(value) <= 20 else value[:20] + "..."
-            raise EngineError(f"{label} must be a number, not {shown!r}.", field) from None
+            raise EngineError(f"{label} must be a number, not {shown!r}{end}", field) from None
     elif isinstance(value, int | float):
         try:
             number = float(value)
-        except OverflowError:
-            raise EngineError(f"{label} is too large.", field) from None
+        except OverflowError:  # an int beyond any float
+            number = math.inf if value > 0 else -math.inf
     else:
-        raise EngineError(f"{label} must be a number.", field)
+        raise EngineError(f"{label} must be a number{end}", field)
     if math.isnan(number):
-        raise EngineError(f"{label} must be a number, not NaN.", field)
-    if math.isinf(number):
-        raise EngineError(f"{label} must be finite.", field)
+        raise EngineError(f"{label} must be a number, not NaN{end}", field)
+    return number
+
+
+def _parse(value: object, field: str, label: str) -> float:
+    number = to_float(value, field, label)
+    if math.isinf(number):  # "inf", or 400 digits
+        raise EngineError(f"{label} is too {'large' if number > 0 else 'small'}.", field)
     return number
 
 
