@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from engine.lesson.figures import format_bandwidth, format_tokens_per_s
 from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM
-from engine.numbers import validate
+from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model, list_hardware
 from engine.numbers.compute import flops_per_token, training_flops
 from engine.numbers.errors import EngineError
@@ -255,7 +255,7 @@ def cheat_fits(
     ms = _models(models, FIT_MODELS)
     gpus = _gpus(hardware, SHEET_GPUS)
     fmt = get_format(format)
-    tokens = validate.integer(context, "context", label="Context", maximum=100_000_000)
+    tokens = quantities.CONTEXT_TOKENS.check_integer(context, "context", "Context")
     rows = []
     for m in ms:
         plans = [serving_memory(m, h, weight_format=fmt.id, context_tokens=tokens) for h in gpus]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from engine.numbers.catalog.models import GENERIC_MAX_PARAMS, GENERIC_MIN_PARAMS
+from engine.numbers.catalog.models import GENERIC_MAX_PARAMS, GENERIC_MIN_PARAMS, ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.validate import to_float
 
@@ -190,3 +190,11 @@ CHIPS_COMPARED = Quantity(
     "integer", "chips", 1, 64,
     "a server holds 1 to 8 GPUs and 1 to 8 CPU sockets; 64 leaves room to compare more",
 )
+
+
+def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
+    """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""
+    return quantity.within(
+        maximum=min(quantity.maximum, model.max_context),
+        reason=f"{model.name} reads at most {model.max_context:,} tokens",
+    )

@@ -203,10 +203,7 @@ def render(values: Values) -> Rendered:
     task = values[TASK]
     model = get_model(values[MODEL])
     prompt_tokens = values[
-        PROMPT_TOKENS.within(
-            maximum=model.max_context,
-            reason=f"{model.name} reads at most {model.max_context:,} tokens",
-        )
+        PROMPT_TOKENS.but(quantity=quantities.context_for(model, quantities.PROMPT_TOKENS))
     ]
     tokens_per_step = values[TOKENS_PER_STEP]
     speed = values[SPEED]

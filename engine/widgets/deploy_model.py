@@ -11,6 +11,7 @@ pages in the same tab.
 from __future__ import annotations
 
 from engine.lesson import cluster
+from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.dgx_view import (
     STORE,
     SYSTEM,
@@ -19,7 +20,7 @@ from engine.lesson.dgx_view import (
     state_field,
     with_field,
 )
-from engine.numbers import memory
+from engine.numbers import memory, quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
 from engine.render.charts import memory_bar
@@ -123,18 +124,9 @@ def render(values: Values) -> Rendered:
     model = get_model(model_id)
     gpu = int(values[GPU])
     weight_format = values[FORMAT]
-    context = values[
-        CONTEXT.within(
-            maximum=model.max_context,
-            reason=f"{model.name} reads at most {model.max_context:,} tokens",
-        )
-    ]
-    batch = values[
-        BATCH.within(
-            maximum=cluster.MAX_BATCH,
-            reason=f"the simulation serves at most {cluster.MAX_BATCH:,} requests at once",
-        )
-    ]
+    # The same ranges the simulation checks: this model's context, its batch limit.
+    context = values[CONTEXT.but(quantity=quantities.context_for(model))]
+    batch = values[BATCH.but(quantity=SERVE_BATCH)]
     mem = memory.serving_memory(
         model, state.system.gpu, weight_format=weight_format, context_tokens=context, batch=batch
     )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.lesson.cluster.state import ClusterState
-from engine.numbers import validate
+from engine.lesson.cluster.state import MAX_BATCH, ClusterState
+from engine.numbers import quantities, validate
 from engine.numbers.catalog import ModelSpec, SystemSpec, get_model
 from engine.numbers.errors import EngineError
 from engine.words.format import plural
@@ -59,10 +59,31 @@ def _check_model(model_id: object) -> ModelSpec:
     return get_model(model_id)
 
 
+# The simulation's ranges: the lesson's quantities, narrowed where dgx-1's simulation stops.
+SERVE_BATCH = quantities.BATCH.within(
+    maximum=MAX_BATCH, reason=f"one deployment here serves at most {MAX_BATCH:,} requests at once"
+)
+TRAIN_MICRO_BATCH = quantities.MICRO_BATCH.within(
+    maximum=1024, reason="the simulation trains at most 1,024 sequences per micro-batch"
+)
+TRAIN_TOKENS = quantities.TRAINING_TOKENS.within(
+    maximum=1e15, reason="the simulation runs at most 1e15 tokens"
+)
+
+
 def _check_context(model: ModelSpec, context_tokens: object) -> int:
-    ctx = validate.integer(context_tokens, "context_tokens", label="Context (tokens)",
-                           maximum=100_000_000)
-    if ctx > model.max_context:
-        raise EngineError(f"{model.name} reads at most {model.max_context:,} tokens of context; "
-                          f"{ctx:,} asked for.", "context_tokens")
-    return ctx
+    return quantities.context_for(model).check_integer(
+        context_tokens, "context_tokens", "Context (tokens)"
+    )
+
+
+def _check_training_numbers(
+    model: ModelSpec, seq_len: object, micro_batch: object, tokens: object, mfu: object
+) -> tuple[int, int, float, float]:
+    """A training job's sequence length, micro-batch, token budget and MFU, each in range."""
+    seq_q = quantities.context_for(model, quantities.SEQ_LEN)
+    seq = seq_q.check_integer(seq_len, "seq_len", "Sequence length")
+    mb = TRAIN_MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
+    budget = TRAIN_TOKENS.check(tokens, "tokens", "Token budget")
+    eff = quantities.MFU.check(mfu, "mfu", "MFU")
+    return seq, mb, budget, eff

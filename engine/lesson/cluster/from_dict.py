@@ -11,7 +11,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import fields, replace
 
-from engine.lesson.cluster.checks import _check_context, _check_gpu_indexes, _check_model
+from engine.lesson.cluster.checks import (
+    SERVE_BATCH,
+    _check_context,
+    _check_gpu_indexes,
+    _check_model,
+    _check_training_numbers,
+)
 from engine.lesson.cluster.log import _settle
 from engine.lesson.cluster.serving import _serve_memory
 from engine.lesson.cluster.state import (
@@ -128,7 +134,7 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
     if kind == "serve":
         wf = get_format(raw.get("weight_format")).id
         ctx = _check_context(model, raw.get("context_tokens"))
-        b = validate.integer(raw.get("batch"), "batch", maximum=4096)
+        b = SERVE_BATCH.check_integer(raw.get("batch"), "batch", "Batch")
         mem = _serve_memory(model, hw, wf, ctx, b, len(idx))
         return Job(id=job_id, kind=kind, model_id=model.id, gpus=idx,
                    bytes_per_gpu=mem.per_gpu_bytes, status=status, started_seconds=started,
@@ -136,11 +142,9 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
     shard = validate.choice(raw.get("sharding"), "sharding", SHARDINGS)
     opt = validate.choice(raw.get("optimizer"), "optimizer", OPTIMIZERS)
     rec = validate.choice(raw.get("recompute"), "recompute", RECOMPUTE)
-    seq = validate.integer(raw.get("seq_len"), "seq_len", maximum=model.max_context)
-    mb = validate.integer(raw.get("micro_batch"), "micro_batch", maximum=1024)
-    budget = validate.number(raw.get("tokens"), "tokens", minimum=1.0, allow_minimum=True,
-                             maximum=1e15)
-    eff = validate.fraction(raw.get("mfu"), "mfu")
+    seq, mb, budget, eff = _check_training_numbers(
+        model, raw.get("seq_len"), raw.get("micro_batch"), raw.get("tokens"), raw.get("mfu")
+    )
     _expect(eff <= 0.95, "MFU above 95 %.")
     _run_inputs(model.id, budget, len(idx), hw.id, eff, rec)
     tmem = _train_memory(model, hw, len(idx), shard, opt, rec, seq, mb)

@@ -17,6 +17,7 @@ from engine.lesson.cluster.admission import (
     _refuse,
 )
 from engine.lesson.cluster.checks import (
+    SERVE_BATCH,
     _check_context,
     _check_gpu_indexes,
     _check_model,
@@ -24,7 +25,6 @@ from engine.lesson.cluster.checks import (
 )
 from engine.lesson.cluster.log import _settle
 from engine.lesson.cluster.state import (
-    MAX_BATCH,
     ActionResult,
     ActionValue,
     ClusterState,
@@ -32,7 +32,6 @@ from engine.lesson.cluster.state import (
     WayOut,
 )
 from engine.lesson.cluster.words import _gb, gpu_list
-from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
@@ -188,7 +187,7 @@ def deploy(
     idx = _check_gpu_indexes(gpus, system)
     wf = get_format(weight_format).id
     ctx = _check_context(model, context_tokens)
-    b = validate.integer(batch, "batch", label="Batch (concurrent requests)", maximum=MAX_BATCH)
+    b = SERVE_BATCH.check_integer(batch, "batch", "Batch (concurrent requests)")
     mem = _serve_memory(model, system.gpu, wf, ctx, b, len(idx))
     job = Job(id=f"job-{st.next_job}", kind="serve", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",

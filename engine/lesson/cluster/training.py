@@ -16,7 +16,12 @@ from engine.lesson.cluster.admission import (
     _pick_gpus,
     _refuse,
 )
-from engine.lesson.cluster.checks import _check_gpu_indexes, _check_model, _check_state
+from engine.lesson.cluster.checks import (
+    _check_gpu_indexes,
+    _check_model,
+    _check_state,
+    _check_training_numbers,
+)
 from engine.lesson.cluster.log import _settle
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
@@ -202,11 +207,7 @@ def launch_training(
     rec = validate.choice(recompute, "recompute", RECOMPUTE)
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model.max_context)
-    seq = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=model.max_context)
-    mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1024)
-    budget = validate.number(tokens, "tokens", label="Token budget", minimum=1.0,
-                             allow_minimum=True, maximum=1e15)
-    eff = validate.fraction(mfu, "mfu", label="MFU")
+    seq, mb, budget, eff = _check_training_numbers(model, seq_len, micro_batch, tokens, mfu)
     if eff > 0.95:
         raise EngineError("MFU above 95 % is not achievable; 35-55 % is good for large runs.",
                           "mfu")
