@@ -56,6 +56,13 @@ RECOMPUTE_LABELS = {
 TRAINING = "Training."
 SERVING = "Serving."
 
+
+def _choice(name: str, label: str, default: str, labels: dict[str, str], keys: tuple[str, ...],
+            hint: str = TRAINING) -> Choice:
+    """A select over the engine's ``keys``, each shown with its words from ``labels``."""
+    return Choice(name, label, default, options=tuple((k, labels[k]) for k in keys), hint=hint)
+
+
 # plan()'s keyword -> the field that asks for it (its name is the address key and CLI flag).
 PLAN_FIELDS: dict[str, Field[Any]] = {
     "model": MODEL,
@@ -96,36 +103,17 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         "target_days", "Finish within", "", unit="days", hint="Training. Optional.",
         quantity=quantities.TARGET_DAYS,
     ),
-    "sharding": Choice(
-        "sharding",
-        "Sharding",
-        "none",
-        options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
-        hint=TRAINING,
-    ),
+    "sharding": _choice("sharding", "Sharding", "none", SHARDING_LABELS, SHARDINGS),
     "tp": TENSOR_PARALLEL.but(
         hint="Training; must divide the GPU count. Serving always splits over all GPUs."
     ),
-    "optimizer": Choice(
-        "optimizer",
-        "Optimiser",
-        "adam",
-        options=tuple((o, OPTIMIZER_LABELS[o]) for o in OPTIMIZERS),
-        hint=TRAINING,
-    ),
-    "convention": Choice(
-        "convention",
-        "Precision convention",
-        "mixed-16",
-        options=tuple((c, CONVENTION_LABELS[c]) for c in CONVENTIONS),
+    "optimizer": _choice("optimizer", "Optimiser", "adam", OPTIMIZER_LABELS, OPTIMIZERS),
+    "convention": _choice(
+        "convention", "Precision convention", "mixed-16", CONVENTION_LABELS, CONVENTIONS,
         hint="Training: bytes per parameter for weights and gradients.",
     ),
-    "recompute": Choice(
-        "recompute",
-        "Activation recomputation",
-        "selective",
-        options=tuple((r, RECOMPUTE_LABELS[r]) for r in RECOMPUTE),
-        hint=TRAINING,
+    "recompute": _choice(
+        "recompute", "Activation recomputation", "selective", RECOMPUTE_LABELS, RECOMPUTE
     ),
     "micro_batch": MICRO_BATCH.but(hint=TRAINING),
     "seq_len": SEQ_LEN.but(hint=TRAINING),

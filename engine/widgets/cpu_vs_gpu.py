@@ -29,24 +29,11 @@ def gpu_only_options() -> tuple[tuple[str, str], ...]:
     return tuple((h.id, h.name) for h in list_hardware() if h.kind == "gpu")
 
 
+CHIPS = quantities.CHIPS_COMPARED
 CPU = Choice("cpu", "CPU", "xeon-8480c", options=cpu_options())
-CPUS = Count(
-    "cpus",
-    "Number of CPUs",
-    "2",
-    unit="sockets",
-    hint="dgx-1 has two",
-    quantity=quantities.CHIPS_COMPARED,
-)
+CPUS = Count("cpus", "Number of CPUs", "2", unit="sockets", hint="dgx-1 has two", quantity=CHIPS)
 GPU = Choice("gpu", "GPU", "h100-sxm", options=gpu_only_options())
-GPUS = Count(
-    "gpus",
-    "Number of GPUs",
-    "1",
-    unit="GPUs",
-    hint="dgx-1 has eight",
-    quantity=quantities.CHIPS_COMPARED,
-)
+GPUS = Count("gpus", "Number of GPUs", "1", unit="GPUs", hint="dgx-1 has eight", quantity=CHIPS)
 
 
 def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:

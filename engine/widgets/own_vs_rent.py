@@ -76,56 +76,39 @@ def _hint(name: str) -> str:
     return "Starting value: " + defaults()[name].short
 
 
-PURCHASE = Amount(
-    "purchase_usd",
-    "Purchase price",
-    defaults()["purchase_usd"].value,
-    unit="USD",
+def _starting(
+    name: str, label: str, quantity: quantities.Quantity, *, unit: str = "", hint: str = ""
+) -> Amount:
+    """A field that starts at the catalogue's value for ``name`` (see :func:`defaults`)."""
+    return Amount(name, label, defaults()[name].value, unit=unit, hint=hint, quantity=quantity)
+
+
+PURCHASE = _starting(
+    "purchase_usd", "Purchase price", quantities.PURCHASE_USD, unit="USD",
     hint=_hint("purchase_usd"),
-    quantity=quantities.PURCHASE_USD,
 )
 GPUS = Count(
     "gpus", "GPUs in the purchase", defaults()["gpus"].value, quantity=quantities.PURCHASE_GPUS
 )
-POWER = Amount(
-    "power_W",
-    "Power while busy",
-    defaults()["power_W"].value,
-    unit="W",
+POWER = _starting(
+    "power_W", "Power while busy", quantities.POWER_W, unit="W",
     hint="The whole purchase, all its GPUs together.",
-    quantity=quantities.POWER_W,
 )
-PUE = Amount(
-    "pue",
-    "PUE",
-    defaults()["pue"].value,
+PUE = _starting(
+    "pue", "PUE", quantities.PUE,
     hint="Data-centre power per watt of IT load: cooling and losses included.",
-    quantity=quantities.PUE,
 )
-ELECTRICITY = Amount(
-    "usd_per_kWh",
-    "Electricity price",
-    defaults()["usd_per_kWh"].value,
-    unit="USD per kWh",
-    quantity=quantities.USD_PER_KWH,
+ELECTRICITY = _starting(
+    "usd_per_kWh", "Electricity price", quantities.USD_PER_KWH, unit="USD per kWh"
 )
-YEARS = Amount(
-    "years", "Years of use", defaults()["years"].value, unit="years", quantity=quantities.YEARS
-)
+YEARS = _starting("years", "Years of use", quantities.YEARS, unit="years")
 UTILISATION = Amount(
-    "utilisation",
-    "Utilisation",
-    "50",
-    unit="% of hours busy",
+    "utilisation", "Utilisation", "50", unit="% of hours busy",
     quantity=quantities.UTILISATION_PERCENT,
 )
-RENT = Amount(
-    "rent_usd_per_gpu_hour",
-    "Cloud price",
-    defaults()["rent_usd_per_gpu_hour"].value,
-    unit="USD per GPU-hour",
-    hint=_hint("rent_usd_per_gpu_hour"),
-    quantity=quantities.USD_PER_GPU_HOUR,
+RENT = _starting(
+    "rent_usd_per_gpu_hour", "Cloud price", quantities.USD_PER_GPU_HOUR,
+    unit="USD per GPU-hour", hint=_hint("rent_usd_per_gpu_hour"),
 )
 
 
