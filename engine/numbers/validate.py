@@ -3,6 +3,10 @@
 Each function takes a raw value (a number, or text typed by a reader), checks it and
 returns a clean ``float`` or ``int``, or raises :class:`~engine.numbers.errors.EngineError`
 naming the field. NaN, infinity, booleans and non-numeric text never get through.
+
+The lesson's own quantities (a context, a GPU count, an MFU...) are checked against their
+one declaration in :mod:`engine.numbers.quantities`, whose messages state the sensible range;
+the functions here guard the arithmetic's other arguments.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ states the range that makes sense.
 
 A widget's render reads typed values from :class:`Values` (``values[CONTEXT]`` is an int):
 each field is parsed when the render first reads it, so an input the current choices leave
-unused (the playground's training fields while serving) blocks nothing it does not need.
+unused (the MFU calculator's measured throughput when it computes a time) blocks nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Self, TypeVar
 
@@ -214,8 +214,3 @@ class Values:
     def text(self, name: str) -> str:
         """The raw text of input ``name``, as the form sent it."""
         return self._raw[name]
-
-    def parse_all(self, fields: Iterable[Field[Any]]) -> None:
-        """Parse every field now (a link must never carry a value the engine would refuse)."""
-        for f in fields:
-            self[f]
