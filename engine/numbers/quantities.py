@@ -67,10 +67,13 @@ class Quantity:
         number = to_float(value, field, label, f"type one {self.range_words()}.")
         if self.kind == "integer" and math.isfinite(number) and number != math.floor(number):
             raise EngineError(f"{label} must be a whole number {self.range_words()}.", field)
-        if number > self.maximum:
-            raise EngineError(f"{label} is too large: {self._advice()}", field)
-        if number < self.minimum:
-            raise EngineError(f"{label} is too small: {self._advice()}", field)
+        for wrong, relation in ((number > self.maximum, "large"), (number < self.minimum, "small")):
+            if wrong:
+                raise EngineError(
+                    f"{label}: {_given(value)} is too {relation}; give a value "
+                    f"{self.range_words()} ({self.reason}).",
+                    field,
+                )
         return number
 
     def check_integer(self, value: object, field: str, label: str) -> int:
@@ -79,8 +82,19 @@ class Quantity:
             raise ValueError("check_integer needs an integer quantity")
         return int(self.check(value, field, label))
 
-    def _advice(self) -> str:
-        return f"give a value {self.range_words()} ({self.reason})."
+
+
+def _given(value: object) -> str:
+    """What the reader gave, as they typed it (cut short: 400 digits help no one)."""
+    if isinstance(value, str):
+        text = value.strip()
+    elif isinstance(value, float) and math.isinf(value):
+        text = "infinity" if value > 0 else "minus infinity"
+    elif isinstance(value, float):
+        text = show(value)
+    else:
+        text = str(value)
+    return text if len(text) <= 20 else text[:20] + "..."
 
 
 def show(x: float) -> str:
