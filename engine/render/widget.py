@@ -1,14 +1,15 @@
-"""What a widget is: labelled controls, a pure compute-and-render function, and its page HTML.
+"""What a widget is: its fields, a pure compute-and-render function, and its page HTML.
 
 A widget declares its inputs as fields (:mod:`engine.render.fields`: name, label, unit,
-sensible range, default); its ``render`` reads them as typed values (``values[CONTEXT]``,
-parsed and checked by the field) and returns the result as HTML, or a :class:`Rendered` that
-also sets some inputs (a simulation's new state, a drill's next question). A bad input raises
-:class:`~engine.numbers.errors.EngineError` naming the field, shown beside it. The same function renders the page at build time and runs in the browser
-(Pyodide), so no number is ever computed twice or in JavaScript.
+sensible range, default), each shown as a labelled control; its ``render`` reads them as
+typed values (``values[CONTEXT]``, parsed and checked by the field) and returns the result as
+HTML, or a :class:`Rendered` that also sets some inputs (a simulation's new state, a drill's
+next question). A bad input raises :class:`~engine.numbers.errors.EngineError` naming the
+field, shown beside it. The same function renders the page at build time and runs in the
+browser (Pyodide), so no number is ever computed twice or in JavaScript.
 
 Besides visible controls a widget may have:
-- hidden inputs (``kind="hidden"``): state the engine hands back to itself, such as the
+- hidden inputs (fields made with :func:`~engine.render.fields.hidden`): state the engine hands back to itself, such as the
   simulated dgx-1 (JSON text) or the elapsed time of an animation;
 - actions: buttons; the pressed one arrives as ``values.action`` (empty otherwise);
 - a store (``"session:dgx-1"``, ``"local:drill-7"``): the browser keeps that hidden input on
