@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.render.html import esc
+from engine.render.placer import Placer, text_box
+from engine.render.plot import WIDTH, chart, legend, stacked_bar
+from engine.render.svg import line, rect, text
 from engine.words.format import format_GB, format_seconds
 
 # One colour per memory quantity, the same in every bar of the lesson: a part's CSS class
@@ -43,7 +45,7 @@ def memory_bar(
     capacity_bytes: float,
     *,
     label: str,
-    width: int = 640,
+    width: int = WIDTH,
     scale_bytes: float = 0.0,
 ) -> str:
     """A stacked bar of memory parts (bytes) against a capacity line, with its legend.
@@ -56,39 +58,34 @@ def memory_bar(
     scale_max = max(capacity_bytes, total, scale_bytes) * 1.04 or 1.0
     bar_y, bar_h, left = 18, 26, 4
     usable = width - 2 * left
-    x = float(left)
-    rects = [
-        f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
-    ]
-    for i, (name, n_bytes) in enumerate(parts):
-        w = usable * n_bytes / scale_max
-        rects.append(
-            f'<rect class="{part_class(name, i)}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
-            f"<title>{esc(name)}: {esc(format_GB(n_bytes))}</title></rect>"
-        )
-        x += w
+    bar = stacked_bar(
+        [
+            (part_class(name, i), n_bytes, f"{name}: {format_GB(n_bytes)}")
+            for i, (name, n_bytes) in enumerate(parts)
+        ],
+        x=left,
+        y=bar_y,
+        height=bar_h,
+        units_per_value=usable / scale_max,
+    )
     cap_x = left + usable * capacity_bytes / scale_max
     marker = (
-        f'<line class="capacity" x1="{cap_x:.2f}" y1="8" x2="{cap_x:.2f}" y2="{bar_y + bar_h + 6}"/>'
-        f'<text x="{min(cap_x, width - 4):.2f}" y="{bar_y + bar_h + 20}" text-anchor="end">'
-        f"capacity {esc(format_GB(capacity_bytes))}</text>"
-        f'<text x="{left}" y="12">used {esc(format_GB(total))}</text>'
+        line(cap_x, 8, cap_x, bar_y + bar_h + 6, class_="capacity")
+        + text(
+            min(cap_x, width - 4),
+            bar_y + bar_h + 20,
+            f"capacity {format_GB(capacity_bytes)}",
+            anchor="end",
+        )
+        + text(left, 12, f"used {format_GB(total)}")
     )
     description = f"{label}: " + ", ".join(f"{n} {format_GB(b)}" for n, b in parts)
     description += f"; total {format_GB(total)} of {format_GB(capacity_bytes)}."
-    svg = (
-        f'<svg class="chart memory-bar" viewBox="0 0 {width} {bar_y + bar_h + 26}" '
-        f'role="img" aria-label="{esc(description)}">{"".join(rects)}{marker}</svg>'
+    content = rect(left, bar_y, usable, bar_h, class_="track", rx=3) + bar + marker
+    svg = chart(content, css="memory-bar", label=description, width=width, height=bar_y + bar_h + 26)
+    return svg + legend(
+        [(part_class(name, i), f"{name}: {format_GB(b)}") for i, (name, b) in enumerate(parts)]
     )
-    legend = "".join(
-        f'<li><span class="swatch {part_class(name, i)}" aria-hidden="true"></span>{esc(name)}: '
-        f"{esc(format_GB(b))}</li>"
-        for i, (name, b) in enumerate(parts)
-    )
-    return svg + f'<ul class="legend">{legend}</ul>'
-
-
-_CHAR_W = 6.2  # px per character of the charts' 11 px text, a little generous
 
 
 def timeline(
@@ -98,7 +95,7 @@ def timeline(
     scale_seconds: float = 0.0,
     marker_seconds: float | None = None,
     marker_label: str = "",
-    width: int = 640,
+    width: int = WIDTH,
 ) -> str:
     """Phases of a request drawn to scale on one time axis, as an SVG with a text alternative.
 
@@ -112,9 +109,7 @@ def timeline(
     # Room above the bar only for the marker's label.
     bar_y, bar_h, left = (18 if marker_seconds is not None else 4), 24, 4
     usable = width - 2 * left
-    rects = [
-        f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
-    ]
+    shapes = [rect(left, bar_y, usable, bar_h, class_="track", rx=3)]
     decode_seen = 0
     for name, kind, start, length in phases:
         if kind == "prefill":
@@ -124,39 +119,40 @@ def timeline(
             decode_seen += 1
         else:
             css = "part-5"
-        x = left + usable * start / scale_max
-        w = usable * length / scale_max
-        rects.append(
-            f'<rect class="{css}" x="{x:.2f}" y="{bar_y}" width="{w:.2f}" height="{bar_h}">'
-            f"<title>{esc(name)}: {esc(format_seconds(length))}</title></rect>"
+        shapes.append(
+            rect(
+                left + usable * start / scale_max,
+                bar_y,
+                usable * length / scale_max,
+                bar_h,
+                class_=css,
+                title=f"{name}: {format_seconds(length)}",
+            )
         )
     # Labels: the first-token marker above the bar (beside its line), the time axis below it
     # ("0 s" at the start, the total right-aligned at the bar's end, or just past the end
     # when the bar is too short for both), so no two labels meet.
     below = bar_y + bar_h + 16
-    marker = ""
+    labels = Placer((0, 0, width, below + 4))
     if marker_seconds is not None:
         mx = left + usable * marker_seconds / scale_max
-        anchor, tx = ("start", mx + 3) if mx < width / 2 else ("end", mx - 3)
-        marker = (
-            f'<line class="capacity" x1="{mx:.2f}" y1="4" x2="{mx:.2f}" y2="{bar_y + bar_h + 4}"/>'
-            f'<text x="{tx:.2f}" y="12" text-anchor="{anchor}">{esc(marker_label)}</text>'
-        )
+        spot = (mx + 3, 12, "start") if mx < width / 2 else (mx - 3, 12, "end")
+        shapes.append(line(mx, 4, mx, bar_y + bar_h + 4, class_="capacity"))
+        shapes.append(text(spot[0], spot[1], marker_label, anchor=spot[2]))
+    shapes.append(text(left, below, "0 s"))
+    zero = text_box(left, below, "0 s", "start")
+    labels.take((zero[0], zero[1], zero[2] + 6, zero[3]))  # with a gap after it
     end_text = format_seconds(end)
     end_x = left + usable * end / scale_max
-    zero_right = left + 3 * _CHAR_W + 6  # where the "0 s" label ends, with a gap
-    if end_x - len(end_text) * _CHAR_W >= zero_right:
-        end_label = f'<text x="{end_x:.2f}" y="{below}" text-anchor="end">{esc(end_text)}</text>'
-    else:
-        end_label = f'<text x="{max(end_x + 4, zero_right):.2f}" y="{below}">{esc(end_text)}</text>'
-    axis = f'<text x="{left}" y="{below}">0 s</text>' + end_label
+    after = (max(end_x + 4, zero[2] + 6), below, "start")
+    x, y, anchor = labels.place(end_text, [(end_x, below, "end")]) or after
+    shapes.append(text(x, y, end_text, anchor=anchor))
     prefill = sum(length for _, kind, _, length in phases if kind == "prefill")
     decode = sum(length for _, kind, _, length in phases if kind == "decode")
     description = (
         f"{label}: prefill {format_seconds(prefill)}, decode {format_seconds(decode)}, "
         f"total {format_seconds(end)}."
     )
-    return (
-        f'<svg class="chart timeline" viewBox="0 0 {width} {bar_y + bar_h + 26}" '
-        f'role="img" aria-label="{esc(description)}">{"".join(rects)}{marker}{axis}</svg>'
+    return chart(
+        "".join(shapes), css="timeline", label=description, width=width, height=bar_y + bar_h + 26
     )

@@ -9,24 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.render.html import esc
-
-Point = tuple[float, float]
+from engine.render.plot import WIDTH, Frame, Linear, axes, chart
+from engine.render.svg import Point, circle, line, polyline, rect, text
 
 # Presentation attributes, so a chart reads even without the stylesheet (which refines the
 # colours); currentColor follows the page's light or dark scheme.
-_STYLE = {
-    "curve-all": 'fill="none" stroke="currentColor" stroke-opacity="0.4" stroke-width="2" stroke-dasharray="5 3"',
-    "curve-done": 'fill="none" stroke="currentColor" stroke-width="3"',
-    "axis": 'stroke="currentColor" stroke-opacity="0.5"',
-}
-
-
-def _polyline(points: Sequence[Point], css: str) -> str:
-    if len(points) < 2:
-        return ""
-    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    return f'<polyline class="{css}" points="{coords}" {_STYLE[css]}/>'
+_CURVE_ALL = {"fill": "none", "stroke": "currentColor", "stroke_opacity": "0.4",
+              "stroke_width": "2", "stroke_dasharray": "5 3"}  # fmt: skip
+_CURVE_DONE = {"fill": "none", "stroke": "currentColor", "stroke_width": "3"}
+_AXIS = {"stroke": "currentColor", "stroke_opacity": "0.5"}
 
 
 def line_chart(
@@ -42,7 +33,7 @@ def line_chart(
     x_range: tuple[float, float] | None = None,
     y_range: tuple[float, float] | None = None,
     y_cut_note: str = "",
-    width: int = 640,
+    width: int = WIDTH,
     height: int = 220,
 ) -> str:
     """A line through ``points`` (x, y in data units, x ascending).
@@ -54,69 +45,58 @@ def line_chart(
     marks a y-axis that does not start at zero: a break mark at its foot and the note, in
     words, above the plot on the right.
     """
-    left, right, top, bottom = 46, 10, 24, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
+    f = Frame(width, height, left=46, right=10, top=24, bottom=34)
     xs = [x for x, _ in points] or [0.0]
     ys = [y for _, y in points] or [0.0]
     x0, x1 = x_range if x_range is not None else (min(xs), max(xs))
     y0, y1 = y_range if y_range is not None else (min(ys), max(ys))
-    x_span = (x1 - x0) or 1.0
-    y_span = (y1 - y0) or 1.0
+    x_scale = Linear(x0, x1, f.left, f.end)
+    y_scale = Linear(y0, y1, f.base, f.top)
 
     def to_px(p: Point) -> Point:
-        fx = min(max((p[0] - x0) / x_span, 0.0), 1.0)
-        fy = min(max((p[1] - y0) / y_span, 0.0), 1.0)
-        return left + plot_w * fx, top + plot_h * (1.0 - fy)
+        return x_scale(p[0]), y_scale(p[1])
 
     all_px = [to_px(p) for p in points]
-    shapes = [
-        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" '
-        f"{_STYLE['axis']}/>",
-        f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" '
-        f'y2="{top + plot_h}" {_STYLE["axis"]}/>',
-    ]
+    shapes = [axes(f, **_AXIS)]
     if done_x is None:
-        shapes.append(_polyline(all_px, "curve-done"))
+        shapes.append(polyline(all_px, class_="curve-done", **_CURVE_DONE))
     else:
-        shapes.append(_polyline(all_px, "curve-all"))
+        shapes.append(polyline(all_px, class_="curve-all", **_CURVE_ALL))
         done = [px for p, px in zip(points, all_px, strict=True) if p[0] <= done_x]
         if current is not None and current[0] >= x0:
             done.append(to_px(current))
-        shapes.append(_polyline(done, "curve-done"))
+        shapes.append(polyline(done, class_="curve-done", **_CURVE_DONE))
     if current is not None:
         cx, cy = to_px(current)
-        shapes.append(
-            f'<circle class="curve-point" cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="currentColor"/>'
-        )
-    base = top + plot_h
+        shapes.append(circle(cx, cy, 4, class_="curve-point", fill="currentColor"))
     texts = [
-        f'<text x="{left - 4}" y="{top + 4}" text-anchor="end">{esc(y_text(y1))}</text>',
-        f'<text x="{left - 4}" y="{base}" text-anchor="end">{esc(y_text(y0))}</text>',
-        f'<text x="{left}" y="{base + 14}">{esc(x_text(x0))}</text>',
-        f'<text x="{left + plot_w}" y="{base + 14}" text-anchor="end">{esc(x_text(x1))}</text>',
-        f'<text x="{left + plot_w / 2:.0f}" y="{base + 28}" text-anchor="middle">'
-        f"{esc(x_label)}</text>",
-        f'<text x="{left - 4}" y="{top - 10}">{esc(y_label)}</text>',
+        text(f.left - 4, f.top + 4, y_text(y1), anchor="end"),
+        text(f.left - 4, f.base, y_text(y0), anchor="end"),
+        text(f.left, f.base + 14, x_text(x0)),
+        text(f.end, f.base + 14, x_text(x1), anchor="end"),
+        text(round(f.left + f.plot_w / 2), f.base + 28, x_label, anchor="middle"),
+        text(f.left - 4, f.top - 10, y_label),
     ]
     if y_cut_note:
         # Two short slanted strokes across the foot of the y-axis: the axis is cut.
         shapes += [
-            f'<line class="axis" x1="{left - 5}" y1="{base - 4 + d}" x2="{left + 5}" '
-            f'y2="{base - 8 + d}" {_STYLE["axis"]} stroke-width="1.5"/>'
+            line(
+                f.left - 5,
+                f.base - 4 + d,
+                f.left + 5,
+                f.base - 8 + d,
+                class_="axis",
+                **_AXIS,
+                stroke_width="1.5",
+            )
             for d in (-4, 0)
         ]
-        texts.append(
-            f'<text class="y-cut-note" x="{left + plot_w}" y="{top - 10}" text-anchor="end">'
-            f"{esc(y_cut_note)}</text>"
-        )
-    return (
-        f'<svg class="chart line-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(label)}">{"".join(shapes)}{"".join(texts)}</svg>'
-    )
+        texts.append(text(f.end, f.top - 10, y_cut_note, anchor="end", class_="y-cut-note"))
+    return chart("".join(shapes) + "".join(texts), css="line-chart", label=label, width=width, height=height)
 
 
 def gpu_meters(
-    gpus: Sequence[tuple[str, float, str]], *, label: str, width: int = 640, height: int = 92
+    gpus: Sequence[tuple[str, float, str]], *, label: str, width: int = WIDTH, height: int = 92
 ) -> str:
     """One small bar per GPU: (name, utilisation 0..1, caption such as its memory).
 
@@ -132,17 +112,10 @@ def gpu_meters(
         x = cx - bar_w / 2
         fill_h = bar_h * share
         shapes.append(
-            f'<text x="{cx:.1f}" y="11" text-anchor="middle">{esc(name)}</text>'
-            f'<rect class="track" x="{x:.1f}" y="{bar_top}" width="{bar_w:.1f}" '
-            f'height="{bar_h}" rx="2"/>'
-            f'<rect class="part-1" x="{x:.1f}" y="{bar_top + bar_h - fill_h:.1f}" '
-            f'width="{bar_w:.1f}" height="{fill_h:.1f}" rx="2"/>'
-            f'<text x="{cx:.1f}" y="{bar_top + bar_h + 13}" text-anchor="middle">'
-            f"{esc(f'{share:.0%}')}</text>"
-            f'<text class="small" font-size="9" x="{cx:.1f}" y="{bar_top + bar_h + 26}" '
-            f'text-anchor="middle">{esc(caption)}</text>'
+            text(cx, 11, name, anchor="middle")
+            + rect(x, bar_top, bar_w, bar_h, class_="track", rx=2)
+            + rect(x, bar_top + bar_h - fill_h, bar_w, fill_h, class_="part-1", rx=2)
+            + text(cx, bar_top + bar_h + 13, f"{share:.0%}", anchor="middle")
+            + text(cx, bar_top + bar_h + 26, caption, anchor="middle", class_="small", font_size="9")
         )
-    return (
-        f'<svg class="chart gpu-meters" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(label)}">{"".join(shapes)}</svg>'
-    )
+    return chart("".join(shapes), css="gpu-meters", label=label, width=width, height=height)

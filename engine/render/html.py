@@ -46,24 +46,45 @@ def void_tag(element: str, /, **attributes: object) -> str:
     return f"<{element}{attrs(_attribute_names(attributes))}>"
 
 
+def closed_tag(element: str, /, **attributes: object) -> str:
+    """An SVG element with no children, closed by itself: `<line attrs/>`.
+
+    Inside <svg> an HTML parser needs the slash: an unclosed `<line>` would hold every
+    element after it.
+    """
+    return f"<{element}{attrs(_attribute_names(attributes))}/>"
+
+
+def scroll_box(content: str, *, label: str, kind: str = "table", extra_class: str = "") -> str:
+    """A keyboard-reachable region named ``label`` that scrolls sideways on a narrow screen.
+
+    ``kind`` is "table" or "chart" (class table-scroll or chart-scroll, styled in the CSS);
+    ``extra_class`` is added after it (the theme styles only tables without a class, so a
+    table's own class sits on its box).
+    """
+    return tag(
+        "div",
+        content,
+        class_=f"{kind}-scroll {extra_class}".strip(),
+        role="region",
+        tabindex="0",
+        aria_label=label,
+    )
+
+
 def table(headers: Iterable[str], rows: Iterable[Iterable[object]], *, caption: str = "") -> str:
     """A plain table; cells are escaped text."""
-    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in rows
-    )
-    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    # A keyboard-reachable scroll box: wide tables scroll inside it on narrow screens.
-    return (
-        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{esc(caption or "Table")}">'
-        f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
+    head = "".join(tag("th", esc(h), scope="col") for h in headers)
+    body = "".join(tag("tr", "".join(tag("td", esc(cell)) for cell in row)) for row in rows)
+    cap = tag("caption", esc(caption)) if caption else ""
+    inner = tag("table", cap + tag("thead", tag("tr", head)) + tag("tbody", body))
+    return scroll_box(inner, label=caption or "Table")
 
 
 def definition_list(items: Iterable[tuple[str, str]]) -> str:
     """Figures as term/value pairs, both escaped text."""
-    body = "".join(f"<dt>{esc(term)}</dt><dd>{esc(value)}</dd>" for term, value in items)
-    return f'<dl class="widget-figures">{body}</dl>'
+    body = "".join(tag("dt", esc(term)) + tag("dd", esc(value)) for term, value in items)
+    return tag("dl", body, class_="widget-figures")
 
 
 def json_island(data: object) -> str:

@@ -20,8 +20,11 @@ from engine.numbers.quantities import Quantity
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.render.fields import Choice, Count
-from engine.render.html import definition_list, esc, table, tag
+from engine.render.html import definition_list, esc, scroll_box, table, tag
 from engine.render.options import CONTEXT, catalog_model_field, format_options, hardware_field
+from engine.render.placer import Placer, Spot, around, text_box
+from engine.render.plot import WIDTH, Frame, Log, axes, chart, x_ticks, y_ticks
+from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_GB, format_seconds
 
@@ -30,10 +33,11 @@ MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048
 KV_FORMAT = "bf16"  # the KV cache stays in bf16 whatever the weights are stored in
 
 # Presentation attributes, so the chart reads without the stylesheet; s3.css refines colours.
-_ROOF = 'fill="none" stroke="currentColor" stroke-width="3"'
-_GRID = 'stroke="currentColor" stroke-opacity="0.15"'
-_AXIS = 'stroke="currentColor" stroke-opacity="0.6"'
-_RIDGE = 'stroke="currentColor" stroke-opacity="0.6" stroke-dasharray="5 4"'
+_ROOF = {"fill": "none", "stroke": "currentColor", "stroke_width": "3"}
+_GRID = {"stroke": "currentColor", "stroke_opacity": "0.15"}
+_AXIS = {"stroke": "currentColor", "stroke_opacity": "0.6"}
+_RIDGE = {"stroke": "currentColor", "stroke_opacity": "0.6", "stroke_dasharray": "5 4"}
+_HOLLOW = {"fill": "none", "stroke": "currentColor", "stroke_width": "2"}
 
 
 def format_flops_per_s(flops_per_s: float) -> str:
@@ -107,83 +111,6 @@ def _mark_of(
     )
 
 
-# Label placement: each label tries a few positions around its point and takes the first that
-# overlaps nothing already drawn (points, lines, other labels); a label with no free position
-# is left off (the table below the chart lists every point).
-_CHAR_W = 6.4  # px per character of the chart's 11 px text, a little generous
-_TEXT_H = 11.0
-Box = tuple[float, float, float, float]  # x0, y0, x1, y1
-
-
-def _text_box(x: float, y: float, text: str, anchor: str) -> Box:
-    w = len(text) * _CHAR_W
-    x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
-    return (x0 - 1, y - _TEXT_H + 2, x0 + w + 1, y + 3)
-
-
-def _overlaps(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _segment_hits(box: Box, p: tuple[float, float], q: tuple[float, float]) -> bool:
-    """Whether the segment p-q passes through ``box`` (sampled every 2 px: good enough)."""
-    n = max(int(math.hypot(q[0] - p[0], q[1] - p[1]) / 2), 1)
-    for i in range(n + 1):
-        x = p[0] + (q[0] - p[0]) * i / n
-        y = p[1] + (q[1] - p[1]) * i / n
-        if box[0] <= x <= box[2] and box[1] <= y <= box[3]:
-            return True
-    return False
-
-
-class _Placer:
-    """Free space on the chart: boxes taken and line segments drawn."""
-
-    def __init__(self, bounds: Box) -> None:
-        self.bounds = bounds
-        self.boxes: list[Box] = []
-        self.segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
-
-    def free(self, box: Box) -> bool:
-        b = self.bounds
-        if box[0] < b[0] or box[2] > b[2] or box[1] < b[1] or box[3] > b[3]:
-            return False
-        if any(_overlaps(box, other) for other in self.boxes):
-            return False
-        return not any(_segment_hits(box, p, q) for p, q in self.segments)
-
-    def place(
-        self, text: str, candidates: Sequence[tuple[float, float, str]]
-    ) -> tuple[float, float, str] | None:
-        """The first of (x, y, anchor) where ``text`` fits, now taken; None when none does."""
-        for x, y, anchor in candidates:
-            box = _text_box(x, y, text, anchor)
-            if self.free(box):
-                self.boxes.append(box)
-                return x, y, anchor
-        return None
-
-
-def _around(x: float, y: float, r: float) -> list[tuple[float, float, str]]:
-    """Label positions around a point of radius ``r``: below, above, right, left, corners."""
-    return [
-        (x, y + r + 12, "middle"),
-        (x, y - r - 4, "middle"),
-        (x + r + 4, y + 4, "start"),
-        (x - r - 4, y + 4, "end"),
-        (x + r + 2, y + r + 11, "start"),
-        (x - r - 2, y - r - 3, "end"),
-        (x + r + 2, y - r - 3, "start"),
-        (x - r - 2, y + r + 11, "end"),
-    ]
-
-
-def _text(pos: tuple[float, float, str], text: str, css: str = "") -> str:
-    x, y, anchor = pos
-    cls = f' class="{css}"' if css else ""
-    return f'<text{cls} x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{esc(text)}</text>'
-
-
 def roofline_svg(
     *,
     hardware: HardwareSpec,
@@ -193,98 +120,102 @@ def roofline_svg(
     decode_marks: Sequence[_Mark],
     current: _Mark,
     label: str,
-    width: int = 640,
+    width: int = WIDTH,
     height: int = 320,
 ) -> str:
     """The log-log roofline: the bandwidth slope meeting the flat peak at the ridge point,
-    decade ticks on both axes, and the workloads as points on the roof."""
+    decade ticks on both axes, and the workloads as points on the roof. Labels are placed
+    where they meet nothing already drawn; a label with no free spot is left off (the table
+    below the chart lists every point)."""
     bw = hardware.bandwidth_bytes_per_s
-    left, right, top, bottom = 86, 24, 22, 46
-    plot_w, plot_h = width - left - right, height - top - bottom
+    f = Frame(width, height, left=86, right=24, top=22, bottom=46)
     intensities = [m.intensity for m in (prefill_mark, current, *decode_marks)] + [ridge]
     lx0 = math.floor(math.log10(min(intensities) / 1.5))
     # At least a decade right of the ridge, so the flat roof and its labels have room.
     lx1 = math.ceil(math.log10(max(*intensities, ridge * 10.0) * 1.5))
     ly0 = math.floor(math.log10(10.0**lx0 * bw))
-    ly1 = math.log10(peak_flops_per_s * 3.0)
+    x_scale = Log(lx0, lx1, f.left, f.end)
+    y_scale = Log(ly0, math.log10(peak_flops_per_s * 3.0), f.base, f.top, clamp=True)
 
     def px(intensity: float, flops: float) -> tuple[float, float]:
-        fx = (math.log10(intensity) - lx0) / (lx1 - lx0)
-        fy = (math.log10(flops) - ly0) / (ly1 - ly0)
-        return left + plot_w * fx, top + plot_h * (1.0 - min(max(fy, 0.0), 1.0))
+        return x_scale(intensity), y_scale(flops)
 
-    base = top + plot_h
-    shapes: list[str] = []
-    for d in range(lx0, lx1 + 1):
-        x = left + plot_w * (d - lx0) / (lx1 - lx0)
-        shapes.append(
-            f'<line class="roof-grid" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{base}" {_GRID}/>'
-        )
-        shapes.append(
-            f'<text x="{x:.1f}" y="{base + 14}" text-anchor="middle">{esc(_decade_label(10.0**d))}</text>'
-        )
-    for d in range(ly0, math.floor(ly1) + 1):
-        y = top + plot_h * (1.0 - (d - ly0) / (ly1 - ly0))
-        shapes.append(
-            f'<line class="roof-grid" x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" {_GRID}/>'
-        )
-        shapes.append(
-            f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end">{esc(_flops_decade_label(10.0**d))}</text>'
-        )
-    shapes.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{base}" {_AXIS}/>')
-    shapes.append(
-        f'<line class="axis" x1="{left}" y1="{base}" x2="{left + plot_w}" y2="{base}" {_AXIS}/>'
-    )
+    shapes = [
+        x_ticks(
+            x_scale,
+            [(v, _decade_label(v)) for v in x_scale.decades()],
+            f,
+            grid_class="roof-grid",
+            **_GRID,
+        ),
+        y_ticks(
+            y_scale,
+            [(v, _flops_decade_label(v)) for v in y_scale.decades()],
+            f,
+            grid_class="roof-grid",
+            **_GRID,
+        ),
+        axes(f, **_AXIS),
+    ]
     # The roof: bandwidth x intensity up to the ridge, then the flat peak.
     x_lo, x_hi = 10.0**lx0, 10.0**lx1
     roof = [px(x_lo, x_lo * bw), px(ridge, peak_flops_per_s), px(x_hi, peak_flops_per_s)]
-    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in roof)
-    shapes.append(f'<polyline class="roof-line" points="{coords}" {_ROOF}/>')
+    shapes.append(polyline(roof, class_="roof-line", **_ROOF))
     rx, ry = roof[1]
-    shapes.append(
-        f'<line class="roof-ridge" x1="{rx:.1f}" y1="{ry:.1f}" x2="{rx:.1f}" y2="{base}" {_RIDGE}/>'
-    )
-    placer = _Placer((left + 2, top - 12, left + plot_w + right - 2, base - 2))
-    placer.segments += [(roof[0], roof[1]), (roof[1], roof[2]), ((rx, ry), (rx, base))]
+    shapes.append(line(rx, ry, rx, f.base, class_="roof-ridge", **_RIDGE))
+    placer = Placer((f.left + 2, f.top - 12, f.end + f.right - 2, f.base - 2))
+    placer.segments += [(roof[0], roof[1]), (roof[1], roof[2]), ((rx, ry), (rx, f.base))]
     y_title = "attainable FLOP/s, log scale"
-    placer.boxes.append(_text_box(4, top - 8, y_title, "start"))
+    placer.take(text_box(4, f.top - 8, y_title, "start"))
     # The points first (they cannot move), then the labels that must show, then the rest.
     points: list[str] = []
     for mark in decode_marks:
         x, y = px(mark.intensity, mark.flops_per_s)
-        placer.boxes.append((x - 6, y - 6, x + 6, y + 6))
-        title = f"{_describe(mark)}"
+        placer.take((x - 6, y - 6, x + 6, y + 6))
         if mark.fits:
             points.append(
-                f'<circle class="roof-decode" cx="{x:.1f}" cy="{y:.1f}" r="4" '
-                f'fill="currentColor"><title>{esc(title)}</title></circle>'
+                circle(x, y, 4, title=_describe(mark), class_="roof-decode", fill="currentColor")
             )
         else:
             points.append(
-                f'<circle class="roof-decode roof-nofit" cx="{x:.1f}" cy="{y:.1f}" r="4.5" '
-                f'fill="none" stroke="currentColor" stroke-width="2">'
-                f"<title>{esc(title)}</title></circle>"
+                circle(
+                    x, y, 4.5, title=_describe(mark), class_="roof-decode roof-nofit", **_HOLLOW
+                )
             )
     x, y = px(prefill_mark.intensity, prefill_mark.flops_per_s)
-    placer.boxes.append((x - 8, y - 8, x + 8, y + 8))
+    placer.take((x - 8, y - 8, x + 8, y + 8))
     points.append(
-        f'<rect class="roof-prefill" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
-        f'transform="rotate(45 {x:.1f} {y:.1f})" fill="currentColor">'
-        f"<title>{esc(_describe(prefill_mark))}</title></rect>"
+        rect(
+            x - 5,
+            y - 5,
+            10,
+            10,
+            title=_describe(prefill_mark),
+            class_="roof-prefill",
+            transform=f"rotate(45 {num(x)} {num(y)})",
+            fill="currentColor",
+        )
     )
     prefill_xy = (x, y)
     cx, cy = px(current.intensity, current.flops_per_s)
-    placer.boxes.append((cx - 11, cy - 11, cx + 11, cy + 11))
+    placer.take((cx - 11, cy - 11, cx + 11, cy + 11))
     points.append(
-        f'<circle class="roof-current{"" if current.fits else " roof-nofit"}" cx="{cx:.1f}" '
-        f'cy="{cy:.1f}" r="8" fill="none" stroke="currentColor" stroke-width="3"'
-        + ("" if current.fits else ' stroke-dasharray="4 3"')
-        + f"><title>{esc(_describe(current))}</title></circle>"
+        circle(
+            cx,
+            cy,
+            8,
+            title=_describe(current),
+            class_="roof-current" + ("" if current.fits else " roof-nofit"),
+            fill="none",
+            stroke="currentColor",
+            stroke_width="3",
+            stroke_dasharray=None if current.fits else "4 3",
+        )
     )
 
     labels: list[str] = []
     current_text = current.short + ("" if current.fits else ", does not fit")
-    where = placer.place(
+    spot = placer.place(
         current_text,
         [
             (cx, cy - 13, "middle"),
@@ -295,12 +226,13 @@ def roofline_svg(
             (cx + 12, cy + 16, "start"),
         ],
     )
-    if where is None:  # never left off: drawn above even if crowded
-        where = (cx, cy - 13, "middle")
+    if spot is None:  # never left off: drawn above even if crowded
+        spot = (cx, cy - 13, "middle")
     labels.append(
-        _text(where, current_text, "roof-current-label" + ("" if current.fits else " roof-nofit"))
+        _label(spot, current_text, "roof-current-label" + ("" if current.fits else " roof-nofit"))
     )
     # Fixed notes: the ridge (beside its line, near the bottom), the two regions, the peak.
+    base, end = f.base, f.end
     notes = (
         (
             f"ridge {format_intensity(ridge)}",
@@ -310,19 +242,15 @@ def roofline_svg(
         ("compute-bound →", [(rx + 6, base - 22, "start"), (rx + 6, base - 38, "start")]),
         (
             f"peak {format_flops_per_s(peak_flops_per_s)}",
-            [
-                (left + plot_w - 4, ry + 16, "end"),
-                (left + plot_w - 4, ry - 6, "end"),
-                (left + plot_w - 4, ry + 30, "end"),
-            ],
+            [(end - 4, ry + 16, "end"), (end - 4, ry - 6, "end"), (end - 4, ry + 30, "end")],
         ),
     )
-    for text, candidates in notes:
-        where = placer.place(text, candidates)
-        if where is not None:
-            labels.append(_text(where, text, "roof-note"))
+    for words, candidates in notes:
+        spot = placer.place(words, candidates)
+        if spot is not None:
+            labels.append(_label(spot, words, "roof-note"))
     px_, py_ = prefill_xy
-    where = placer.place(
+    spot = placer.place(
         "prefill",
         [
             (px_ - 8, py_ - 8, "end"),
@@ -335,32 +263,32 @@ def roofline_svg(
             (px_ + 8, py_ + 16, "start"),
         ],
     )
-    if where is not None:
-        labels.append(_text(where, "prefill"))
+    if spot is not None:
+        labels.append(_label(spot, "prefill"))
     # Decode labels at the marked batches (the slider's own batch is labelled above).
     for mark in decode_marks:
         if mark.intensity == current.intensity:
             continue
         x, y = px(mark.intensity, mark.flops_per_s)
-        where = placer.place(mark.short, _around(x, y, 5))
-        if where is not None:
-            labels.append(_text(where, mark.short))
+        spot = placer.place(mark.short, around(x, y, 5))
+        if spot is not None:
+            labels.append(_label(spot, mark.short))
     shapes += points + labels
     shapes.append(
-        f'<text x="{left + plot_w / 2:.0f}" y="{base + 34}" text-anchor="middle">'
-        "arithmetic intensity (FLOP per byte read), log scale</text>"
+        text(
+            round(f.left + f.plot_w / 2),
+            base + 34,
+            "arithmetic intensity (FLOP per byte read), log scale",
+            anchor="middle",
+        )
     )
-    shapes.append(f'<text x="4" y="{top - 8}">{esc(y_title)}</text>')
+    shapes.append(text(4, f.top - 8, y_title))
     # In a keyboard-reachable scroll box, as tables are: on a phone the chart keeps a legible
     # minimum width (docs/css/s3.css) and scrolls sideways instead of shrinking its labels.
-    svg = tag(
-        "div",
-        f'<svg class="chart roofline" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(label)}">{"".join(shapes)}</svg>',
-        class_="chart-scroll",
-        role="region",
-        tabindex="0",
-        aria_label="Roofline chart (scrolls sideways on narrow screens)",
+    svg = scroll_box(
+        chart("".join(shapes), css="roofline", label=label, width=width, height=height),
+        label="Roofline chart (scrolls sideways on narrow screens)",
+        kind="chart",
     )
     too_big = [m.short for m in decode_marks if not m.fits]
     if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:
@@ -376,6 +304,11 @@ def roofline_svg(
             class_="roof-legend",
         )
     return svg
+
+
+def _label(spot: Spot, words: str, css: str | None = None) -> str:
+    x, y, anchor = spot
+    return text(x, y, words, anchor=anchor, class_=css)
 
 
 def _describe(mark: _Mark) -> str:

@@ -1,0 +1,183 @@
+"""The plotting kit: a plot frame with margins, linear and log scales, axes with ticks and
+grid lines, stacked bars, legends and the chart's root element. Shapes come from
+:mod:`engine.render.svg`, label placement from :mod:`engine.render.placer`.
+
+Every chart is drawn in user units on a viewBox :data:`WIDTH` wide (the page scales it);
+its text is 11 px (docs/css). Every chart has ``role="img"`` and an ``aria-label`` that
+gives the same figures as the picture.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.render.html import esc, tag
+from engine.render.svg import line, rect, svg, text
+
+WIDTH = 640  # user units across every chart
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A chart of ``width`` x ``height`` user units and the plot inside its margins."""
+
+    width: float
+    height: float
+    left: float = 0.0
+    right: float = 0.0
+    top: float = 0.0
+    bottom: float = 0.0
+
+    @property
+    def plot_w(self) -> float:
+        return self.width - self.left - self.right
+
+    @property
+    def plot_h(self) -> float:
+        return self.height - self.top - self.bottom
+
+    @property
+    def base(self) -> float:
+        """The y of the plot's bottom edge (the x-axis)."""
+        return self.top + self.plot_h
+
+    @property
+    def end(self) -> float:
+        """The x of the plot's right edge."""
+        return self.left + self.plot_w
+
+
+@dataclass(frozen=True, slots=True)
+class Linear:
+    """Data ``lo``..``hi`` to user units ``start``..``end`` (a y-axis runs from the base up:
+    start = base, end = top). With ``clamp`` a value outside is drawn at the nearer edge."""
+
+    lo: float
+    hi: float
+    start: float
+    end: float
+    clamp: bool = True
+
+    def __call__(self, value: float) -> float:
+        fraction = (value - self.lo) / ((self.hi - self.lo) or 1.0)
+        if self.clamp:
+            fraction = min(max(fraction, 0.0), 1.0)
+        return self.start + (self.end - self.start) * fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """Data 10^lo_decade..10^hi_decade to user units, on a log scale (decades may be
+    fractional). With ``clamp`` a value outside is drawn at the nearer edge."""
+
+    lo_decade: float
+    hi_decade: float
+    start: float
+    end: float
+    clamp: bool = False
+
+    def __call__(self, value: float) -> float:
+        fraction = (math.log10(value) - self.lo_decade) / (self.hi_decade - self.lo_decade)
+        if self.clamp:
+            fraction = min(max(fraction, 0.0), 1.0)
+        return self.start + (self.end - self.start) * fraction
+
+    def decades(self) -> list[float]:
+        """The powers of ten inside the scale, lowest first."""
+        first, last = math.ceil(self.lo_decade), math.floor(self.hi_decade)
+        return [10.0**d for d in range(first, last + 1)]
+
+
+def nice_axis_top(value: float) -> tuple[float, float]:
+    """A round top for an axis at or above ``value``, and its tick step: 8.97 -> (10, 2.5)."""
+    if not value > 0:
+        return 1.0, 0.25
+    raw = value / 4.0
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * magnitude >= raw)
+    return math.ceil(value / step - 1e-9) * step, step
+
+
+def axes(frame: Frame, **attributes: object) -> str:
+    """The y-axis (left edge) and the x-axis (bottom edge) of the plot, class "axis"."""
+    return line(frame.left, frame.top, frame.left, frame.base, class_="axis", **attributes) + line(
+        frame.left, frame.base, frame.end, frame.base, class_="axis", **attributes
+    )
+
+
+def x_ticks(
+    scale: Linear | Log,
+    ticks: Sequence[tuple[float, str]],
+    frame: Frame,
+    *,
+    grid_class: str | None = None,
+    below: float = 14,
+    **grid: object,
+) -> str:
+    """Tick labels (value, text) centred under the x-axis, each with a vertical grid line
+    across the plot when ``grid_class`` is given."""
+    parts = []
+    for value, label in ticks:
+        x = scale(value)
+        if grid_class is not None:
+            parts.append(line(x, frame.top, x, frame.base, class_=grid_class, **grid))
+        parts.append(text(x, frame.base + below, label, anchor="middle"))
+    return "".join(parts)
+
+
+def y_ticks(
+    scale: Linear | Log,
+    ticks: Sequence[tuple[float, str]],
+    frame: Frame,
+    *,
+    grid_class: str | None = None,
+    gap: float = 5,
+    **grid: object,
+) -> str:
+    """Tick labels (value, text) right-aligned ``gap`` left of the y-axis, each with a
+    horizontal grid line across the plot when ``grid_class`` is given."""
+    parts = []
+    for value, label in ticks:
+        y = scale(value)
+        if grid_class is not None:
+            parts.append(line(frame.left, y, frame.end, y, class_=grid_class, **grid))
+        parts.append(text(frame.left - gap, y + 4, label, anchor="end"))
+    return "".join(parts)
+
+
+def stacked_bar(
+    parts: Sequence[tuple[str, float, str]],
+    *,
+    x: float,
+    y: float,
+    height: float,
+    units_per_value: float,
+    limit: float = math.inf,
+) -> str:
+    """Rectangles side by side from ``x``: (css class, value, title) each ``value x
+    units_per_value`` wide, none below zero, the whole no wider than ``limit``."""
+    shapes = []
+    used = 0.0
+    for css, value, title in parts:
+        w = min(max(value * units_per_value, 0.0), limit - used)
+        shapes.append(rect(x + used, y, w, height, class_=css, title=title))
+        used += w
+    return "".join(shapes)
+
+
+def legend(items: Sequence[tuple[str, str]]) -> str:
+    """A visible key under a chart: (swatch css class, plain text) per entry."""
+    entries = "".join(
+        tag("li", tag("span", "", class_=f"swatch {css}", aria_hidden="true") + esc(words))
+        for css, words in items
+    )
+    return tag("ul", entries, class_="legend")
+
+
+def chart(
+    content: str, *, css: str, label: str, height: float, width: float = WIDTH, **data: object
+) -> str:
+    """A chart's <svg>: class "chart <css>", data attributes, the text alternative ``label``."""
+    return svg(content, class_=f"chart {css}", width=width, height=height, label=label, **data)

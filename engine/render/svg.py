@@ -1,0 +1,106 @@
+"""SVG shapes on :func:`engine.render.html.tag`: every chart draws with these, so every
+attribute and every text is escaped in one place and every coordinate is written one way.
+
+Coordinates are in the chart's user units (its viewBox); :func:`num` writes them with at
+most two decimals. Extra keyword arguments become attributes as in ``tag`` (``class_`` ->
+class, ``stroke_width`` -> stroke-width, ``data_side`` -> data-side); None leaves one out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.render.html import closed_tag, esc, tag
+
+Point = tuple[float, float]
+
+
+def num(value: float) -> str:
+    """A coordinate as an SVG attribute: two decimals at most, no trailing zeros: 4, 12.5, 3.14."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def points(coords: Sequence[Point]) -> str:
+    """A points attribute: 'x,y x,y ...'."""
+    return " ".join(f"{num(x)},{num(y)}" for x, y in coords)
+
+
+def _shape(element: str, title: str, attributes: dict[str, object]) -> str:
+    """An element closed by itself, or holding a <title> (its tooltip and accessible name)."""
+    if title:
+        return tag(element, tag("title", esc(title)), **attributes)
+    return closed_tag(element, **attributes)
+
+
+def line(x1: float, y1: float, x2: float, y2: float, **attributes: object) -> str:
+    """A straight line from (x1, y1) to (x2, y2)."""
+    cls = attributes.pop("class_", None)
+    return closed_tag(
+        "line", class_=cls, x1=num(x1), y1=num(y1), x2=num(x2), y2=num(y2), **attributes
+    )
+
+
+def polyline(coords: Sequence[Point], **attributes: object) -> str:
+    """A line through ``coords``; nothing when there are fewer than two."""
+    if len(coords) < 2:
+        return ""
+    cls = attributes.pop("class_", None)
+    return closed_tag("polyline", class_=cls, points=points(coords), **attributes)
+
+
+def polygon(coords: Sequence[Point], *, title: str = "", **attributes: object) -> str:
+    """A closed shape through ``coords``."""
+    cls = attributes.pop("class_", None)
+    return _shape("polygon", title, {"class_": cls, "points": points(coords), **attributes})
+
+
+def rect(
+    x: float, y: float, width: float, height: float, *, title: str = "", **attributes: object
+) -> str:
+    """A rectangle; ``title`` (plain text) is its tooltip."""
+    cls = attributes.pop("class_", None)
+    return _shape(
+        "rect",
+        title,
+        {"class_": cls, "x": num(x), "y": num(y), "width": num(width), "height": num(height)}
+        | attributes,
+    )
+
+
+def circle(cx: float, cy: float, r: float, *, title: str = "", **attributes: object) -> str:
+    """A circle of radius ``r`` centred on (cx, cy)."""
+    cls = attributes.pop("class_", None)
+    return _shape("circle", title, {"class_": cls, "cx": num(cx), "cy": num(cy), "r": num(r)} | attributes)
+
+
+def text(x: float, y: float, content: str, *, anchor: str = "start", **attributes: object) -> str:
+    """Plain text (escaped here) at (x, y): ``anchor`` start, middle or end of the text."""
+    cls = attributes.pop("class_", None)
+    return tag(
+        "text",
+        esc(content),
+        class_=cls,
+        x=num(x),
+        y=num(y),
+        text_anchor=None if anchor == "start" else anchor,
+        **attributes,
+    )
+
+
+def group(content: str, **attributes: object) -> str:
+    """Shapes kept together (<g>), e.g. to carry one data attribute for all of them."""
+    return tag("g", content, **attributes)
+
+
+def svg(content: str, *, width: float, height: float, label: str, **attributes: object) -> str:
+    """A picture's root: a viewBox of width x height and ``role="img"`` named by ``label``
+    (the text alternative, with the same figures); ``class_`` and data attributes first."""
+    return tag(
+        "svg",
+        content,
+        **attributes,
+        viewBox=f"0 0 {num(width)} {num(height)}",
+        role="img",
+        aria_label=label,
+    )
