@@ -82,7 +82,9 @@ def memory_bar(
     description = f"{label}: " + ", ".join(f"{n} {format_GB(b)}" for n, b in parts)
     description += f"; total {format_GB(total)} of {format_GB(capacity_bytes)}."
     content = rect(left, bar_y, usable, bar_h, class_="track", rx=3) + bar + marker
-    svg = chart(content, css="memory-bar", label=description, width=width, height=bar_y + bar_h + 26)
+    svg = chart(
+        content, css="memory-bar", label=description, width=width, height=bar_y + bar_h + 26
+    )
     return svg + legend(
         [(part_class(name, i), f"{name}: {format_GB(b)}") for i, (name, b) in enumerate(parts)]
     )

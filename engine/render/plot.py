@@ -10,7 +10,7 @@ gives the same figures as the picture.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.render.html import esc, tag
@@ -112,17 +112,16 @@ def x_ticks(
     ticks: Sequence[tuple[float, str]],
     frame: Frame,
     *,
-    grid_class: str | None = None,
+    grid: Mapping[str, object] | None = None,
     below: float = 14,
-    **grid: object,
 ) -> str:
     """Tick labels (value, text) centred under the x-axis, each with a vertical grid line
-    across the plot when ``grid_class`` is given."""
+    across the plot when ``grid`` (the lines' attributes) is given."""
     parts = []
     for value, label in ticks:
         x = scale(value)
-        if grid_class is not None:
-            parts.append(line(x, frame.top, x, frame.base, class_=grid_class, **grid))
+        if grid is not None:
+            parts.append(line(x, frame.top, x, frame.base, **grid))
         parts.append(text(x, frame.base + below, label, anchor="middle"))
     return "".join(parts)
 
@@ -132,17 +131,16 @@ def y_ticks(
     ticks: Sequence[tuple[float, str]],
     frame: Frame,
     *,
-    grid_class: str | None = None,
+    grid: Mapping[str, object] | None = None,
     gap: float = 5,
-    **grid: object,
 ) -> str:
     """Tick labels (value, text) right-aligned ``gap`` left of the y-axis, each with a
-    horizontal grid line across the plot when ``grid_class`` is given."""
+    horizontal grid line across the plot when ``grid`` (the lines' attributes) is given."""
     parts = []
     for value, label in ticks:
         y = scale(value)
-        if grid_class is not None:
-            parts.append(line(frame.left, y, frame.end, y, class_=grid_class, **grid))
+        if grid is not None:
+            parts.append(line(frame.left, y, frame.end, y, **grid))
         parts.append(text(frame.left - gap, y + 4, label, anchor="end"))
     return "".join(parts)
 

@@ -71,7 +71,9 @@ def rect(
 def circle(cx: float, cy: float, r: float, *, title: str = "", **attributes: object) -> str:
     """A circle of radius ``r`` centred on (cx, cy)."""
     cls = attributes.pop("class_", None)
-    return _shape("circle", title, {"class_": cls, "cx": num(cx), "cy": num(cy), "r": num(r)} | attributes)
+    return _shape(
+        "circle", title, {"class_": cls, "cx": num(cx), "cy": num(cy), "r": num(r)} | attributes
+    )
 
 
 def text(x: float, y: float, content: str, *, anchor: str = "start", **attributes: object) -> str:

@@ -34,7 +34,7 @@ KV_FORMAT = "bf16"  # the KV cache stays in bf16 whatever the weights are stored
 
 # Presentation attributes, so the chart reads without the stylesheet; s3.css refines colours.
 _ROOF = {"fill": "none", "stroke": "currentColor", "stroke_width": "3"}
-_GRID = {"stroke": "currentColor", "stroke_opacity": "0.15"}
+_GRID = {"class_": "roof-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
 _AXIS = {"stroke": "currentColor", "stroke_opacity": "0.6"}
 _RIDGE = {"stroke": "currentColor", "stroke_opacity": "0.6", "stroke_dasharray": "5 4"}
 _HOLLOW = {"fill": "none", "stroke": "currentColor", "stroke_width": "2"}
@@ -145,15 +145,13 @@ def roofline_svg(
             x_scale,
             [(v, _decade_label(v)) for v in x_scale.decades()],
             f,
-            grid_class="roof-grid",
-            **_GRID,
+            grid=_GRID,
         ),
         y_ticks(
             y_scale,
             [(v, _flops_decade_label(v)) for v in y_scale.decades()],
             f,
-            grid_class="roof-grid",
-            **_GRID,
+            grid=_GRID,
         ),
         axes(f, **_AXIS),
     ]
