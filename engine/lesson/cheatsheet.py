@@ -27,7 +27,7 @@ from engine.numbers.memory import (
 )
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
-from engine.render.html import esc
+from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_count, format_flops, format_GB, format_seconds
 from engine.words.labels import part_label
 
@@ -99,18 +99,20 @@ def _sheet(
     caption: str,
 ) -> str:
     """A compact table: the first cell of each row is its row header; all text escaped."""
-    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
     body = "".join(
-        f'<tr><th scope="row">{esc(row[0])}</th>'
-        + "".join(f"<td>{esc(cell)}</td>" for cell in row[1:])
-        + "</tr>"
+        tag(
+            "tr",
+            tag("th", esc(row[0]), scope="row") + "".join(tag("td", esc(cell)) for cell in row[1:]),
+        )
         for row in rows
     )
-    return (
-        f'<div class="table-scroll s5-sheet" role="region" tabindex="0" '
-        f'aria-label="{esc(caption)}"><table class="s5-table" data-cheat="{esc(name)}">'
-        f"<caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table></div>"
+    return table_box(
+        column_heads(headers),
+        body,
+        caption=caption,
+        extra_class="s5-sheet",
+        class_="s5-table",
+        data_cheat=name,
     )
 
 

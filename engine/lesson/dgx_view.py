@@ -19,6 +19,8 @@ from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 from engine.render.fields import Text, hidden
 from engine.render.html import esc, tag
+from engine.render.plot import stacked_bar
+from engine.render.svg import rect, svg
 from engine.words.format import format_count, format_GB, format_seconds
 
 STORE = "session:dgx-1"
@@ -91,20 +93,22 @@ def _job_words(job: cluster.Job) -> str:
 
 def _bar(segments: list[tuple[str, float, str]], total: float, label: str) -> str:
     """A small horizontal bar: (css class, value, title) segments on a 0..total track."""
-    rects = [f'<rect class="track" x="0" y="0" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" rx="2"/>']
-    x = 0.0
-    for css, value, title in segments:
-        w = BAR_WIDTH * min(max(value / total, 0.0), 1.0) if total > 0 else 0.0
-        w = min(w, BAR_WIDTH - x)
-        rects.append(
-            f'<rect class="{esc(css)}" x="{x:.2f}" y="0" width="{w:.2f}" '
-            f'height="{BAR_HEIGHT}"><title>{esc(title)}</title></rect>'
-        )
-        x += w
-    return (
-        f'<svg class="dgx-bar" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" '
-        f'viewBox="0 0 {BAR_WIDTH} {BAR_HEIGHT}" role="img" aria-label="{esc(label)}">'
-        f"{''.join(rects)}</svg>"
+    track = rect(0, 0, BAR_WIDTH, BAR_HEIGHT, class_="track", rx=2)
+    bar = stacked_bar(
+        segments,
+        x=0,
+        y=0,
+        height=BAR_HEIGHT,
+        units_per_value=BAR_WIDTH / total if total > 0 else 0.0,
+        limit=BAR_WIDTH,
+    )
+    return svg(
+        track + bar,
+        css="dgx-bar",
+        width=BAR_WIDTH,
+        height=BAR_HEIGHT,
+        label=label,
+        fixed_size=True,
     )
 
 

@@ -24,7 +24,7 @@ from engine.numbers.catalog import ModelSpec, get_hardware, get_model
 from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.units import SECONDS_PER_DAY
-from engine.render.html import esc, tag
+from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_count, format_flops, format_TFLOP_per_s
 
 TOPICS: dict[str, str] = {
@@ -406,10 +406,7 @@ def table(topic: str = "") -> str:
     """The comparisons of ``topic`` (all when empty) as an HTML table, every cell escaped."""
     rows = results(topic)
     caption = TOPICS[topic] if topic else "The engine beside published figures"
-    head = "".join(
-        tag("th", esc(h), scope="col")
-        for h in ("What", "Engine", "Published", "Difference", "Source")
-    )
+    head = column_heads(("What", "Engine", "Published", "Difference", "Source"))
     body = []
     for r in rows:
         c = r.comparison
@@ -432,10 +429,4 @@ def table(topic: str = "") -> str:
             ),
         )
         body.append(tag("tr", "".join(cells), data_comparison=c.id, data_topic=c.topic))
-    html = tag(
-        "table",
-        tag("caption", esc(caption)) + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)),
-    )
-    return tag(
-        "div", html, class_="table-scroll reality", role="region", tabindex="0", aria_label=caption
-    )
+    return table_box(head, "".join(body), caption=caption, extra_class="reality")

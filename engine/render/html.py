@@ -74,11 +74,32 @@ def scroll_box(content: str, *, label: str, kind: str = "table", extra_class: st
 
 def table(headers: Iterable[str], rows: Iterable[Iterable[object]], *, caption: str = "") -> str:
     """A plain table; cells are escaped text."""
-    head = "".join(tag("th", esc(h), scope="col") for h in headers)
     body = "".join(tag("tr", "".join(tag("td", esc(cell)) for cell in row)) for row in rows)
+    return table_box(column_heads(headers), body, caption=caption)
+
+
+def column_heads(headers: Iterable[str]) -> str:
+    """A table's column header cells, escaped text."""
+    return "".join(tag("th", esc(h), scope="col") for h in headers)
+
+
+def table_box(
+    head: str,
+    body: str,
+    *,
+    caption: str,
+    label: str = "",
+    extra_class: str = "",
+    **table_attributes: object,
+) -> str:
+    """A table in its scroll box, named ``label`` or else by its caption: ``head`` is the
+    header row's cells and ``body`` the rows, both HTML already; ``extra_class`` goes on the
+    box (the theme styles only tables without a class)."""
     cap = tag("caption", esc(caption)) if caption else ""
-    inner = tag("table", cap + tag("thead", tag("tr", head)) + tag("tbody", body))
-    return scroll_box(inner, label=caption or "Table")
+    inner = tag(
+        "table", cap + tag("thead", tag("tr", head)) + tag("tbody", body), **table_attributes
+    )
+    return scroll_box(inner, label=label or caption or "Table", extra_class=extra_class)
 
 
 def definition_list(items: Iterable[tuple[str, str]]) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.render.html import esc, tag
-from engine.render.svg import line, rect, svg, text
+from engine.render.svg import group, line, rect, svg, text
 
 WIDTH = 640  # user units across every chart
 
@@ -175,7 +175,56 @@ def legend(items: Sequence[tuple[str, str]]) -> str:
 
 
 def chart(
-    content: str, *, css: str, label: str, height: float, width: float = WIDTH, **data: object
+    content: str,
+    *,
+    css: str,
+    label: str,
+    height: float,
+    width: float = WIDTH,
+    data: Mapping[str, str] | None = None,
 ) -> str:
-    """A chart's <svg>: class "chart <css>", data attributes, the text alternative ``label``."""
-    return svg(content, class_=f"chart {css}", width=width, height=height, label=label, **data)
+    """A chart's <svg>: class "chart <css>", ``data`` attributes, the text alternative
+    ``label``, a viewBox of width x height user units."""
+    return svg(content, css=f"chart {css}", width=width, height=height, label=label, data=data)
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One horizontal bar of :func:`bar_rows`: its caption (written above it), value, fill
+    class, tooltip, attributes of the fill and of the row's group (data-*), and whether its
+    caption is bold (the reader's choice)."""
+
+    caption: str
+    value: float
+    css: str
+    title: str = ""
+    fill: Mapping[str, object] = field(default_factory=dict)
+    row: Mapping[str, object] | None = None
+    bold: bool = False
+
+
+def bar_rows(
+    bars: Sequence[Bar],
+    *,
+    x: float,
+    first_y: float,
+    bar_h: float,
+    pitch: float,
+    units_per_value: float,
+    track_w: float | None = None,
+    caption_gap: float = 3,
+    rx: float = 3,
+) -> str:
+    """Horizontal bars one under another, ``pitch`` apart, the first bar's top at
+    ``first_y``, each captioned above; a bar is never thinner than 1 unit, so a tiny value
+    still shows. With ``track_w`` each bar lies on a track that wide."""
+    rows = []
+    for i, bar in enumerate(bars):
+        y = first_y + i * pitch
+        shapes = text(x, y - caption_gap, bar.caption, font_weight="700" if bar.bold else None)
+        if track_w is not None:
+            shapes += rect(x, y, track_w, bar_h, class_="track", rx=rx)
+        w = max(bar.value * units_per_value, 1.0)
+        shapes += rect(x, y, w, bar_h, title=bar.title, class_=bar.css, rx=rx, **bar.fill)
+        rows.append(shapes if bar.row is None else group(shapes, **bar.row))
+    return "".join(rows)

@@ -8,7 +8,7 @@ class, ``stroke_width`` -> stroke-width, ``data_side`` -> data-side); None leave
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.render.html import closed_tag, esc, tag
 
@@ -26,6 +26,14 @@ def points(coords: Sequence[Point]) -> str:
     return " ".join(f"{num(x)},{num(y)}" for x, y in coords)
 
 
+def _ordered(geometry: Mapping[str, object], attributes: dict[str, object]) -> dict[str, object]:
+    """Attributes in one order: class, data-*, the geometry, then presentation."""
+    cls = attributes.pop("class_", None)
+    data = {k: v for k, v in attributes.items() if k.startswith("data_")}
+    rest = {k: v for k, v in attributes.items() if k not in data}
+    return {"class_": cls, **data, **geometry, **rest}
+
+
 def _shape(element: str, title: str, attributes: dict[str, object]) -> str:
     """An element closed by itself, or holding a <title> (its tooltip and accessible name)."""
     if title:
@@ -35,59 +43,40 @@ def _shape(element: str, title: str, attributes: dict[str, object]) -> str:
 
 def line(x1: float, y1: float, x2: float, y2: float, **attributes: object) -> str:
     """A straight line from (x1, y1) to (x2, y2)."""
-    cls = attributes.pop("class_", None)
-    return closed_tag(
-        "line", class_=cls, x1=num(x1), y1=num(y1), x2=num(x2), y2=num(y2), **attributes
-    )
+    geometry = {"x1": num(x1), "y1": num(y1), "x2": num(x2), "y2": num(y2)}
+    return closed_tag("line", **_ordered(geometry, attributes))
 
 
 def polyline(coords: Sequence[Point], **attributes: object) -> str:
     """A line through ``coords``; nothing when there are fewer than two."""
     if len(coords) < 2:
         return ""
-    cls = attributes.pop("class_", None)
-    return closed_tag("polyline", class_=cls, points=points(coords), **attributes)
+    return closed_tag("polyline", **_ordered({"points": points(coords)}, attributes))
 
 
 def polygon(coords: Sequence[Point], *, title: str = "", **attributes: object) -> str:
     """A closed shape through ``coords``."""
-    cls = attributes.pop("class_", None)
-    return _shape("polygon", title, {"class_": cls, "points": points(coords), **attributes})
+    return _shape("polygon", title, _ordered({"points": points(coords)}, attributes))
 
 
 def rect(
     x: float, y: float, width: float, height: float, *, title: str = "", **attributes: object
 ) -> str:
     """A rectangle; ``title`` (plain text) is its tooltip."""
-    cls = attributes.pop("class_", None)
-    return _shape(
-        "rect",
-        title,
-        {"class_": cls, "x": num(x), "y": num(y), "width": num(width), "height": num(height)}
-        | attributes,
-    )
+    geometry = {"x": num(x), "y": num(y), "width": num(width), "height": num(height)}
+    return _shape("rect", title, _ordered(geometry, attributes))
 
 
 def circle(cx: float, cy: float, r: float, *, title: str = "", **attributes: object) -> str:
     """A circle of radius ``r`` centred on (cx, cy)."""
-    cls = attributes.pop("class_", None)
-    return _shape(
-        "circle", title, {"class_": cls, "cx": num(cx), "cy": num(cy), "r": num(r)} | attributes
-    )
+    geometry = {"cx": num(cx), "cy": num(cy), "r": num(r)}
+    return _shape("circle", title, _ordered(geometry, attributes))
 
 
 def text(x: float, y: float, content: str, *, anchor: str = "start", **attributes: object) -> str:
     """Plain text (escaped here) at (x, y): ``anchor`` start, middle or end of the text."""
-    cls = attributes.pop("class_", None)
-    return tag(
-        "text",
-        esc(content),
-        class_=cls,
-        x=num(x),
-        y=num(y),
-        text_anchor=None if anchor == "start" else anchor,
-        **attributes,
-    )
+    geometry = {"x": num(x), "y": num(y), "text_anchor": None if anchor == "start" else anchor}
+    return tag("text", esc(content), **_ordered(geometry, attributes))
 
 
 def group(content: str, **attributes: object) -> str:
@@ -95,13 +84,28 @@ def group(content: str, **attributes: object) -> str:
     return tag("g", content, **attributes)
 
 
-def svg(content: str, *, width: float, height: float, label: str, **attributes: object) -> str:
-    """A picture's root: a viewBox of width x height and ``role="img"`` named by ``label``
-    (the text alternative, with the same figures); ``class_`` and data attributes first."""
+def svg(
+    content: str,
+    *,
+    css: str,
+    width: float,
+    height: float,
+    label: str,
+    data: Mapping[str, str] | None = None,
+    fixed_size: bool = False,
+) -> str:
+    """A picture's root of class ``css``: a viewBox of width x height and ``role="img"`` named
+    by ``label`` (the text alternative, with the same figures); ``data`` gives data-*
+    attributes (``{"metric": "peak"}`` -> data-metric="peak"). With ``fixed_size`` it is
+    drawn that many px, not scaled to the page."""
+    data_attributes = {f"data_{key}": value for key, value in (data or {}).items()}
+    size = {"width": num(width), "height": num(height)} if fixed_size else {}
     return tag(
         "svg",
         content,
-        **attributes,
+        class_=css,
+        **data_attributes,
+        **size,
         viewBox=f"0 0 {num(width)} {num(height)}",
         role="img",
         aria_label=label,

@@ -11,7 +11,12 @@ from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.formats import get_format
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import catalog_model_field, hardware_field, weight_format_field
+from engine.render.options import (
+    catalog_model_field,
+    hardware_field,
+    weight_format_field,
+)
+from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 
@@ -58,29 +63,35 @@ def _line(c: Ceiling) -> str:
     return text
 
 
-def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 640) -> str:
+def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = WIDTH) -> str:
     """Horizontal bars of tokens/s to one scale, one per device, with a text alternative."""
     top = max(c.step.tokens_per_s_per_user for c in rows) * 1.02
     left, usable, row_h = 4, width - 8, 36
-    parts = []
-    for i, c in enumerate(rows):
-        y = i * row_h
-        w = max(usable * c.step.tokens_per_s_per_user / top, 1.0)
-        css = "part-2" if c.hardware.id == chosen else "part-0"
-        if not c.fits:
-            css += " s2-nofit-bar"
-        weight = ' font-weight="700"' if c.hardware.id == chosen else ""
-        parts.append(
-            f'<g data-device="{esc(c.hardware.id)}">'
-            f'<text x="{left}" y="{y + 12}"{weight}>{esc(_line(c))}</text>'
-            f'<rect class="track" x="{left}" y="{y + 17}" width="{usable}" height="12" rx="2"/>'
-            f'<rect class="{css}" x="{left}" y="{y + 17}" width="{w:.2f}" height="12" rx="2"/>'
-            "</g>"
+    bars = [
+        Bar(
+            _line(c),
+            c.step.tokens_per_s_per_user,
+            ("part-2" if c.hardware.id == chosen else "part-0")
+            + ("" if c.fits else " s2-nofit-bar"),
+            row={"data_device": c.hardware.id},
+            bold=c.hardware.id == chosen,
         )
+        for c in rows
+    ]
+    content = bar_rows(
+        bars,
+        x=left,
+        first_y=17,
+        bar_h=12,
+        pitch=row_h,
+        units_per_value=usable / top,
+        track_w=usable,
+        caption_gap=5,
+        rx=2,
+    )
     description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
-    return (
-        f'<svg class="chart s2-ceilings" viewBox="0 0 {width} {len(rows) * row_h + 4}" '
-        f'role="img" aria-label="{esc(description)}">{"".join(parts)}</svg>'
+    return chart(
+        content, css="s2-ceilings", label=description, width=width, height=len(rows) * row_h + 4
     )
 
 

@@ -10,8 +10,13 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_mo
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory
 from engine.render.charts import memory_bar
-from engine.render.html import definition_list, esc, tag
-from engine.render.options import CONTEXT, catalog_model_field, hardware_field, weight_format_field
+from engine.render.html import column_heads, definition_list, esc, table_box, tag
+from engine.render.options import (
+    CONTEXT,
+    catalog_model_field,
+    hardware_field,
+    weight_format_field,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 from engine.words.labels import labelled_parts
@@ -89,7 +94,6 @@ def _room(plan: ServingMemory) -> str:
 
 def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
     headers = ("Way out", "Weights per GPU", "Memory per GPU", "Verdict", "Room for KV cache")
-    head = "".join(tag("th", esc(h), scope="col") for h in headers)
     body = []
     for row in rows:
         p = row.plan
@@ -107,19 +111,12 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
         body.append(
             tag("tr", "".join(cells), data_way=row.key, data_fits="true" if p.fits else "false")
         )
-    caption = tag(
-        "caption", "Ways out, each planned by the engine" if refused else "Other ways to run it"
-    )
-    # The class sits on the scroll box, not the table: the theme styles only tables without
-    # a class (borders, striped rows, left-aligned headers).
-    inner = tag("table", caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(body)))
-    return tag(
-        "div",
-        inner,
-        class_="table-scroll s2-ways",
-        role="region",
-        tabindex="0",
-        aria_label="Ways out",
+    return table_box(
+        column_heads(headers),
+        "".join(body),
+        caption="Ways out, each planned by the engine" if refused else "Other ways to run it",
+        label="Ways out",
+        extra_class="s2-ways",
     )
 
 

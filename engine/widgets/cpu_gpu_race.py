@@ -24,8 +24,14 @@ from engine.numbers.compute import training_flops, training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import Prefill, prefill
 from engine.render.fields import Amount, Choice, hidden
-from engine.render.html import definition_list, esc, tag
-from engine.render.options import ELAPSED, PROMPT_TOKENS, catalog_model_field, speed_field
+from engine.render.html import column_heads, definition_list, esc, table_box, tag
+from engine.render.options import (
+    ELAPSED,
+    PROMPT_TOKENS,
+    catalog_model_field,
+    speed_field,
+)
+from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Rendered, Values, Widget
 from engine.words.format import (
     a_or_an,
@@ -138,29 +144,26 @@ def _lane(side: Side, kind: str, seconds: float, elapsed: float) -> str:
     )
 
 
-def _to_scale(cpu: Side, gpu: Side, task: str, *, width: int = 640) -> str:
+def _to_scale(cpu: Side, gpu: Side, task: str, *, width: int = WIDTH) -> str:
     """The two finishing times on one time axis, so the gap is seen as well as read."""
     t_cpu, t_gpu = cpu.seconds(task), gpu.seconds(task)
     top = max(t_cpu, t_gpu)
     left, bar_h, gap = 4, 16, 26
     usable = width - 2 * left
-    rows = []
-    for i, (side, css, t) in enumerate(((cpu, "part-2", t_cpu), (gpu, "part-0", t_gpu))):
-        y = 14 + i * (bar_h + gap)
-        rows.append(
-            f'<text x="{left}" y="{y - 3}">{esc(side.name)}: {esc(format_seconds(t))}</text>'
-            f'<rect class="{css}" x="{left}" y="{y}" width="{max(usable * t / top, 1.0):.2f}" '
-            f'height="{bar_h}" rx="3"><title>{esc(side.name)}: {esc(format_seconds(t))}'
-            "</title></rect>"
-        )
+    bars = [
+        Bar(f"{side.name}: {format_seconds(t)}", t, css, title=f"{side.name}: {format_seconds(t)}")
+        for side, css, t in ((cpu, "part-2", t_cpu), (gpu, "part-0", t_gpu))
+    ]
+    rows = bar_rows(
+        bars, x=left, first_y=14, bar_h=bar_h, pitch=bar_h + gap, units_per_value=usable / top
+    )
     height = 14 + 2 * (bar_h + gap) - gap + 8
     description = (
         f"Time to finish, to scale: {cpu.name} {format_seconds(t_cpu)}, {gpu.name} "
         f"{format_seconds(t_gpu)}."
     )
-    return tag("p", esc("Finishing times, to scale"), class_="widget-subtitle") + (
-        f'<svg class="chart race-times" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(description)}">{"".join(rows)}</svg>'
+    return tag("p", esc("Finishing times, to scale"), class_="widget-subtitle") + chart(
+        rows, css="race-times", label=description, width=width, height=height
     )
 
 
@@ -176,27 +179,26 @@ def _both_tasks_table(
         (f"Prefill of {prompt_tokens:,} prompt tokens", prefill_flops, "prefill"),
         (f"Training step of {format_count(tokens_per_step)} tokens", step_flops, "train"),
     ]
-    head = (
-        '<th scope="col">Work</th><th scope="col">FLOPs</th>'
-        f'<th scope="col">{esc(cpu.name)}</th><th scope="col">{esc(gpu.name)}</th>'
-        '<th scope="col">GPU finishes sooner by</th>'
-    )
+    head = column_heads(("Work", "FLOPs", cpu.name, gpu.name, "GPU finishes sooner by"))
     body = "".join(
-        f'<tr data-task="{task}"><th scope="row">{esc(label)}</th>'
-        f"<td>{esc(format_flops(flops))}</td>"
-        f"<td>{esc(format_seconds(cpu.seconds(task)))}</td>"
-        f"<td>{esc(format_seconds(gpu.seconds(task)))}</td>"
-        f"<td>{esc(f'{cpu.seconds(task) / gpu.seconds(task):,.1f}×')}</td></tr>"
+        tag(
+            "tr",
+            tag("th", esc(label), scope="row")
+            + "".join(
+                tag("td", esc(cell))
+                for cell in (
+                    format_flops(flops),
+                    format_seconds(cpu.seconds(task)),
+                    format_seconds(gpu.seconds(task)),
+                    f"{cpu.seconds(task) / gpu.seconds(task):,.1f}×",
+                )
+            ),
+            data_task=task,
+        )
         for label, flops, task in rows
     )
     caption = "Both kinds of work, at peak"
-    return (
-        # The class sits on the scroll box, not the table: the theme styles only tables
-        # without a class (borders, striped rows, left-aligned headers).
-        f'<div class="table-scroll race-table" role="region" tabindex="0" '
-        f'aria-label="{esc(caption)}"><table><caption>{esc(caption)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
+    return table_box(head, body, caption=caption, extra_class="race-table")
 
 
 def render(values: Values) -> Rendered:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_hardware
 from engine.render.fields import Choice, Count
-from engine.render.html import esc, tag
+from engine.render.html import column_heads, esc, table_box, tag
+from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Values, Widget
 from engine.words.format import format_TFLOP_per_s
 from engine.words.labels import side_name
@@ -125,26 +126,27 @@ def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[
     return [units, lanes, peak, bandwidth, capacity]
 
 
-def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = 640) -> str:
+def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = WIDTH) -> str:
     """Two horizontal bars, CPU side above GPU side, on one scale (the larger is full width)."""
     top = max(metric.cpu_value, metric.gpu_value)
     left, bar_h, gap = 4, 18, 30
     usable = width - 2 * left
-    rows = []
-    for i, (side, css, name, value, text) in enumerate(
-        (
+    bars = [
+        Bar(f"{name}: {text}", value, css, title=f"{name}: {text}", fill={"data_side": side})
+        for side, css, name, value, text in (
             ("cpu", "part-2", cpu_name, metric.cpu_value, metric.cpu_text),
             ("gpu", "part-0", gpu_name, metric.gpu_value, metric.gpu_text),
         )
-    ):
-        y = 14 + i * (bar_h + gap)
-        w = max(usable * value / top, 1.0)
-        rows.append(
-            f'<text x="{left}" y="{y - 3}">{esc(name)}: {esc(text)}</text>'
-            f'<rect class="track" x="{left}" y="{y}" width="{usable}" height="{bar_h}" rx="3"/>'
-            f'<rect class="{css}" data-side="{side}" x="{left}" y="{y}" width="{w:.2f}" '
-            f'height="{bar_h}" rx="3"><title>{esc(name)}: {esc(text)}</title></rect>'
-        )
+    ]
+    rows = bar_rows(
+        bars,
+        x=left,
+        first_y=14,
+        bar_h=bar_h,
+        pitch=bar_h + gap,
+        units_per_value=usable / top,
+        track_w=usable,
+    )
     height = 14 + 2 * (bar_h + gap) - gap + 8
     description = (
         f"{metric.label}: {cpu_name} {metric.cpu_text}; {gpu_name} {metric.gpu_text}; "
@@ -155,35 +157,27 @@ def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = 64
         esc(f"{metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"),
         class_="widget-subtitle",
     )
-    svg = (
-        f'<svg class="chart paired-bars" data-metric="{esc(metric.key)}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{esc(description)}">'
-        f"{''.join(rows)}</svg>"
+    svg = chart(
+        rows, css="paired-bars", label=description, width=width, height=height, data={"metric": metric.key}
     )
     return tag("div", title + svg, class_="cpu-gpu-metric")
 
 
 def _figures_table(metrics: list[Metric], cpu_name: str, gpu_name: str) -> str:
-    head = (
-        '<th scope="col">Figure</th>'
-        f'<th scope="col">{esc(cpu_name)}</th>'
-        f'<th scope="col">{esc(gpu_name)}</th>'
-        '<th scope="col">GPU / CPU</th>'
-    )
+    head = column_heads(("Figure", cpu_name, gpu_name, "GPU / CPU"))
     body = "".join(
-        f'<tr data-metric="{esc(m.key)}"><th scope="row">{esc(m.label)}</th>'
-        f"<td>{esc(m.cpu_text)}</td><td>{esc(m.gpu_text)}</td>"
-        f'<td class="ratio">{esc(format_ratio(m.ratio))}</td></tr>'
+        tag(
+            "tr",
+            tag("th", esc(m.label), scope="row")
+            + tag("td", esc(m.cpu_text))
+            + tag("td", esc(m.gpu_text))
+            + tag("td", esc(format_ratio(m.ratio)), class_="ratio"),
+            data_metric=m.key,
+        )
         for m in metrics
     )
     caption = f"{cpu_name} against {gpu_name}"
-    return (
-        # The class sits on the scroll box, not the table: the theme styles only tables
-        # without a class (borders, striped rows, left-aligned headers).
-        f'<div class="table-scroll cpu-gpu-table" role="region" tabindex="0" '
-        f'aria-label="{esc(caption)}"><table><caption>{esc(caption)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
+    return table_box(head, body, caption=caption, extra_class="cpu-gpu-table")
 
 
 def readable(note: str) -> str:

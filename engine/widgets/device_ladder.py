@@ -16,8 +16,15 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_sy
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.units import TB
 from engine.render.fields import OptionalAmount
-from engine.render.html import esc, tag
-from engine.render.options import CONTEXT, GPUS, MFU, TRAINING_TOKENS, model_fields, model_from
+from engine.render.html import column_heads, esc, table_box, tag
+from engine.render.options import (
+    CONTEXT,
+    GPUS,
+    MFU,
+    TRAINING_TOKENS,
+    model_fields,
+    model_from,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
 
@@ -234,20 +241,7 @@ def render(values: Values) -> str:
         "Train it?",
         f"Training time at {mfu:.0%} MFU",
     )
-    head = "".join(tag("th", esc(h), scope="col") for h in headers)
-    grid = tag(
-        "div",
-        tag(
-            "table",
-            tag("caption", esc(caption))
-            + tag("thead", tag("tr", head))
-            + tag("tbody", "".join(rows)),
-        ),
-        class_="table-scroll s4-ladder",
-        role="region",
-        tabindex="0",
-        aria_label=caption,
-    )
+    grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="s4-ladder")
     summary = [
         f"Smallest rung that can serve {model.name}: {first_serve}."
         if first_serve

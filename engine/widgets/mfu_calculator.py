@@ -17,6 +17,8 @@ from engine.render.options import (
     format_options,
     hardware_field,
 )
+from engine.render.plot import WIDTH, chart
+from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_flops, format_seconds, format_TFLOP_per_s
 
@@ -67,29 +69,25 @@ def _gpus(n: int, name: str) -> str:
     return f"{n:,} × {name}"
 
 
-def mfu_gauge(mfu: float, *, label: str, width: int = 640) -> str:
+def mfu_gauge(mfu: float, *, label: str, width: int = WIDTH) -> str:
     """MFU on a 0-100 % track, the good band for large runs shaded, with a text alternative."""
     left, usable, bar_y, bar_h = 4, width - 8, 18, 22
     low = left + usable * GOOD_MFU_LOW
     band = usable * (GOOD_MFU_HIGH - GOOD_MFU_LOW)
     x = left + usable * mfu
-    anchor = "start" if mfu < 0.5 else "end"
+    below = bar_y + bar_h + 18
     description = f"{label}: {_percent(mfu)} of peak; {BAND} is good for large training runs."
-    return (
-        f'<svg class="chart s2-gauge" viewBox="0 0 {width} {bar_y + bar_h + 26}" role="img" '
-        f'aria-label="{esc(description)}">'
-        f'<rect class="track" x="{left}" y="{bar_y}" width="{usable}" height="{bar_h}" rx="3"/>'
-        f'<rect class="s2-band" x="{low:.2f}" y="{bar_y}" width="{band:.2f}" height="{bar_h}"/>'
-        f'<rect class="part-0" x="{left}" y="{bar_y + 6}" width="{usable * mfu:.2f}" '
-        f'height="{bar_h - 12}"/>'
-        f'<line class="s2-marker" x1="{x:.2f}" y1="10" x2="{x:.2f}" y2="{bar_y + bar_h + 4}"/>'
-        f'<text x="{x:.2f}" y="10" text-anchor="{anchor}">MFU {esc(_percent(mfu))}</text>'
-        f'<text x="{left}" y="{bar_y + bar_h + 18}">0 %</text>'
-        f'<text x="{low + band / 2:.2f}" y="{bar_y + bar_h + 18}" text-anchor="middle">'
-        f"good for large runs: {BAND}</text>"
-        f'<text x="{left + usable}" y="{bar_y + bar_h + 18}" text-anchor="end">100 % (peak)</text>'
-        "</svg>"
+    content = (
+        rect(left, bar_y, usable, bar_h, class_="track", rx=3)
+        + rect(low, bar_y, band, bar_h, class_="s2-band")
+        + rect(left, bar_y + 6, usable * mfu, bar_h - 12, class_="part-0")
+        + line(x, 10, x, bar_y + bar_h + 4, class_="s2-marker")
+        + text(x, 10, f"MFU {_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
+        + text(left, below, "0 %")
+        + text(low + band / 2, below, f"good for large runs: {BAND}", anchor="middle")
+        + text(left + usable, below, "100 % (peak)", anchor="end")
     )
+    return chart(content, css="s2-gauge", label=description, width=width, height=bar_y + bar_h + 26)
 
 
 def _verdict(mfu: float) -> tuple[str, str]:

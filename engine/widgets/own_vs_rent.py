@@ -6,7 +6,6 @@ are the catalogue's prices for dgx-1 (each shown with its date and source).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -15,9 +14,12 @@ from engine.numbers.catalog import get_system, prices
 from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
+from engine.render.plot import WIDTH, Frame, Linear, chart, legend, nice_axis_top, y_ticks
+from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
 
 SYSTEM = "dgx-1"
+_GRID = {"class_": "s4-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,33 +133,18 @@ def compare(values: Values) -> RentVsOwn:
     )
 
 
-def nice_axis_top(value: float) -> tuple[float, float]:
-    """A round top for a dollar axis at or above ``value``, and its tick step: 8.97 -> (10, 2.5)."""
-    if not value > 0:
-        return 1.0, 0.25
-    raw = value / 4.0
-    magnitude = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * magnitude >= raw)
-    return math.ceil(value / step - 1e-9) * step, step
-
-
-def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 276) -> str:
+def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     """Owned cost per used GPU-hour against utilisation (the engine's curve), the flat
     rental price, the break-even and the reader's utilisation, as SVG with a text alternative.
 
     The y-axis (USD per used GPU-hour) has round ticks and a titled unit; at low utilisation
     the owned cost soars, so the curve is cut at the top and the figure where it leaves the
     chart is written beside it."""
-    left, right, top, bottom = 62, 16, 30, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
+    f = Frame(width, height, left=62, right=16, top=30, bottom=34)
     at_full = r.curve[-1][1]
     y_max, y_step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full))
-
-    def x(u: float) -> float:
-        return left + plot_w * u
-
-    def y(usd: float) -> float:
-        return top + plot_h * (1.0 - min(usd, y_max) / y_max)
+    x = Linear(0.0, 1.0, f.left, f.end, clamp=False)
+    y = Linear(0.0, y_max, f.base, f.top)
 
     # The curve, cut at the top of the chart (low utilisation costs soar).
     points: list[tuple[float, float]] = []
@@ -170,64 +157,54 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 276) -> str:
                 points.append((x(cut), y(y_max)))
             points.append((x(u), y(usd)))
         previous = (u, usd)
-    path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
     rent_y = y(r.rent_usd_per_gpu_hour)
-    ticks = []
-    n_ticks = round(y_max / y_step)
-    for i in range(n_ticks + 1):
-        usd = i * y_step
-        ty = y(usd)
-        ticks.append(
-            f'<line class="s4-grid" x1="{left}" y1="{ty:.1f}" x2="{left + plot_w}" '
-            f'y2="{ty:.1f}" stroke="currentColor" stroke-opacity="0.15"/>'
-            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">'
-            f"{esc(format_usd(usd) if usd else '$0')}</text>"
-        )
+    ticks = [
+        (i * y_step, format_usd(i * y_step) if i else "$0")
+        for i in range(round(y_max / y_step) + 1)
+    ]
     parts = [
-        f'<rect class="track" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/>',
-        *ticks,
-        f'<polyline class="s4-owned" points="{path}"/>',
-        f'<line class="s4-rent" x1="{left}" y1="{rent_y:.1f}" x2="{left + plot_w}" '
-        f'y2="{rent_y:.1f}"/>',
-        f'<text x="{left + plot_w - 4}" y="{rent_y - 5:.1f}" text-anchor="end">rent '
-        f"{esc(format_usd(r.rent_usd_per_gpu_hour))}</text>",
+        rect(f.left, f.top, f.plot_w, f.plot_h, class_="track"),
+        y_ticks(y, ticks, f, gap=6, grid=_GRID),
+        polyline(points, class_="s4-owned"),
+        line(f.left, rent_y, f.end, rent_y, class_="s4-rent"),
+        text(
+            f.end - 4, rent_y - 5, f"rent {format_usd(r.rent_usd_per_gpu_hour)}", anchor="end"
+        ),
         # axes
-        f'<text x="{left - 6}" y="{top - 12}">USD per used GPU-hour</text>',
-        f'<text x="{left}" y="{height - 18}" text-anchor="middle">0%</text>',
-        f'<text x="{x(0.5):.1f}" y="{height - 18}" text-anchor="middle">50%</text>',
-        f'<text x="{left + plot_w}" y="{height - 18}" text-anchor="end">100%</text>',
-        f'<text x="{x(0.5):.1f}" y="{height - 3}" text-anchor="middle">'
-        "utilisation (share of hours busy)</text>",
+        text(f.left - 6, f.top - 12, "USD per used GPU-hour"),
+        text(f.left, height - 18, "0%", anchor="middle"),
+        text(x(0.5), height - 18, "50%", anchor="middle"),
+        text(f.end, height - 18, "100%", anchor="end"),
+        text(x(0.5), height - 3, "utilisation (share of hours busy)", anchor="middle"),
     ]
     first_u, first_usd = r.curve[0]
     if first_usd > y_max:
         parts.append(
-            f'<text class="s4-off-top" x="{left + plot_w}" y="{top - 12}" text-anchor="end">'
-            f"owned cost leaves the top: {esc(format_usd(first_usd))} at {first_u:.0%}</text>"
+            text(
+                f.end,
+                f.top - 12,
+                f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}",
+                anchor="end",
+                class_="s4-off-top",
+            )
         )
     if r.break_even_utilisation is not None:
         bx = x(r.break_even_utilisation)
-        anchor = "start" if r.break_even_utilisation < 0.6 else "end"
-        shift = 4 if anchor == "start" else -4
+        spot = (bx + 4, "start") if r.break_even_utilisation < 0.6 else (bx - 4, "end")
         parts += [
-            f'<line class="capacity" x1="{bx:.1f}" y1="{top}" x2="{bx:.1f}" y2="{top + plot_h}"/>',
-            f'<text x="{bx + shift:.1f}" y="{top + 12}" text-anchor="{anchor}">break-even '
-            f"{r.break_even_utilisation:.1%}</text>",
+            line(bx, f.top, bx, f.base, class_="capacity"),
+            text(
+                spot[0], f.top + 12, f"break-even {r.break_even_utilisation:.1%}", anchor=spot[1]
+            ),
         ]
     nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
-    now_title = (
-        f"<title>{esc(f'{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}')}</title>"
-    )
+    now_title = f"{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}"
     if r.owned_usd_per_used_gpu_hour > y_max:
         # Above the chart: an arrow at the top edge pointing up, not a point that lies.
-        parts.append(
-            f'<polygon class="s4-now" points="{nx - 6:.1f},{top + 9} {nx + 6:.1f},{top + 9} '
-            f'{nx:.1f},{top - 1}">{now_title}</polygon>'
-        )
+        arrow = [(nx - 6, f.top + 9), (nx + 6, f.top + 9), (nx, f.top - 1)]
+        parts.append(polygon(arrow, title=now_title, class_="s4-now"))
     else:
-        parts.append(
-            f'<circle class="s4-now" cx="{nx:.1f}" cy="{ny:.1f}" r="5">{now_title}</circle>'
-        )
+        parts.append(circle(nx, ny, 5, title=now_title, class_="s4-now"))
     description = (
         "Cost per used GPU-hour against utilisation: owning falls from "
         f"{format_usd(r.curve[0][1])} at {r.curve[0][0]:.0%} to {format_usd(at_full)} at "
@@ -240,19 +217,13 @@ def cost_chart(r: RentVsOwn, *, width: int = 640, height: int = 276) -> str:
         + f"; at {r.utilisation:.0%} owning costs "
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
-    svg = (
-        f'<svg class="chart s4-cost-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{esc(description)}">{"".join(parts)}</svg>'
+    svg = chart("".join(parts), css="s4-cost-chart", label=description, width=width, height=height)
+    return svg + legend(
+        [
+            ("s4-swatch-owned", "Owned, per used GPU-hour"),
+            ("s4-swatch-rent", "Rented, per GPU-hour"),
+        ]
     )
-    legend = (
-        '<ul class="legend">'
-        '<li><span class="swatch s4-swatch-owned" aria-hidden="true"></span>Owned, per used '
-        "GPU-hour</li>"
-        '<li><span class="swatch s4-swatch-rent" aria-hidden="true"></span>Rented, per '
-        "GPU-hour</li>"
-        "</ul>"
-    )
-    return svg + legend
 
 
 def render(values: Values) -> str:

@@ -7,8 +7,13 @@ from engine.numbers import cost, roofline
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import DEFAULT_MFU
 from engine.render.charts import memory_bar
-from engine.render.html import esc, tag
-from engine.render.options import BATCH, GPUS, catalog_model_field, hardware_field
+from engine.render.html import column_heads, esc, tag
+from engine.render.options import (
+    BATCH,
+    GPUS,
+    catalog_model_field,
+    hardware_field,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB, format_seconds, plural
 from engine.words.labels import labelled_parts
@@ -151,21 +156,18 @@ def render(values: Values) -> str:
         ("Cost per hour", train_hour, serve_hour),
         ("Cost per million tokens", train_million, serve_million),
     ]
-    head = (
-        '<thead><tr><th scope="col"></th>'
-        f'<th scope="col">{esc("Training job")}</th>'
-        f'<th scope="col">{esc("Service")}</th></tr></thead>'
-    )
+    head = tag("thead", tag("tr", column_heads(("", "Training job", "Service"))))
     body = "".join(
-        f'<tr><th scope="row">{esc(name)}</th><td data-column="train">{esc(a)}</td>'
-        f'<td data-column="serve">{esc(b)}</td></tr>'
+        tag(
+            "tr",
+            tag("th", esc(name), scope="row")
+            + tag("td", esc(a), data_column="train")
+            + tag("td", esc(b), data_column="serve"),
+        )
         for name, a, b in rows
     )
-    caption = f"{model.name} on {gpu.name}"
-    comparison = (
-        f'<div class="side-by-side"><table><caption>{esc(caption)}</caption>{head}'
-        f"<tbody>{body}</tbody></table></div>"
-    )
+    caption = tag("caption", esc(f"{model.name} on {gpu.name}"))
+    comparison = tag("div", tag("table", caption + head + tag("tbody", body)), class_="side-by-side")
     scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
     bars = (
         tag(
