@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.render.plot import WIDTH, Frame, Linear, axes, chart
+from engine.render.plot import WIDTH, Frame, Scale, axes, chart
 from engine.render.svg import Point, circle, line, polyline, rect, text
 
 # Presentation attributes, so a chart reads even without the stylesheet (which refines the
@@ -50,8 +50,8 @@ def line_chart(
     ys = [y for _, y in points] or [0.0]
     x0, x1 = x_range if x_range is not None else (min(xs), max(xs))
     y0, y1 = y_range if y_range is not None else (min(ys), max(ys))
-    x_scale = Linear(x0, x1, f.left, f.end)
-    y_scale = Linear(y0, y1, f.base, f.top)
+    x_scale = Scale(x0, x1, f.left, f.end)
+    y_scale = Scale(y0, y1, f.base, f.top)
 
     def to_px(p: Point) -> Point:
         return x_scale(p[0]), y_scale(p[1])

@@ -50,43 +50,32 @@ class Frame:
 
 
 @dataclass(frozen=True, slots=True)
-class Linear:
+class Scale:
     """Data ``lo``..``hi`` to user units ``start``..``end`` (a y-axis runs from the base up:
-    start = base, end = top). With ``clamp`` a value outside is drawn at the nearer edge."""
+    start = base, end = top), linear or, with ``log``, logarithmic (lo and hi above zero).
+    With ``clamp`` a value outside is drawn at the nearer edge."""
 
     lo: float
     hi: float
     start: float
     end: float
     clamp: bool = True
+    log: bool = False
 
     def __call__(self, value: float) -> float:
-        fraction = (value - self.lo) / ((self.hi - self.lo) or 1.0)
-        if self.clamp:
-            fraction = min(max(fraction, 0.0), 1.0)
-        return self.start + (self.end - self.start) * fraction
-
-
-@dataclass(frozen=True, slots=True)
-class Log:
-    """Data 10^lo_decade..10^hi_decade to user units, on a log scale (decades may be
-    fractional). With ``clamp`` a value outside is drawn at the nearer edge."""
-
-    lo_decade: float
-    hi_decade: float
-    start: float
-    end: float
-    clamp: bool = False
-
-    def __call__(self, value: float) -> float:
-        fraction = (math.log10(value) - self.lo_decade) / (self.hi_decade - self.lo_decade)
+        if self.log:
+            lo, hi = math.log10(self.lo), math.log10(self.hi)
+            fraction = (math.log10(value) - lo) / (hi - lo)
+        else:
+            fraction = (value - self.lo) / ((self.hi - self.lo) or 1.0)
         if self.clamp:
             fraction = min(max(fraction, 0.0), 1.0)
         return self.start + (self.end - self.start) * fraction
 
     def decades(self) -> list[float]:
-        """The powers of ten inside the scale, lowest first."""
-        first, last = math.ceil(self.lo_decade), math.floor(self.hi_decade)
+        """The powers of ten from lo to hi, lowest first."""
+        first = math.ceil(math.log10(self.lo) - 1e-9)
+        last = math.floor(math.log10(self.hi) + 1e-9)
         return [10.0**d for d in range(first, last + 1)]
 
 
@@ -107,41 +96,31 @@ def axes(frame: Frame, **attributes: object) -> str:
     )
 
 
-def x_ticks(
-    scale: Linear | Log,
-    ticks: Sequence[tuple[float, str]],
+def ticks(
+    axis: str,
+    scale: Scale,
+    marks: Sequence[tuple[float, str]],
     frame: Frame,
     *,
     grid: Mapping[str, object] | None = None,
-    below: float = 14,
+    offset: float | None = None,
 ) -> str:
-    """Tick labels (value, text) centred under the x-axis, each with a vertical grid line
-    across the plot when ``grid`` (the lines' attributes) is given."""
+    """Tick labels (value, text) on the "x" axis, centred ``offset`` (14) under it, or on the
+    "y" axis, right-aligned ``offset`` (5) left of it; each with a grid line across the plot
+    when ``grid`` (the lines' attributes) is given."""
     parts = []
-    for value, label in ticks:
-        x = scale(value)
+    for value, label in marks:
+        at = scale(value)
+        if axis == "x":
+            across = (at, frame.top, at, frame.base)
+            x, y, anchor = at, frame.base + (14 if offset is None else offset), "middle"
+        else:
+            across = (frame.left, at, frame.end, at)
+            x, y, anchor = frame.left - (5 if offset is None else offset), at + 4, "end"
         if grid is not None:
-            parts.append(line(x, frame.top, x, frame.base, **grid))
-        parts.append(text(x, frame.base + below, label, anchor="middle"))
-    return "".join(parts)
-
-
-def y_ticks(
-    scale: Linear | Log,
-    ticks: Sequence[tuple[float, str]],
-    frame: Frame,
-    *,
-    grid: Mapping[str, object] | None = None,
-    gap: float = 5,
-) -> str:
-    """Tick labels (value, text) right-aligned ``gap`` left of the y-axis, each with a
-    horizontal grid line across the plot when ``grid`` (the lines' attributes) is given."""
-    parts = []
-    for value, label in ticks:
-        y = scale(value)
-        if grid is not None:
-            parts.append(line(frame.left, y, frame.end, y, **grid))
-        parts.append(text(frame.left - gap, y + 4, label, anchor="end"))
+            x1, y1, x2, y2 = across
+            parts.append(line(x1, y1, x2, y2, **grid))
+        parts.append(text(x, y, label, anchor=anchor))
     return "".join(parts)
 
 

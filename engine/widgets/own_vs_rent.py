@@ -14,7 +14,7 @@ from engine.numbers.catalog import get_system, prices
 from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
-from engine.render.plot import WIDTH, Frame, Linear, chart, legend, nice_axis_top, y_ticks
+from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
 
@@ -143,8 +143,8 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     f = Frame(width, height, left=62, right=16, top=30, bottom=34)
     at_full = r.curve[-1][1]
     y_max, y_step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full))
-    x = Linear(0.0, 1.0, f.left, f.end, clamp=False)
-    y = Linear(0.0, y_max, f.base, f.top)
+    x = Scale(0.0, 1.0, f.left, f.end, clamp=False)
+    y = Scale(0.0, y_max, f.base, f.top)
 
     # The curve, cut at the top of the chart (low utilisation costs soar).
     points: list[tuple[float, float]] = []
@@ -158,13 +158,13 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
             points.append((x(u), y(usd)))
         previous = (u, usd)
     rent_y = y(r.rent_usd_per_gpu_hour)
-    ticks = [
+    marks = [
         (i * y_step, format_usd(i * y_step) if i else "$0")
         for i in range(round(y_max / y_step) + 1)
     ]
     parts = [
         rect(f.left, f.top, f.plot_w, f.plot_h, class_="track"),
-        y_ticks(y, ticks, f, gap=6, grid=_GRID),
+        ticks("y", y, marks, f, offset=6, grid=_GRID),
         polyline(points, class_="s4-owned"),
         line(f.left, rent_y, f.end, rent_y, class_="s4-rent"),
         text(

@@ -23,7 +23,7 @@ from engine.render.fields import Choice, Count
 from engine.render.html import definition_list, esc, scroll_box, table, tag
 from engine.render.options import CONTEXT, catalog_model_field, format_options, hardware_field
 from engine.render.placer import Placer, Spot, around, text_box
-from engine.render.plot import WIDTH, Frame, Log, axes, chart, x_ticks, y_ticks
+from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_GB, format_seconds
@@ -134,20 +134,22 @@ def roofline_svg(
     # At least a decade right of the ridge, so the flat roof and its labels have room.
     lx1 = math.ceil(math.log10(max(*intensities, ridge * 10.0) * 1.5))
     ly0 = math.floor(math.log10(10.0**lx0 * bw))
-    x_scale = Log(lx0, lx1, f.left, f.end)
-    y_scale = Log(ly0, math.log10(peak_flops_per_s * 3.0), f.base, f.top, clamp=True)
+    x_scale = Scale(10.0**lx0, 10.0**lx1, f.left, f.end, clamp=False, log=True)
+    y_scale = Scale(10.0**ly0, peak_flops_per_s * 3.0, f.base, f.top, log=True)
 
     def px(intensity: float, flops: float) -> tuple[float, float]:
         return x_scale(intensity), y_scale(flops)
 
     shapes = [
-        x_ticks(
+        ticks(
+            "x",
             x_scale,
             [(v, _decade_label(v)) for v in x_scale.decades()],
             f,
             grid=_GRID,
         ),
-        y_ticks(
+        ticks(
+            "y",
             y_scale,
             [(v, _flops_decade_label(v)) for v in y_scale.decades()],
             f,
