@@ -83,7 +83,12 @@ def memory_bar(
     description += f"; total {format_GB(total)} of {format_GB(capacity_bytes)}."
     content = rect(left, bar_y, usable, bar_h, class_="track", rx=3) + bar + marker
     svg = chart(
-        content, css="memory-bar", label=description, width=width, height=bar_y + bar_h + 26
+        content,
+        css="memory-bar",
+        name=label,
+        label=description,
+        width=width,
+        height=bar_y + bar_h + 26,
     )
     return svg + legend(
         [(part_class(name, i), f"{name}: {format_GB(b)}") for i, (name, b) in enumerate(parts)]
@@ -156,5 +161,10 @@ def timeline(
         f"total {format_seconds(end)}."
     )
     return chart(
-        "".join(shapes), css="timeline", label=description, width=width, height=bar_y + bar_h + 26
+        "".join(shapes),
+        css="timeline",
+        name=label,
+        label=description,
+        width=width,
+        height=bar_y + bar_h + 26,
     )

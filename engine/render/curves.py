@@ -93,7 +93,12 @@ def line_chart(
         ]
         texts.append(text(f.end, f.top - 10, y_cut_note, anchor="end", class_="y-cut-note"))
     return chart(
-        "".join(shapes) + "".join(texts), css="line-chart", label=label, width=width, height=height
+        "".join(shapes) + "".join(texts),
+        css="line-chart",
+        name=f"{y_label} against {x_label}",
+        label=label,
+        width=width,
+        height=height,
     )
 
 
@@ -118,8 +123,13 @@ def gpu_meters(
             + rect(x, bar_top, bar_w, bar_h, class_="track", rx=2)
             + rect(x, bar_top + bar_h - fill_h, bar_w, fill_h, class_="part-1", rx=2)
             + text(cx, bar_top + bar_h + 13, f"{share:.0%}", anchor="middle")
-            + text(
-                cx, bar_top + bar_h + 26, caption, anchor="middle", class_="small", font_size="9"
-            )
+            + text(cx, bar_top + bar_h + 26, caption, anchor="middle")
         )
-    return chart("".join(shapes), css="gpu-meters", label=label, width=width, height=height)
+    return chart(
+        "".join(shapes),
+        css="gpu-meters",
+        name="how busy each GPU is",
+        label=label,
+        width=width,
+        height=height,
+    )

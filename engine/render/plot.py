@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.render.html import esc, tag
+from engine.render.html import esc, scroll_box, tag
 from engine.render.svg import group, line, rect, svg, text
 
 WIDTH = 640  # user units across every chart
@@ -157,14 +157,21 @@ def chart(
     content: str,
     *,
     css: str,
+    name: str,
     label: str,
     height: float,
     width: float = WIDTH,
     data: Mapping[str, str] | None = None,
 ) -> str:
-    """A chart's <svg>: class "chart <css>", ``data`` attributes, the text alternative
-    ``label``, a viewBox of width x height user units."""
-    return svg(content, css=f"chart {css}", width=width, height=height, label=label, data=data)
+    """A chart: its <svg> (class "chart <css>", ``data`` attributes, the text alternative
+    ``label``, a viewBox of width x height user units) in a keyboard-reachable scroll box
+    named after ``name``, a few words. The page never draws a chart narrower than its
+    width in px (docs/css/lesson.css), so its 11 px text never shrinks: on a phone the box
+    scrolls sideways instead."""
+    picture = svg(content, css=f"chart {css}", width=width, height=height, label=label, data=data)
+    return scroll_box(
+        picture, label=f"Chart: {name} (scrolls sideways on narrow screens)", kind="chart"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,7 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
     )
     description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
     return chart(
-        content, css="s2-ceilings", label=description, width=width, height=len(rows) * row_h + 4
+        content, css="s2-ceilings", name=label, label=description, width=width, height=len(rows) * row_h + 4
     )
 
 

@@ -163,7 +163,7 @@ def _to_scale(cpu: Side, gpu: Side, task: str, *, width: int = WIDTH) -> str:
         f"{format_seconds(t_gpu)}."
     )
     return tag("p", esc("Finishing times, to scale"), class_="widget-subtitle") + chart(
-        rows, css="race-times", label=description, width=width, height=height
+        rows, css="race-times", name="finishing times", label=description, width=width, height=height
     )
 
 

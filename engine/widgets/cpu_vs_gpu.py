@@ -158,7 +158,7 @@ def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = WI
         class_="widget-subtitle",
     )
     svg = chart(
-        rows, css="paired-bars", label=description, width=width, height=height, data={"metric": metric.key}
+        rows, css="paired-bars", name=metric.label, label=description, width=width, height=height, data={"metric": metric.key}
     )
     return tag("div", title + svg, class_="cpu-gpu-metric")
 

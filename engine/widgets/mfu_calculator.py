@@ -87,7 +87,7 @@ def mfu_gauge(mfu: float, *, label: str, width: int = WIDTH) -> str:
         + text(low + band / 2, below, f"good for large runs: {BAND}", anchor="middle")
         + text(left + usable, below, "100 % (peak)", anchor="end")
     )
-    return chart(content, css="s2-gauge", label=description, width=width, height=bar_y + bar_h + 26)
+    return chart(content, css="s2-gauge", name=label, label=description, width=width, height=bar_y + bar_h + 26)
 
 
 def _verdict(mfu: float) -> tuple[str, str]:

@@ -217,7 +217,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         + f"; at {r.utilisation:.0%} owning costs "
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
-    svg = chart("".join(parts), css="s4-cost-chart", label=description, width=width, height=height)
+    svg = chart("".join(parts), css="s4-cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
     return svg + legend(
         [
             ("s4-swatch-owned", "Owned, per used GPU-hour"),

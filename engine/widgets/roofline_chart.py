@@ -20,8 +20,13 @@ from engine.numbers.quantities import Quantity
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.render.fields import Choice, Count
-from engine.render.html import definition_list, esc, scroll_box, table, tag
-from engine.render.options import CONTEXT, catalog_model_field, format_options, hardware_field
+from engine.render.html import definition_list, esc, table, tag
+from engine.render.options import (
+    CONTEXT,
+    catalog_model_field,
+    format_options,
+    hardware_field,
+)
 from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
@@ -283,12 +288,8 @@ def roofline_svg(
         )
     )
     shapes.append(text(4, f.top - 8, y_title))
-    # In a keyboard-reachable scroll box, as tables are: on a phone the chart keeps a legible
-    # minimum width (docs/css/s3.css) and scrolls sideways instead of shrinking its labels.
-    svg = scroll_box(
-        chart("".join(shapes), css="roofline", label=label, width=width, height=height),
-        label="Roofline chart (scrolls sideways on narrow screens)",
-        kind="chart",
+    svg = chart(
+        "".join(shapes), css="roofline", name="roofline", label=label, width=width, height=height
     )
     too_big = [m.short for m in decode_marks if not m.fits]
     if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:

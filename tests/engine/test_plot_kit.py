@@ -9,7 +9,6 @@ import re
 import pytest
 
 from engine.registry import get_widget, widget_names
-from engine.render.html import scroll_box
 from engine.render.placer import Placer, around, overlaps, text_box
 from engine.render.plot import Bar, Frame, Scale, bar_rows, chart, nice_axis_top, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
@@ -98,16 +97,26 @@ def test_bars_are_never_thinner_than_one_unit() -> None:
     assert '<text x="4" y="41" font-weight="700">tiny</text>' in drawn
 
 
-def test_a_chart_is_an_image_with_its_text_alternative() -> None:
-    drawn = chart("", css="demo", label=HOSTILE, height=50, data={"metric": "peak"})
-    assert drawn.startswith(
-        '<svg class="chart demo" data-metric="peak" viewBox="0 0 640 50" role="img" '
-        'aria-label="&lt;script&gt;'
+def test_a_chart_is_an_image_with_its_text_alternative_in_a_named_scroll_box() -> None:
+    drawn = chart("", css="demo", name="a demo", label=HOSTILE, height=50, data={"metric": "p"})
+    assert drawn == (
+        '<div class="chart-scroll" role="region" tabindex="0" '
+        'aria-label="Chart: a demo (scrolls sideways on narrow screens)">'
+        '<svg class="chart demo" data-metric="p" viewBox="0 0 640 50" role="img" '
+        'aria-label="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;q&#x27;">'
+        "</svg></div>"
     )
-    box = scroll_box(drawn, label="A chart", kind="chart")
-    assert box.startswith(
-        '<div class="chart-scroll" role="region" tabindex="0" aria-label="A chart">'
-    )
+
+
+@pytest.mark.parametrize("name", widget_names())
+def test_every_chart_sits_in_its_scroll_box(name: str) -> None:
+    """docs/css/lesson.css keeps a boxed chart at least 640 px wide (11 px text or more)."""
+    widget = get_widget(name)
+    html = widget.run(widget.defaults()).html
+    charts = re.findall(r'<svg class="chart [^"]*"[^>]*viewBox="0 0 (\d+) ', html)
+    boxed = re.findall(r'<div class="chart-scroll"[^>]*><svg class="chart ', html)
+    assert len(boxed) == len(charts), name
+    assert set(charts) <= {"640"}, name
 
 
 SVG_ELEMENTS = {"svg", "g", "line", "polyline", "polygon", "rect", "circle", "text", "title"}
