@@ -69,16 +69,23 @@ def memory_bar(
         units_per_value=usable / scale_max,
     )
     cap_x = left + usable * capacity_bytes / scale_max
-    marker = (
-        line(cap_x, 8, cap_x, bar_y + bar_h + 6, class_="capacity")
-        + text(
-            min(cap_x, width - 4),
-            bar_y + bar_h + 20,
+    # The capacity figure ends at its line, or starts there when the line is too far left
+    # for it; the total used sits top left, or beside the line when the line would cross it.
+    height = bar_y + bar_h + 26
+    labels = Placer((0, 0, width, height))
+    labels.segments.append(((cap_x, 8), (cap_x, bar_y + bar_h + 6)))
+    marker = line(cap_x, 8, cap_x, bar_y + bar_h + 6, class_="capacity")
+    for words, baseline, spots in (
+        (
             f"capacity {format_GB(capacity_bytes)}",
-            anchor="end",
-        )
-        + text(left, 12, f"used {format_GB(total)}")
-    )
+            bar_y + bar_h + 20,
+            [(min(cap_x, width - 4), "end"), (max(cap_x, left), "start")],
+        ),
+        (f"used {format_GB(total)}", 12, [(left, "start"), (cap_x + 4, "start")]),
+    ):
+        candidates = [(x, float(baseline), anchor) for x, anchor in spots]
+        tx, ty, anchor = labels.place(words, candidates) or candidates[0]
+        marker += text(tx, ty, words, anchor=anchor)
     description = f"{label}: " + ", ".join(f"{n} {format_GB(b)}" for n, b in parts)
     description += f"; total {format_GB(total)} of {format_GB(capacity_bytes)}."
     content = rect(left, bar_y, usable, bar_h, class_="track", rx=3) + bar + marker
@@ -88,7 +95,7 @@ def memory_bar(
         name=label,
         label=description,
         width=width,
-        height=bar_y + bar_h + 26,
+        height=height,
     )
     return svg + legend(
         [(part_class(name, i), f"{name}: {format_GB(b)}") for i, (name, b) in enumerate(parts)]

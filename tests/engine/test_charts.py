@@ -128,3 +128,20 @@ def test_a_short_bar_keeps_its_end_label_at_its_end() -> None:
     assert end, svg  # just past the bar's end, left-aligned, clear of "0 s"
     bar_end = 4 + 632 * 0.559 / (19.5 * 1.02)
     assert float(end.group(1)) >= bar_end
+
+
+def test_memory_bar_labels_stay_on_the_chart_and_off_the_capacity_line() -> None:
+    # DeepSeek-V3 on one H100: 1,344 GB against 80 GB puts the capacity line near the left
+    # edge, where a label ending at it would be cut and the line would cross "used ...".
+    svg = memory_bar([("Weights", 1344e9)], 80e9, label="m")
+    line = re.search(r'<line class="capacity" x1="([0-9.]+)"', svg)
+    assert line
+    cap_x = float(line.group(1))
+    assert cap_x < 60
+    for text, x0, _, x1, _ in _label_boxes(svg):
+        assert x0 >= 0 and x1 <= 640, text
+        if text.startswith("used"):
+            assert not x0 < cap_x < x1, "the capacity line crosses the total"
+    # With room, the capacity figure ends at its line, right-aligned.
+    roomy = memory_bar([("Weights", 16e9)], 80e9, label="m")
+    assert re.search(r'text-anchor="end">capacity 80 GB</text>', roomy)
