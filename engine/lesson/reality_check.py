@@ -24,7 +24,7 @@ from engine.lesson.plan import plan
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
-from engine.render.html import esc, tag
+from engine.render.html import column_heads, esc, table_box, tag
 
 BEATEN = "The measurement beats this bound: a bug in the engine's bound, reported."
 
@@ -288,7 +288,7 @@ def table(group: str = "") -> str:
     """One group's rows (all when empty) as an HTML table, every cell escaped."""
     found = rows(group)
     caption = GROUPS[group] if group else "Published measurements beside the engine"
-    head = "".join(tag("th", esc(h), scope="col") for h in (
+    head = column_heads((
         "Workload as published", "Measured", "Bound", "Bound error", "Expected",
         "Expected error", "Source"))
     body = []
@@ -314,10 +314,7 @@ def table(group: str = "") -> str:
             tag("td", esc(f"{m.stack}. {m.source}"), class_="reality-source"),
         )
         body.append(tag("tr", "".join(cells), data_measurement=m.id, data_group=m.group))
-    html = tag("table", tag("caption", esc(caption)) + tag("thead", tag("tr", head))
-               + tag("tbody", "".join(body)))
-    return tag("div", html, class_="table-scroll reality reality-measured", role="region",
-               tabindex="0", aria_label=caption)
+    return table_box(head, "".join(body), caption=caption, extra_class="reality reality-measured")
 
 
 def summary_html() -> str:
