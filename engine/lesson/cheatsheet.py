@@ -15,7 +15,7 @@ from engine.lesson.figures import format_bandwidth, format_tokens_per_s
 from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model, list_hardware
-from engine.numbers.compute import flops_per_token, training_flops
+from engine.numbers.compute import flops_per_token, training_flops, training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import (
@@ -167,35 +167,35 @@ def cheat_bytes_per_param(
 
 
 def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
-    """FLOPs rules: 2 N per token to use a model, 6 N per training token, 8 N with full
-    recomputation; the multipliers come from engine.numbers.compute, with the example model's values."""
+    """FLOPs rules: 2 N per token to use a model, 6 N (+ attention) per training token, 8 N
+    (+ attention) executed with full recomputation; the rules' multipliers come from
+    engine.numbers.compute's rule of thumb, the example model's values from its shapes."""
     m = get_model(model)
-    use = flops_per_token(m) / m.active_params
+    use_rule = training_flops(1, 1) / 3.0
     train = training_flops(1, 1)
     full = training_flops(1, 1, recompute="full")
     run_tokens = CHINCHILLA_TOKENS_PER_PARAM * m.params
-
-    def per_token(k: float, n: float) -> str:
-        return f"{format_count(k * n)} FLOPs"
+    trained = training_flops_per_token(m)
+    recomputed = training_flops_per_token(m, recompute="full")
 
     rows = [
         [
             "Use it (one token in or out)",
-            f"{use:g} × N per token",
-            per_token(use, m.active_params),
+            f"{use_rule:g} × N per token",
+            f"{format_count(flops_per_token(m))} FLOPs",
             NOT_AVAILABLE,
         ],
         [
             "Train (forward + backward)",
-            f"{train:g} × N per token",
-            per_token(train, m.params),
-            format_flops(training_flops(m.params, run_tokens)),
+            f"{train:g} × N per token + attention",
+            f"{format_count(trained.model)} FLOPs",
+            format_flops(trained.model * run_tokens),
         ],
         [
             "Train, full recomputation",
-            f"{full:g} × N per token",
-            per_token(full, m.params),
-            format_flops(training_flops(m.params, run_tokens, recompute="full")),
+            f"{full:g} × N per token + attention",
+            f"{format_count(recomputed.hardware)} FLOPs",
+            format_flops(recomputed.hardware * run_tokens),
         ],
     ]
     headers = (
@@ -208,7 +208,9 @@ def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
         "cheat_flops_rules",
         headers,
         rows,
-        caption="FLOPs; time = FLOPs ÷ (GPUs × peak FLOP/s × MFU)",
+        caption=f"FLOPs; N = active parameters (the embedding lookup is free; a mixture of "
+        f"experts counts only the experts a token uses); attention over {trained.seq_len:,}-token "
+        "samples; time = model FLOPs ÷ (GPUs × peak FLOP/s × MFU)",
     )
 
 

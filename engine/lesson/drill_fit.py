@@ -404,6 +404,8 @@ def _draw_serve(rng: random.Random, seed: int) -> FitQuestion | None:
     fmt = rng.choice(SERVE_FORMATS)
     hardware = get_hardware(rng.choice(SERVE_GPUS))
     gpus = rng.choice(SERVE_GPU_COUNTS)
+    if model.heads % gpus:
+        return None  # tensor parallelism needs whole attention heads on every GPU
     contexts = [c for c in CONTEXTS if c <= model.max_context]
     context = rng.choice(contexts)
     batch = rng.choice(BATCHES)

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from engine.numbers import quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, prices, resolve_model
-from engine.numbers.compute import DEFAULT_MFU
+from engine.numbers.compute import (
+    DEFAULT_MFU,
+    TrainingFlopsPerToken,
+    flops_per_token,
+    training_flops_per_token,
+)
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
     ServingMemory,
@@ -66,11 +71,14 @@ class ServeFigures:
 
 @dataclass(frozen=True, slots=True)
 class TrainFigures:
-    """Time of training: 6 N D (8 N D with full recomputation) FLOPs at ``mfu``."""
+    """Time of training: model FLOPs (about 6 x active N per token, plus attention) at
+    ``mfu``; ``total_flops`` are the hardware FLOPs (recomputation included)."""
 
     tokens: float
     tokens_given: bool
     total_flops: float
+    model_flops: float
+    per_token: TrainingFlopsPerToken
     peak_flops_per_s: float
     compute_format: str
     mfu: float
@@ -141,8 +149,8 @@ class Plan:
                     f"{format_seconds(s.prefill.seconds)} to the first token.")
         t = self.train
         assert t is not None
-        return (f"Compute: {t.total_flops:.3g} FLOPs ({'8' if self._full else '6'} × "
-                f"{self.model.params:.3g} parameters × {t.tokens:.3g} tokens) on {self.gpus:,} "
+        return (f"Compute: {t.model_flops:.3g} FLOPs ({t.per_token.model:.3g} per token × "
+                f"{t.tokens:.3g} tokens) on {self.gpus:,} "
                 f"GPU{'s' if self.gpus > 1 else ''} at {t.peak_flops_per_s / 1e12:,.1f} TFLOP/s ({t.compute_format}) × "
                 f"{t.mfu:.0%} MFU takes {format_seconds(t.seconds)}.")
 
@@ -300,7 +308,9 @@ class Plan:
                 "tokens_source": "given" if t.tokens_given else
                 f"not given: {CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter "
                 "(Chinchilla-optimal, Hoffmann et al. 2022)",
-                "total_flops": t.total_flops, "peak_flops_per_s": t.peak_flops_per_s,
+                "total_flops": t.total_flops, "model_flops": t.model_flops,
+                "flops_per_token": t.per_token.to_dict(),
+                "peak_flops_per_s": t.peak_flops_per_s,
                 "compute_format": t.compute_format, "mfu": t.mfu, "seconds": t.seconds,
                 "days": t.seconds / SECONDS_PER_DAY, "tokens_per_s": t.tokens_per_s,
                 "target_days": t.target_days, "gpus_for_target": t.gpus_for_target,
@@ -373,7 +383,7 @@ def plan(
         dec = _sum_steps(k, s + 1, steps)
         tpot = dec / steps if steps else first.seconds
         figures = ServeFigures(s, out, pre, first, dec, tpot, pre.seconds, pre.seconds + dec)
-        return Plan(job, m, hw, g, mem, 2.0 * m.active_params, min_gpus_to_serve(mem), figures,
+        return Plan(job, m, hw, g, mem, flops_per_token(m), min_gpus_to_serve(mem), figures,
                     None, price, note)
     tmem = training_memory(m, hw, gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
                            convention=convention, micro_batch=micro_batch, seq_len=seq_len,
@@ -384,17 +394,23 @@ def plan(
     u = quantities.MFU.check(mfu, "mfu", "MFU")
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
-    total = (8.0 if tmem.recompute == "full" else 6.0) * m.params * d
-    seconds = total / (tmem.gpus * peak * u)
+    per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
+    if u * per_token.hardware / per_token.model > 1.0:
+        raise EngineError(f"{u:.0%} MFU with {tmem.recompute} recomputation would need the GPUs "
+                          "to run above their peak (recomputation adds FLOPs MFU does not "
+                          "count); lower the MFU.", "mfu")
+    model_flops = per_token.model * d
+    total = per_token.hardware * d
+    seconds = model_flops / (tmem.gpus * peak * u)
     target = None
     for_target = None
     if target_days is not None and target_days != "":
         target = quantities.TARGET_DAYS.check(target_days, "target_days", "Target days")
-        for_target = max(1, int(-(-total // (target * SECONDS_PER_DAY * peak * u))))
+        for_target = max(1, int(-(-model_flops // (target * SECONDS_PER_DAY * peak * u))))
     if seconds > 1e15:
         raise EngineError("That run would take longer than the age of the universe; check "
                           "the tokens, GPUs and MFU.", "tokens")
-    tf = TrainFigures(d, given, total, peak, fmt, u, seconds, tmem.gpus * peak * u / (6 * m.params),
-                      for_target, target)
-    return Plan(job, m, hw, tmem.gpus, tmem, 2.0 * m.active_params, min_gpus_to_train(tmem),
+    tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
+                      tmem.gpus * peak * u / per_token.model, for_target, target)
+    return Plan(job, m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
                 None, tf, price, note)

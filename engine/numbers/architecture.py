@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.numbers import validate
+from engine.numbers.errors import EngineError
 
 if TYPE_CHECKING:
     from engine.numbers.catalog.models import ModelSpec
@@ -219,16 +220,110 @@ def layer_components(m: ModelSpec, kind: str = "auto") -> list[Component]:
     return out
 
 
+def attention_head_dims(m: ModelSpec) -> tuple[int, int]:
+    """(query/key width, value width) of one attention head: head_dim for both in GQA/MHA;
+    MLA (DeepSeek-V3) scores with qk_nope + qk_rope dims (192) and sums values of 128."""
+    if m.attention == "mla":
+        return m.qk_nope_head_dim + m.qk_rope_head_dim, m.v_head_dim
+    return m.head_dim, m.head_dim
+
+
+def attention_layer_groups(m: ModelSpec) -> tuple[tuple[int, int], ...]:
+    """(number of layers, window in tokens or 0 for full attention) for each kind of layer.
+
+    Mistral 7B v0.1: every layer sees the last 4,096 tokens; Gemma 2: half the layers
+    (alternate ones) are local with a 4,096-token window, half global.
+    """
+    if not m.sliding_window:
+        return ((m.layers, 0),)
+    local = m.local_layers or m.layers
+    groups = ((local, m.sliding_window), (m.layers - local, 0))
+    return tuple(g for g in groups if g[0])
+
+
+def attended_layer_tokens(m: ModelSpec, context_tokens: float) -> float:
+    """Sum over layers of the tokens one new token attends to: layers x context without a
+    sliding window, a local layer's share capped at its window."""
+    return float(sum(n * (min(context_tokens, w) if w else context_tokens)
+                     for n, w in attention_layer_groups(m)))
+
+
+def causal_attended_layer_tokens(m: ModelSpec, tokens: int) -> float:
+    """Sum of :func:`attended_layer_tokens` over positions 1..``tokens`` of one prompt: a
+    full layer contributes s(s+1)/2; a local one w(w+1)/2 + (s - w) w once s passes w."""
+    s = tokens
+    total = 0.0
+    for n, w in attention_layer_groups(m):
+        if not w or s <= w:
+            total += n * s * (s + 1) / 2.0
+        else:
+            total += n * (w * (w + 1) / 2.0 + (s - w) * w)
+    return total
+
+
+def attention_flops_per_layer_token(m: ModelSpec) -> float:
+    """Forward FLOPs of attention scores per (layer, attended token): QK^T and the weighted
+    sum of V, 2 FLOPs per multiply-add: 2 x heads x (qk + v) (= 4 x heads x head_dim)."""
+    qk, v = attention_head_dims(m)
+    return 2.0 * m.heads * (qk + v)
+
+
 def attention_flops_per_token(m: ModelSpec, context_tokens: object) -> float:
     """Attention-score FLOPs for one token that attends to ``context_tokens`` earlier tokens.
 
-    ``4 x layers x heads x head_dim x context``: QK^T and the weighted sum of V, 2 FLOPs per
-    multiply-add each (the ``12 L H Q T`` training term of PaLM's appendix B, forward third).
-    Not part of ``2 x parameters``; it matters only for long contexts.
+    ``4 x layers x heads x head_dim x context`` for full attention (the ``12 L H Q T``
+    training term of PaLM's appendix B, forward third); a sliding-window layer attends to at
+    most its window. Not part of ``2 x parameters``; it matters only for long contexts.
     """
     ctx = validate.number(context_tokens, "context_tokens", label="Context", allow_minimum=True,
                           maximum=1e9)
-    return 4.0 * m.layers * m.heads * m.head_dim * ctx
+    return attention_flops_per_layer_token(m) * attended_layer_tokens(m, ctx)
+
+
+def forward_flops_per_token(m: ModelSpec) -> float:
+    """FLOPs of the weight matrices for one token, forward: 2 per active weight of every
+    matmul (the output head too, tied or not); the input embedding is a lookup (0 FLOPs)
+    and norms are counted as 0. Slightly under 2 x active parameters."""
+    return float(sum(c.flops_per_token for c in components(m)))
+
+
+def check_tensor_parallel(m: ModelSpec, tp: int) -> int:
+    """``tp`` if the model can be split that many ways, else EngineError.
+
+    Each GPU must get whole attention heads (TP divides the heads), and the KV heads must
+    split evenly or be replicated evenly (KV heads divisible by TP, or TP by KV heads):
+    vLLM's rule (ModelConfig.verify_with_parallel_config; QKVParallelLinear replicates KV
+    heads when TP exceeds them). MLA models keep their latent cache whole on every GPU.
+    """
+    heads, kv = m.heads, m.kv_heads
+    if tp > 1 and heads % tp:
+        raise EngineError(
+            f"{m.name} has {heads} attention heads, which {tp} GPUs cannot share evenly: "
+            f"tensor parallelism needs a GPU count that divides {heads}.", "gpus")
+    if tp > 1 and m.attention == "gqa" and kv % tp and tp % kv:
+        raise EngineError(
+            f"{m.name} has {kv} KV heads: {tp} GPUs can neither split them evenly nor hold "
+            "one copy each.", "gpus")
+    return tp
+
+
+def tensor_parallel_ok(m: ModelSpec, tp: int) -> bool:
+    """Whether :func:`check_tensor_parallel` accepts ``tp`` for ``m``."""
+    try:
+        check_tensor_parallel(m, tp)
+    except EngineError:
+        return False
+    return True
+
+
+def kv_replication(m: ModelSpec, tp: int) -> float:
+    """How many times the whole KV cache is stored across ``tp`` GPUs (1 when the KV heads
+    split evenly). More GPUs than KV heads: each GPU keeps at least one head, so the cache
+    is stored tp / KV heads times; MLA's latent is kept whole on every GPU (tp times)."""
+    if m.attention == "mla":
+        return float(tp)
+    per_gpu = -(-m.kv_heads // tp)
+    return per_gpu * tp / m.kv_heads
 
 
 def summary(m: ModelSpec) -> dict[str, object]:
@@ -244,6 +339,7 @@ def summary(m: ModelSpec) -> dict[str, object]:
         "total_params": float(sum(c.params for c in every)),
         "total_flops_per_token": float(sum(c.flops_per_token for c in every)),
         "two_x_params": 2.0 * m.active_params,
+        "forward_flops_per_token": forward_flops_per_token(m),
         "note": (
             "The input embedding is a lookup (no FLOPs) and norms are counted as 0 FLOPs, so "
             "the sum is a little under 2 × parameters; attention scores add "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import quantities, validate
+from engine.numbers import architecture, quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
@@ -92,6 +92,18 @@ def kv_cache_bytes_per_token(model: object, format_id: object = "bf16") -> float
     return float(2 * m.layers * m.kv_heads * m.head_dim * b)
 
 
+def kv_cache_bytes(model: object, context_tokens: float, format_id: object = "bf16") -> float:
+    """KV cache bytes of one request holding ``context_tokens`` tokens of context.
+
+    Per layer per token x the tokens each layer keeps: all of them for full attention, at
+    most the window for a sliding-window layer (Mistral 7B keeps 4,096 per layer at any
+    context; Gemma 2 keeps 4,096 in its 21 local layers and the whole context in the rest).
+    """
+    m = as_model(model)
+    per_layer_token = kv_cache_bytes_per_token(m, format_id) / m.layers
+    return per_layer_token * architecture.attended_layer_tokens(m, context_tokens)
+
+
 def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
     """The KV-per-token arithmetic in words, for assumptions and widgets."""
     b = get_format(format_id).bytes_per_number
@@ -113,6 +125,9 @@ class ServingMemory:
     """Memory of one GPU serving a model: ``parts`` (name -> bytes) and the verdict.
 
     ``headroom_bytes`` is capacity minus use (negative when it does not fit).
+    ``kv_cache_bytes_per_token``: KV bytes per token of context at ``context_tokens``
+    (averaged over the context, so lower than the full-attention rate for sliding-window
+    models), times ``kv_replication`` copies when there are more GPUs than KV heads.
     ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
     ``max_concurrent_requests``: how many requests of ``context_tokens`` that is.
     """
@@ -151,14 +166,21 @@ class ServingMemory:
             f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
             "for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
             "real engines vary by about 0.5-3 GB).",
-            "GB = 10^9 bytes (an '80 GB' H100 holds 80 × 10^9 bytes, 74.5 GiB).",
+            f"Capacity: {format_GB(self.capacity_bytes)} per {self.hardware.name}, what a "
+            f"program can allocate ({self.hardware.memory_basis.rstrip('.')}). GB = 10^9 bytes.",
         ]
         if self.gpus > 1:
             out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
                        "evenly; activations and overhead counted in full on each GPU.")
+            copies = architecture.kv_replication(m, self.gpus)
+            if copies > 1:
+                out.append(f"More GPUs than KV heads: every GPU keeps at least one KV head, so "
+                           f"the KV cache is stored {copies:g} times over.")
         if m.sliding_window:
             out.append(f"{m.name} uses {a_or_an(m.sliding_window)} {m.sliding_window:,}-token sliding window on some or "
-                       "all layers; the KV figure caches the full context (an upper bound).")
+                       f"all layers; those layers keep at most {m.sliding_window:,} tokens, so the "
+                       f"KV cache averages {self.kv_cache_bytes_per_token:,.0f} bytes per token "
+                       f"at {self.context_tokens:,} tokens of context.")
         out.extend(m.assumptions)
         return tuple(out)
 
@@ -216,8 +238,9 @@ def serving_memory(
     kf = get_format(kv_format)
     ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
     b = quantities.BATCH.check_integer(batch, "batch", "Batch")
-    g = _check_gpus(gpus)
-    kv_token = kv_cache_bytes_per_token(m, kf.id)
+    g = architecture.check_tensor_parallel(m, _check_gpus(gpus))
+    kv_token = (kv_cache_bytes(m, ctx, kf.id) / ctx if ctx else kv_cache_bytes_per_token(m, kf.id)
+                ) * architecture.kv_replication(m, g)
     weights = m.params * wf.bytes_per_number / g
     kv = kv_token * ctx * b / g
     in_flight = min(ctx * b, PREFILL_CHUNK_TOKENS)
@@ -245,8 +268,15 @@ def min_gpus_to_serve(mem: ServingMemory) -> int | None:
     room = mem.capacity_bytes - fixed
     if room <= 0:
         return None
-    need = -(-split // room)
-    return max(1, int(need))
+    need = max(1, int(-(-split // room)))
+    for tp in range(need, 4 * need + 64):
+        if not architecture.tensor_parallel_ok(mem.model, tp):
+            continue
+        copies = architecture.kv_replication(mem.model, tp) / architecture.kv_replication(
+            mem.model, g)
+        if mem.parts["weights"] * g + mem.parts["kv_cache"] * g * copies <= room * tp:
+            return tp
+    return None
 
 
 # ---------------------------------------------------------------------------- training
@@ -394,6 +424,7 @@ def training_memory(
     hw = as_hardware(hardware)
     g = _check_gpus(gpus)
     t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
+    architecture.check_tensor_parallel(m, t)
     if g % t:
         raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
                           f"({t}).", "tp")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.numbers import validate
 from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.compute import training_flops_per_token
 from engine.numbers.memory import training_bytes_per_param
 from engine.numbers.serving import decode_step, prefill
 
@@ -55,13 +56,14 @@ def prefill_intensity(model: object, hardware: object = "h100-sxm", *,
 
 def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
                          optimizer: object = "adam", convention: object = "mixed-16") -> float:
-    """FLOPs per byte of a training step: 6 x N x tokens / (2 x state bytes), i.e. every
-    byte of training state read and written once per step (activation traffic ignored)."""
+    """FLOPs per byte of a training step: model FLOPs per token (about 6 x active N) x
+    tokens / (2 x state bytes), i.e. every byte of training state read and written once per
+    step (activation traffic ignored)."""
     m = as_model(model)
     t = validate.number(tokens_per_step, "tokens_per_step", label="Tokens per step",
                         maximum=1e12)
     state = training_bytes_per_param(optimizer, convention)
-    return 6.0 * m.params * t / (2.0 * state * m.params)
+    return training_flops_per_token(m).model * t / (2.0 * state * m.params)
 
 
 @dataclass(frozen=True, slots=True)

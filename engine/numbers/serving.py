@@ -1,8 +1,9 @@
 """Serving: prefill, decode steps, batching, and the timeline of one request.
 
 Each phase takes ``max(bytes read / bandwidth, FLOPs / peak)`` (the roofline): bytes are the
-weights plus the KV cache read, FLOPs are 2 x active parameters per token plus attention
-scores. Peaks are the chip's RAW dense peak and bandwidth its full datasheet figure, so
+weights plus the KV cache read (a sliding-window layer reads at most its window; more GPUs
+than KV heads replicate the cache), FLOPs are 2 per active weight per token (no FLOPs for
+the embedding lookup) plus attention scores. Peaks are the chip's RAW dense peak and bandwidth its full datasheet figure, so
 every time here is a best case (a floor): real kernels reach about 60-80 % of each. That is
 the lesson's ceiling: Llama 3.1 8B on one H100 decodes at most about 200 tokens/s
 (16.06 GB / 3.35 TB/s = 4.8 ms per token).
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
+from engine.numbers import architecture, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
-from engine.numbers.memory import kv_cache_bytes_per_token
+from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
 
 
 def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
@@ -35,34 +36,67 @@ def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) ->
 
 
 @dataclass(frozen=True, slots=True)
-class _Costs:
-    """Per-GPU costs of a decode step at context c: time = max(am + bm c, ac + bc c)."""
+class _Segment:
+    """Decode-step costs for contexts c >= ``start``: time = max(am + bm c, ac + bc c)."""
 
+    start: int
     am: float
     bm: float
     ac: float
     bc: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Costs:
+    """Per-GPU costs of a decode step, piecewise linear in the context c: one segment, or
+    two for a sliding-window model (past the window its local layers stop growing)."""
+
+    segments: tuple[_Segment, ...]
     weight_bytes: float
-    kv_bytes_per_token: float
+    kv_bytes_per_layer_token: float
     flops_fixed: float
-    flops_per_context: float
+    flops_per_layer_token: float
     peak: float
     compute_format: str
     bandwidth: float
+    batch: int
+    groups: tuple[tuple[int, int], ...]
+
+    def at(self, c: int) -> _Segment:
+        seg = self.segments[0]
+        for s in self.segments:
+            if c >= s.start:
+                seg = s
+        return seg
+
+    def layer_tokens(self, c: int) -> float:
+        return float(sum(n * (min(c, w) if w else c) for n, w in self.groups))
 
 
 def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: str, kv_format: str,
            gpus: int) -> _Costs:
     wb = get_format(weight_format).bytes_per_number
     peak, compute_format = hw.compute_peak(weight_format)
-    kv = kv_cache_bytes_per_token(m, kv_format)
+    kv_layer = (kv_cache_bytes_per_token(m, kv_format) / m.layers
+                * architecture.kv_replication(m, gpus))
     wbytes = weight_bytes_read(m, wb, batch)
     bw = hw.bandwidth_bytes_per_s * gpus
     pk = peak * gpus
-    flops_fixed = batch * 2.0 * m.active_params
-    flops_ctx = batch * 4.0 * m.layers * m.heads * m.head_dim
-    return _Costs(wbytes / bw, batch * kv / bw, flops_fixed / pk, flops_ctx / pk, wbytes, kv,
-                  flops_fixed, flops_ctx, peak, compute_format, hw.bandwidth_bytes_per_s)
+    flops_fixed = batch * architecture.forward_flops_per_token(m)
+    flops_layer = batch * architecture.attention_flops_per_layer_token(m)
+    groups = architecture.attention_layer_groups(m)
+    segments = []
+    # Below every window all layers grow with c; past a window that layer's share is fixed.
+    starts = sorted({0, *(w for _, w in groups if w)})
+    for start in starts:
+        fixed = float(sum(n * w for n, w in groups if w and w <= start))
+        growing = float(sum(n for n, w in groups if not w or w > start))
+        segments.append(_Segment(start, (wbytes + batch * kv_layer * fixed) / bw,
+                                 batch * kv_layer * growing / bw,
+                                 (flops_fixed + flops_layer * fixed) / pk,
+                                 flops_layer * growing / pk))
+    return _Costs(tuple(segments), wbytes, kv_layer, flops_fixed, flops_layer, peak,
+                  compute_format, hw.bandwidth_bytes_per_s, batch, groups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +150,7 @@ def _check(model: object, hardware: object, batch: object, weight_format: object
     wf = get_format(weight_format).id
     kf = get_format(kv_format).id
     g = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
-    return m, hw, b, wf, kf, g
+    return m, hw, b, wf, kf, architecture.check_tensor_parallel(m, g)
 
 
 def decode_step(model: object, hardware: object, *, context_tokens: object = 0,
@@ -132,11 +166,13 @@ def decode_step(model: object, hardware: object, *, context_tokens: object = 0,
 
 
 def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
-    mem = k.am + k.bm * c
-    comp = k.ac + k.bc * c
+    seg = k.at(c)
+    mem = seg.am + seg.bm * c
+    comp = seg.ac + seg.bc * c
+    lt = k.layer_tokens(c)
     return DecodeStep(
-        batch=b, context_tokens=c, gpus=g, bytes_read=k.weight_bytes + b * k.kv_bytes_per_token * c,
-        flops=k.flops_fixed + k.flops_per_context * c, memory_seconds=mem, compute_seconds=comp,
+        batch=b, context_tokens=c, gpus=g, bytes_read=k.weight_bytes + b * k.kv_bytes_per_layer_token * lt,
+        flops=k.flops_fixed + k.flops_per_layer_token * lt, memory_seconds=mem, compute_seconds=comp,
         seconds=mem if mem >= comp else comp, bound="memory" if mem >= comp else "compute",
         compute_format=k.compute_format,
     )
@@ -174,8 +210,9 @@ class Prefill:
 def prefill(model: object, hardware: object, *, prompt_tokens: object, batch: object = 1,
             weight_format: object = "bf16", kv_format: object = "bf16", gpus: object = 1
             ) -> Prefill:
-    """Prefill: FLOPs = batch x (2 x active x s + causal attention 4 L H Q s(s+1)/2);
-    bytes = weights read once + KV cache written; time = the larger of the two."""
+    """Prefill: FLOPs = batch x (forward matmuls x s + causal attention 4 L H Q s(s+1)/2,
+    a sliding-window layer attending to at most its window); bytes = weights read once +
+    KV cache written; time = the larger of the two."""
     m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
     s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
                          maximum=100_000_000)
@@ -186,9 +223,10 @@ def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: str, kf: str, g
              ) -> Prefill:
     peak, cf = hw.compute_peak(wf)
     wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, b * s)
-    kv = kv_cache_bytes_per_token(m, kf) * b * s
-    flops = b * (2.0 * m.active_params * s + 4.0 * m.layers * m.heads * m.head_dim
-                 * s * (s + 1) / 2.0)
+    kv = kv_cache_bytes(m, s, kf) * b * architecture.kv_replication(m, g)
+    flops = b * (architecture.forward_flops_per_token(m) * s
+                 + architecture.attention_flops_per_layer_token(m)
+                 * architecture.causal_attended_layer_tokens(m, s))
     mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
     comp = flops / (peak * g)
     return Prefill(b, s, g, wbytes + kv, flops, mem, comp, max(mem, comp),
@@ -201,7 +239,20 @@ def _lin_sum(a: float, b: float, c0: int, n: int) -> float:
 
 
 def _sum_steps(k: _Costs, c0: int, n: int) -> float:
-    """Exact sum of decode-step times max(am + bm c, ac + bc c) for c = c0 .. c0 + n - 1."""
+    """Exact sum of decode-step times max(am + bm c, ac + bc c) for c = c0 .. c0 + n - 1,
+    segment by segment (the costs are linear within a segment)."""
+    total = 0.0
+    for i, seg in enumerate(k.segments):
+        end = k.segments[i + 1].start if i + 1 < len(k.segments) else None
+        lo = max(c0, seg.start)
+        hi = c0 + n if end is None else min(c0 + n, end)
+        if hi > lo:
+            total += _sum_linear_max(seg, lo, hi - lo)
+    return total
+
+
+def _sum_linear_max(k: _Segment, c0: int, n: int) -> float:
+    """Exact sum of max(am + bm c, ac + bc c) for c = c0 .. c0 + n - 1."""
     if n <= 0:
         return 0.0
     da = k.am - k.ac

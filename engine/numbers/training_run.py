@@ -8,7 +8,9 @@ result (``TrainingRun.assumptions``):
 2. **Throughput ramp** (``warmup_seconds`` of training time): throughput rises linearly
    from 0 to its steady value (kernel autotuning, data pipeline filling up). This is not
    the learning-rate warm-up, which does not change the speed.
-3. **Steady training**: ``tokens/s = gpus x peak FLOP/s x MFU / (factor x params)``, with
+3. **Steady training**: ``tokens/s = gpus x peak FLOP/s x MFU / FLOPs per token``, the model
+   FLOPs per token given (``flops_per_token``, from
+   :func:`engine.numbers.compute.training_flops_per_token`), or ``factor x params`` with
    ``factor`` = 6 FLOPs per parameter per token (2 forward + 4 backward).
 4. **Checkpoint pauses**: every ``checkpoint_interval_seconds`` of training time, and once
    at the end, training stops for ``checkpoint_seconds`` while the state is written
@@ -94,8 +96,9 @@ class TrainingRunInputs:
     gpus: GPUs in the run. peak_flops_per_s: dense peak of ONE GPU in the training format.
     mfu: steady model FLOPs utilisation (fraction). utilisation: steady GPU utilisation, the
     share of time the GPUs are busy (fraction, at least ``mfu``).
-    flops_per_token_factor: FLOPs per parameter per token (6; 8 counts full recomputation,
-    and ``mfu`` then means hardware FLOPs utilisation).
+    flops_per_token_factor: FLOPs per parameter per token (6), used when ``flops_per_token``
+    is 0. flops_per_token: model FLOPs per token (active parameters and attention included;
+    recomputation excluded, as MFU counts them).
     startup_seconds, warmup_seconds, checkpoint_interval_seconds, checkpoint_seconds: see
     the module docstring; ``checkpoint_seconds=0`` disables checkpoints.
     """
@@ -111,6 +114,7 @@ class TrainingRunInputs:
     warmup_seconds: float = 600.0
     checkpoint_interval_seconds: float = 3600.0
     checkpoint_seconds: float = 60.0
+    flops_per_token: float = 0.0
 
     def __post_init__(self) -> None:
         v = validate
@@ -143,6 +147,9 @@ class TrainingRunInputs:
             "checkpoint_seconds": v.number(self.checkpoint_seconds, "checkpoint_seconds",
                                            label="Checkpoint pause", allow_minimum=True,
                                            maximum=MAX_RUN_SECONDS),
+            "flops_per_token": v.number(self.flops_per_token, "flops_per_token",
+                                        label="FLOPs per token", allow_minimum=True,
+                                        maximum=1e18),
         }
         for name, value in checks.items():
             object.__setattr__(self, name, value)
@@ -179,8 +186,13 @@ class TrainingRunInputs:
         return cls(**kwargs)
 
     @property
+    def model_flops_per_token(self) -> float:
+        """Model FLOPs per token: ``flops_per_token`` if given, else factor x params."""
+        return self.flops_per_token or self.flops_per_token_factor * self.params
+
+    @property
     def steady_tokens_per_s(self) -> float:
-        """Tokens/s at full speed: gpus x peak x MFU / (factor x params)."""
+        """Tokens/s at full speed: gpus x peak x MFU / model FLOPs per token."""
         return _timing(self).steady_tokens_per_s
 
     @property
@@ -206,7 +218,7 @@ class _Timing:
 
 
 def _timing(inp: TrainingRunInputs) -> _Timing:
-    rate = inp.gpus * inp.peak_flops_per_s * inp.mfu / (inp.flops_per_token_factor * inp.params)
+    rate = inp.gpus * inp.peak_flops_per_s * inp.mfu / inp.model_flops_per_token
     w = inp.warmup_seconds
     if inp.tokens <= rate * w / 2.0:
         # The budget runs out during the ramp: tokens = rate * tau**2 / (2 w).
@@ -284,7 +296,7 @@ def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSampl
         tokens_per_s=rate * speed,
         mfu=inp.mfu * speed,
         utilisation=inp.utilisation * speed,
-        flops_done=tokens * inp.flops_per_token_factor * inp.params,
+        flops_done=tokens * inp.model_flops_per_token,
         seconds_left=max(t.total_seconds - elapsed, 0.0),
         loss=_curve_loss(inp.params, tokens),
     )
@@ -294,7 +306,7 @@ def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSampl
 class TrainingRun:
     """A whole run: totals, ``samples`` evenly spaced from 0 to the end, and assumptions.
 
-    total_flops = factor x params x tokens; gpu_hours = gpus x total_seconds / 3600 (what a
+    total_flops = model FLOPs per token x tokens; gpu_hours = gpus x total_seconds / 3600 (what a
     cloud bills: start-up and checkpoint pauses included).
     """
 
@@ -331,11 +343,17 @@ class TrainingRun:
 
 
 def _assumptions(inp: TrainingRunInputs, t: _Timing) -> tuple[str, ...]:
-    out = [
-        f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
-        f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'}).",
+    if inp.flops_per_token:
+        per_token = format_count(inp.flops_per_token)
+        out = [f"Training FLOPs = {per_token} per token × tokens (2 forward + 4 backward per "
+               "active weight, plus attention; recomputation not counted in MFU)."]
+    else:
+        per_token = f"{inp.flops_per_token_factor:g} × {format_count(inp.params)}"
+        out = [f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
+               f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'})."]
+    out += [
         f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
-        f"{inp.mfu:.0%} MFU / ({inp.flops_per_token_factor:g} × {format_count(inp.params)}) = "
+        f"{inp.mfu:.0%} MFU / ({per_token}) = "
         f"{t.steady_tokens_per_s:,.0f} tokens/s.",
         f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
         f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",
@@ -380,6 +398,7 @@ def simulate_training_run(
     warmup_seconds: float = 600.0,
     checkpoint_interval_seconds: float = 3600.0,
     checkpoint_seconds: float = 60.0,
+    flops_per_token: float = 0.0,
 ) -> TrainingRun:
     """Simulate one training run: totals and ``samples`` points evenly spaced in wall-clock
     time from 0 to the end (both included).
@@ -392,14 +411,14 @@ def simulate_training_run(
         utilisation=utilisation, flops_per_token_factor=flops_per_token_factor,
         startup_seconds=startup_seconds, warmup_seconds=warmup_seconds,
         checkpoint_interval_seconds=checkpoint_interval_seconds,
-        checkpoint_seconds=checkpoint_seconds,
+        checkpoint_seconds=checkpoint_seconds, flops_per_token=flops_per_token,
     )
     n = validate.integer(samples, "samples", label="Samples", minimum=2, maximum=10_000)
     t = _timing(inp)
     step = t.total_seconds / (n - 1)
     points = tuple(_sample(inp, t, t.total_seconds if i == n - 1 else i * step)
                    for i in range(n))
-    total_flops = inp.flops_per_token_factor * inp.params * inp.tokens
+    total_flops = inp.model_flops_per_token * inp.tokens
     return TrainingRun(
         inputs=inp,
         total_flops=total_flops,

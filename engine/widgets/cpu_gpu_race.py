@@ -20,7 +20,7 @@ import math
 
 from engine.numbers import memory, quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_model, get_system
-from engine.numbers.compute import training_flops, training_seconds
+from engine.numbers.compute import training_flops_per_token, training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import Prefill, prefill
 from engine.render.fields import Amount, Choice, hidden
@@ -211,7 +211,7 @@ def render(values: Values) -> Rendered:
     speed = values[SPEED]
     elapsed = values[ELAPSED]
     system = get_system(SYSTEM)
-    step_flops = training_flops(model.active_params, tokens_per_step)
+    step_flops = training_flops_per_token(model).model * tokens_per_step
     cpu = Side(system.cpu, system.cpu_count, model, prompt_tokens, step_flops)
     gpu = Side(system.gpu, 1, model, prompt_tokens, step_flops)
     t_cpu, t_gpu = cpu.seconds(task), gpu.seconds(task)
@@ -264,7 +264,7 @@ def render(values: Values) -> Rendered:
     rule = (
         "2 × parameters × prompt tokens, plus attention"
         if task == "prefill"
-        else "6 × parameters × tokens"
+        else "6 × active parameters × tokens + attention"
     )
     figures = definition_list(
         [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
+from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.units import TB
@@ -83,6 +84,8 @@ def serve_plan(model: ModelSpec, rung: Rung, context_tokens: int) -> Plan:
         for gpus in TENSOR_PARALLEL:
             if gpus > rung.serve_count:
                 break
+            if not tensor_parallel_ok(model, gpus):
+                continue
             found = plan(
                 model=model,
                 hardware=rung.hardware,
@@ -102,7 +105,7 @@ def train_plan(model: ModelSpec, rung: Rung, tokens: float | None, mfu: float) -
     (the one needing the least memory per chip if none)."""
     found: Plan | None = None
     for tp in TENSOR_PARALLEL:
-        if tp > rung.serve_count or rung.count % tp:
+        if tp > rung.serve_count or rung.count % tp or not tensor_parallel_ok(model, tp):
             continue
         candidate = plan(
             model=model,
@@ -198,7 +201,7 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         "parameter) sharded with ZeRO-3 across the chips, with the smallest tensor-parallel "
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
-        "Training time: 6 × parameters × tokens FLOPs at the chips' dense bf16 peak × MFU.",
+        "Training time: 6 × active parameters × tokens FLOPs (+ attention) at the chips' dense bf16 peak × MFU.",
         "Phone and laptop figures are rough (see the hardware catalogue's notes).",
     )
 

@@ -115,17 +115,19 @@ def render(values: Values) -> str:
     peak = gpu.peak_flops_per_s(number_format.id)
     gpus = values[GPU_COUNT]
     tokens = values[TOKEN_BUDGET]
-    per_token = 6.0 * model.params
-    total_flops = compute.training_flops(model.params, tokens)
+    flops = compute.training_flops_per_token(model)
+    per_token = flops.model
+    total_flops = per_token * tokens
     all_peak = gpus * peak
     peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {_rate(all_peak)}"
     per_token_words = (
-        f"6 × {format_count(model.params)} = {format_count(per_token)} FLOPs"
-        " (2 forward + 4 backward per parameter)"
+        f"3 × {format_count(flops.matmul / 3.0)} (2 forward + 4 backward per active weight) + "
+        f"{format_count(flops.attention)} (attention over {flops.seq_len:,} tokens) = "
+        f"{format_count(per_token)} FLOPs"
     )
     if mode == "mfu":
         tokens_per_s = values[TOKENS_PER_S]
-        mfu = compute.mfu_from_throughput(tokens_per_s, model.params, gpus, peak)
+        mfu = compute.mfu_at(tokens_per_s, per_token, gpus, peak)
         seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
         words, css = _verdict(mfu)
         verdict = tag(
@@ -154,7 +156,7 @@ def render(values: Values) -> str:
         return verdict + gauge + figures
     mfu = values[ASSUMED_MFU]
     seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
-    speed = compute.tokens_per_s_at_mfu(model.params, gpus, peak, mfu)
+    speed = compute.tokens_per_s_at(per_token, gpus, peak, mfu)
     verdict = tag(
         "p",
         esc(
@@ -168,8 +170,8 @@ def render(values: Values) -> str:
     figures = definition_list(
         [
             (
-                "Training FLOPs (6 × parameters × tokens)",
-                f"6 × {format_count(model.params)} × {format_count(tokens)} = "
+                "Training FLOPs (FLOPs per token × tokens)",
+                f"{format_count(per_token)} × {format_count(tokens)} = "
                 f"{format_flops(total_flops)}",
             ),
             (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),

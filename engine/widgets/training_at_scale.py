@@ -77,7 +77,7 @@ def render(values: Values) -> str:
     assert t is not None
     mem = p.memory
     assert isinstance(mem, TrainingMemory)
-    one_gpu = compute.training_seconds(t.total_flops, 1, t.peak_flops_per_s, mfu)
+    one_gpu = compute.training_seconds(t.model_flops, 1, t.peak_flops_per_s, mfu)
 
     fits = mem.fits
     on_time = t.seconds <= days * SECONDS_PER_DAY
@@ -109,7 +109,7 @@ def render(values: Values) -> str:
                 f"{p.min_gpus:,}",
                 "The fewest on which the state fits",
                 format_seconds(
-                    compute.training_seconds(t.total_flops, p.min_gpus, t.peak_flops_per_s, mfu)
+                    compute.training_seconds(t.model_flops, p.min_gpus, t.peak_flops_per_s, mfu)
                 ),
             )
         )
@@ -119,7 +119,7 @@ def render(values: Values) -> str:
             f"{t.gpus_for_target:,}",
             f"The fewest that finish in {days:g} days",
             format_seconds(
-                compute.training_seconds(t.total_flops, t.gpus_for_target, t.peak_flops_per_s, mfu)
+                compute.training_seconds(t.model_flops, t.gpus_for_target, t.peak_flops_per_s, mfu)
             ),
         )
     )
@@ -144,8 +144,8 @@ def render(values: Values) -> str:
     figures = definition_list(
         [
             (
-                "Training FLOPs (6 × parameters × tokens)",
-                format_flops(t.total_flops),
+                "Training FLOPs (6 × active parameters × tokens + attention)",
+                format_flops(t.model_flops),
             ),
             (
                 "Training state before sharding",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.numbers import memory
 from engine.numbers.catalog import get_model, get_system
+from engine.numbers.compute import training_flops_per_token
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     CHINCHILLA_VOCAB,
@@ -74,6 +75,7 @@ def render(values: Values) -> str:
         peak_flops_per_s=gpu.peak_flops_per_s(TRAINING_FORMAT),
         mfu=mfu,
         samples=CURVE_SAMPLES,
+        flops_per_token=training_flops_per_token(model).model,
     )
     now = training_run_at(run.inputs, elapsed)
     finished = now.phase == "finished"
@@ -181,7 +183,8 @@ def render(values: Values) -> str:
                 f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
                 f"{run.gpu_hours:,.0f} GPU-hours",
             ),
-            ("Training FLOPs (6 × parameters × tokens)", format_flops(run.total_flops)),
+            ("Training FLOPs (6 × active parameters × tokens + attention)",
+             format_flops(run.total_flops)),
             ("Watching time at this speed", format_seconds(run.total_seconds / speed)),
         ]
     )

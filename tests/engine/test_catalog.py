@@ -74,7 +74,9 @@ def test_dgx1():
     s = get_system("dgx-1")
     assert s.gpu.id == "h100-sxm" and s.gpu_count == 8
     assert s.cpu.id == "xeon-8480c" and s.cpu_count == 2
-    assert s.gpu_memory_bytes == 640e9 and s.ram_bytes == 2e12
+    # 8 x 79.11 GiB (the H100's allocatable memory, vllm-project/vllm #27508) = 679.5 GB;
+    # 2 TB of RAM = 32 x 64 GiB DIMMs = 2,048 GiB.
+    assert s.gpu_memory_bytes == 8 * round(79.11 * 2**30) and s.ram_bytes == 2048 * 2**30
     assert s.nvlink_bytes_per_s_per_gpu == 900e9 and s.power_W == 10200
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine.lesson import cheatsheet, figures
 from engine.lesson.tables import TABLES, get_table
 from engine.numbers.catalog import get_hardware, get_model, list_hardware
-from engine.numbers.compute import flops_per_token, training_flops
+from engine.numbers.compute import training_flops, training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
 from engine.numbers.memory import CONVENTIONS, min_gpus_to_serve, serving_memory
@@ -145,15 +145,19 @@ def test_flops_rules_are_the_engines_multipliers() -> None:
         cells["Train (forward + backward)"],
         cells["Train, full recomputation"],
     )
-    assert use["Rule (N = parameters)"] == f"{flops_per_token(m) / m.active_params:g} × N per token"
-    assert train["Rule (N = parameters)"] == f"{training_flops(1, 1):g} × N per token"
-    assert full["Rule (N = parameters)"] == f"{training_flops(1, 1, 'full'):g} × N per token"
+    assert use["Rule (N = parameters)"] == "2 × N per token"
+    assert train["Rule (N = parameters)"] == f"{training_flops(1, 1):g} × N per token + attention"
+    assert full["Rule (N = parameters)"] == (
+        f"{training_flops(1, 1, 'full'):g} × N per token + attention")
     assert [r["Rule (N = parameters)"][0] for r in (use, train, full)] == ["2", "6", "8"]
     assert use["Llama 3.1 8B, per token"] == figures.flops_per_token("llama-3.1-8b")
-    assert train["Llama 3.1 8B, per token"] == f"{format_count(6 * m.params)} FLOPs"
-    assert (use["Llama 3.1 8B, per token"], train["Llama 3.1 8B, per token"]) == (
-        "16.1 billion FLOPs",  # 2 x 8.03e9, by hand
-        "48.2 billion FLOPs",  # 6 x 8.03e9
+    assert train["Llama 3.1 8B, per token"] == (
+        f"{format_count(training_flops_per_token(m).model)} FLOPs")
+    assert (use["Llama 3.1 8B, per token"], train["Llama 3.1 8B, per token"],
+            full["Llama 3.1 8B, per token"]) == (
+        "15.0 billion FLOPs",  # 2 x 7.505e9 matmul weights (the embedding is a lookup)
+        "51.5 billion FLOPs",  # 6 x 7.505e9 + 12 x 32 x 4,096 x 4,096 attention = 51.47e9
+        "68.6 billion FLOPs",  # x 8/6 with full recomputation
     )
 
 
@@ -199,7 +203,8 @@ def test_fits_matrix_follows_its_arguments() -> None:
     m, h = get_model("llama-3.1-70b"), get_hardware("h100-sxm")
     mem = serving_memory(m, h, weight_format="fp8")
     assert cells == {
-        m.name: {"Model": m.name, "Needs": format_GB(mem.per_gpu_bytes), "H100 SXM5 80GB": "fits"}
+        m.name: {"Model": m.name, "Needs": format_GB(mem.per_gpu_bytes),
+                 "H100 SXM5 80GB · 84.94 GB": "fits"}
     }
 
 

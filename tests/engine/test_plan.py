@@ -14,8 +14,9 @@ def test_serve_plan_keys_and_parts_sum():
     d = _json(plan(model="llama-3.1-8b"))
     mem = d["memory"]
     assert sum(mem["parts"].values()) == pytest.approx(mem["per_gpu_bytes"])
-    assert mem["fits"] is True and mem["capacity_bytes"] == 80e9
-    assert d["flops"]["per_token"] == 2 * 8_030_261_248
+    assert mem["fits"] is True and mem["capacity_bytes"] == round(79.11 * 2**30)
+    # 2 x (8,030,261,248 - 525,336,576 embedding - 266,240 norm weights): no FLOPs for lookups.
+    assert d["flops"]["per_token"] == 2 * 7_504_658_432
     assert d["serve"]["kv_cache_bytes_per_token"] == 131_072
     assert d["serve"]["bound"] == "memory"
     assert set(d["answers"]) == {"fits", "limit", "gpus", "failure", "cost"}
@@ -23,7 +24,11 @@ def test_serve_plan_keys_and_parts_sum():
 
 def test_train_plan_keys():
     d = _json(plan(model="llama-3.1-8b", task="train", tokens=1e12, gpus=8, sharding="zero3"))
-    assert d["train"]["total_flops"] == pytest.approx(6 * 8_030_261_248 * 1e12)
+    # Model FLOPs: 6 x 7,504,658,432 matmul weights + 12 x 32 x 4,096 x 4,096 attention
+    # (PaLM appendix B) per token; selective recomputation adds the attention forward again.
+    model = 6 * 7_504_658_432 + 12 * 32 * 4096 * 4096
+    assert d["train"]["model_flops"] == pytest.approx(model * 1e12)
+    assert d["train"]["total_flops"] == pytest.approx((model + 4 * 32 * 4096 * 4096) * 1e12)
     assert d["train"]["seconds"] > 0 and d["memory"]["fits"] is True
     d2 = _json(plan(model="llama-3.1-8b", task="train"))
     assert "Chinchilla" in d2["train"]["tokens_source"]

@@ -22,6 +22,9 @@ from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 
+# An "80 GB" H100 hands a program 79.11 GiB (torch total capacity, vllm-project/vllm #27508).
+H100_BYTES = round(79.11 * 2**30)
+
 
 def run(name: str, action: str = "", **overrides: object) -> Rendered:
     widget = get_widget(name)
@@ -57,11 +60,11 @@ def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
     text = text_of(out.html)
     for g in range(8):
         assert f'data-gpu="{g}"' in out.html
-    assert text.count("0 GB of 80 GB") == 8
+    assert text.count("0 GB of 84.94 GB") == 8
     assert "0 of 8 GPUs hold memory" in text
     assert "No job is running" in text
     assert "dgx-1 ready: 8 × NVIDIA H100" in text
-    assert 'role="img"' in out.html and "GPU 0 memory: 0 GB of 80 GB" in out.html
+    assert 'role="img"' in out.html and "GPU 0 memory: 0 GB of 84.94 GB" in out.html
 
 
 def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
@@ -74,7 +77,7 @@ def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
     text = text_of(out.html)
     job = state.find_job("job-1")
     gpu = state.gpus()[3]
-    assert f"{format_GB(job.bytes_per_gpu)} of 80 GB" in text
+    assert f"{format_GB(job.bytes_per_gpu)} of 84.94 GB" in text
     assert f"{gpu.utilisation:.0%}" in text
     assert "Simulated time 1:00" in text
     assert "training Llama 3.1 8B (ZeRO-3" in text and "GPUs 0-7" in text
@@ -139,7 +142,7 @@ def test_launch_before_any_button_describes_the_job() -> None:
     text = text_of(out.html)
     assert out.set_inputs == {}
     assert "Not submitted yet" in text and "Llama 3.1 8B" in text
-    assert "GPU 0 has 80 GB free" in text
+    assert "GPU 0 has 84.94 GB free" in text
 
 
 def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
@@ -152,7 +155,7 @@ def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
     assert "Training Llama 3.1 8B on GPU 0: the training state alone" in text
     assert "16 bytes/param × 8.03 billion params = 128.5 GB" in text
     assert " x " not in " ".join(expected.arithmetic)  # "×" for readers, not the letter x
-    assert "more than the 80 GB free on GPU 0" in text
+    assert "more than the 84.94 GB free on GPU 0" in text
     for line in expected.arithmetic:
         assert line.replace(">", "&gt;") in out.html
     state = load_state(out.set_inputs["state"])
@@ -163,9 +166,9 @@ def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
         assert f"Way out {i + 1}: {way.label}." in text
         assert way.text in text
         assert (f'data-way-out="{i}"' in out.html) == bool(way.action)
-    # The chart: one GPU's training memory against its 80 GB.
+    # The chart: one GPU's training memory against its 84.94 GB (79.11 GiB).
     mem = memory.training_memory("llama-3.1-8b", "h100-sxm")
-    assert f"total {format_GB(mem.per_gpu_bytes)} of 80 GB" in out.html
+    assert f"total {format_GB(mem.per_gpu_bytes)} of 84.94 GB" in out.html
 
 
 def test_retry_gives_the_same_answer_and_says_so() -> None:
@@ -246,11 +249,11 @@ def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     assert "Deployed." in text and expected.message in text
     # The room the widget reports is the engine's own figure in its message.
     mem = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=32768, batch=4)
-    tokens = kv_tokens_that_fit(80e9, mem)
+    tokens = kv_tokens_that_fit(H100_BYTES, mem)
     assert f"room for {tokens:,} tokens of context" in expected.message
     assert f"holds {tokens:,}" in text
     panel = text_of(run("dgx_panel", state=out.set_inputs["state"]).html)
-    assert f"{format_GB(mem.per_gpu_bytes)} of 80 GB" in panel
+    assert f"{format_GB(mem.per_gpu_bytes)} of 84.94 GB" in panel
     assert "serving Llama 3.1 8B" in panel
 
 
@@ -263,7 +266,7 @@ def test_deploy_shares_a_gpu_and_counts_the_other_jobs() -> None:
     assert "Held by other jobs" in text
     held = cluster.deploy(cluster.new_cluster(), "llama-3.1-8b").job
     assert held is not None
-    assert f"Free on GPU 0 before it {format_GB(80e9 - held.bytes_per_gpu)}" in text
+    assert f"Free on GPU 0 before it {format_GB(H100_BYTES - held.bytes_per_gpu)}" in text
 
 
 def test_deploy_too_big_is_refused_with_ways_out() -> None:

@@ -271,7 +271,7 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     )
     assert "Hollow grey points do not fit" in text_of(html)
     # the table has a fits column with the engine's verdict for every row
-    assert "Fits in 80 GB?" in text_of(html)
+    assert "Fits in 84.94 GB?" in text_of(html)
     for b in (*MARKED_BATCHES, 2048):
         ok, n_bytes, _ = memory(b)
         cell = f"yes, {format_GB(n_bytes)}" if ok else f"does not fit: {format_GB(n_bytes)}"

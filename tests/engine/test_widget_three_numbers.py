@@ -48,20 +48,21 @@ def test_defaults_render_without_nan_and_with_a_described_chart(name: str) -> No
 def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     model = get_model("llama-3.1-8b")
     html = render("mfu_calculator", tokens_per_s="60000", gpus="8")
-    mfu = compute.mfu_from_throughput(60000, model.params, 8, H100_BF16)
+    per_token = compute.training_flops_per_token(model).model
+    mfu = compute.mfu_at(60000, per_token, 8, H100_BF16)
     assert f'data-mfu="{mfu:.6f}"' in html
     text = text_of(html)
     assert f"MFU {mfu * 100:.1f} %" in text
-    # By hand: 60,000 x 6 x 8.03e9 = 2.891e15 FLOP/s of 8 x 989.4e12 = 36.5 %.
-    assert "MFU 36.5 %" in text
+    # By hand: 6 x 7.505e9 matmul weights + 12 x 32 x 4,096 x 4,096 attention (PaLM
+    # appendix B) = 51.47e9 FLOPs per token; x 60,000 = 3.088e15 FLOP/s of 8 x 989.4e12.
+    assert "MFU 39.0 %" in text
     assert "Good: within the 35–55 %" in text
     # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
-    assert "6 × 8.03 billion = 48.2 billion FLOPs" in text
-    assert "48.2 billion × 60,000 tokens/s" in text
+    assert "3 × 15.0 billion (2 forward + 4 backward per active weight) + 6.44 billion " \
+        "(attention over 4,096 tokens) = 51.5 billion FLOPs" in text
+    assert "51.5 billion × 60,000 tokens/s" in text
     assert "8 × 989.4 TFLOP/s" in text
-    seconds = compute.training_seconds(
-        compute.training_flops(model.params, 15e12), 8, H100_BF16, mfu
-    )
+    seconds = compute.training_seconds(per_token * 15e12, 8, H100_BF16, mfu)
     assert format_seconds(seconds) in text
 
 
@@ -79,7 +80,7 @@ def test_mfu_uses_the_chosen_format_and_gpu_count() -> None:
         "mfu_calculator", model="llama-3.1-70b", format="fp8", gpus="64", tokens_per_s="100000"
     )
     peak = get_hardware("h100-sxm").peak_flops_per_s("fp8")
-    mfu = compute.mfu_from_throughput(100000, model.params, 64, peak)
+    mfu = compute.mfu_at(100000, compute.training_flops_per_token(model).model, 64, peak)
     assert f'data-mfu="{mfu:.6f}"' in html
     assert "64 × 1,978.9 TFLOP/s" in text_of(html)
 
@@ -87,10 +88,9 @@ def test_mfu_uses_the_chosen_format_and_gpu_count() -> None:
 def test_time_mode_gives_the_engines_wall_clock_time_and_throughput() -> None:
     model = get_model("llama-3.1-8b")
     html = render("mfu_calculator", mode="time", mfu="0.4", tokens="15e12", gpus="8")
-    seconds = compute.training_seconds(
-        compute.training_flops(model.params, 15e12), 8, H100_BF16, 0.4
-    )
-    speed = compute.tokens_per_s_at_mfu(model.params, 8, H100_BF16, 0.4)
+    per_token = compute.training_flops_per_token(model).model
+    seconds = compute.training_seconds(per_token * 15e12, 8, H100_BF16, 0.4)
+    speed = compute.tokens_per_s_at(per_token, 8, H100_BF16, 0.4)
     text = text_of(html)
     assert f'data-seconds="{seconds:.6g}"' in html
     assert format_seconds(seconds) in text
@@ -152,7 +152,7 @@ def test_70b_on_one_h100_is_refused_with_the_arithmetic() -> None:
     text = text_of(html)
     assert 'class="widget-verdict refused" data-fits="false"' in html
     assert "Refused: Llama 3.1 70B in bf16" in text
-    assert f"{format_GB(plan.per_gpu_bytes)} of 80 GB" in text
+    assert f"{format_GB(plan.per_gpu_bytes)} of 84.94 GB" in text  # 79.11 GiB, vllm #27508
     assert "70.6 billion parameters × 2 bytes = 141.1 GB" in text
     assert f"Short by {format_GB(plan.per_gpu_bytes - plan.capacity_bytes)}" in text
     assert "memory-bar" in html
@@ -181,7 +181,9 @@ def test_each_way_out_is_planned_by_the_engine() -> None:
         plan = memory.serving_memory(model, hw)
         assert rows[hw][0] is plan.fits
         assert f"of {format_GB(plan.capacity_bytes)}" in rows[hw][1]
-    assert rows["h200"][0] is False  # 141.1 GB of weights in 141 GB: just short
+    # 145.6 GB (141.1 GB of weights + KV, activations, overhead) in the H200's measured
+    # 150.1 GB (bench/measured/h200-2026-11-30.json): it fits.
+    assert rows["h200"][0] is True
     assert rows["b200"][0] is True
 
 
@@ -259,7 +261,7 @@ def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
     assert ratio == pytest.approx(h100 / a100, rel=1e-3)
     # The chosen device is highlighted; a phone cannot hold the bf16 model.
     assert '<g data-device="h100-sxm"><text x="4" y="' in html and 'font-weight="700"' in html
-    assert "does not fit in 8 GB" in html
+    assert "does not fit in 8.59 GB" in html  # the phone's 8 GiB
 
 
 def test_int4_raises_the_ceiling() -> None:

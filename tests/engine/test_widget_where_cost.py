@@ -65,12 +65,12 @@ def test_ladder_serving_figures_are_the_engines() -> None:
         model="llama-3.1-8b", hardware="apple-a17-pro", task="serve", weight_format="int8"
     ).memory.fits
     assert phone.serve is not None
-    assert f"Yes, in int4 {format_GB(phone.memory.per_gpu_bytes)} of 8 GB" in rows[0]
+    assert f"Yes, in int4 {format_GB(phone.memory.per_gpu_bytes)} of 8.59 GB" in rows[0]
     assert f"{phone.serve.tokens_per_s_per_user:,.0f} tokens/s memory-bound" in rows[0]
     # One H100 of dgx-1 holds it in bf16: the lesson's ~200 tokens/s ceiling, 8 copies.
     h100 = plan(model="llama-3.1-8b", hardware="h100-sxm", task="serve")
     assert h100.serve is not None
-    assert f"Yes, in bf16 {format_GB(h100.memory.per_gpu_bytes)} of 80 GB" in rows[3]
+    assert f"Yes, in bf16 {format_GB(h100.memory.per_gpu_bytes)} of 84.94 GB" in rows[3]
     assert "8 copies at once" in rows[3]
     assert f"{h100.serve.tokens_per_s_per_user:,.0f} tokens/s" in rows[3]
     assert "16,384 copies at once" in rows[4]
@@ -104,7 +104,7 @@ def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
     )
     assert served.memory.fits
     assert (
-        f"Yes, in int8 on 8 chips (tensor parallel), {format_GB(served.memory.per_gpu_bytes)} of 80 GB each"
+        f"Yes, in int8 on 8 chips (tensor parallel), {format_GB(served.memory.per_gpu_bytes)} of 84.94 GB each"
         in rows[3]
     )
     assert "tensor parallel 4" in rows[4]

@@ -146,10 +146,10 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
         model, raw.get("seq_len"), raw.get("micro_batch"), raw.get("tokens"), raw.get("mfu")
     )
     _expect(eff <= 0.95, "MFU above 95 %.")
-    _run_inputs(model.id, budget, len(idx), hw.id, eff, rec)
+    _run_inputs(model.id, budget, len(idx), hw.id, eff, rec, seq)
     tmem = _train_memory(model, hw, len(idx), shard, opt, rec, seq, mb)
     if status == "finished":
-        total = _run_inputs(model.id, budget, len(idx), hw.id, eff, rec).total_seconds
+        total = _run_inputs(model.id, budget, len(idx), hw.id, eff, rec, seq).total_seconds
         assert ended is not None
         _expect(math.isclose(ended - started, total, rel_tol=1e-9, abs_tol=1e-6),
                 f"finished job {job_id} has the wrong end time.")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_system
+from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
 
@@ -290,19 +291,22 @@ class ActionResult:
 
 @lru_cache(maxsize=256)
 def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: float,
-                recompute: str) -> TrainingRunInputs:
+                recompute: str, seq_len: int) -> TrainingRunInputs:
+    """The run at ``mfu`` (model FLOPs: recomputation does not change the speed at a given
+    MFU, it raises the hardware FLOPs the GPUs execute)."""
     model = get_model(model_id)
     system_gpu = get_hardware(hardware_id)
+    per_token = training_flops_per_token(model, seq_len or DEFAULT_TRAINING_SEQ_LEN, recompute)
     return TrainingRunInputs(
         params=model.params, tokens=tokens, gpus=gpus,
         peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
-        flops_per_token_factor=8.0 if recompute == "full" else 6.0,
+        flops_per_token=per_token.model,
     )
 
 
 def _job_run(state: ClusterState, job: Job) -> TrainingRunInputs:
     return _run_inputs(job.model_id, job.tokens, len(job.gpus), state.system.gpu.id, job.mfu,
-                       job.recompute)
+                       job.recompute, job.seq_len)
 
 
 def job_progress(state: ClusterState, job: Job) -> JobProgress:

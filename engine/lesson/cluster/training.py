@@ -211,7 +211,8 @@ def launch_training(
     if eff > 0.95:
         raise EngineError("MFU above 95 % is not achievable; 35-55 % is good for large runs.",
                           "mfu")
-    _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)  # validates the run length
+    # Validates the run's length.
+    _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
     mem = _train_memory(model, system.gpu, len(idx), shard, opt, rec, seq, mb)
     job = Job(id=f"job-{st.next_job}", kind="train", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",
@@ -244,9 +245,9 @@ def launch_training(
                    "stop it or choose other GPUs.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
         return _refuse(st, job, message, lines, ways, mem.assumptions)
-    run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec)
+    run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
     lines.append(f"Speed: {len(idx)} × {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s × {eff:.0%} "
-                 f"MFU / ({run.flops_per_token_factor:g} × {format_count(model.params)}) = "
+                 f"MFU / {format_count(run.model_flops_per_token)} FLOPs per token = "
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")

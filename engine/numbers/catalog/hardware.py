@@ -1,7 +1,9 @@
 """Hardware specifications: memory, bandwidth, dense peaks per number format, power, links.
 
-The catalogue stores GB, TB/s and TFLOP/s (unit in the field name); this module converts
-once, at load, to bytes, bytes/s and FLOP/s.
+The catalogue stores TB/s and TFLOP/s, and memory in bytes, GiB or MiB (unit in the field
+name); this module converts once, at load, to bytes, bytes/s and FLOP/s. ``memory_bytes``
+is what a program can allocate (vendors sell memory in binary units: an "80 GB" H100
+hands out 79.11 GiB = 84.9 x 10^9 bytes); ``memory_basis`` says which figure and its source.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ _PEAK_FIELDS = {
     "fp8": "fp8_TFLOP_per_s",
     "int8": "int8_TOP_per_s",
     "int4": "int4_TOP_per_s",
+    "fp4": "fp4_TFLOP_per_s",
 }
+_MEMORY_FIELDS = {"memory_bytes": 1.0, "memory_GiB": 2.0**30, "memory_MiB": 2.0**20}
 KINDS = ("gpu", "cpu", "tpu", "soc")
 
 
@@ -48,6 +52,8 @@ class HardwareSpec:
     note: str = ""
     confidence: str = "high"
     assumptions: tuple[str, ...] = ()
+    memory_marketed_GB: float = 0.0
+    memory_basis: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -78,18 +84,15 @@ class HardwareSpec:
     def compute_peak(self, format_id: object) -> tuple[float, str]:
         """(FLOP/s, format) the maths of a model stored in ``format_id`` runs at.
 
-        A format the chip cannot compute in (int4 on an H100, fp8 on an A100) is treated as
-        weight-only quantisation: weights are dequantised and the maths runs in bf16 (fp16
-        if the chip has no bf16 peak), which is what serving engines do.
+        The first of the format's ``math_keys`` the chip has a peak for: a weight-only format
+        (int4 AWQ/GPTQ) is dequantised and multiplied in bf16 (so an A100 never "prefills an
+        int4 model" at its int4 rate); fp8 on an A100, which has no fp8 units, likewise.
         """
         fmt = get_format(format_id)
-        for k, v in self.peaks:
-            if k == fmt.peak_key:
-                return v, fmt.id
-        for fallback in ("bf16", "fp16", "fp32"):
-            for k, v in self.peaks:
-                if k == fallback:
-                    return v, fallback
+        peaks = dict(self.peaks)
+        for key in (*fmt.math_keys, "bf16", "fp16", "fp32"):
+            if key in peaks:
+                return peaks[key], key
         return self.peaks[0][1], self.peaks[0][0]
 
     def to_dict(self) -> dict[str, object]:
@@ -99,6 +102,8 @@ class HardwareSpec:
             "kind": self.kind,
             "vendor": self.vendor,
             "memory_bytes": self.memory_bytes,
+            "memory_marketed_GB": self.memory_marketed_GB,
+            "memory_basis": self.memory_basis,
             "memory_type": self.memory_type,
             "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
             "peak_flops_per_s": dict(self.peaks),
@@ -115,6 +120,14 @@ class HardwareSpec:
         }
 
 
+def _memory_bytes(hw_id: str, e: dict[str, Any]) -> float:
+    given = [(f, float(round(float(e[f]) * scale))) for f, scale in _MEMORY_FIELDS.items() if f in e]
+    if len(given) != 1 or not e.get("memory_basis"):
+        raise EngineError(f"Hardware {hw_id!r}: give exactly one of {', '.join(_MEMORY_FIELDS)}"
+                          " and a memory_basis saying which figure it is.", "memory")
+    return given[0][1]
+
+
 def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
     peaks = tuple((k, float(e[f]) * 1e12) for k, f in _PEAK_FIELDS.items() if f in e)
     power = e.get("power_W")
@@ -123,7 +136,7 @@ def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
         name=e["name"],
         kind=e["kind"],
         vendor=e["vendor"],
-        memory_bytes=float(e["memory_GB"]) * 1e9,
+        memory_bytes=_memory_bytes(hw_id, e),
         memory_type=e["memory_type"],
         bandwidth_bytes_per_s=float(e["bandwidth_TB_per_s"]) * 1e12,
         peaks=peaks,
@@ -137,6 +150,8 @@ def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
         note=e.get("note", ""),
         confidence=e.get("confidence", "high"),
         assumptions=tuple(e.get("assumptions", ())),
+        memory_marketed_GB=float(e.get("memory_marketed_GB", 0.0)),
+        memory_basis=e["memory_basis"],
     )
 
 

@@ -55,6 +55,8 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     sliding_window: int = 0
+    # Layers that use the sliding window (0 with a window: all of them; Gemma 2: half).
+    local_layers: int = 0
     published_params: float = 0.0
     published_active_params: float = 0.0
     params_source: str = ""
@@ -88,6 +90,9 @@ class ModelSpec:
                               "experts_per_token")
         if self.experts > 1 and (self.moe_ffn < 1 or self.dense_layers >= self.layers):
             raise EngineError(f"Model {self.id!r}: MoE needs moe_ffn and MoE layers.", "moe_ffn")
+        if self.local_layers and not (self.sliding_window and self.local_layers <= self.layers):
+            raise EngineError(f"Model {self.id!r}: local_layers needs a sliding_window and at "
+                              "most layers.", "local_layers")
         total, active, routed = architecture.counts_from_shapes(self)
         if self.declared_params:
             if self.declared_params < total:

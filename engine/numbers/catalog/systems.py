@@ -67,7 +67,7 @@ def _from_toml(sys_id: str, e: dict[str, Any]) -> SystemSpec:
         gpu_count=int(e["gpu_count"]),
         cpu=get_hardware(e["cpu"]),
         cpu_count=int(e["cpu_count"]),
-        ram_bytes=float(e["ram_GB"]) * 1e9,
+        ram_bytes=float(e["ram_GiB"]) * 2.0**30,
         nvlink_bytes_per_s_per_gpu=float(e["nvlink_GB_per_s_per_gpu"]) * 1e9,
         power_W=float(e["power_W"]),
         rack_units=int(e["rack_units"]),
