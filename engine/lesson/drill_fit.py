@@ -33,6 +33,7 @@ from engine.lesson.drill_core import (
     within,
 )
 from engine.numbers import memory
+from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, list_models
 from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.formats import get_format
@@ -404,7 +405,7 @@ def _draw_serve(rng: random.Random, seed: int) -> FitQuestion | None:
     fmt = rng.choice(SERVE_FORMATS)
     hardware = get_hardware(rng.choice(SERVE_GPUS))
     gpus = rng.choice(SERVE_GPU_COUNTS)
-    if model.heads % gpus:
+    if not tensor_parallel_ok(model, gpus):
         return None  # tensor parallelism needs whole attention heads on every GPU
     contexts = [c for c in CONTEXTS if c <= model.max_context]
     context = rng.choice(contexts)

@@ -116,6 +116,12 @@ def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
             f"{model.head_dim} head dim × {b:g} bytes = {per:,.0f} bytes")
 
 
+def capacity_words(hw: HardwareSpec) -> str:
+    """The one-line assumption behind a chip's capacity: which figure, and its source."""
+    return (f"Capacity: {format_GB(hw.memory_bytes)} per {hw.name}, what a program can "
+            f"allocate ({hw.memory_basis.rstrip('.')}). GB = 10^9 bytes.")
+
+
 def _check_gpus(gpus: object) -> int:
     return quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
 
@@ -166,8 +172,7 @@ class ServingMemory:
             f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
             "for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
             "real engines vary by about 0.5-3 GB).",
-            f"Capacity: {format_GB(self.capacity_bytes)} per {self.hardware.name}, what a "
-            f"program can allocate ({self.hardware.memory_basis.rstrip('.')}). GB = 10^9 bytes.",
+            capacity_words(self.hardware),
         ]
         if self.gpus > 1:
             out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
@@ -364,7 +369,7 @@ class TrainingMemory:
             "an approximation for GQA/SwiGLU models; output layer and loss not included.",
             f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
             "(CUDA context, workspaces, communication buffers); an assumption.",
-            "GB = 10^9 bytes.",
+            capacity_words(self.hardware),
         ]
         out.extend(m.assumptions)
         return tuple(out)

@@ -32,6 +32,7 @@ from engine.lesson.cluster.state import (
     WayOut,
 )
 from engine.lesson.cluster.words import _gb, gpu_list
+from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
@@ -89,7 +90,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     need = min_gpus_to_serve(mem)
     if need is not None and need > len(gpus):
         n = need
-        while n <= count and model.heads % n:
+        while n <= count and not tensor_parallel_ok(model, n):
             n += 1
         if n <= count:
             pick = _pick_gpus(st, n, gpus, exclusive=False)
@@ -145,7 +146,8 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
                     action=_serve_action(model.id, gpus, wf, fit_ctx, batch)))
 
     for other in sorted(list_models(), key=lambda m: -m.params):
-        if other.params >= model.params or ctx > other.max_context:
+        if (other.params >= model.params or ctx > other.max_context
+                or not tensor_parallel_ok(other, len(gpus))):
             continue
         m2 = _serve_memory(other, hw, wf, ctx, batch, len(gpus))
         if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
