@@ -84,7 +84,8 @@ def short_name(hw: HardwareSpec) -> str:
 
 
 def chip_header(hw: HardwareSpec) -> str:
-    """'L4 · 24 GB'; a name that already states its memory ('A100 SXM4 40GB') stays as is."""
+    """'L4 · 24.15 GB': the name and the bytes a program can allocate, unless the name
+    already states exactly those bytes."""
     name = short_name(hw)
     if f"{hw.memory_bytes / 1e9:g}GB" in name.replace(" ", ""):
         return name

@@ -49,7 +49,7 @@ def weights(model: str, format: str = "bf16") -> str:
 
 
 def capacity(hardware: str) -> str:
-    """A chip's memory: '80 GB'."""
+    """A chip's memory, the bytes a program can allocate: '84.94 GB' for an '80 GB' H100."""
     return format_GB(get_hardware(hardware).memory_bytes)
 
 

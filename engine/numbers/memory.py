@@ -163,7 +163,7 @@ class ServingMemory:
             f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
             f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
             + (f", split over {self.gpus} GPUs" if self.gpus > 1 else "") + ".",
-            kv_cache_formula(m, self.kv_format)
+            kv_cache_formula(m, self.kv_format) + self._kv_adjusted_words()
             + f"; × {self.context_tokens:,} tokens × batch {self.batch} = "
             f"{format_GB(self.kv_cache_bytes_per_token * self.context_tokens * self.batch)}.",
             f"Activations: transient buffers for the {self.activation_tokens:,} tokens in flight "
@@ -188,6 +188,19 @@ class ServingMemory:
                        f"at {self.context_tokens:,} tokens of context.")
         out.extend(m.assumptions)
         return tuple(out)
+
+    def _kv_adjusted_words(self) -> str:
+        """Why the per-token KV figure used differs from the full-attention one, if it does."""
+        full = kv_cache_bytes_per_token(self.model, self.kv_format)
+        if self.kv_cache_bytes_per_token == full:
+            return ""
+        why = []
+        if self.model.sliding_window and self.context_tokens > self.model.sliding_window:
+            why.append("the sliding window caps some layers")
+        copies = architecture.kv_replication(self.model, self.gpus)
+        if copies > 1:
+            why.append(f"stored {copies:g} times over {self.gpus} GPUs")
+        return f"; {self.kv_cache_bytes_per_token:,.0f} bytes per token here ({', '.join(why)})"
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ class SystemSpec:
 
     @property
     def gpu_memory_bytes(self) -> float:
-        """All GPU memory of the system (640 GB for dgx-1)."""
+        """All GPU memory of the system (679.5 GB for dgx-1: 8 x 79.11 GiB allocatable)."""
         return self.gpu.memory_bytes * self.gpu_count
 
     def to_dict(self) -> dict[str, object]:
