@@ -287,7 +287,7 @@ def forward_flops_per_token(m: ModelSpec) -> float:
     return float(sum(c.flops_per_token for c in components(m)))
 
 
-def check_tensor_parallel(m: ModelSpec, tp: int) -> int:
+def check_tensor_parallel(m: ModelSpec, tp: int, field: str = "gpus") -> int:
     """``tp`` if the model can be split that many ways, else EngineError.
 
     Each GPU must get whole attention heads (TP divides the heads), and the KV heads must
@@ -299,11 +299,11 @@ def check_tensor_parallel(m: ModelSpec, tp: int) -> int:
     if tp > 1 and heads % tp:
         raise EngineError(
             f"{m.name} has {heads} attention heads, which {tp} GPUs cannot share evenly: "
-            f"tensor parallelism needs a GPU count that divides {heads}.", "gpus")
+            f"tensor parallelism needs a GPU count that divides {heads}.", field)
     if tp > 1 and m.attention == "gqa" and kv % tp and tp % kv:
         raise EngineError(
             f"{m.name} has {kv} KV heads: {tp} GPUs can neither split them evenly nor hold "
-            "one copy each.", "gpus")
+            "one copy each.", field)
     return tp
 
 

@@ -442,7 +442,7 @@ def training_memory(
     hw = as_hardware(hardware)
     g = _check_gpus(gpus)
     t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
-    architecture.check_tensor_parallel(m, t)
+    architecture.check_tensor_parallel(m, t, "tp")
     if g % t:
         raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
                           f"({t}).", "tp")
