@@ -41,7 +41,7 @@ def test_a_deployment_stays_on_the_panel_across_pages_until_reset(
     accepted = cluster.deploy(cluster.new_cluster(), "llama-3.1-8b", (5,), "bf16", 32768, 1)
     assert accepted.accepted and accepted.job is not None
     assert accepted.message in page.inner_text(DEPLOY + " .widget-result")
-    in_use = f"{format_GB(accepted.job.bytes_per_gpu)} of 80 GB"
+    in_use = f"{format_GB(accepted.job.bytes_per_gpu)} of 84.94 GB"  # 79.11 GiB allocatable
     wait_for_text(page, PANEL, in_use)  # the panel on the same page follows
     assert in_use in page.inner_text(PANEL + " tr[data-gpu='5']")
 
