@@ -198,3 +198,13 @@ def test_kv_cache_is_replicated_beyond_the_kv_heads() -> None:
     assert architecture.kv_replication(m, 8) == 1 and architecture.kv_replication(m, 16) == 2
     mem = serving_memory(m, "h100-sxm", gpus=16)
     assert mem.parts["kv_cache"] == 8192 * 327_680 * 2 / 16
+
+
+def test_the_reality_checks_deepseek_row_no_longer_beats_its_bound() -> None:
+    # The reality check (engine/lesson/data/measurements.toml) runs DeepSeek-V3's published
+    # 2.788 M H800 GPU-hours through plan(); with 6 x total parameters its bound was beaten.
+    from engine.lesson.reality_check import checked
+
+    row = next(c for c in checked() if c.measurement.id == "deepseek-v3-gpu-hours")
+    assert row.bound is not None and not row.beats_bound
+    assert 0.3 < row.bound / row.measurement.value < 0.6  # the bound at 100 % MFU: ~44 %
