@@ -395,10 +395,7 @@ def plan(
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
     per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
-    if u * per_token.hardware / per_token.model > 1.0:
-        raise EngineError(f"{u:.0%} MFU with {tmem.recompute} recomputation would need the GPUs "
-                          "to run above their peak (recomputation adds FLOPs MFU does not "
-                          "count); lower the MFU.", "mfu")
+    per_token.hardware_utilisation(u)
     model_flops = per_token.model * d
     total = per_token.hardware * d
     seconds = model_flops / (tmem.gpus * peak * u)

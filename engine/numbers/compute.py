@@ -65,6 +65,18 @@ class TrainingFlopsPerToken:
         """FLOPs the chips execute per token: model FLOPs plus recomputation."""
         return self.model + self.recompute
 
+    def hardware_utilisation(self, mfu: float) -> float:
+        """The share of peak the chips run at for ``mfu``: mfu x hardware / model FLOPs.
+
+        Raises EngineError above 100 %: recomputation adds FLOPs that MFU does not count.
+        """
+        used = mfu * self.hardware / self.model
+        if used > 1.0:
+            raise EngineError(f"{mfu:.0%} MFU with {self.recompute_mode} recomputation would "
+                              "need the GPUs to run above their peak (recomputation adds FLOPs "
+                              "MFU does not count); lower the MFU.", "mfu")
+        return used
+
     def to_dict(self) -> dict[str, object]:
         return {"matmul": self.matmul, "attention": self.attention,
                 "recompute": self.recompute, "model": self.model, "hardware": self.hardware,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.lesson.cluster import launch_training, new_cluster
 from engine.lesson.plan import plan
 from engine.numbers import architecture
 from engine.numbers.catalog import get_hardware, get_model
@@ -170,9 +171,13 @@ def test_tokens_per_second_and_time_agree_under_every_recompute(recompute: str) 
 
 
 def test_an_mfu_that_recomputation_would_push_past_the_peak_is_refused() -> None:
+    # 80 % MFU x 8/6 (full recomputation) = 107 % of the peak.
     with pytest.raises(EngineError, match="above their peak"):
         plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3", recompute="full",
              mfu=0.8)
+    with pytest.raises(EngineError, match="above their peak"):
+        launch_training(new_cluster(), "llama-3.1-8b", gpus=tuple(range(8)), sharding="zero3",
+                        recompute="full", mfu=0.8)
 
 
 # ------------------------------------------------------------------ tensor parallelism

@@ -297,6 +297,7 @@ def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: 
     model = get_model(model_id)
     system_gpu = get_hardware(hardware_id)
     per_token = training_flops_per_token(model, seq_len or DEFAULT_TRAINING_SEQ_LEN, recompute)
+    per_token.hardware_utilisation(mfu)
     return TrainingRunInputs(
         params=model.params, tokens=tokens, gpus=gpus,
         peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
