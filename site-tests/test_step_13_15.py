@@ -45,10 +45,10 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
     page.goto(root_site.page_url("steps/13-compute/"))
     selector = "[data-widget=mfu_calculator]"
     wait_live(page)
-    params = get_model("llama-3.1-8b").params
+    per_token = compute.training_flops_per_token(get_model("llama-3.1-8b")).model
     peak = get_hardware("h100-sxm").peak_flops_per_s("bf16")
     page.fill(selector + " input[name=tokens_per_s]", "45000")
-    mfu = compute.mfu_from_throughput(45000, params, 8, peak)
+    mfu = compute.mfu_at(45000, per_token, 8, peak)
     page.wait_for_function(
         "([sel, v]) => document.querySelector(sel + ' [data-mfu]').dataset.mfu === v",
         arg=[selector, f"{mfu:.6f}"],
