@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.lesson.plan import Plan, plan
 from engine.numbers import cost, roofline
+from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import DEFAULT_MFU
 from engine.render.charts import memory_bar
@@ -71,7 +72,7 @@ def render(values: Values) -> str:
     model = get_model(values[MODEL])
     gpu = get_hardware(values[HARDWARE])
     train_gpus = values[TRAIN_GPUS]
-    serve_gpus = values[SERVE_GPUS]
+    serve_gpus = check_tensor_parallel(model, values[SERVE_GPUS], SERVE_GPUS.name)
     batch = values[SERVED_BATCH]
     train = plan(
         model=model,
