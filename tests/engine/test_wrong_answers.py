@@ -106,6 +106,10 @@ def test_weight_only_formats_compute_at_the_16_bit_rate() -> None:
     # FP4 only on Blackwell: 9,000 TFLOP/s dense on a B200 (DGX B200 datasheet).
     assert get_hardware("b200").compute_peak("fp4") == (9000e12, "fp4")
     assert get_hardware("h100-sxm").compute_peak("fp4") == (989.4e12, "bf16")
+    # GeForce: fp16 accumulating in fp16 runs at 330.3 TFLOP/s, bf16 (fp32 accumulate) at
+    # 165.2 (NVIDIA Ada Lovelace architecture whitepaper, RTX 4090 column).
+    assert get_hardware("rtx-4090").compute_peak("fp16") == (330.3e12, "fp16")
+    assert get_hardware("rtx-4090").compute_peak("bf16") == (165.2e12, "bf16")
     # llama.cpp's q-formats multiply on int8 units (activations quantised to q8_1).
     assert get_hardware("rtx-4090").compute_peak("q4_0") == (660.6e12, "int8")
     assert get_hardware("apple-m2-ultra").compute_peak("q4_0")[1] == "fp16"
