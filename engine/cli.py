@@ -29,6 +29,10 @@ class _Parser(argparse.ArgumentParser):
 
 # Flags given as the catalogue's words, checked by plan() itself (any catalogue model).
 _PASSED_AS_GIVEN = ("model", "params")
+# Flags whose absence means something (issue 10's contract): no --mfu, the expected figures
+# model the MFU (the main ones use the field's default); --tp for serving makes replicas of
+# that many GPUs (without it one replica spans all --gpus).
+_GIVEN_OR_NOT = ("mfu", "tp")
 
 
 def _flag(name: str) -> str:
@@ -54,7 +58,8 @@ def _build() -> _Parser:
         if key in _PASSED_AS_GIVEN:
             continue
         default = f" (default {f.default})" if f.default else ""
-        q.add_argument(_flag(f.name), dest=f.name, default=f.default,
+        q.add_argument(_flag(f.name), dest=f.name,
+                       default=None if key in _GIVEN_OR_NOT else f.default,
                        help=f"{f.help()}{default}. {f.hint}".strip())
     return p
 
@@ -64,12 +69,17 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
     from engine.render.fields import Values
 
-    raw = {f.name: getattr(args, f.name) for k, f in PLAN_FIELDS.items()
-           if k not in _PASSED_AS_GIVEN}
+    given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
+    raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
+           for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
     values = Values(raw)
     fields = {k: f for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
-    result = plan(model=args.model, params=args.params,
-                  **plan_arguments(values, fields, every_task=False))
+    kwargs = plan_arguments(values, fields, every_task=False)
+    if given["mfu"] is None:
+        kwargs.pop("mfu", None)
+    if given["tp"] is not None and kwargs.get("task", "serve") == "serve":
+        kwargs["serve_tp"] = given["tp"]
+    result = plan(model=args.model, params=args.params, **kwargs)
     data = result.to_dict()
     answers = result.answers()
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "

@@ -19,6 +19,8 @@ from engine.numbers.compute import (
     training_flops_per_token,
 )
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import ExpectedServe, expected_serve
+from engine.numbers.expected_training import ExpectedTrain, expected_train
 from engine.numbers.memory import (
     ServingMemory,
     TrainingMemory,
@@ -59,10 +61,18 @@ class ServeFigures:
     tpot_seconds: float
     ttft_seconds: float
     total_seconds: float
+    expected: ExpectedServe
+    tp: int = 1
+    replicas: int = 1
 
     @property
     def tokens_per_s_per_user(self) -> float:
         return 1.0 / self.tpot_seconds
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Bound: output tokens of every replica's batch / the request's total time."""
+        return self.replicas * self.first_step.batch * self.output_tokens / self.total_seconds
 
     @property
     def bound(self) -> str:
@@ -86,6 +96,9 @@ class TrainFigures:
     tokens_per_s: float
     gpus_for_target: int | None
     target_days: float | None
+    expected: ExpectedTrain
+    bound_seconds: float
+    bound_tokens_per_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +243,7 @@ class Plan:
         price = self.usd_per_gpu_hour
         src = (self.price_note,)
         if self.serve is not None:
-            tps = self.serve.first_step.batch / self.serve.tpot_seconds
+            tps = self.serve.replicas * self.serve.first_step.batch / self.serve.tpot_seconds
             c = cost.cost_per_million_tokens(tokens_per_s=tps, usd_per_gpu_hour=price,
                                              gpus=self.gpus, sources=src)
             return (f"{self.gpus:,} GPU{'s' if self.gpus > 1 else ''} at ${price:,.2f} per "
@@ -292,6 +305,12 @@ class Plan:
                 "max_context_tokens_that_fit": _json_int(mem.max_context_tokens_that_fit),
                 "max_concurrent_requests": _json_int(mem.max_concurrent_requests),
                 "note": "Best-case times: raw dense peak and full datasheet bandwidth.",
+                "tp": s.tp,
+                "replicas": s.replicas,
+                "output_tokens_per_s": s.output_tokens_per_s,
+                "communication_seconds_per_token": s.expected.communication_seconds_per_token,
+                "expected": {**s.expected.to_dict(), "output_tokens_per_s":
+                             s.replicas * s.expected.output_tokens_per_s},
             }
         if isinstance(mem, TrainingMemory) and self.train is not None:
             t = self.train
@@ -314,12 +333,31 @@ class Plan:
                 "compute_format": t.compute_format, "mfu": t.mfu, "seconds": t.seconds,
                 "days": t.seconds / SECONDS_PER_DAY, "tokens_per_s": t.tokens_per_s,
                 "target_days": t.target_days, "gpus_for_target": t.gpus_for_target,
+                "bound_seconds": t.bound_seconds, "bound_tokens_per_s": t.bound_tokens_per_s,
+                "communication_seconds_per_step": t.expected.communication_seconds_per_step,
+                "expected": t.expected.to_dict(),
             }
         return out
 
 
 def _json_int(n: int) -> int | float:
     return n if n <= 2**53 else float(n)
+
+
+def _serve_split(gpus: object, serve_tp: object, batch: object) -> tuple[int, int, int]:
+    """(tensor-parallel size, replicas, requests per replica): ``gpus`` GPUs serve as
+    gpus / tp replicas of ``serve_tp`` GPUs (default: one replica of all of them), the batch
+    spread evenly (rounded up)."""
+    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
+    if serve_tp is None or serve_tp == "":
+        return g, 1, quantities.BATCH.check_integer(batch, "batch", "Batch")
+    t = quantities.TENSOR_PARALLEL.check_integer(serve_tp, "tp", "Tensor-parallel size")
+    if g % t:
+        raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
+                          f"({t}).", "tp")
+    b = quantities.BATCH.check_integer(batch, "batch", "Batch")
+    replicas = g // t
+    return t, replicas, -(-b // replicas)
 
 
 def _price(hw: HardwareSpec, given: object) -> tuple[float | None, str]:
@@ -349,29 +387,33 @@ def plan(
     output_tokens: object = 256,
     sharding: object = "none",
     tp: object = 1,
+    serve_tp: object = None,
     optimizer: object = "adam",
     convention: object = "mixed-16",
     micro_batch: object = 1,
     seq_len: object = 4096,
     recompute: object = "selective",
     tokens: object = None,
-    mfu: object = DEFAULT_MFU,
+    mfu: object = None,
     target_days: object = None,
     usd_per_gpu_hour: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
 
     Serving: ``batch`` requests of up to ``context_tokens`` each held in KV cache; speed for a
-    request of ``prompt_tokens`` in and ``output_tokens`` out. Training: ``tokens`` (default
-    20 per parameter) at ``mfu`` on ``gpus`` GPUs with ``sharding`` and ``tp``.
+    request of ``prompt_tokens`` in and ``output_tokens`` out, on ``gpus`` GPUs as replicas of
+    ``serve_tp`` tensor-parallel GPUs (default: all of them, one replica) sharing the batch.
+    Training: ``tokens`` (default 20 per parameter) at ``mfu`` (default 40 %) on ``gpus`` GPUs
+    with ``sharding`` and ``tp``; the expected figures model the MFU unless ``mfu`` is given.
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
     job = validate.choice(task, "task", TASKS)
     price, note = _price(hw, usd_per_gpu_hour)
     if job == "serve":
+        t_s, replicas, b_rep = _serve_split(gpus, serve_tp, batch)
         mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
-                             context_tokens=context_tokens, batch=batch, gpus=gpus)
+                             context_tokens=context_tokens, batch=b_rep, gpus=t_s)
         s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
         out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
                                                      "Answer length")
@@ -382,16 +424,20 @@ def plan(
         steps = out - 1
         dec = _sum_steps(k, s + 1, steps)
         tpot = dec / steps if steps else first.seconds
-        figures = ServeFigures(s, out, pre, first, dec, tpot, pre.seconds, pre.seconds + dec)
-        return Plan(job, m, hw, g, mem, flops_per_token(m), min_gpus_to_serve(mem), figures,
-                    None, price, note)
+        exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
+                             weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
+        figures = ServeFigures(s, out, pre, first, dec, tpot, pre.seconds, pre.seconds + dec,
+                               exp, g, replicas)
+        return Plan(job, m, hw, g * replicas, mem, flops_per_token(m),
+                    min_gpus_to_serve(mem), figures, None, price, note)
     tmem = training_memory(m, hw, gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
                            convention=convention, micro_batch=micro_batch, seq_len=seq_len,
                            recompute=recompute)
     given = tokens is not None and tokens != ""
     d = (quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens") if given
          else float(CHINCHILLA_TOKENS_PER_PARAM * m.params))
-    u = quantities.MFU.check(mfu, "mfu", "MFU")
+    mfu_given = mfu is not None and mfu != ""
+    u = quantities.MFU.check(mfu, "mfu", "MFU") if mfu_given else DEFAULT_MFU
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
     per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
@@ -407,7 +453,13 @@ def plan(
     if seconds > 1e15:
         raise EngineError("That run would take longer than the age of the universe; check "
                           "the tokens, GPUs and MFU.", "tokens")
+    exp_t = expected_train(m, hw, tokens=d, gpus=tmem.gpus, tp=tmem.tp, sharding=tmem.sharding,
+                           micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
+                           recompute=tmem.recompute, compute_format=fmt,
+                           mfu=u if mfu_given else None)
+    bound = total / (tmem.gpus * peak)
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
-                      tmem.gpus * peak * u / per_token.model, for_target, target)
+                      tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
+                      d / bound)
     return Plan(job, m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
                 None, tf, price, note)

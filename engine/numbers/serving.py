@@ -24,15 +24,15 @@ def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) ->
     """Bytes of weights one step reads for ``tokens`` tokens processed together.
 
     Dense models read every weight once per step. A mixture of experts reads its shared
-    weights plus the experts the tokens are routed to: expected share of experts touched
-    per layer = 1 - (1 - k/E)^tokens (uniform routing assumed).
+    weights plus the experts the tokens are routed to: at least k of E per layer, whatever
+    the batch (all tokens may pick the same k), so this bound counts k/E of the routed
+    weights; the expected share is in engine.numbers.expected_serving.
     """
     if not model.routed_params:
         return model.params * bytes_per_number
-    k_over_e = model.experts_per_token / model.experts
-    touched = 1.0 - (1.0 - k_over_e) ** min(tokens, 10_000)
     shared = model.params - model.routed_params
-    return (shared + model.routed_params * touched) * bytes_per_number
+    return (shared + model.routed_params * model.experts_per_token / model.experts
+            ) * bytes_per_number
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,127 @@
+"""Achievable efficiencies (data/efficiency.toml): what a well-tuned stack reaches of the
+datasheet, each a named, sourced value. The engine's *expected* times use them; its *bounds*
+never do.
+
+Every lookup returns a :class:`Basis` (name, value, source) so that an expected time can say
+exactly which efficiencies it used, and where a chip has no measurement, which default
+applied and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.numbers.catalog._data import load
+from engine.numbers.catalog.hardware import HardwareSpec
+from engine.numbers.errors import EngineError
+from engine.numbers.formats import get_format
+
+# The compute format -> the row of [matmul.*] it is measured under.
+_MATMUL_KEY = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "int8": "fp8", "fp4": "fp8",
+               "fp32": "fp32", "tf32": "fp32"}
+
+
+@dataclass(frozen=True, slots=True)
+class Basis:
+    """One efficiency or cost an expected value rests on: ``value`` (a fraction, or seconds
+    when the name says so) and where it comes from."""
+
+    name: str
+    value: float
+    source: str
+
+    def __post_init__(self) -> None:
+        if not self.value >= 0:
+            raise EngineError(f"Efficiency {self.name!r} must be >= 0.")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "value": self.value, "source": self.source}
+
+
+@cache
+def _data() -> dict[str, Any]:
+    data = load("efficiency")
+    for kind, row in data["memory"].items():
+        for key, v in row.items():
+            if key.startswith("fraction") and not 0 < float(v) <= 1:
+                raise EngineError(f"efficiency.toml memory.{kind}.{key} must be in (0, 1].")
+    for chip, row in data["matmul"].items():
+        for key, v in row.items():
+            if key != "source" and not 0 < float(v) <= 1:
+                raise EngineError(f"efficiency.toml matmul.{chip}.{key} must be in (0, 1].")
+    return data
+
+
+def matmul_fraction(hw: HardwareSpec, compute_format: str) -> Basis:
+    """Fraction of ``hw``'s dense peak in ``compute_format`` that large matmuls reach."""
+    key = _MATMUL_KEY.get(compute_format, "bf16")
+    table = _data()["matmul"]
+    row = table.get(hw.id, {})
+    if key in row:
+        return Basis(f"matmul efficiency ({key}, {hw.name})", float(row[key]), row["source"])
+    d = table["default"]
+    why = ("no measurement for this chip" if not row
+           else f"no {key} measurement for this chip")
+    return Basis(f"matmul efficiency ({key}, default: {why})", float(d[key]), d["source"])
+
+
+def memory_fraction(hw: HardwareSpec, weight_format: str) -> Basis:
+    """Fraction of ``hw``'s datasheet bandwidth that decode's memory-bound kernels reach.
+
+    On CPUs and SoCs (llama.cpp) 8-bit and 4-bit weights reach less: dequantising them is the
+    limit there, not memory. GPUs' quantised kernels (Marlin, TensorRT-LLM) keep up.
+    """
+    row = _data()["memory"][hw.kind]
+    b = get_format(weight_format).bytes_per_number
+    key = "fraction"
+    if hw.kind in ("cpu", "soc") and b < 0.75:
+        key = "fraction_4bit"
+    elif hw.kind in ("cpu", "soc") and b < 1.5:
+        key = "fraction_8bit"
+    label = {"fraction": "", "fraction_8bit": ", 8-bit weights",
+             "fraction_4bit": ", 4-bit weights"}[key]
+    return Basis(f"memory bandwidth efficiency ({hw.kind}{label})", float(row[key]),
+                 row["source"])
+
+
+def kernel_seconds_per_layer() -> Basis:
+    """Fixed time per layer of a decode step or prefill: kernels x per-kernel latency (s)."""
+    k = _data()["kernels"]
+    n = int(k["per_layer"])
+    each = float(k["per_kernel_seconds"])
+    return Basis(f"kernel overhead per layer ({n} kernels x {each * 1e6:g} us, seconds)",
+                 n * each, f"{k['per_kernel_source']}; {k['per_layer_source']}")
+
+
+def attention_fraction() -> Basis:
+    """Fraction of the dense peak attention kernels (FlashAttention) reach."""
+    a = _data()["attention"]
+    return Basis("attention efficiency (FlashAttention)", float(a["fraction"]), a["source"])
+
+
+def forward_matmul_share() -> Basis:
+    """Share of a forward pass's time spent in matmuls and attention (the rest: norms,
+    activations, rotary embedding, residual adds)."""
+    f = _data()["forward"]
+    return Basis("matmul share of a forward pass", float(f["matmul_share"]), f["source"])
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingDefaults:
+    """Sourced assumptions of an expected training step."""
+
+    global_batch_tokens: int
+    global_batch_source: str
+    grad_bytes_per_param: float
+    grad_bytes_source: str
+    overlap_source: str
+
+
+@cache
+def training_defaults() -> TrainingDefaults:
+    t = _data()["training"]
+    return TrainingDefaults(int(t["global_batch_tokens"]), t["global_batch_source"],
+                            float(t["grad_bytes_per_param"]), t["grad_bytes_source"],
+                            t["overlap_source"])

@@ -1,0 +1,113 @@
+"""Links between chips (data/links.toml): bandwidth each way per chip, inside a server
+(``scale_up``: NVLink, Infinity Fabric, ICI, PCIe) and between servers (``scale_out``), and
+the per-step latency NCCL's own cost model gives each kind of link.
+
+The catalogue stores GB/s and microseconds; this module converts once to bytes/s and seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.numbers.catalog._data import load
+from engine.numbers.errors import EngineError
+
+LATENCY_KINDS = ("nvlink", "pcie", "network")
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpec:
+    """One chip's links. Bandwidths in bytes/s EACH WAY per chip; latencies in seconds."""
+
+    hardware_id: str
+    scale_up: str
+    scale_up_bytes_per_s: float
+    scale_out: str
+    scale_out_bytes_per_s: float
+    chips_per_server: int
+    step_latency_seconds: float
+    network_step_latency_seconds: float
+    base_latency_seconds: float
+    latency_source: str
+    source: str
+    pairs_only: bool = False
+    pcie_bytes_per_s: float = 0.0
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not (self.scale_up_bytes_per_s > 0 and self.scale_out_bytes_per_s > 0):
+            raise EngineError(f"Links of {self.hardware_id!r}: bandwidths must be > 0.")
+        if self.chips_per_server < 1:
+            raise EngineError(f"Links of {self.hardware_id!r}: chips_per_server must be >= 1.")
+        if self.pairs_only and not self.pcie_bytes_per_s > 0:
+            raise EngineError(f"Links of {self.hardware_id!r}: pair-only links need a PCIe "
+                              "figure for larger groups.")
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "hardware": self.hardware_id, "scale_up": self.scale_up,
+            "scale_up_bytes_per_s": self.scale_up_bytes_per_s, "scale_out": self.scale_out,
+            "scale_out_bytes_per_s": self.scale_out_bytes_per_s,
+            "chips_per_server": self.chips_per_server,
+            "step_latency_seconds": self.step_latency_seconds,
+            "base_latency_seconds": self.base_latency_seconds, "source": self.source,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CollectiveSpec:
+    """How much of a link a large collective reaches (nccl-tests "bus bandwidth")."""
+
+    bandwidth_fraction: float
+    source: str
+
+
+def _link(hw_id: str, e: dict[str, Any], lat: dict[str, Any]) -> LinkSpec:
+    kind = e["latency_kind"]
+    if kind not in LATENCY_KINDS:
+        raise EngineError(f"Links of {hw_id!r}: latency_kind must be one of {LATENCY_KINDS}.")
+    return LinkSpec(
+        hardware_id=hw_id,
+        scale_up=e["scale_up"],
+        scale_up_bytes_per_s=float(e["scale_up_GB_per_s_each_way"]) * 1e9,
+        scale_out=e["scale_out"],
+        scale_out_bytes_per_s=float(e["scale_out_GB_per_s_each_way"]) * 1e9,
+        chips_per_server=int(e["chips_per_server"]),
+        step_latency_seconds=float(lat[f"{kind}_step_us"]) * 1e-6,
+        network_step_latency_seconds=float(lat["network_step_us"]) * 1e-6,
+        base_latency_seconds=float(lat["base_us"]) * 1e-6,
+        latency_source=lat["source"],
+        source=e["source"],
+        pairs_only=bool(e.get("pairs_only", False)),
+        pcie_bytes_per_s=float(e.get("pcie_GB_per_s_each_way", 0.0)) * 1e9,
+        note=e.get("note", ""),
+    )
+
+
+@cache
+def _all() -> dict[str, LinkSpec]:
+    data = load("links")
+    return {k: _link(k, v, data["latency"]) for k, v in data["links"].items()}
+
+
+@cache
+def collective_spec() -> CollectiveSpec:
+    """The fraction of a link's bandwidth collectives reach, with its source."""
+    c = load("links")["collective"]
+    return CollectiveSpec(float(c["bandwidth_fraction"]), c["source"])
+
+
+def get_links(hardware_id: str) -> LinkSpec:
+    """The links of the catalogue chip ``hardware_id``."""
+    links = _all()
+    if hardware_id not in links:
+        raise EngineError(f"No links in the catalogue for hardware {hardware_id!r}.", "hardware")
+    return links[hardware_id]
+
+
+def list_links() -> list[LinkSpec]:
+    """Every chip's links, in catalogue order."""
+    return list(_all().values())

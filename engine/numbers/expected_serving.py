@@ -1,0 +1,192 @@
+"""The expected times of serving: what a well-tuned stack (vLLM, TensorRT-LLM, SGLang) reaches,
+beside the bounds of :mod:`engine.numbers.serving`.
+
+Each phase starts from the bound's own bytes and FLOPs (so every fix to them flows through)
+and adds what the bound leaves out, each a sourced value of data/efficiency.toml or
+data/links.toml:
+
+- matmuls reach the chip's measured matmul efficiency, attention FlashAttention's, and a
+  forward pass spends a measured share of its time outside both (norms, activations);
+- decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
+- every layer launches a fixed number of kernels, each with a fixed latency;
+- tensor parallelism over g GPUs adds two all-reduces per layer of batch x tokens x hidden x
+  2 bytes (bf16 activations) over the GPUs' links (:mod:`engine.numbers.communication`);
+- a mixture of experts reads the experts its tokens are routed to: with uniform routing the
+  expected number of distinct experts per layer is E(1 - (1 - k/E)^tokens) (the bound counts
+  only k, the fewest any batch can touch);
+- with more GPUs than KV heads each GPU keeps a whole KV head (replicated), and an MLA latent
+  cache is replicated on every GPU, so each reads more KV cache than 1/g of it.
+
+Times: expected step = max(memory / efficiency, compute / efficiency) + kernels + all-reduces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.efficiency import (
+    Basis,
+    attention_fraction,
+    forward_matmul_share,
+    kernel_seconds_per_layer,
+    matmul_fraction,
+    memory_fraction,
+)
+from engine.numbers.catalog.links import get_links
+from engine.numbers.communication import GroupLink, all_reduce_seconds, group_link
+from engine.numbers.formats import get_format
+from engine.numbers.serving import (
+    Prefill,
+    _check,
+    _Costs,
+    _costs,
+    _prefill,
+    _sum_steps,
+    weight_bytes_read,
+)
+
+ACTIVATION_BYTES = 2.0  # bf16 activations travel between tensor-parallel GPUs
+
+
+def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
+    """Bytes of weights a step of ``tokens`` tokens is expected to read (all GPUs together).
+
+    Dense models: every weight. A mixture of experts: shared weights plus the expected share
+    of routed experts touched, 1 - (1 - k/E)^tokens (uniform routing assumed).
+    """
+    if not model.routed_params:
+        return weight_bytes_read(model, bytes_per_number, tokens)
+    touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
+    shared = model.params - model.routed_params
+    return (shared + model.routed_params * touched) * bytes_per_number
+
+
+def kv_replication(model: ModelSpec, gpus: int) -> float:
+    """How many times more KV cache each of ``gpus`` tensor-parallel GPUs reads than 1/gpus
+    of it: 1 while the KV heads split evenly; gpus / kv_heads past that; gpus for MLA."""
+    if model.attention == "mla":
+        return float(gpus)
+    return gpus / min(gpus, model.kv_heads)
+
+
+def _tp_all_reduces(model: ModelSpec, tokens: int, link: GroupLink) -> float:
+    """Two all-reduces per layer (after attention and after the MLP, Megatron-style tensor
+    parallelism) of tokens x hidden x 2 bytes."""
+    return 2 * model.layers * all_reduce_seconds(tokens * model.hidden * ACTIVATION_BYTES, link)
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedServe:
+    """Expected times of one request in a batch of ``batch`` on ``gpus`` tensor-parallel GPUs.
+
+    ``communication_seconds_per_token``: the all-reduces of one decode step (0 on one GPU);
+    ``basis``: every efficiency used, with its source.
+    """
+
+    batch: int
+    gpus: int
+    output_tokens: int
+    prefill_seconds: float
+    prefill_communication_seconds: float
+    ttft_seconds: float
+    decode_seconds: float
+    decode_seconds_per_token: float
+    communication_seconds_per_token: float
+    total_seconds: float
+    basis: tuple[Basis, ...]
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Output tokens of the whole batch per second of the request's life."""
+        return self.batch * self.output_tokens / self.total_seconds
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "ttft_seconds": self.ttft_seconds,
+            "prefill_seconds": self.prefill_seconds,
+            "decode_seconds_per_token": self.decode_seconds_per_token,
+            "decode_seconds": self.decode_seconds,
+            "total_seconds": self.total_seconds,
+            "output_tokens_per_s": self.output_tokens_per_s,
+            "communication_seconds_per_token": self.communication_seconds_per_token,
+            "prefill_communication_seconds": self.prefill_communication_seconds,
+            "basis": [b.to_dict() for b in self.basis],
+        }
+
+
+def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: GroupLink
+           ) -> tuple[Basis, ...]:
+    out = [matmul_fraction(hw, cf), attention_fraction(), forward_matmul_share(),
+           memory_fraction(hw, wf), kernel_seconds_per_layer()]
+    if g > 1:
+        links = get_links(hw.id)
+        out.append(Basis(f"tensor-parallel link: {link.name}, bytes/s each way per GPU after "
+                         "the collective efficiency", link.bytes_per_s,
+                         f"{links.source}; {links.latency_source}"))
+    if m.routed_params:
+        out.append(Basis("experts touched per layer (uniform routing): E(1 - (1 - k/E)^tokens)",
+                         float(m.experts), "Expected number of distinct experts when each of "
+                         "the tokens picks k of E experts independently and uniformly"))
+    rep = kv_replication(m, g)
+    if rep > 1:
+        out.append(Basis("KV cache replication across GPUs", rep,
+                         "Megatron-style tensor parallelism splits KV heads; past one head per "
+                         "GPU (or for an MLA latent) each GPU keeps a copy"))
+    return tuple(out)
+
+
+def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: str, g: int
+                          ) -> tuple[_Costs, float]:
+    """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
+    step. Constant costs go into both sides of the max (max(a, b) + k = max(a + k, b + k))."""
+    k = _costs(m, hw, b, wf, kf, g)
+    f_mem = memory_fraction(hw, wf).value
+    f_mm = matmul_fraction(hw, k.compute_format).value
+    f_attn = attention_fraction().value
+    w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
+    comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
+    fixed = m.layers * kernel_seconds_per_layer().value + comm
+    w_ratio = w_e / k.weight_bytes if k.weight_bytes else 1.0
+    return replace(
+        k, am=k.am * w_ratio / f_mem + fixed, bm=k.bm * kv_replication(m, g) / f_mem,
+        ac=k.ac / f_mm + fixed, bc=k.bc / f_attn, weight_bytes=w_e), comm
+
+
+def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: str
+                             ) -> tuple[float, float]:
+    """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""
+    b, s, g = pre.batch, pre.prompt_tokens, pre.gpus
+    attn = min(b * 4.0 * m.layers * m.heads * m.head_dim * s * (s + 1) / 2.0, pre.flops)
+    share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
+    comp = pre.compute_seconds * (share / matmul_fraction(hw, pre.compute_format).value
+                                  + (1.0 - share) / attention_fraction().value
+                                  ) / forward_matmul_share().value
+    bpn = get_format(wf).bytes_per_number
+    w_b = weight_bytes_read(m, bpn, b * s)
+    w_e = expected_weight_bytes_read(m, bpn, b * s)
+    mem = pre.memory_seconds * (pre.bytes_read - w_b + w_e) / pre.bytes_read \
+        / memory_fraction(hw, wf).value
+    comm = _tp_all_reduces(m, b * s, group_link(get_links(hw.id), g))
+    return max(comp, mem) + m.layers * kernel_seconds_per_layer().value + comm, comm
+
+
+def expected_serve(model: object, hardware: object, *, prompt_tokens: int, output_tokens: int,
+                   batch: object = 1, weight_format: object = "bf16", kv_format: object = "bf16",
+                   gpus: object = 1) -> ExpectedServe:
+    """Expected TTFT, time per output token and output tokens/s of ``batch`` requests of
+    ``prompt_tokens`` in and ``output_tokens`` out on ``gpus`` tensor-parallel GPUs."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g)
+    prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf)
+    k, comm = expected_decode_costs(m, hw, b, wf, kf, g)
+    steps = output_tokens - 1
+    dec = _sum_steps(k, prompt_tokens + 1, steps)
+    per_token = dec / steps if steps else _sum_steps(k, prompt_tokens + 1, 1)
+    return ExpectedServe(
+        batch=b, gpus=g, output_tokens=output_tokens, prefill_seconds=prefill_s,
+        prefill_communication_seconds=prefill_comm, ttft_seconds=prefill_s, decode_seconds=dec,
+        decode_seconds_per_token=per_token, communication_seconds_per_token=comm,
+        total_seconds=prefill_s + dec,
+        basis=_basis(m, hw, wf, k.compute_format, g, group_link(get_links(hw.id), g)),
+    )
