@@ -457,7 +457,7 @@ def plan(
                            micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
                            recompute=tmem.recompute, compute_format=fmt,
                            mfu=u if mfu_given else None)
-    bound = total / (tmem.gpus * peak)
+    bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
                       d / bound)

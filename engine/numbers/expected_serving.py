@@ -17,7 +17,8 @@ data/links.toml:
 - with more GPUs than KV heads each GPU keeps a whole KV head (replicated), and an MLA latent
   cache is replicated on every GPU, so each reads more KV cache than 1/g of it.
 
-Times: expected step = max(memory / efficiency, compute / efficiency) + kernels + all-reduces.
+Times: expected decode step = max(weights / bandwidth, matmul FLOPs / peak) + max(KV cache /
+bandwidth, attention FLOPs / peak) (each at its efficiency) + kernels + all-reduces.
 """
 
 from __future__ import annotations
@@ -139,7 +140,13 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: Group
 def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: str, g: int
                           ) -> tuple[_Costs, float]:
     """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
-    step. Constant costs go into both sides of the max (max(a, b) + k = max(a + k, b + k))."""
+    step.
+
+    The bound overlaps everything (one max); real kernels do not: the weight matmuls (max of
+    reading the weights and their FLOPs) and attention (max of reading the KV cache and its
+    FLOPs) run one after the other, then the fixed costs. Both parts of the step are
+    linear in the context c, so the result is again a + b c (same on both sides of the max).
+    """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
     f_mm = matmul_fraction(hw, k.compute_format).value
@@ -148,9 +155,10 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
     fixed = m.layers * kernel_seconds_per_layer().value + comm
     w_ratio = w_e / k.weight_bytes if k.weight_bytes else 1.0
-    return replace(
-        k, am=k.am * w_ratio / f_mem + fixed, bm=k.bm * kv_replication(m, g) / f_mem,
-        ac=k.ac / f_mm + fixed, bc=k.bc / f_attn, weight_bytes=w_e), comm
+    # Matmul FLOPs pay the forward pass's non-matmul share too (norms, activations per token).
+    a = max(k.am * w_ratio / f_mem, k.ac / f_mm / forward_matmul_share().value) + fixed
+    per_c = max(k.bm * kv_replication(m, g) / f_mem, k.bc / f_attn)
+    return replace(k, am=a, bm=per_c, ac=a, bc=per_c, weight_bytes=w_e), comm
 
 
 def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: str

@@ -57,6 +57,7 @@ class ExpectedTrain:
     mfu: float
     seconds: float
     tokens_per_s: float
+    bound_seconds: float
     step_seconds: float
     tokens_per_step: int
     accumulation: int
@@ -68,6 +69,7 @@ class ExpectedTrain:
     def to_dict(self) -> dict[str, object]:
         return {
             "mfu": self.mfu, "seconds": self.seconds, "tokens_per_s": self.tokens_per_s,
+            "bound_seconds": self.bound_seconds,
             "step_seconds": self.step_seconds, "tokens_per_step": self.tokens_per_step,
             "accumulation": self.accumulation,
             "communication_seconds_per_step": self.communication_seconds_per_step,
@@ -85,7 +87,8 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
-    communication figures are modelled.
+    communication figures are modelled. ``bound_seconds``: the same matmul and attention
+    FLOPs at the raw dense peak, no communication.
     """
     m = as_model(model)
     hw = as_hardware(hardware)
@@ -109,6 +112,7 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     matmul_flops = (8.0 if rec == "full" else 6.0) * m.active_params * tokens_mb / t
     attn_flops = (8.0 if rec != "none" else 6.0) * m.layers * m.heads * m.head_dim * s \
         * tokens_mb / t
+    bound_seconds = d / (tokens_mb * dp) * (matmul_flops + attn_flops) / peak
     compute_mb = (matmul_flops / (peak * f_mm.value)
                   + attn_flops / (peak * f_attn.value)) / share.value
 
@@ -154,7 +158,7 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         tps = tokens_step / step
         u = tps / model_flops_per_s_per_mfu
     return ExpectedTrain(
-        mfu=u, seconds=d / tps, tokens_per_s=tps, step_seconds=step, tokens_per_step=tokens_step,
+        mfu=u, seconds=d / tps, tokens_per_s=tps, bound_seconds=bound_seconds, step_seconds=step, tokens_per_step=tokens_step,
         accumulation=accum, communication_seconds_per_step=comm,
         exposed_communication_seconds_per_step=exposed, mfu_given=mfu is not None,
         basis=tuple(basis),

@@ -1,0 +1,238 @@
+"""The expected half of every time: values worked by hand, first-hand measurements, and the
+rule that no expected time beats its bound (and no expected speed exceeds it).
+
+Efficiencies (data/efficiency.toml): H100 SXM matmul 0.803 (stas00/ml-engineering MAMF
+table: 794.5 of 989 TFLOP/s bf16); decode bandwidth 0.8 (NVIDIA aiconfigurator
+mem_bw_empirical_scaling_factor); 9 kernels x 3 us per layer (aiconfigurator
+mem_empirical_constant_latency; vLLM's LlamaDecoderLayer); FlashAttention 0.5 (Dao 2023);
+forward-pass matmul share 0.84 (bench/measured/h200-2026-11-30.json).
+"""
+
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cli import main
+from engine.lesson.plan import plan
+from engine.numbers.catalog import get_hardware, get_model, list_hardware, list_models
+from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
+from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import expected_serve, kv_replication
+from engine.numbers.expected_training import expected_train
+from engine.numbers.serving import request_timeline
+
+H100 = "h100-sxm"
+LLAMA_8B_PARAMS = 8_030_261_248  # Hugging Face safetensors of meta-llama/Llama-3.1-8B
+KERNELS_PER_LAYER_S = 9 * 3e-6
+
+
+def test_decode_step_by_hand():
+    # Llama 3.1 8B on one H100, batch 1, one decode step at context 1,025:
+    # weights 2 x 8,030,261,248 bytes / (3.35e12 x 0.8) = 5.9927 ms
+    # KV cache 2 x 32 layers x 8 heads x 128 x 2 bytes = 131,072 bytes x 1,025 / 2.68e12
+    # kernels 32 layers x 9 x 3 us = 0.864 ms; total 6.9069 ms.
+    e = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2)
+    by_hand = 2 * LLAMA_8B_PARAMS / 2.68e12 + 131_072 * 1025 / 2.68e12 + 32 * KERNELS_PER_LAYER_S
+    assert e.decode_seconds_per_token == pytest.approx(by_hand, rel=1e-9)
+    assert e.decode_seconds_per_token == pytest.approx(6.9069e-3, rel=1e-4)
+    assert e.communication_seconds_per_token == 0.0
+
+
+def test_prefill_by_hand():
+    # 1,024 tokens: matmuls 2 x 8,030,261,248 x 1,024 FLOPs at 989.4e12 x 0.803, causal
+    # attention 4 x 32 x 32 x 128 x 1,024 x 1,025 / 2 FLOPs at half of peak, both / 0.84,
+    # plus 32 x 27 us of kernels: 26.17 ms (the bound, all at peak: 16.9 ms).
+    e = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2)
+    mm = 2 * LLAMA_8B_PARAMS * 1024
+    attn = 4 * 32 * 32 * 128 * 1024 * 1025 / 2
+    by_hand = (mm / (989.4e12 * 0.803) + attn / (989.4e12 * 0.5)) / 0.84 + 32 * 27e-6
+    assert e.ttft_seconds == pytest.approx(by_hand, rel=1e-9)
+    assert e.ttft_seconds == pytest.approx(26.17e-3, rel=1e-3)
+
+
+def test_tensor_parallel_all_reduces_by_hand():
+    # Llama 3.1 70B on 4 H100s, batch 1: 2 x 80 layers all-reduces of 8,192 x 2 bytes:
+    # each 2 x 3/4 x 16,384 / 360e9 s + (3.6 + 6 x 0.47) us = 6.488 us; x 160 = 1.0381 ms.
+    e = expected_serve("llama-3.1-70b", H100, prompt_tokens=1024, output_tokens=256, gpus=4)
+    each = 2 * 3 / 4 * 16_384 / 360e9 + (3.6 + 6 * 0.47) * 1e-6
+    assert e.communication_seconds_per_token == pytest.approx(160 * each, rel=1e-9)
+
+
+def test_first_hand_h200_measurements():
+    # bench/measured/h200-2026-11-30.json: plain PyTorch + CUDA graphs, Llama 3.1 8B shapes,
+    # 1,024 tokens of context: 5.075 ms per step at batch 1, 7.232 ms at batch 64; prefill of
+    # 2,048 tokens 50.41 ms. A tuned stack is at least as fast; within 15 % of each.
+    for batch, ms in ((1, 5.075), (64, 7.232)):
+        e = expected_serve("llama-3.1-8b", "h200", prompt_tokens=1023, output_tokens=1,
+                           batch=batch)
+        b = request_timeline("llama-3.1-8b", "h200", prompt_tokens=1023, output_tokens=2,
+                             batch=batch)
+        assert b.last_step.seconds < ms * 1e-3
+        assert e.decode_seconds_per_token == pytest.approx(ms * 1e-3, rel=0.15)
+    e = expected_serve("llama-3.1-8b", "h200", prompt_tokens=2048, output_tokens=1)
+    assert e.ttft_seconds == pytest.approx(50.41e-3, rel=0.15)
+
+
+def test_moe_expected_reads_the_experts_touched():
+    # Mixtral 8x7B, top-2 of 8: at batch 1 the expected step reads what the bound reads; at
+    # batch 64, 1 - (6/8)^64 ~ 1 of the experts: about 3.6 x the bytes of one token's.
+    one = expected_serve("mixtral-8x7b", H100, prompt_tokens=1, output_tokens=2)
+    many = expected_serve("mixtral-8x7b", H100, prompt_tokens=1, output_tokens=2, batch=64)
+    assert many.decode_seconds_per_token > 3 * one.decode_seconds_per_token
+
+
+def test_kv_replication():
+    # Llama 3.1 70B has 8 KV heads: on 16 GPUs each keeps one head, twice 1/16 of the cache.
+    m = get_model("llama-3.1-70b")
+    assert kv_replication(m, 8) == 1.0
+    assert kv_replication(m, 16) == 2.0
+
+
+def test_efficiencies_have_sources_and_defaults_say_so():
+    h100 = get_hardware(H100)
+    assert matmul_fraction(h100, "bf16").value == pytest.approx(794.5 / 989.4, abs=1e-3)
+    assert "Maximum Achievable Matmul" in matmul_fraction(h100, "bf16").source
+    l4 = matmul_fraction(get_hardware("l4"), "bf16")
+    assert "default" in l4.name and l4.source
+    # The measured copy bandwidth on H200 (4.255 of 4.8 TB/s) caps the decode fraction.
+    assert memory_fraction(get_hardware("h200"), "bf16").value <= 4.255 / 4.8
+    # llama.cpp on an M2 Ultra: 4-bit weights reach less of the bandwidth than 16-bit.
+    m2 = get_hardware("apple-m2-ultra")
+    assert memory_fraction(m2, "int4").value < memory_fraction(m2, "bf16").value
+
+
+def test_training_step_by_hand():
+    # Llama 3.1 8B on 8 H100s, ZeRO-3, micro-batch 1 x 4,096 tokens, selective recompute;
+    # global batch 4,194,304 tokens = 128 micro-batches per GPU. Per micro-batch:
+    # matmuls 6 x 8,030,261,248 x 4,096 at 989.4e12 x 0.803; attention
+    # 8 x 32 x 32 x 128 x 4,096 x 4,096 at half of peak; both / 0.84 = 0.3381 s.
+    # ZeRO-3 traffic 3 x 7/8 x 16.06 GB / 360 GB/s = 0.117 s, hidden behind it.
+    t = expected_train("llama-3.1-8b", H100, tokens=1e12, gpus=8, sharding="zero3")
+    mm = 6 * LLAMA_8B_PARAMS * 4096 / (989.4e12 * 0.803)
+    attn = 8 * 32 * 32 * 128 * 4096 * 4096 / (989.4e12 * 0.5)
+    assert t.accumulation == 128
+    assert t.step_seconds == pytest.approx(128 * (mm + attn) / 0.84, rel=1e-9)
+    assert t.exposed_communication_seconds_per_step == 0.0
+    assert t.mfu == pytest.approx(6 * LLAMA_8B_PARAMS * t.tokens_per_s / (8 * 989.4e12))
+    # Published good runs reach 35-55 % (PaLM 46 %, Llama 3 405B 38-43 %); one node, no
+    # pipeline, sits at the top of that band or a little above.
+    assert 0.45 < t.mfu < 0.65
+
+
+def test_training_mfu_given_is_used():
+    t = expected_train("llama-3.1-8b", H100, tokens=1e12, gpus=8, mfu=0.3)
+    assert t.mfu == 0.3 and t.mfu_given
+    assert t.basis[0].name.startswith("MFU given")
+    assert t.seconds == pytest.approx(6 * LLAMA_8B_PARAMS * 1e12 / (8 * 989.4e12 * 0.3))
+
+
+def test_one_gpu_trains_without_communication():
+    t = expected_train("llama-3.2-1b", H100, tokens=1e9)
+    assert t.communication_seconds_per_step == 0.0
+
+
+# ------------------------------------------------------------------ expected never beats bound
+
+SERVE_MODELS = [m.id for m in list_models()]
+GPU_CHIPS = [h.id for h in list_hardware()]
+FORMATS = ["bf16", "fp16", "fp8", "int8", "int4", "fp32"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model=st.sampled_from(SERVE_MODELS), hw=st.sampled_from(GPU_CHIPS),
+       fmt=st.sampled_from(FORMATS), batch=st.integers(1, 1024),
+       gpus=st.sampled_from([1, 2, 4, 8, 16, 64]), prompt=st.integers(1, 32_768),
+       out=st.integers(1, 4096))
+def test_expected_serving_never_beats_the_bound(model, hw, fmt, batch, gpus, prompt, out):
+    try:
+        p = plan(model=model, hardware=hw, gpus=gpus, task="serve", weight_format=fmt,
+                 kv_format="bf16", batch=batch, prompt_tokens=prompt, output_tokens=out,
+                 context_tokens=prompt + out)
+    except EngineError:
+        return
+    s = p.to_dict()["serve"]
+    e = s["expected"]
+    assert e["ttft_seconds"] >= s["ttft_seconds"]
+    assert e["decode_seconds_per_token"] >= s["decode_seconds_per_token"]
+    assert e["output_tokens_per_s"] <= s["output_tokens_per_s"]
+    assert all(math.isfinite(v) for v in (e["ttft_seconds"], e["decode_seconds_per_token"],
+                                          e["output_tokens_per_s"]))
+    assert (s["communication_seconds_per_token"] == 0.0) == (gpus == 1)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model=st.sampled_from(SERVE_MODELS), hw=st.sampled_from(GPU_CHIPS),
+       gpus=st.sampled_from([1, 8, 64, 1024]), tp=st.sampled_from([1, 2, 8]),
+       sharding=st.sampled_from(["none", "zero1", "zero3"]),
+       recompute=st.sampled_from(["none", "selective", "full"]),
+       seq=st.sampled_from([1024, 4096, 8192]))
+def test_expected_training_never_beats_the_bound(model, hw, gpus, tp, sharding, recompute, seq):
+    try:
+        p = plan(model=model, hardware=hw, gpus=gpus, tp=tp, task="train", sharding=sharding,
+                 recompute=recompute, seq_len=seq, tokens=1e12)
+    except EngineError:
+        return
+    t = p.to_dict()["train"]
+    e = t["expected"]
+    assert e["seconds"] >= t["bound_seconds"]
+    assert e["tokens_per_s"] <= t["bound_tokens_per_s"]
+    assert 0 < e["mfu"] < 1
+    assert (t["communication_seconds_per_step"] == 0.0) == (gpus == 1)
+
+
+# ------------------------------------------------------------------ the CLI contract
+
+
+def _cli(capsys, *args):
+    assert main(["plan", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_serve_contract(capsys):
+    d = _cli(capsys, "--model", "llama-3.1-70b", "--hardware", H100, "--gpus", "4",
+             "--batch", "8", "--prompt", "1000", "--output", "200")
+    s = d["serve"]
+    assert s["tp"] == 4 and s["replicas"] == 1
+    assert s["output_tokens_per_s"] == pytest.approx(8 * 200 / s["total_seconds"])
+    e = s["expected"]
+    for key in ("ttft_seconds", "decode_seconds_per_token", "output_tokens_per_s", "basis"):
+        assert key in e
+    assert all({"name", "value", "source"} <= set(b) for b in e["basis"])
+    assert all(b["source"] for b in e["basis"])
+    assert s["communication_seconds_per_token"] > 0
+    assert e["communication_seconds_per_token"] == s["communication_seconds_per_token"]
+
+
+def test_cli_serve_tp_makes_replicas(capsys):
+    # 8 GPUs as 4 replicas of tensor parallel 2: the batch of 64 splits into 16 each.
+    d = _cli(capsys, "--model", "llama-3.1-8b", "--hardware", H100, "--gpus", "8", "--tp", "2",
+             "--batch", "64")
+    s = d["serve"]
+    assert (s["tp"], s["replicas"], s["batch"]) == (2, 4, 16)
+    assert d["gpus"] == 8
+    assert s["output_tokens_per_s"] == pytest.approx(64 * 256 / s["total_seconds"])
+
+
+def test_cli_single_gpu_no_communication(capsys):
+    d = _cli(capsys, "--model", "llama-3.1-8b", "--hardware", H100)
+    assert d["serve"]["communication_seconds_per_token"] == 0.0
+    t = _cli(capsys, "--model", "llama-3.2-1b", "--hardware", H100, "--task", "train")
+    assert t["train"]["communication_seconds_per_step"] == 0.0
+
+
+def test_cli_train_contract(capsys):
+    d = _cli(capsys, "--model", "llama-3.1-8b", "--hardware", H100, "--gpus", "64",
+             "--task", "train", "--sharding", "zero3")
+    t = d["train"]
+    e = t["expected"]
+    assert {"mfu", "seconds", "tokens_per_s", "basis"} <= set(e)
+    assert not e["mfu_given"]
+    assert t["mfu"] == 0.4  # the main figures keep the lesson's default
+    assert t["communication_seconds_per_step"] > 0
+    given = _cli(capsys, "--model", "llama-3.1-8b", "--hardware", H100, "--gpus", "64",
+                 "--task", "train", "--sharding", "zero3", "--mfu", "0.3")["train"]["expected"]
+    assert given["mfu"] == 0.3 and given["mfu_given"]
+    assert given["basis"][0]["name"].startswith("MFU given")
