@@ -11,12 +11,19 @@ from __future__ import annotations
 
 from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, Plan, plan
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
-from engine.numbers.memory import ServingMemory
+from engine.numbers.expected_training import expected_train
+from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import model_from
 from engine.render.widget import Values, Widget
+from engine.words.expected import (
+    BOUND_WORDS,
+    EXPECTED_SERVING_WORDS,
+    EXPECTED_TRAINING_WORDS,
+    at_best_and_expected,
+)
 from engine.words.format import (
     format_bytes,
     format_count,
@@ -78,9 +85,15 @@ def _serve_part(p: Plan) -> str:
                 f"Requests of {mem.context_tokens:,} tokens that fit",
                 f"{mem.max_concurrent_requests:,}",
             ),
+            ("First token, with a tuned server",
+             at_best_and_expected(run.ttft_seconds, s.expected.ttft_seconds)),
+            ("Per output token, with a tuned server",
+             at_best_and_expected(s.tpot_seconds, s.expected.decode_seconds_per_token)),
         ]
     )
-    return tag("h3", "Serving timeline", class_="s5-heading") + chart + figures
+    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),
+                class_="widget-notes")
+    return tag("h3", "Serving timeline", class_="s5-heading") + chart + figures + notes
 
 
 def _train_part(p: Plan) -> str:
@@ -103,7 +116,20 @@ def _train_part(p: Plan) -> str:
     ]
     if t.gpus_for_target is not None and t.target_days is not None:
         rows.append((f"GPUs to finish in {t.target_days:g} days", f"{t.gpus_for_target:,}"))
-    return tag("h3", "Training time", class_="s5-heading") + definition_list(rows)
+    mem = p.memory
+    modelled = expected_train(p.model, p.hardware, tokens=t.tokens, gpus=p.gpus, tp=mem.tp,
+                              sharding=mem.sharding, micro_batch=mem.micro_batch,
+                              seq_len=mem.seq_len, recompute=mem.recompute,
+                              compute_format=t.compute_format) \
+        if isinstance(mem, TrainingMemory) else t.expected
+    rows += [
+        ("Training time with a tuned stack",
+         at_best_and_expected(t.bound_seconds, modelled.seconds)),
+        ("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"),
+    ]
+    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_TRAINING_WORDS)),
+                class_="widget-notes")
+    return tag("h3", "Training time", class_="s5-heading") + definition_list(rows) + notes
 
 
 def render(values: Values) -> str:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from engine.numbers import serving
 from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.expected_serving import expected_serve
 from engine.numbers.serving import RequestTimeline
 from engine.render.charts import timeline
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import OUTPUT_TOKENS, PROMPT_TOKENS, catalog_model_field, hardware_field
 from engine.render.widget import Values, Widget
+from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
 from engine.words.format import format_seconds
 
 # The comparison: a long question with a short answer against the reverse.
@@ -65,6 +67,7 @@ def render(values: Values) -> str:
         ),
         class_="legend",
     )
+    expected = expected_serve(model, gpu, prompt_tokens=prompt, output_tokens=answer)
     figures = definition_list(
         [
             ("Time to first token (the prefill)", format_seconds(run.ttft_seconds)),
@@ -80,6 +83,24 @@ def render(values: Values) -> str:
             if steps
             else []
         )
+        + [
+            ("First token, with a tuned server",
+             at_best_and_expected(run.ttft_seconds, expected.ttft_seconds)),
+        ]
+        + (
+            [("Per output token, with a tuned server",
+              at_best_and_expected(run.tpot_seconds, expected.decode_seconds_per_token))]
+            if steps
+            else []
+        )
+        + [
+            ("Whole request, with a tuned server",
+             at_best_and_expected(run.total_seconds, expected.total_seconds)),
+        ]
+    )
+    two_numbers = tag(
+        "ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),
+        class_="widget-notes",
     )
 
     cases = (
@@ -113,7 +134,7 @@ def render(values: Values) -> str:
         caption=f"The same {LONG_TOKENS + SHORT_TOKENS:,} tokens, the other way round",
     )
     return (
-        chart + legend + figures + comparison + tag("div", "".join(charts), class_="widget-compare")
+        chart + legend + figures + two_numbers + comparison + tag("div", "".join(charts), class_="widget-compare")
     )
 
 

@@ -1,0 +1,30 @@
+"""Words for the two numbers every time comes as: the bound and the expected value.
+
+The bound: raw dense peak, full datasheet bandwidth, nothing else (no real system beats it).
+The expected value: what a well-tuned stack reaches (engine.numbers.expected_serving and
+expected_training): measured efficiencies, kernel overheads, communication between GPUs.
+"""
+
+from __future__ import annotations
+
+from engine.words.format import format_seconds
+
+BOUND_WORDS = ("At best: every FLOP at the chip's peak and every byte at its full datasheet "
+               "bandwidth, nothing else. No real system beats it.")
+EXPECTED_SERVING_WORDS = ("Expected: what a well-tuned server (vLLM, TensorRT-LLM, SGLang) "
+                          "reaches: measured matrix-multiply and memory efficiencies, a few "
+                          "microseconds per kernel, and the traffic between GPUs.")
+EXPECTED_TRAINING_WORDS = ("Expected: what a well-tuned training stack (Megatron-style) "
+                           "reaches: measured matrix-multiply efficiency, attention and other "
+                           "work, and the gradient traffic between GPUs it cannot hide.")
+
+
+def at_best_and_expected(bound_seconds: float, expected_seconds: float) -> str:
+    """'5.84 ms at best, 6.91 ms expected'."""
+    return (f"{format_seconds(bound_seconds)} at best, "
+            f"{format_seconds(expected_seconds)} expected")
+
+
+def speed_at_best_and_expected(bound_per_s: float, expected_per_s: float, unit: str) -> str:
+    """'171 tokens/s at best, 145 expected'."""
+    return f"{bound_per_s:,.0f} {unit} at best, {expected_per_s:,.0f} expected"
