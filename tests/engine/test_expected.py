@@ -74,6 +74,27 @@ def test_first_hand_h200_measurements():
         assert e.decode_seconds_per_token == pytest.approx(ms * 1e-3, rel=0.15)
     e = expected_serve("llama-3.1-8b", "h200", prompt_tokens=2048, output_tokens=1)
     assert e.ttft_seconds == pytest.approx(50.41e-3, rel=0.15)
+    # bench/measured/h200-2026-11-30-70b-long-context.json: Llama 3.1 70B shapes in bf16 on
+    # the one H200, batch 1, 1,024 tokens of context: 35.653 ms per step.
+    e = expected_serve("llama-3.1-70b", "h200", prompt_tokens=1023, output_tokens=1)
+    assert e.decode_seconds_per_token == pytest.approx(35.653e-3, rel=0.15)
+
+
+def test_decode_split_into_bandwidth_and_fixed_cost():
+    # Two first-hand H200 steps, batch 1, context 1,024 (bench/measured/): 8B shapes read
+    # 15,009,841,152 weight bytes in 5.075 ms over 32 layers, 70B shapes 139,006,050,304 in
+    # 35.653 ms over 80 layers (KV: 131,072 and 327,680 bytes per token). Solving
+    # t = bytes / B + layers x c for both gives B = 0.92 x 4.8 TB/s, c = 52 us per layer
+    # (plain PyTorch). The engine's 0.8 and 27 us per layer lie on the same line for 8B.
+    b8 = 15_009_841_152 + 131_072 * 1024
+    b70 = 139_006_050_304 + 327_680 * 1024
+    # 5.075e-3 = b8 / B + 32 c;  35.653e-3 = b70 / B + 80 c
+    inv_b = (35.653e-3 - 2.5 * 5.075e-3) / (b70 - 2.5 * b8)
+    c = (5.075e-3 - b8 * inv_b) / 32
+    assert 1 / inv_b / 4.8e12 == pytest.approx(0.92, abs=0.02)
+    assert c == pytest.approx(52e-6, rel=0.05)
+    engine_8b = b8 / (4.8e12 * 0.8) + 32 * KERNELS_PER_LAYER_S
+    assert engine_8b == pytest.approx(b8 * inv_b + 32 * c, rel=0.06)
 
 
 def test_moe_expected_reads_the_experts_touched():
