@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.numbers import compute, quantities
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
+from engine.numbers.expected_training import expected_train
 from engine.numbers.formats import get_format
 from engine.render.fields import Amount, Choice
 from engine.render.html import definition_list, esc, tag
@@ -20,6 +21,7 @@ from engine.render.options import (
 from engine.render.plot import WIDTH, chart
 from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
+from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
 from engine.words.format import format_count, format_flops, format_seconds, format_TFLOP_per_s
 
 MODES = (
@@ -167,6 +169,8 @@ def render(values: Values) -> str:
         data_seconds=f"{seconds:.6g}",
     )
     useful = all_peak * mfu
+    expected = expected_train(model, gpu, tokens=tokens, gpus=gpus,
+                              compute_format=number_format.id)
     figures = definition_list(
         [
             (
@@ -181,10 +185,17 @@ def render(values: Values) -> str:
                 f"{format_flops(total_flops)} ÷ {_rate(useful)} = {format_seconds(seconds)}",
             ),
             ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
+            (
+                "With a tuned stack on these GPUs",
+                f"{_percent(expected.mfu)} MFU, "
+                + at_best_and_expected(expected.bound_seconds, expected.seconds),
+            ),
         ]
     )
+    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_TRAINING_WORDS)),
+                class_="widget-notes")
     gauge = mfu_gauge(mfu, label="Assumed model FLOPs utilisation")
-    return verdict + gauge + figures
+    return verdict + gauge + figures + notes
 
 
 WIDGET = Widget(
