@@ -61,14 +61,14 @@ def test_side_by_side_renders_both_columns_and_goes_live(watched: Watched, root_
     page.goto(root_site.page_url("steps/10-side-by-side/"))
     selector = "[data-widget=side_by_side]"
     # Both columns are there before the engine loads (computed at build time).
-    assert page.locator(selector + " td[data-column=train]").count() == 10
-    assert page.locator(selector + " td[data-column=serve]").count() == 10
+    assert page.locator(selector + " td[data-column=train]").count() == 11
+    assert page.locator(selector + " td[data-column=serve]").count() == 11
     wait_live(page)
     wait_matches_cpython(page, "side_by_side")
     page.fill(selector + " input[name=batch]", "64")
     wait_matches_cpython(page, "side_by_side")
     assert "64 requests decoded together" in page.inner_text(selector + " .widget-result")
-    assert page.locator(selector + " td[data-column=train]").count() == 10
-    assert page.locator(selector + " td[data-column=serve]").count() == 10
+    assert page.locator(selector + " td[data-column=train]").count() == 11
+    assert page.locator(selector + " td[data-column=serve]").count() == 11
     assert watched.console_errors == []
     assert watched.outside(root_site.origin) == []

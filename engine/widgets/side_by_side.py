@@ -7,6 +7,8 @@ from engine.numbers import cost, roofline
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import DEFAULT_MFU
+from engine.numbers.expected_training import expected_train
+from engine.numbers.memory import TrainingMemory
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, esc, tag
 from engine.render.options import (
@@ -96,6 +98,12 @@ def render(values: Values) -> str:
     )
     t, s = train.train, serve.serve
     assert t is not None and s is not None
+    tm = train.memory
+    assert isinstance(tm, TrainingMemory)
+    modelled = expected_train(model, gpu, tokens=TRAIN_TOKENS, gpus=train_gpus, tp=tm.tp,
+                              sharding=tm.sharding, micro_batch=tm.micro_batch,
+                              seq_len=tm.seq_len, recompute=tm.recompute,
+                              compute_format=t.compute_format)
     serve_tps = batch * s.tokens_per_s_per_user
     ridge = roofline.ridge_point(gpu)
     step_intensity = roofline.train_step_intensity(model, tokens_per_step=TOKENS_PER_STEP)
@@ -118,6 +126,14 @@ def render(values: Values) -> str:
             f"Latency: time to first token {format_seconds(s.ttft_seconds)}, then "
             f"{format_seconds(s.tpot_seconds)} per token ({s.tokens_per_s_per_user:,.0f} "
             f"tokens/s per reader, {serve_tps:,.0f} in all)",
+        ),
+        (
+            "With a tuned stack (expected, not at best)",
+            f"About {modelled.tokens_per_s:,.0f} tokens/s ({modelled.mfu:.0%} MFU modelled: "
+            "measured matmul efficiency, attention, gradient traffic)",
+            f"First token about {format_seconds(s.expected.ttft_seconds)}, then "
+            f"{format_seconds(s.expected.decode_seconds_per_token)} per token (measured "
+            "efficiencies, kernel overheads, traffic between GPUs)",
         ),
         (
             "Tail latency",

@@ -280,7 +280,7 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     html = render("side_by_side")
     text = text_of(html)
     assert "Training job" in text and "Service" in text
-    assert html.count('data-column="train"') == html.count('data-column="serve"') == 10
+    assert html.count('data-column="train"') == html.count('data-column="serve"') == 11  # with the expected (tuned-stack) row
     train = plan(
         model="llama-3.1-8b",
         hardware="h100-sxm",
