@@ -37,6 +37,7 @@ from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
     all_gather_seconds,
     all_reduce_seconds,
+    all_to_all_seconds,
     group_link,
     reduce_scatter_seconds,
 )
@@ -121,7 +122,18 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     tp_comm_mb = 4 * m.layers * all_reduce_seconds(tokens_mb * m.hidden * ACTIVATION_BYTES,
                                                    tp_link)
     dp_link = group_link(links, dp, per_server=max(1, links.chips_per_server // t))
-    grad_bytes = m.params / t * defaults.grad_bytes_per_param
+    # A mixture of experts spreads its experts over the data-parallel GPUs (expert
+    # parallelism, ep = min(experts, dp)): each expert's gradients are reduced only among its
+    # dp / ep copies, and tokens travel to their experts and back by all-to-all (assumed
+    # overlapped with compute, as DeepSeek-V3's DualPipe does).
+    ep = min(m.experts, dp) if m.routed_params else 1
+    grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
+        * defaults.grad_bytes_per_param
+    a2a_mb = 0.0
+    if ep > 1:
+        ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // t))
+        a2a_mb = 4 * (m.layers - m.dense_layers) * all_to_all_seconds(
+            tokens_mb * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
     if shard == "zero3":
         comm_mb = (2 * all_gather_seconds(m.params / t * WEIGHT_BYTES, dp_link)
                    + reduce_scatter_seconds(grad_bytes, dp_link))
@@ -131,7 +143,7 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         dp_comm = all_reduce_seconds(grad_bytes, dp_link)
         dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
     step = accum * (compute_mb + tp_comm_mb) + dp_exposed
-    comm = accum * tp_comm_mb + dp_comm
+    comm = accum * (tp_comm_mb + a2a_mb) + dp_comm
     exposed = accum * tp_comm_mb + dp_exposed
 
     basis = [f_mm, f_attn, share,
@@ -144,6 +156,11 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         basis.append(Basis(f"data-parallel link: {dp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", dp_link.bytes_per_s,
                            f"{links.source}; {links.latency_source}"))
+    if ep > 1:
+        basis.append(Basis("expert parallelism (experts spread over the data-parallel GPUs; "
+                           "all-to-all overlapped with compute)", float(ep),
+                           "DeepSeek-V3 Technical Report (arXiv 2412.19437), section 3.2: "
+                           "expert parallelism 64 and DualPipe overlapping the all-to-all"))
     if t > 1:
         basis.append(Basis(f"tensor-parallel link: {tp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", tp_link.bytes_per_s, links.source))

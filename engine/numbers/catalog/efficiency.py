@@ -62,9 +62,14 @@ def matmul_fraction(hw: HardwareSpec, compute_format: str) -> Basis:
     if key in row:
         return Basis(f"matmul efficiency ({key}, {hw.name})", float(row[key]), row["source"])
     d = table["default"]
-    why = ("no measurement for this chip" if not row
-           else f"no {key} measurement for this chip")
-    return Basis(f"matmul efficiency ({key}, default: {why})", float(d[key]), d["source"])
+    if "bf16" in row:
+        # Measured in bf16 only: the other format keeps the ratio the measured chips show.
+        value = float(row["bf16"]) * float(d[key]) / float(d["bf16"])
+        return Basis(f"matmul efficiency ({key}, {hw.name}: its bf16 figure x {d[key]} / "
+                     f"{d['bf16']}, no {key} measurement)", value,
+                     f"{row['source']}; {d['source']}")
+    return Basis(f"matmul efficiency ({key}, default: no measurement for this chip)",
+                 float(d[key]), d["source"])
 
 
 def memory_fraction(hw: HardwareSpec, weight_format: str) -> Basis:
