@@ -98,14 +98,16 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         hint=f"Training. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
         quantity=TRAINING_TOKENS.quantity,
     ),
-    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: share of peak achieved, e.g. 0.4."),
+    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: share of peak achieved, e.g. 0.4; "
+                   "on the command line, without it the expected figures model the MFU."),
     "target_days": OptionalAmount(
         "target_days", "Finish within", "", unit="days", hint="Training. Optional.",
         quantity=quantities.TARGET_DAYS,
     ),
     "sharding": _choice("sharding", "Sharding", "none", SHARDING_LABELS, SHARDINGS),
     "tp": TENSOR_PARALLEL.but(
-        hint="Training; must divide the GPU count. Serving always splits over all GPUs."
+        hint="Training: must divide the GPU count. Serving: all the GPUs unless given; a "
+        "smaller size makes replicas that share the batch (command line)."
     ),
     "optimizer": _choice("optimizer", "Optimiser", "adam", OPTIMIZER_LABELS, OPTIMIZERS),
     "convention": _choice(
