@@ -14,8 +14,7 @@ data/links.toml:
 - a mixture of experts reads the experts its tokens are routed to: with uniform routing the
   expected number of distinct experts per layer is E(1 - (1 - k/E)^tokens) (the bound counts
   only k, the fewest any batch can touch);
-- with more GPUs than KV heads each GPU keeps a whole KV head (replicated), and an MLA latent
-  cache is replicated on every GPU, so each reads more KV cache than 1/g of it.
+- KV-cache replication across GPUs and sliding windows come with the bound's bytes.
 
 Times: expected decode step = max(weights / bandwidth, matmul FLOPs / peak) + max(KV cache /
 bandwidth, attention FLOPs / peak) (each at its efficiency) + kernels + all-reduces.
@@ -25,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
     Basis,
@@ -61,14 +61,6 @@ def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens
     touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
     shared = model.params - model.routed_params
     return (shared + model.routed_params * touched) * bytes_per_number
-
-
-def kv_replication(model: ModelSpec, gpus: int) -> float:
-    """How many times more KV cache each of ``gpus`` tensor-parallel GPUs reads than 1/gpus
-    of it: 1 while the KV heads split evenly; gpus / kv_heads past that; gpus for MLA."""
-    if model.attention == "mla":
-        return float(gpus)
-    return gpus / min(gpus, model.kv_heads)
 
 
 def _tp_all_reduces(model: ModelSpec, tokens: int, link: GroupLink) -> float:
@@ -129,7 +121,7 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: Group
         out.append(Basis("experts touched per layer (uniform routing): E(1 - (1 - k/E)^tokens)",
                          float(m.experts), "Expected number of distinct experts when each of "
                          "the tokens picks k of E experts independently and uniformly"))
-    rep = kv_replication(m, g)
+    rep = architecture.kv_replication(m, g)
     if rep > 1:
         out.append(Basis("KV cache replication across GPUs", rep,
                          "Megatron-style tensor parallelism splits KV heads; past one head per "
@@ -144,28 +136,33 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
 
     The bound overlaps everything (one max); real kernels do not: the weight matmuls (max of
     reading the weights and their FLOPs) and attention (max of reading the KV cache and its
-    FLOPs) run one after the other, then the fixed costs. Both parts of the step are
-    linear in the context c, so the result is again a + b c (same on both sides of the max).
+    FLOPs) run one after the other, then the fixed costs. Within each segment of the bound
+    (a sliding window adds one) both parts are linear in the context c, so the result is
+    again a + b c (the same on both sides of the max).
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format).value
+    f_mm = matmul_fraction(hw, k.compute_format).value / forward_matmul_share().value
     f_attn = attention_fraction().value
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
+    extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
     fixed = m.layers * kernel_seconds_per_layer().value + comm
-    w_ratio = w_e / k.weight_bytes if k.weight_bytes else 1.0
-    # Matmul FLOPs pay the forward pass's non-matmul share too (norms, activations per token).
-    a = max(k.am * w_ratio / f_mem, k.ac / f_mm / forward_matmul_share().value) + fixed
-    per_c = max(k.bm * kv_replication(m, g) / f_mem, k.bc / f_attn)
-    return replace(k, am=a, bm=per_c, ac=a, bc=per_c, weight_bytes=w_e), comm
+    segments = []
+    for seg in k.segments:
+        # Matmul FLOPs pay the forward pass's non-matmul share (norms, activations per token).
+        a = max((seg.am + extra_w) / f_mem, seg.ac / f_mm) + fixed
+        per_c = max(seg.bm / f_mem, seg.bc / f_attn)
+        segments.append(replace(seg, am=a, bm=per_c, ac=a, bc=per_c))
+    return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
 
 
 def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: str
                              ) -> tuple[float, float]:
     """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""
     b, s, g = pre.batch, pre.prompt_tokens, pre.gpus
-    attn = min(b * 4.0 * m.layers * m.heads * m.head_dim * s * (s + 1) / 2.0, pre.flops)
+    attn = min(b * architecture.attention_flops_per_layer_token(m)
+               * architecture.causal_attended_layer_tokens(m, s), pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
     comp = pre.compute_seconds * (share / matmul_fraction(hw, pre.compute_format).value
                                   + (1.0 - share) / attention_fraction().value

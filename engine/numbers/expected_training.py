@@ -5,10 +5,10 @@ One optimiser step trains ``global batch`` tokens (a sourced default) as ``accum
 micro-batches of ``micro_batch`` x ``seq_len`` tokens on each of the ``dp`` data-parallel
 groups of ``tp`` tensor-parallel GPUs. Per micro-batch, per GPU:
 
-- matmuls: 6 x active parameters x tokens / tp FLOPs (8 x with full recomputation) at the
-  chip's measured matmul efficiency;
-- attention: causal scores, 6 x layers x heads x head_dim x seq_len FLOPs per token forward
-  and backward (8 x when recomputed, selective or full) / tp, at FlashAttention's efficiency;
+- matmuls: compute.training_flops_per_token's matmul FLOPs (4/3 of them with full
+  recomputation) x tokens / tp at the chip's measured matmul efficiency;
+- attention: its attention FLOPs (recomputation included), halved for causal kernels, / tp,
+  at FlashAttention's efficiency;
 - both divided by the measured matmul share of a forward pass (norms, activations);
 - tensor parallelism: four all-reduces per layer (two forward, two backward) of micro_batch x
   seq_len x hidden x 2 bytes, on the critical path.
@@ -16,8 +16,8 @@ groups of ``tp`` tensor-parallel GPUs. Per micro-batch, per GPU:
 Per step: the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
 exposed. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
-micro-batch, overlapped with that micro-batch's compute. MFU = 6 x active parameters x
-tokens/s / (GPUs x dense peak).
+micro-batch, overlapped with that micro-batch's compute. MFU = model FLOPs per token
+(training_flops_per_token(...).model) x tokens/s / (GPUs x dense peak).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from engine.numbers.communication import (
     group_link,
     reduce_scatter_seconds,
 )
+from engine.numbers.compute import training_flops_per_token
 from engine.numbers.memory import RECOMPUTE, SHARDINGS
 
 ACTIVATION_BYTES = 2.0  # bf16 activations between tensor-parallel GPUs
@@ -110,9 +111,12 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     f_mm = matmul_fraction(hw, cf)
     f_attn = attention_fraction()
     share = forward_matmul_share()
-    matmul_flops = (8.0 if rec == "full" else 6.0) * m.active_params * tokens_mb / t
-    attn_flops = (8.0 if rec != "none" else 6.0) * m.layers * m.heads * m.head_dim * s \
-        * tokens_mb / t
+    # compute.training_flops_per_token owns the FLOPs; attention there is PaLM's count (every
+    # token attends to the whole sequence), of which causal kernels do half.
+    per_token = training_flops_per_token(m, s, rec)
+    matmul_hw = per_token.matmul * (4.0 / 3.0 if rec == "full" else 1.0)
+    matmul_flops = matmul_hw * tokens_mb / t
+    attn_flops = (per_token.hardware - matmul_hw) / 2.0 * tokens_mb / t
     bound_seconds = d / (tokens_mb * dp) * (matmul_flops + attn_flops) / peak
     compute_mb = (matmul_flops / (peak * f_mm.value)
                   + attn_flops / (peak * f_attn.value)) / share.value
@@ -164,10 +168,10 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     if t > 1:
         basis.append(Basis(f"tensor-parallel link: {tp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", tp_link.bytes_per_s, links.source))
-    model_flops_per_s_per_mfu = g * peak / (6.0 * m.active_params)  # tokens/s at MFU = 1
+    model_flops_per_s_per_mfu = g * peak / per_token.model  # tokens/s at MFU = 1
     if mfu is not None:
         u = validate.fraction(mfu, "mfu", label="MFU")
-        tps = u * model_flops_per_s_per_mfu * (6.0 / (8.0 if rec == "full" else 6.0))
+        tps = u * model_flops_per_s_per_mfu
         basis.insert(0, Basis("MFU given (used instead of the modelled efficiencies)", u,
                               "given by the user"))
         step = tokens_step / tps
