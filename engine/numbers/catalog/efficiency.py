@@ -59,6 +59,8 @@ def matmul_fraction(hw: HardwareSpec, compute_format: str) -> Basis:
     key = _MATMUL_KEY.get(compute_format, "bf16")
     table = _data()["matmul"]
     row = table.get(hw.id, {})
+    if compute_format in row and compute_format != key:  # a chip-specific row, e.g. fp16
+        key = compute_format
     if key in row:
         return Basis(f"matmul efficiency ({key}, {hw.name})", float(row[key]), row["source"])
     d = table["default"]
