@@ -142,7 +142,7 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format).value / forward_matmul_share().value
+    f_mm = matmul_fraction(hw, k.compute_format).value * forward_matmul_share().value
     f_attn = attention_fraction().value
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
