@@ -205,6 +205,8 @@ class Plan:
         mem = self.memory
         assert isinstance(mem, TrainingMemory)
         for tp in (1, 2, 4, 8):
+            if tp > 1 and self.model.heads % tp:
+                continue  # that many GPUs cannot share the attention heads
             alt = training_memory(self.model, self.hardware, gpus=tp, sharding="zero3", tp=tp,
                                   optimizer=mem.optimizer, convention=mem.convention,
                                   micro_batch=mem.micro_batch, seq_len=mem.seq_len,
