@@ -8,6 +8,7 @@ from engine.lesson.plan import plan
 from engine.numbers import compute, cost
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import SHARDINGS, TrainingMemory
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.charts import memory_bar
@@ -23,6 +24,7 @@ from engine.render.options import (
     hardware_field,
 )
 from engine.render.widget import Values, Widget
+from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
 from engine.words.format import format_count, format_flops, format_GB, format_seconds, plural
 from engine.words.labels import labelled_parts
 
@@ -78,6 +80,9 @@ def render(values: Values) -> str:
     mem = p.memory
     assert isinstance(mem, TrainingMemory)
     one_gpu = compute.training_seconds(t.model_flops, 1, t.peak_flops_per_s, mfu)
+    modelled = expected_train(model, gpu, tokens=tokens, gpus=gpus, tp=tp, sharding=sharding,
+                              micro_batch=mem.micro_batch, seq_len=mem.seq_len,
+                              recompute=mem.recompute, compute_format=t.compute_format)
 
     fits = mem.fits
     on_time = t.seconds <= days * SECONDS_PER_DAY
@@ -160,11 +165,17 @@ def render(values: Values) -> str:
             ("Smallest GPU count that fits", fit_words),
             (f"GPUs to finish in {days:g} days", f"{t.gpus_for_target:,}"),
             (f"Wall-clock time on {plural(gpus, 'GPU')}", format_seconds(t.seconds)),
+            (
+                "With a tuned stack on these GPUs (communication included)",
+                f"{modelled.mfu:.0%} MFU, "
+                + at_best_and_expected(t.bound_seconds, modelled.seconds),
+            ),
             ("On one GPU", format_seconds(one_gpu)),
             price_line,
         ]
     )
-    notes = "".join(tag("li", esc(a)) for a in mem.assumptions)
+    notes = "".join(tag("li", esc(a))
+                    for a in (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *mem.assumptions))
     details = tag(
         "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
     )
