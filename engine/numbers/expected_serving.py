@@ -157,6 +157,14 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
 
 
+def expected_decode_step_seconds(model: object, hardware: object, *, context_tokens: int,
+                                 batch: object = 1, weight_format: object = "bf16",
+                                 kv_format: object = "bf16", gpus: object = 1) -> float:
+    """Expected seconds of one decode step of ``batch`` requests at ``context_tokens`` each."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    return _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)
+
+
 def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: str
                              ) -> tuple[float, float]:
     """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.lesson.figures import format_bandwidth, format_tokens_per_s
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.memory import ServingMemory, serving_memory
 from engine.numbers.quantities import Quantity
 from engine.numbers.roofline import ridge_point
@@ -31,6 +32,7 @@ from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
+from engine.words.expected import at_best_and_expected
 from engine.words.format import a_or_an, format_GB, format_seconds
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
@@ -437,6 +439,12 @@ def render(values: Values) -> str:
                 f"{format_intensity(chosen.arithmetic_intensity)} (ridge point {format_intensity(ridge)})",
             ),
             ("Time per step = time per token for each user", format_seconds(chosen.seconds)),
+            (
+                "The same step with a tuned server",
+                at_best_and_expected(chosen.seconds, expected_decode_step_seconds(
+                    model, hw, context_tokens=context, batch=batch, weight_format=fmt,
+                    kv_format=KV_FORMAT)),
+            ),
             ("Speed each user sees", format_tokens_per_s(chosen.tokens_per_s_per_user)),
             ("Throughput, all users together", format_tokens_per_s(chosen.tokens_per_s)),
             ("Throughput against batch 1", f"× {chosen.tokens_per_s / single.tokens_per_s:,.1f}"),
