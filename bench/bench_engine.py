@@ -71,7 +71,7 @@ def import_ms(runs: int = 7) -> float:
 
 def import_plan_ms(runs: int = 5) -> float:
     code = (
-        "import time; t = time.perf_counter(); from engine.lesson.plan import plan; "
+        "import time; t = time.perf_counter(); from engine.numbers.plan import plan; "
         "plan(model='llama-3.1-8b'); print((time.perf_counter() - t) * 1e3)"
     )
     times = [
@@ -125,18 +125,19 @@ def print_per_frame_costs() -> None:
 
 
 def main() -> None:
-    from engine.lesson.plan import plan
+    from engine.lesson.plan import plan_to_dict
+    from engine.numbers.plan import plan
 
     report(f"Python {sys.version.split()[0]}")
     for case in CASES:
         calls = rate(lambda case=case: plan(**case))
-        with_dict = rate(lambda case=case: plan(**case).to_dict(), 0.5)
+        with_dict = rate(lambda case=case: plan_to_dict(plan(**case)), 0.5)
         label = ", ".join(f"{k}={v}" for k, v in case.items())
-        report(f"plan({label}): {calls:,.0f} calls/s; with to_dict(): {with_dict:,.0f}/s")
+        report(f"plan({label}): {calls:,.0f} calls/s; with plan_to_dict(): {with_dict:,.0f}/s")
     print_per_frame_costs()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(
-        f"import engine.lesson.plan + first plan() (fresh process, catalogue load): "
+        f"import engine.numbers.plan + first plan() (fresh process, catalogue load): "
         f"{import_plan_ms():.1f} ms"
     )
     load = os.getloadavg()[0]

@@ -1,7 +1,7 @@
 """Every number of the lesson 'What AI workloads need', as a pure-Python package.
 
 Standard library only. Importing ``engine`` loads nothing else: use the modules
-(``engine.lesson.plan``, ``engine.numbers.memory``, ``engine.numbers.catalog`` ...) directly; the catalogue is
+(``engine.numbers.plan``, ``engine.numbers.memory``, ``engine.numbers.catalog`` ...) directly; the catalogue is
 read lazily on first use.
 """
 

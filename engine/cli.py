@@ -65,9 +65,12 @@ def _build() -> _Parser:
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.lesson.plan import QUESTIONS, plan
+    from engine.lesson.plan import plan_to_dict
     from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+    from engine.numbers.plan import plan
     from engine.render.fields import Values
+    from engine.words.answers import QUESTIONS, answers
+    from engine.words.memory import memory_assumptions
 
     given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
     raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
@@ -80,15 +83,15 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     if given["tp"] is not None and kwargs.get("task", "serve") == "serve":
         kwargs["serve_tp"] = given["tp"]
     result = plan(model=args.model, params=args.params, **kwargs)
-    data = result.to_dict()
-    answers = result.answers()
+    data = plan_to_dict(result)
+    words = answers(result)
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
             f"task: {result.task}")
     lines = [head, "=" * len(head)]
     for key, title in QUESTIONS:
-        lines += [title, "  " + answers[key]]
+        lines += [title, "  " + words[key]]
     lines.append("Assumptions:")
-    lines += ["  - " + a for a in result.memory.assumptions]
+    lines += ["  - " + a for a in memory_assumptions(result.memory)]
     return data, "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from test_widgets import wait_matches_cpython
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.lesson.plan import plan  # noqa: E402
+from engine.numbers.plan import plan  # noqa: E402
 from engine.words.format import format_seconds  # noqa: E402
 
 

@@ -18,8 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.browser import update  # noqa: E402
-from engine.lesson.plan import plan  # noqa: E402
-from engine.numbers.cost import format_usd, rent_vs_own_from_catalog  # noqa: E402
+from engine.numbers.cost import rent_vs_own_from_catalog  # noqa: E402
+from engine.numbers.plan import plan  # noqa: E402
+from engine.words.answers import answers  # noqa: E402
+from engine.words.format import format_usd  # noqa: E402
 
 STEP_18 = "steps/18-where-ai-runs/"
 STEP_19 = "steps/19-five-questions/"
@@ -82,13 +84,13 @@ def test_step_19_serve_to_train_changes_the_five_answers(watched: Watched, root_
     page.goto(root_site.page_url(STEP_19))
     wait_live(page)
     assert_matches_cpython(page, FIVE)
-    for answer in plan(model="llama-3.1-8b").answers().values():
+    for answer in answers(plan(model="llama-3.1-8b")).values():
         assert answer in result_text(page, FIVE)
 
     page.select_option(FIVE + " select[name=task]", "train")
     assert_matches_cpython(page, FIVE)
     text = result_text(page, FIVE)
-    for answer in plan(model="llama-3.1-8b", task="train").answers().values():
+    for answer in answers(plan(model="llama-3.1-8b", task="train")).values():
         assert answer in text
     assert "Out of memory" in text
 
@@ -96,7 +98,7 @@ def test_step_19_serve_to_train_changes_the_five_answers(watched: Watched, root_
     page.select_option(FIVE + " select[name=sharding]", "zero3")
     assert_matches_cpython(page, FIVE)
     for answer in (
-        plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3").answers().values()
+        answers(plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3")).values()
     ):
         assert answer in result_text(page, FIVE)
     assert watched.console_errors == []

@@ -44,14 +44,15 @@ PLAN_CASES: list[dict[str, Any]] = [
 
 
 def results() -> dict[str, Any]:
-    from engine.lesson.plan import plan
+    from engine.lesson.plan import plan_to_dict
     from engine.numbers.errors import EngineError
+    from engine.numbers.plan import plan
     from engine.registry import get_widget, widget_names
 
     out: dict[str, Any] = {"plans": [], "widgets": {}}
     for case in PLAN_CASES:
         try:
-            out["plans"].append(plan(**case).to_dict())
+            out["plans"].append(plan_to_dict(plan(**case)))
         except EngineError as error:
             out["plans"].append(error.to_dict())
     for name in widget_names():

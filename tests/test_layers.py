@@ -18,13 +18,7 @@ LAYERS = {"numbers": 0, "words": 1, "render": 2, "lesson": 3, "widgets": 4}
 TOP = 5  # engine/__init__, __main__, cli, registry, browser
 
 # Arrows that still point the wrong way, each with the reason; this list only shrinks.
-# The three numbers modules below still write some of their own sentences (assumptions,
-# summaries); their words move to the words layer.
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
-    ("engine.numbers.cost", "engine.words.format"),
-    ("engine.numbers.memory", "engine.words.format"),
-    ("engine.numbers.training_run", "engine.words.format"),
-}
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 def layer_of(module: str) -> int:

@@ -76,8 +76,9 @@ def _widgets() -> dict[str, Any]:
 def _plans() -> list[Any]:
     import parity_cases
 
-    from engine.lesson.plan import plan
+    from engine.lesson.plan import plan_to_dict
     from engine.numbers.errors import EngineError
+    from engine.numbers.plan import plan
     cases = list(parity_cases.PLAN_CASES)
     for model in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "mistral-7b"):
         for hw in ("h100-sxm", "a100-80gb", "h200", "l4", "rtx-4090"):
@@ -87,7 +88,7 @@ def _plans() -> list[Any]:
     out = []
     for case in cases:
         try:
-            out.append(plan(**case).to_dict())
+            out.append(plan_to_dict(plan(**case)))
         except EngineError as error:
             out.append(error.to_dict())
     return out

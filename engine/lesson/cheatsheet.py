@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.lesson.figures import format_bandwidth, format_tokens_per_s
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model, list_hardware
 from engine.numbers.compute import flops_per_token, training_flops, training_flops_per_token
@@ -25,6 +24,7 @@ from engine.numbers.memory import (
     serving_memory,
     training_state_bytes_per_param,
 )
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
 from engine.render.html import column_heads, esc, table_box, tag

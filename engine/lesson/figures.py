@@ -188,7 +188,7 @@ def decode_ceiling(model: str, hardware: str = "h100-sxm", format: str = "bf16")
 def cloud_price(hardware: str = "h100-sxm") -> str:
     """The catalogue's default cloud price: '$2.99 per GPU-hour (Lambda, 2024-09-01)'."""
     from engine.numbers.catalog import prices
-    from engine.numbers.cost import format_usd
+    from engine.words.format import format_usd
 
     offer = prices().default_cloud(get_hardware(hardware).id)
     return f"{format_usd(offer.usd_per_gpu_hour)} per GPU-hour ({offer.provider}, {offer.date})"
@@ -198,7 +198,7 @@ def purchase_price(hardware: str = "h100-sxm") -> str:
     """The catalogue's default purchase estimate (for dgx-1: the whole 8-GPU server):
     '$270,000 (2023-05 estimate)'."""
     from engine.numbers.catalog import prices
-    from engine.numbers.cost import format_usd
+    from engine.words.format import format_usd
 
     buy = prices().default_purchase(get_hardware(hardware).id)
     return f"{format_usd(buy.usd)} ({buy.date} estimate)"

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
 from engine.numbers import quantities
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.formats import FORMATS
 from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,

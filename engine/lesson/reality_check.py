@@ -1,7 +1,7 @@
 """Published measurements beside the engine's bound and expected value.
 
 For every row of :mod:`engine.lesson.measurements` the engine is asked for the same quantity
-through ``plan(...).to_dict()``, the contract ``python -m engine plan ... --json`` gives:
+through ``plan_to_dict(plan(...))``, the contract ``python -m engine plan ... --json`` gives:
 
 - the **bound** from today's fields (``serve.ttft_seconds``, ``serve.decode_seconds_per_token``,
   ``serve.output_tokens_per_s``; for training, ``train.seconds`` and ``train.mfu`` of
@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.lesson.measurements import GROUPS, METRICS, SERVING_GROUPS, Measurement, load
-from engine.lesson.plan import plan
+from engine.lesson.plan import plan_to_dict
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.html import column_heads, esc, table_box, tag
 
@@ -123,7 +124,7 @@ def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
 def contract(**inputs: object) -> dict[str, object]:
     """``plan(**inputs)`` as ``python -m engine plan ... --json`` prints it: the one place the
     reality check meets the engine."""
-    return plan(**inputs).to_dict()
+    return plan_to_dict(plan(**inputs))
 
 
 def _plan(m: Measurement, **extra: object) -> dict[str, object]:

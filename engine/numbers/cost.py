@@ -2,8 +2,10 @@
 
 All money is in US dollars; prices per GPU-hour are per GPU per hour of wall-clock time.
 The core functions take every number explicitly, so they depend on nothing else; the
-``*_from_catalog`` wrappers fill the defaults from :func:`engine.numbers.catalog.prices` and put
-each price's source and date into the result's assumptions.
+``*_from_catalog`` wrappers fill the defaults from :func:`engine.numbers.catalog.prices` and name
+the catalogue entries they used in the result (``catalog``), so that engine.words.cost can put
+each price's source and date into the result's assumptions. The verdicts, the arithmetic and
+the assumptions in words are engine.words.cost's.
 
 The owning model, per GPU (each an assumption stated in the result):
 
@@ -25,21 +27,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from engine.numbers import validate
+from engine.numbers.catalog import CloudPrice, HardwareSpec, PurchasePrice, SystemSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.units import HOURS_PER_YEAR, SECONDS_PER_HOUR
-from engine.words.format import format_count, format_seconds
-
-
-def format_usd(usd: float) -> str:
-    """'$270,000', '$12.29', '$0.162', '$0.0042'."""
-    a = abs(usd)
-    if a >= 100:
-        return f"${usd:,.0f}"
-    if a >= 1:
-        return f"${usd:,.2f}"
-    if a == 0:
-        return "$0"
-    return f"${usd:.3g}"
 
 
 def _plain(value: Any) -> Any:
@@ -53,6 +43,20 @@ def _as_dict(record: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class CatalogPrices:
+    """Which catalogue entries a ``*_from_catalog`` wrapper used for the prices not given:
+    the cloud offer, the purchase, the power figure (a whole system's, or else one GPU's
+    rating), and whether the PUE and the electricity price are the catalogue's."""
+
+    rent: CloudPrice | None = None
+    purchase: PurchasePrice | None = None
+    power_system: SystemSpec | None = None
+    power_gpu: HardwareSpec | None = None
+    pue: bool = False
+    electricity: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RentVsOwn:
     """Owning against renting one GPU, per GPU. Money in USD; hours are GPU-hours.
 
@@ -60,10 +64,15 @@ class RentVsOwn:
     power_usd_per_busy_hour only while busy. owned_usd_per_used_gpu_hour =
     (capital + overhead) / utilisation + power. break_even_utilisation is None when owning
     is never cheaper (even at 100 %). curve: (utilisation, owned USD per used GPU-hour) at
-    5 %, 10 %, ... 100 %, for a chart against the flat rental price.
+    5 %, 10 %, ... 100 %, for a chart against the flat rental price. purchase_usd and power_W
+    are the whole purchase's, holding ``gpus`` GPUs. sources: the caller's lines naming where
+    the prices come from; catalog: the catalogue entries used for the prices not given.
     """
 
     rent_usd_per_gpu_hour: float
+    purchase_usd: float
+    power_W: float
+    gpus: int
     purchase_usd_per_gpu: float
     years: float
     power_W_per_gpu: float
@@ -81,10 +90,9 @@ class RentVsOwn:
     rented_usd_per_year: float
     cheaper: str
     break_even_utilisation: float | None
-    verdict: str
     curve: tuple[tuple[float, float], ...]
-    arithmetic: tuple[str, ...]
-    assumptions: tuple[str, ...]
+    sources: tuple[str, ...]
+    catalog: CatalogPrices | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -106,6 +114,7 @@ def rent_vs_own(
     gpus: int = 1,
     overhead_fraction_per_year: float = 0.0,
     sources: tuple[str, ...] = (),
+    catalog: CatalogPrices | None = None,
 ) -> RentVsOwn:
     """Compare owning with renting, per GPU.
 
@@ -115,7 +124,8 @@ def rent_vs_own(
     power usage effectiveness (>= 1). usd_per_kWh: electricity price. utilisation: share of
     the hours the GPUs do useful work (fraction). overhead_fraction_per_year: hosting, staff
     and maintenance per year as a fraction of the purchase price. sources: lines naming where
-    the prices come from, copied into the assumptions.
+    the prices come from, copied into the assumptions. catalog: the catalogue entries used
+    (see :func:`rent_vs_own_from_catalog`).
     """
     rent = validate.number(rent_usd_per_gpu_hour, "rent_usd_per_gpu_hour",
                            label="Rental price per GPU-hour", maximum=1e6)
@@ -155,71 +165,20 @@ def rent_vs_own(
     else:
         cheaper = "own" if owned_used < rent else "rent"
 
-    arithmetic = [
-        f"Per GPU: {format_usd(purchase)} / {n:,} GPU{'s' if n != 1 else ''} = "
-        f"{format_usd(per_gpu)}; {power:,.0f} W / {n:,} = {power_per_gpu:,.0f} W.",
-        f"Capital: {format_usd(per_gpu)} / ({yrs:g} years × {HOURS_PER_YEAR:,.0f} h) = "
-        f"{format_usd(capital)} per GPU per hour, busy or idle.",
-    ]
-    if overhead > 0:
-        arithmetic.append(
-            f"Overhead: {format_usd(per_gpu)} × {overhead:.0%} a year / {HOURS_PER_YEAR:,.0f} h"
-            f" = {format_usd(overhead_hour)} per GPU per hour, busy or idle."
-        )
-    arithmetic += [
-        f"Power: {power_per_gpu:,.0f} W × {pue_value:g} PUE × {format_usd(kwh)}/kWh = "
-        f"{format_usd(power_hour)} per busy hour.",
-        f"Owned, at {u:.0%} utilisation: {'(capital + overhead) ' if overhead > 0 else ''}"
-        f"{format_usd(fixed)} / {u:.2f} + "
-        f"{format_usd(power_hour)} = {format_usd(owned_used)} per used GPU-hour, against "
-        f"{format_usd(rent)} rented.",
-    ]
-    if break_even is not None:
-        arithmetic.append(
-            f"Break-even: {format_usd(fixed)} / ({format_usd(rent)} - {format_usd(power_hour)})"
-            f" = {break_even:.1%} utilisation."
-        )
-        when = f"owning is cheaper above {break_even:.1%} utilisation"
-    elif rent <= power_hour:
-        when = ("owning is never cheaper: the power alone "
-                f"({format_usd(power_hour)} per busy hour) costs more than renting")
-    else:
-        when = ("owning is never cheaper, even busy 100 % of the time "
-                f"({format_usd(fixed + power_hour)} per used GPU-hour against "
-                f"{format_usd(rent)})")
-    which = {"own": "owning is cheaper", "rent": "renting is cheaper",
-             "same": "owning and renting cost the same"}[cheaper]
-    verdict = f"At {u:.0%} utilisation {which}; {when}."
-
     curve = tuple(
         (k / 20, _owned_per_used_hour(fixed, power_hour, k / 20)) for k in range(1, 21)
     )
-    assumptions = (
-        f"Straight-line depreciation over {yrs:g} years, no resale value, no interest.",
-        "Overhead (hosting, staff, networking, maintenance): "
-        + (f"{overhead:.0%} of the purchase price a year." if overhead > 0
-           else "not included (0 %)."),
-        "Power drawn only while busy; idle draw ignored (favours owning slightly).",
-        "Renting billed only for the hours used (on-demand); reserved or spot prices differ.",
-        *_source_assumptions(source_lines),
-    )
     return RentVsOwn(
-        rent_usd_per_gpu_hour=rent, purchase_usd_per_gpu=per_gpu, years=yrs,
+        rent_usd_per_gpu_hour=rent, purchase_usd=purchase, power_W=power, gpus=n,
+        purchase_usd_per_gpu=per_gpu, years=yrs,
         power_W_per_gpu=power_per_gpu, pue=pue_value, usd_per_kWh=kwh, utilisation=u,
         overhead_fraction_per_year=overhead, capital_usd_per_hour=capital,
         overhead_usd_per_hour=overhead_hour, power_usd_per_busy_hour=power_hour,
         owned_usd_per_hour=fixed + u * power_hour, owned_usd_per_used_gpu_hour=owned_used,
         used_gpu_hours_per_year=used_hours, owned_usd_per_year=owned_used * used_hours,
         rented_usd_per_year=rent * used_hours, cheaper=cheaper,
-        break_even_utilisation=break_even, verdict=verdict, curve=curve,
-        arithmetic=tuple(arithmetic), assumptions=assumptions,
+        break_even_utilisation=break_even, curve=curve, sources=source_lines, catalog=catalog,
     )
-
-
-def _source_assumptions(lines: tuple[str, ...]) -> tuple[str, ...]:
-    if not lines:
-        return ("Prices as given by the caller (no source given).",)
-    return tuple(f"Source: {line}." for line in lines)
 
 
 def _source_lines(sources: object) -> tuple[str, ...]:
@@ -242,8 +201,8 @@ class TokenCost:
     usd_per_hour: float
     tokens_per_hour: float
     usd_per_million_tokens: float
-    arithmetic: tuple[str, ...]
-    assumptions: tuple[str, ...]
+    sources: tuple[str, ...]
+    catalog: CatalogPrices | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -256,6 +215,7 @@ def cost_per_million_tokens(
     gpus: int = 1,
     utilisation: float = 1.0,
     sources: tuple[str, ...] = (),
+    catalog: CatalogPrices | None = None,
 ) -> TokenCost:
     """USD per million tokens served.
 
@@ -272,22 +232,10 @@ def cost_per_million_tokens(
     per_hour = price * n
     tokens_hour = rate * u * SECONDS_PER_HOUR
     per_million = per_hour / tokens_hour * 1e6
-    arithmetic = (
-        f"Cost: {n:,} GPU{'s' if n != 1 else ''} × {format_usd(price)} = "
-        f"{format_usd(per_hour)} per hour.",
-        f"Tokens: {rate:,.4g} tokens/s × {u:.0%} busy × 3,600 s = "
-        f"{format_count(tokens_hour)} tokens per hour.",
-        f"{format_usd(per_hour)} / {format_count(tokens_hour)} × 1,000,000 = "
-        f"{format_usd(per_million)} per million tokens.",
-    )
-    assumptions = (
-        "Paid for every hour, busy or idle; tokens only while busy.",
-        *_source_assumptions(source_lines),
-    )
     return TokenCost(
         tokens_per_s=rate, usd_per_gpu_hour=price, gpus=n, utilisation=u,
         usd_per_hour=per_hour, tokens_per_hour=tokens_hour,
-        usd_per_million_tokens=per_million, arithmetic=arithmetic, assumptions=assumptions,
+        usd_per_million_tokens=per_million, sources=source_lines, catalog=catalog,
     )
 
 
@@ -300,8 +248,8 @@ class TrainingCost:
     usd_per_gpu_hour: float
     gpu_hours: float
     usd: float
-    arithmetic: tuple[str, ...]
-    assumptions: tuple[str, ...]
+    sources: tuple[str, ...]
+    catalog: CatalogPrices | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -313,6 +261,7 @@ def training_run_cost(
     seconds: float,
     usd_per_gpu_hour: float,
     sources: tuple[str, ...] = (),
+    catalog: CatalogPrices | None = None,
 ) -> TrainingCost:
     """USD for ``gpus`` GPUs held for ``seconds`` of wall-clock time at ``usd_per_gpu_hour``.
 
@@ -326,27 +275,13 @@ def training_run_cost(
     source_lines = _source_lines(sources)
     hours = n * secs / SECONDS_PER_HOUR
     usd = hours * price
-    arithmetic = (
-        f"{n:,} GPU{'s' if n != 1 else ''} × {format_seconds(secs)} = "
-        f"{hours:,.4g} GPU-hours.",
-        f"{hours:,.4g} GPU-hours × {format_usd(price)} = {format_usd(usd)}.",
-    )
-    assumptions = (
-        "Every GPU billed for the whole run, pauses included; storage, network and staff "
-        "not included.",
-        *_source_assumptions(source_lines),
-    )
     return TrainingCost(gpus=n, seconds=secs, usd_per_gpu_hour=price, gpu_hours=hours,
-                        usd=usd, arithmetic=arithmetic, assumptions=assumptions)
+                        usd=usd, sources=source_lines, catalog=catalog)
 
 
 # ------------------------------------------------------------------ catalogue defaults
 
 DEFAULT_YEARS = 4.0  # an illustrative depreciation period, not a sourced figure
-
-
-def _price_line(what: str, value: str, date: str, source: str) -> str:
-    return f"{what}: {value} ({date}; {source})"
 
 
 def rent_vs_own_from_catalog(
@@ -366,64 +301,50 @@ def rent_vs_own_from_catalog(
     cloud offer and purchase for ``hardware_id``, US industrial power and the industry
     average PUE. Power is the whole system's (CPUs, fans, network included) when the
     purchase is a catalogue system such as dgx-1, otherwise the GPUs' own rating. Each
-    default used is named, with its date and source, in the assumptions."""
+    default used is named in the result's ``catalog`` (its date and source go into the
+    assumptions)."""
     from engine.numbers.catalog import get_hardware, get_system, prices
 
     p = prices()
     hw = get_hardware(hardware_id)
-    lines: list[str] = []
+    rent_offer = purchase = power_system = power_gpu = None
     if rent_usd_per_gpu_hour is None:
-        offer = p.default_cloud(hw.id)
-        rent_usd_per_gpu_hour = offer.usd_per_gpu_hour
-        lines.append(_price_line(f"Rent, {offer.provider} {offer.offer}",
-                                 f"{format_usd(offer.usd_per_gpu_hour)}/GPU-hour", offer.date,
-                                 offer.source))
-    purchase_system = ""
+        rent_offer = p.default_cloud(hw.id)
+        rent_usd_per_gpu_hour = rent_offer.usd_per_gpu_hour
     if purchase_usd is None:
-        buy = p.default_purchase(hw.id)
-        purchase_usd = buy.usd
-        purchase_system = buy.system
+        purchase = p.default_purchase(hw.id)
+        purchase_usd = purchase.usd
         if gpus is None:
-            gpus = buy.gpu_count
-        lines.append(_price_line(f"Purchase, {buy.item}", format_usd(buy.usd), buy.date,
-                                 buy.source))
+            gpus = purchase.gpu_count
     if gpus is None:
         gpus = 1
     if power_W is None:
-        if purchase_system:
-            system = get_system(purchase_system)
-            power_W = system.power_W * validate.integer(gpus, "gpus") / system.gpu_count
-            lines.append(f"Power: {system.name}, {system.power_W:,.0f} W for "
-                         f"{system.gpu_count} GPUs (the whole server at its maximum, from the "
-                         "catalogue's system datasheet)")
+        if purchase is not None and purchase.system:
+            power_system = get_system(purchase.system)
+            power_W = (power_system.power_W * validate.integer(gpus, "gpus")
+                       / power_system.gpu_count)
         elif hw.power_W is not None:
+            power_gpu = hw
             power_W = hw.power_W * validate.integer(gpus, "gpus")
-            lines.append(f"Power: {hw.name} rated {hw.power_W:,.0f} W per GPU (the GPU alone: "
-                         "the server around it draws more)")
         else:
             raise EngineError(f"No power figure in the catalogue for {hw.name}; type one.",
                               "power_W")
-    if pue is None:
-        pue = p.pue
-        lines.append(f"PUE {p.pue:g} ({p.pue_source})")
-    if usd_per_kWh is None:
-        usd_per_kWh = p.power_usd_per_kWh
-        lines.append(_price_line("Electricity", f"{format_usd(p.power_usd_per_kWh)}/kWh",
-                                 p.power_date, p.power_source))
+    catalog = CatalogPrices(rent=rent_offer, purchase=purchase, power_system=power_system,
+                            power_gpu=power_gpu, pue=pue is None,
+                            electricity=usd_per_kWh is None)
     return rent_vs_own(
         rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, purchase_usd=purchase_usd, years=years,
-        power_W=power_W, pue=pue, usd_per_kWh=usd_per_kWh, utilisation=utilisation, gpus=gpus,
-        overhead_fraction_per_year=overhead_fraction_per_year, sources=tuple(lines),
+        power_W=power_W, pue=p.pue if pue is None else pue,
+        usd_per_kWh=p.power_usd_per_kWh if usd_per_kWh is None else usd_per_kWh,
+        utilisation=utilisation, gpus=gpus,
+        overhead_fraction_per_year=overhead_fraction_per_year, catalog=catalog,
     )
 
 
-def _default_rent(hardware_id: str) -> tuple[float, str]:
+def _default_rent(hardware_id: str) -> CloudPrice:
     from engine.numbers.catalog import get_hardware, prices
 
-    offer = prices().default_cloud(get_hardware(hardware_id).id)
-    return offer.usd_per_gpu_hour, _price_line(
-        f"{offer.provider} {offer.offer}", f"{format_usd(offer.usd_per_gpu_hour)}/GPU-hour",
-        offer.date, offer.source)
+    return prices().default_cloud(get_hardware(hardware_id).id)
 
 
 def cost_per_million_tokens_from_catalog(
@@ -434,15 +355,17 @@ def cost_per_million_tokens_from_catalog(
     utilisation: float = 1.0,
 ) -> TokenCost:
     """:func:`cost_per_million_tokens` at the catalogue's default cloud price for
-    ``hardware_id`` (named, dated and sourced in the assumptions)."""
-    price, line = _default_rent(hardware_id)
-    return cost_per_million_tokens(tokens_per_s=tokens_per_s, usd_per_gpu_hour=price, gpus=gpus,
-                                   utilisation=utilisation, sources=(line,))
+    ``hardware_id`` (named in ``catalog``; dated and sourced in the assumptions)."""
+    offer = _default_rent(hardware_id)
+    return cost_per_million_tokens(tokens_per_s=tokens_per_s,
+                                   usd_per_gpu_hour=offer.usd_per_gpu_hour, gpus=gpus,
+                                   utilisation=utilisation, catalog=CatalogPrices(rent=offer))
 
 
 def training_run_cost_from_catalog(
     *, gpus: int, seconds: float, hardware_id: str = "h100-sxm"
 ) -> TrainingCost:
     """:func:`training_run_cost` at the catalogue's default cloud price for ``hardware_id``."""
-    price, line = _default_rent(hardware_id)
-    return training_run_cost(gpus=gpus, seconds=seconds, usd_per_gpu_hour=price, sources=(line,))
+    offer = _default_rent(hardware_id)
+    return training_run_cost(gpus=gpus, seconds=seconds, usd_per_gpu_hour=offer.usd_per_gpu_hour,
+                             catalog=CatalogPrices(rent=offer))

@@ -1,6 +1,7 @@
 """Memory: weights, serving working space (KV cache, activations, overhead), training state.
 
-All sizes in bytes (GB = 10^9 bytes). Each result lists the assumptions it rests on.
+All sizes in bytes (GB = 10^9 bytes). The assumptions each result rests on are written by
+engine.words.memory.
 Serving: weights + KV cache + activations + runtime overhead must fit in each GPU's memory.
 Training: weights + gradients + optimiser states (the 'state', 16 bytes per parameter for
 Adam in mixed precision) + activations (Korthikanti et al. 2022) + runtime overhead.
@@ -14,7 +15,6 @@ from engine.numbers import architecture, quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
-from engine.words.format import a_or_an
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
@@ -29,26 +29,6 @@ RECOMPUTE = ("none", "selective", "full")
 OPTIMIZERS = ("adam", "adamw", "adam-8bit", "sgd-momentum", "sgd")
 CONVENTIONS = ("mixed-16", "mixed-18", "mixed-20", "fp32")
 
-CONVENTION_SOURCES = {
-    "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
-    "states): Rajbhandari et al. 2020, 'ZeRO', section 3.1 (2 + 2 + K bytes, K = 12 for "
-    "Adam: 16 bytes). The engine's default.",
-    "mixed-18": "bf16 weights 2 + fp32 gradients 4 + fp32 master weights 4: Megatron-LM "
-    "docs 'Distributed Optimizer' (bf16 params, fp32 grads: 18 bytes with Adam); Hugging "
-    "Face 'Model training anatomy' (6 + 4 + 8 = 18 bytes).",
-    "mixed-20": "fp16 weights 2 + fp16 gradients 2 + fp32 gradient copy 4 + fp32 master 4: "
-    "Megatron-LM docs 'Distributed Optimizer' (fp16 params, fp16 grads: 20 bytes with Adam); "
-    "Smith et al. 2022, 'Megatron-Turing NLG 530B' (20 bytes per parameter).",
-    "fp32": "fp32 weights 4 + fp32 gradients 4, no master copy (16 bytes with Adam).",
-}
-OPTIMIZER_SOURCES = {
-    "adam": "Adam keeps two fp32 moments per parameter (4 + 4 bytes); Kingma & Ba 2015.",
-    "adamw": "AdamW: as Adam, two fp32 moments (4 + 4 bytes); Loshchilov & Hutter 2019.",
-    "adam-8bit": "8-bit Adam keeps both moments in 1 byte each; Dettmers et al. 2022, "
-    "'8-bit Optimizers via Block-wise Quantization'.",
-    "sgd-momentum": "SGD with momentum keeps one fp32 momentum (4 bytes).",
-    "sgd": "Plain SGD keeps no optimiser state.",
-}
 _OPT_STATES = {
     "adam": {"first_moment": 4.0, "second_moment": 4.0},
     "adamw": {"first_moment": 4.0, "second_moment": 4.0},
@@ -65,11 +45,6 @@ _CONVENTION_PARTS = {
 # Which sharding stage partitions each part: 1 = optimiser states, 2 = gradients, 3 = weights.
 _ZERO_STAGE = {"weights": 3, "gradients": 2, "fp32_gradients": 2}
 _STAGE = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
-
-
-def format_GB(n_bytes: float) -> str:
-    """Bytes as GB with two decimals ('16.06 GB'), the precision the lesson quotes."""
-    return f"{n_bytes / 1e9:,.2f} GB"
 
 
 def weights_bytes(params: object, format_id: object = "bf16") -> float:
@@ -102,24 +77,6 @@ def kv_cache_bytes(model: object, context_tokens: float, format_id: object = "bf
     m = as_model(model)
     per_layer_token = kv_cache_bytes_per_token(m, format_id) / m.layers
     return per_layer_token * architecture.attended_layer_tokens(m, context_tokens)
-
-
-def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
-    """The KV-per-token arithmetic in words, for assumptions and widgets."""
-    b = get_format(format_id).bytes_per_number
-    per = kv_cache_bytes_per_token(model, format_id)
-    if model.attention == "mla":
-        return (f"KV cache per token (MLA latent): ({model.kv_lora_rank} + "
-                f"{model.qk_rope_head_dim}) × {model.layers} layers × {b:g} bytes = {per:,.0f} "
-                "bytes (MLA caches a compressed latent, not full keys and values)")
-    return (f"KV cache per token: 2 × {model.layers} layers × {model.kv_heads} KV heads × "
-            f"{model.head_dim} head dim × {b:g} bytes = {per:,.0f} bytes")
-
-
-def capacity_words(hw: HardwareSpec) -> str:
-    """The one-line assumption behind a chip's capacity: which figure, and its source."""
-    return (f"Capacity: {format_GB(hw.memory_bytes)} per {hw.name}, what a program can "
-            f"allocate ({hw.memory_basis.rstrip('.')}). GB = 10^9 bytes.")
 
 
 def _check_gpus(gpus: object) -> int:
@@ -155,61 +112,6 @@ class ServingMemory:
     max_concurrent_requests: int
     activation_tokens: int
 
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        m = self.model
-        fmt = get_format(self.weight_format)
-        out = [
-            f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
-            f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
-            + (f", split over {self.gpus} GPUs" if self.gpus > 1 else "") + ".",
-            kv_cache_formula(m, self.kv_format) + self._kv_adjusted_words()
-            + f"; × {self.context_tokens:,} tokens × batch {self.batch} = "
-            f"{format_GB(self.kv_cache_bytes_per_token * self.context_tokens * self.batch)}.",
-            f"Activations: transient buffers for the {self.activation_tokens:,} tokens in flight "
-            f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
-            f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
-            f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
-            "for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
-            "real engines vary by about 0.5-3 GB).",
-            capacity_words(self.hardware),
-        ]
-        if self.gpus > 1:
-            out.append(f"Tensor parallel over {self.gpus} GPUs: weights and KV cache split "
-                       "evenly; activations and overhead counted in full on each GPU.")
-            copies = architecture.kv_replication(m, self.gpus)
-            if copies > 1:
-                out.append(f"More GPUs than KV heads: every GPU keeps at least one KV head, so "
-                           f"the KV cache is stored {copies:g} times over.")
-        if m.sliding_window:
-            out.append(f"{m.name} uses {a_or_an(m.sliding_window)} {m.sliding_window:,}-token sliding window on some or "
-                       f"all layers; those layers keep at most {m.sliding_window:,} tokens, so the "
-                       f"KV cache averages {self.kv_cache_bytes_per_token:,.0f} bytes per token "
-                       f"at {self.context_tokens:,} tokens of context.")
-        out.extend(m.assumptions)
-        return tuple(out)
-
-    def _kv_adjusted_words(self) -> str:
-        """Why the per-token KV figure used differs from the full-attention one, if it does."""
-        full = kv_cache_bytes_per_token(self.model, self.kv_format)
-        if self.kv_cache_bytes_per_token == full:
-            return ""
-        why = []
-        if self.model.sliding_window and self.context_tokens > self.model.sliding_window:
-            why.append("the sliding window caps some layers")
-        copies = architecture.kv_replication(self.model, self.gpus)
-        if copies > 1:
-            why.append(f"stored {copies:g} times over {self.gpus} GPUs")
-        return f"; {self.kv_cache_bytes_per_token:,.0f} bytes per token here ({', '.join(why)})"
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        out = []
-        if self.context_tokens > self.model.max_context:
-            out.append(f"{self.context_tokens:,} tokens is beyond {self.model.name}'s maximum "
-                       f"context of {self.model.max_context:,}.")
-        return tuple(out)
-
     def to_dict(self) -> dict[str, object]:
         return {
             "model": self.model.id,
@@ -227,8 +129,6 @@ class ServingMemory:
             "kv_cache_bytes_per_token": self.kv_cache_bytes_per_token,
             "max_context_tokens_that_fit": self.max_context_tokens_that_fit,
             "max_concurrent_requests": self.max_concurrent_requests,
-            "assumptions": list(self.assumptions),
-            "warnings": list(self.warnings),
         }
 
 
@@ -363,30 +263,6 @@ class TrainingMemory:
     def bytes_per_param_total(self) -> float:
         return sum(self.bytes_per_param.values())
 
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        m = self.model
-        bpp = self.bytes_per_param
-        sums = " + ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in bpp.items())
-        out = [
-            f"Training state per parameter ({self.optimizer}, {self.convention}): {sums} = "
-            f"{self.bytes_per_param_total:g} bytes. {CONVENTION_SOURCES[self.convention]} "
-            f"{OPTIMIZER_SOURCES[self.optimizer]}",
-            f"State: {m.params:,} parameters × {self.bytes_per_param_total:g} bytes = "
-            f"{format_GB(self.state_bytes_total)} before sharding.",
-            _sharding_words(self.sharding, self.dp, self.tp),
-            f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
-            f"Transformer Models', Table 2), {self.recompute} recomputation, sequence "
-            f"{self.seq_len:,} × micro-batch {self.micro_batch} × hidden {m.hidden:,} × "
-            f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
-            "an approximation for GQA/SwiGLU models; output layer and loss not included.",
-            f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per GPU "
-            "(CUDA context, workspaces, communication buffers); an assumption.",
-            capacity_words(self.hardware),
-        ]
-        out.extend(m.assumptions)
-        return tuple(out)
-
     def to_dict(self) -> dict[str, object]:
         return {
             "model": self.model.id,
@@ -409,19 +285,7 @@ class TrainingMemory:
             "headroom_bytes": self.headroom_bytes,
             "state_bytes": self.state_bytes,
             "state_bytes_total": self.state_bytes_total,
-            "assumptions": list(self.assumptions),
         }
-
-
-def _sharding_words(sharding: str, dp: int, tp: int) -> str:
-    tp_words = f" Tensor parallel over {tp} GPUs divides everything by {tp}." if tp > 1 else ""
-    if sharding == "none":
-        return f"Replicated data parallel: every GPU holds the full state.{tp_words}"
-    what = {"zero1": "optimiser states (master weights and moments)",
-            "zero2": "optimiser states and gradients",
-            "zero3": "optimiser states, gradients and weights"}[sharding]
-    return (f"ZeRO stage {sharding[-1]} (Rajbhandari et al. 2020): {what} split over the "
-            f"{dp} data-parallel GPUs.{tp_words}")
 
 
 def training_memory(

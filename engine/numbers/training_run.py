@@ -1,7 +1,7 @@
 """A training run you can watch: a deterministic time series of one run, and its loss.
 
-The run is modelled as four kinds of wall-clock time, each an assumption stated in the
-result (``TrainingRun.assumptions``):
+The run is modelled as four kinds of wall-clock time, each an assumption stated beside the
+result (engine.words.training writes them):
 
 1. **Start-up** (``startup_seconds``): loading the model and data, initialising, compiling.
    No tokens are processed; the GPUs are idle.
@@ -37,8 +37,7 @@ from typing import Any
 
 from engine.numbers import validate
 from engine.numbers.errors import EngineError
-from engine.numbers.units import SECONDS_PER_HOUR
-from engine.words.format import format_count, format_seconds
+from engine.numbers.units import SECONDS_PER_HOUR, SECONDS_PER_YEAR
 
 # Hoffmann et al. 2022, approach 3 (eq. 10), fitted on MassiveText with their tokenizer.
 CHINCHILLA_E = 1.69
@@ -161,7 +160,8 @@ class TrainingRunInputs:
             )
         timing = _timing(self)
         if not math.isfinite(timing.total_seconds) or timing.total_seconds > MAX_RUN_SECONDS:
-            length = (format_seconds(timing.total_seconds)
+            # Always past MAX_RUN_SECONDS here: whole years, as engine.words.format writes them.
+            length = (f"{timing.total_seconds / SECONDS_PER_YEAR:,.0f} years"
                       if math.isfinite(timing.total_seconds) else "forever")
             raise EngineError(
                 f"This run would take {length}, more than the simulation handles: check the "
@@ -201,9 +201,9 @@ class TrainingRunInputs:
         return _timing(self).total_seconds
 
     @property
-    def assumptions(self) -> tuple[str, ...]:
-        """The run's assumptions in words (the same as ``TrainingRun.assumptions``)."""
-        return _assumptions(self, _timing(self))
+    def checkpoints(self) -> int:
+        """Checkpoint pauses in the whole run (the one at the end included)."""
+        return _timing(self).checkpoints
 
     def to_dict(self) -> dict[str, float | int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -304,7 +304,7 @@ def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSampl
 
 @dataclass(frozen=True, slots=True)
 class TrainingRun:
-    """A whole run: totals, ``samples`` evenly spaced from 0 to the end, and assumptions.
+    """A whole run: totals and ``samples`` evenly spaced from 0 to the end.
 
     total_flops = model FLOPs per token x tokens; gpu_hours = gpus x total_seconds / 3600 (what a
     cloud bills: start-up and checkpoint pauses included).
@@ -322,7 +322,6 @@ class TrainingRun:
     gpu_hours: float
     final_loss: float
     samples: tuple[TrainingSample, ...]
-    assumptions: tuple[str, ...]
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -338,50 +337,7 @@ class TrainingRun:
             "gpu_hours": self.gpu_hours,
             "final_loss": self.final_loss,
             "samples": [s.to_dict() for s in self.samples],
-            "assumptions": list(self.assumptions),
         }
-
-
-def _assumptions(inp: TrainingRunInputs, t: _Timing) -> tuple[str, ...]:
-    if inp.flops_per_token:
-        per_token = format_count(inp.flops_per_token)
-        out = [f"Training FLOPs = {per_token} per token × tokens (2 forward + 4 backward per "
-               "active weight, plus attention; recomputation not counted in MFU)."]
-    else:
-        per_token = f"{inp.flops_per_token_factor:g} × {format_count(inp.params)}"
-        out = [f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
-               f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'})."]
-    out += [
-        f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
-        f"{inp.mfu:.0%} MFU / ({per_token}) = "
-        f"{t.steady_tokens_per_s:,.0f} tokens/s.",
-        f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
-        f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",
-        f"Start-up: {format_seconds(inp.startup_seconds)} loading and initialising before the "
-        "first token (illustrative).",
-    ]
-    if inp.warmup_seconds > 0:
-        out.append(
-            f"Throughput ramps linearly from 0 to full speed over the first "
-            f"{format_seconds(inp.warmup_seconds)} of training (illustrative)."
-        )
-    if inp.checkpoint_seconds > 0:
-        out.append(
-            f"A synchronous checkpoint every {format_seconds(inp.checkpoint_interval_seconds)} "
-            "of training and one at the end, each pausing "
-            f"{format_seconds(inp.checkpoint_seconds)} "
-            f"({t.checkpoints:,} in all; illustrative)."
-        )
-    else:
-        out.append("No checkpoint pauses.")
-    out += [
-        "No failures, restarts or slow-downs: a real run of weeks loses time to them.",
-        "Loss: Chinchilla fit L = 1.69 + 406.4/N^0.34 + 410.7/D^0.28 (Hoffmann et al. 2022, "
-        "approach 3), in nats per token, for their data and tokenizer: indicative, not a "
-        "prediction for this model. Each point is the fit at the tokens seen so far, capped "
-        f"at ln(32,000) = {INITIAL_LOSS:.2f} for an untrained model.",
-    ]
-    return tuple(out)
 
 
 def simulate_training_run(
@@ -432,7 +388,6 @@ def simulate_training_run(
         gpu_hours=inp.gpus * t.total_seconds / SECONDS_PER_HOUR,
         final_loss=_curve_loss(inp.params, inp.tokens),
         samples=points,
-        assumptions=_assumptions(inp, t),
     )
 
 

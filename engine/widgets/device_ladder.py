@@ -1,6 +1,6 @@
 """Step 18: a ladder of devices, from a phone to a cluster, and what each can do with a model.
 
-For each rung the engine's :func:`engine.lesson.plan.plan` answers: can it serve the model (in the
+For each rung the engine's :func:`engine.numbers.plan.plan` answers: can it serve the model (in the
 widest number format that fits), how fast one user's answer streams, can it hold the
 training state (ZeRO-3 across its chips, tensor parallel inside one server if needed) and
 how long training would take at the MFU given. The widget only chooses which plans to ask
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.memory import ServingMemory, TrainingMemory
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.units import TB
 from engine.render.fields import OptionalAmount
 from engine.render.html import column_heads, esc, table_box, tag

@@ -1,17 +1,19 @@
 """Step 19: any workload, and the engine's answers to the five questions.
 
-The answers are :meth:`engine.lesson.plan.Plan.answers`, word for word; the widget only collects
+The answers are :func:`engine.words.answers.answers`, word for word; the widget only collects
 the workload and lists them.
 """
 
 from __future__ import annotations
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, plan
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
 from engine.numbers.memory import SHARDINGS
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
 from engine.render.html import esc, tag
 from engine.render.options import SERVING_WEIGHT_FORMATS, format_options, model_fields, model_from
 from engine.render.widget import Values, Widget
+from engine.words.answers import QUESTIONS, answers
+from engine.words.memory import memory_assumptions
 
 SHARDING_LABELS = {
     "none": "None (every GPU holds everything)",
@@ -46,7 +48,7 @@ FIELDS = {
 
 def render(values: Values) -> str:
     p = plan(model=model_from(values), **plan_arguments(values, FIELDS, every_task=False))
-    answers = p.answers()
+    answered = answers(p)
     unit = "GPU" if p.hardware.kind == "gpu" else "chip"
     what = "Serving" if p.task == "serve" else "Training"
     head = tag(
@@ -60,7 +62,7 @@ def render(values: Values) -> str:
     items = "".join(
         tag(
             "li",
-            tag("span", esc(question), class_="s4-question") + esc(answers[key]),
+            tag("span", esc(question), class_="s4-question") + esc(answered[key]),
             data_question=key,
         )
         for key, question in QUESTIONS
@@ -68,7 +70,7 @@ def render(values: Values) -> str:
     notes = tag(
         "details",
         tag("summary", "Assumptions")
-        + tag("ul", "".join(tag("li", esc(a)) for a in p.memory.assumptions)),
+        + tag("ul", "".join(tag("li", esc(a)) for a in memory_assumptions(p.memory))),
         class_="widget-notes",
     )
     return head + tag("ol", items, class_="s4-answers") + notes

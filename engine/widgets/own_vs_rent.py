@@ -11,12 +11,14 @@ from functools import cache
 
 from engine.numbers import quantities
 from engine.numbers.catalog import get_system, prices
-from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, format_usd, rent_vs_own
+from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, rent_vs_own
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
+from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_assumptions, rent_vs_own_verdict
+from engine.words.format import format_usd
 
 SYSTEM = "dgx-1"
 _GRID = {"class_": "s4-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
@@ -229,7 +231,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
 def render(values: Values) -> str:
     r = compare(values)
     verdict_class = {"own": "fits", "rent": "refused", "same": ""}[r.cheaper]
-    verdict = tag("p", esc(r.verdict), class_=f"widget-verdict {verdict_class}".strip())
+    verdict = tag("p", esc(rent_vs_own_verdict(r)), class_=f"widget-verdict {verdict_class}".strip())
     break_even = (
         f"{r.break_even_utilisation:.1%} utilisation"
         if r.break_even_utilisation is not None
@@ -253,13 +255,13 @@ def render(values: Values) -> str:
     arithmetic = tag(
         "details",
         tag("summary", "The arithmetic")
-        + tag("ol", "".join(tag("li", esc(line)) for line in r.arithmetic)),
+        + tag("ol", "".join(tag("li", esc(line)) for line in rent_vs_own_arithmetic(r))),
         class_="widget-notes",
     )
     notes = tag(
         "details",
         tag("summary", "Assumptions and sources")
-        + tag("ul", "".join(tag("li", esc(line)) for line in r.assumptions)),
+        + tag("ul", "".join(tag("li", esc(line)) for line in rent_vs_own_assumptions(r))),
         class_="widget-notes",
     )
     return verdict + figures + cost_chart(r) + arithmetic + notes

@@ -1,4 +1,4 @@
-"""Step 21: the playground. Every input of :func:`engine.lesson.plan.plan` at once, over the whole
+"""Step 21: the playground. Every input of :func:`engine.numbers.plan.plan` at once, over the whole
 catalogue, with the full plan: the five answers, memory against capacity, the serving
 timeline or the training time, and the cost.
 
@@ -9,15 +9,16 @@ checked, so a link never carries a value the engine would refuse later.
 
 from __future__ import annotations
 
-from engine.lesson.plan import CHINCHILLA_TOKENS_PER_PARAM, QUESTIONS, Plan, plan
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import ServingMemory, TrainingMemory
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import model_from
 from engine.render.widget import Values, Widget
+from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
     BOUND_WORDS,
     EXPECTED_SERVING_WORDS,
@@ -33,10 +34,11 @@ from engine.words.format import (
     format_TFLOP_per_s,
 )
 from engine.words.labels import labelled_parts
+from engine.words.memory import memory_assumptions
 
 
 def run_plan(values: Values) -> Plan:
-    """Check every input (those of the other task too), then ask :func:`engine.lesson.plan.plan`."""
+    """Check every input (those of the other task too), then ask :func:`engine.numbers.plan.plan`."""
     # The typed count may go unused, but it is in the address: it must still be a number.
     model = model_from(values, check_params=True)
     return plan(model=model, **plan_arguments(values))
@@ -151,16 +153,16 @@ def render(values: Values) -> str:
     bar = memory_bar(
         labelled_parts(mem.parts), mem.capacity_bytes, label=f"Memory of one {p.hardware.name}"
     )
-    answers = p.answers()
+    answered = answers(p)
     items = "".join(
-        tag("li", tag("strong", esc(question)) + " " + esc(answers[key]), data_question=key)
+        tag("li", tag("strong", esc(question)) + " " + esc(answered[key]), data_question=key)
         for key, question in QUESTIONS
     )
     speed = _serve_part(p) if p.task == "serve" else _train_part(p)
     notes = tag(
         "details",
         tag("summary", "Assumptions")
-        + tag("ul", "".join(tag("li", esc(a)) for a in mem.assumptions)),
+        + tag("ul", "".join(tag("li", esc(a)) for a in memory_assumptions(mem))),
         class_="widget-notes",
     )
     return (

@@ -16,6 +16,7 @@ from engine.render.options import (
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
 from engine.words.labels import labelled_parts
+from engine.words.memory import memory_assumptions
 
 MODEL = catalog_model_field()
 HARDWARE = hardware_field()
@@ -55,7 +56,7 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    notes = "".join(tag("li", esc(a)) for a in plan.assumptions)
+    notes = "".join(tag("li", esc(a)) for a in memory_assumptions(plan))
     details = tag(
         "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
     )

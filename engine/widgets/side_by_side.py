@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from engine.lesson.plan import Plan, plan
 from engine.numbers import cost, roofline
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
+from engine.numbers.plan import Plan, plan
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, esc, tag
 from engine.render.options import (
@@ -18,8 +18,10 @@ from engine.render.options import (
     hardware_field,
 )
 from engine.render.widget import Values, Widget
-from engine.words.format import format_count, format_GB, format_seconds, plural
+from engine.words.answers import price_note
+from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
 from engine.words.labels import labelled_parts
+from engine.words.memory import memory_assumptions
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"
@@ -59,14 +61,14 @@ def _memory_cell(p: Plan) -> str:
 
 def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
     if p.usd_per_gpu_hour is None:
-        return p.price_note, p.price_note
+        return price_note(p), price_note(p)
     c = cost.cost_per_million_tokens(
         tokens_per_s=tokens_per_s, usd_per_gpu_hour=p.usd_per_gpu_hour, gpus=p.gpus
     )
     return (
-        f"{cost.format_usd(c.usd_per_hour)} per hour ({p.gpus:,} × "
-        f"{cost.format_usd(p.usd_per_gpu_hour)})",
-        f"{cost.format_usd(c.usd_per_million_tokens)} per million tokens {what}",
+        f"{format_usd(c.usd_per_hour)} per hour ({p.gpus:,} × "
+        f"{format_usd(p.usd_per_gpu_hour)})",
+        f"{format_usd(c.usd_per_million_tokens)} per million tokens {what}",
     )
 
 
@@ -220,7 +222,7 @@ def render(values: Values) -> str:
                     f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
                     "Costs: the same cloud price per GPU-hour for both; the service's cost per "
                     "token assumes it is kept busy at this batch.",
-                    *train.memory.assumptions,
+                    *memory_assumptions(train.memory),
                 )
             ),
         ),

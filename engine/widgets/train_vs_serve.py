@@ -18,6 +18,7 @@ from engine.render.options import (
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import labelled_parts, part_label
+from engine.words.memory import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
 SERVING_FORMAT = "bf16"
 
@@ -146,8 +147,8 @@ def render(values: Values) -> str:
         tag("summary", "Where these bytes per parameter come from")
         + tag(
             "ul",
-            tag("li", esc(memory.CONVENTION_SOURCES[convention]))
-            + tag("li", esc(memory.OPTIMIZER_SOURCES[optimizer])),
+            tag("li", esc(CONVENTION_SOURCES[convention]))
+            + tag("li", esc(OPTIMIZER_SOURCES[optimizer])),
         ),
         class_="widget-notes",
         open=True,

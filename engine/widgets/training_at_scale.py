@@ -4,12 +4,12 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 
 from __future__ import annotations
 
-from engine.lesson.plan import plan
 from engine.numbers import compute, cost
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import SHARDINGS, TrainingMemory
+from engine.numbers.plan import plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.charts import memory_bar
 from engine.render.fields import Choice
@@ -24,9 +24,18 @@ from engine.render.options import (
     hardware_field,
 )
 from engine.render.widget import Values, Widget
+from engine.words.answers import answers, price_note
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
-from engine.words.format import format_count, format_flops, format_GB, format_seconds, plural
+from engine.words.format import (
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_usd,
+    plural,
+)
 from engine.words.labels import labelled_parts
+from engine.words.memory import memory_assumptions
 
 SHARDING_LABELS = {
     "none": "None: every GPU holds the whole state",
@@ -106,7 +115,7 @@ def render(values: Values) -> str:
         ("1", "One GPU, for contrast (if the state fitted)", format_seconds(one_gpu))
     ]
     if p.min_gpus is None:
-        fit_words = "No count: " + p.answers()["gpus"]
+        fit_words = "No count: " + answers(p)["gpus"]
     else:
         fit_words = plural(p.min_gpus, 'GPU')
         rows.append(
@@ -137,14 +146,14 @@ def render(values: Values) -> str:
 
     price_line: tuple[str, str]
     if p.usd_per_gpu_hour is None:
-        price_line = ("Cost", p.price_note)
+        price_line = ("Cost", price_note(p))
     else:
         bill = cost.training_run_cost(
             gpus=gpus, seconds=t.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour
         )
         price_line = (
-            f"Cost at {cost.format_usd(p.usd_per_gpu_hour)} per GPU-hour ({p.price_note})",
-            f"{bill.gpu_hours:,.0f} GPU-hours, {cost.format_usd(bill.usd)}",
+            f"Cost at {format_usd(p.usd_per_gpu_hour)} per GPU-hour ({price_note(p)})",
+            f"{bill.gpu_hours:,.0f} GPU-hours, {format_usd(bill.usd)}",
         )
     figures = definition_list(
         [
@@ -175,7 +184,7 @@ def render(values: Values) -> str:
         ]
     )
     notes = "".join(tag("li", esc(a))
-                    for a in (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *mem.assumptions))
+                    for a in (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem)))
     details = tag(
         "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
     )

@@ -30,6 +30,7 @@ from engine.words.format import (
     format_GB,
     format_seconds,
 )
+from engine.words.training import training_run_assumptions
 
 MODEL = "llama-3.1-8b"
 SYSTEM = "dgx-1"
@@ -190,7 +191,7 @@ def render(values: Values) -> str:
     )
     notes = tag(
         "ul",
-        "".join(tag("li", esc(a)) for a in run.assumptions)
+        "".join(tag("li", esc(a)) for a in training_run_assumptions(run.inputs))
         + tag(
             "li",
             esc(

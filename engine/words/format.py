@@ -38,6 +38,11 @@ def format_GB(n_bytes: float) -> str:
     return f"{text} GB"
 
 
+def format_GB_fixed(n_bytes: float) -> str:
+    """Bytes as GB with two decimals ('16.06 GB', '80.00 GB'): the memory assumptions' form."""
+    return f"{n_bytes / GB:,.2f} GB"
+
+
 def format_count(n: float) -> str:
     """'8.03 billion', '405 billion', '1.2 trillion', '4,096'."""
     for name, size in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6)):
@@ -57,6 +62,18 @@ def format_flops(flops: float) -> str:
 def format_TFLOP_per_s(flops_per_s: float) -> str:
     """A compute rate in TFLOP/s with one decimal: '989.4 TFLOP/s', '114.7 TFLOP/s'."""
     return f"{flops_per_s / TERA:,.1f} TFLOP/s"
+
+
+def format_usd(usd: float) -> str:
+    """US dollars: '$270,000', '$12.29', '$0.162', '$0.0042'."""
+    a = abs(usd)
+    if a >= 100:
+        return f"${usd:,.0f}"
+    if a >= 1:
+        return f"${usd:,.2f}"
+    if a == 0:
+        return "$0"
+    return f"${usd:.3g}"
 
 
 def format_elapsed(seconds: float) -> str:

@@ -9,9 +9,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.numbers.cost import cost_per_million_tokens, format_usd, rent_vs_own, training_run_cost
+from engine.numbers.cost import cost_per_million_tokens, rent_vs_own, training_run_cost
 from engine.numbers.errors import EngineError
 from engine.numbers.units import HOURS_PER_YEAR
+from engine.words.cost import (
+    cost_arithmetic,
+    cost_assumptions,
+    rent_vs_own_arithmetic,
+    rent_vs_own_assumptions,
+    rent_vs_own_verdict,
+)
+from engine.words.format import format_usd
 
 # A DGX H100 (8 GPUs) at the SemiAnalysis 2023 estimate, 10.2 kW, US industrial power,
 # Uptime 2023 average PUE, against AWS p5 on-demand per GPU (facts.yaml cost.* entries).
@@ -37,7 +45,7 @@ def test_owning_arithmetic() -> None:
     assert r.owned_usd_per_hour == pytest.approx(capital + 0.5 * power)
     assert r.break_even_utilisation == pytest.approx(capital / (12.29 - power))
     assert r.cheaper == "own"
-    assert "7.9%" in r.verdict
+    assert "7.9%" in rent_vs_own_verdict(r)
     assert r.used_gpu_hours_per_year == pytest.approx(0.5 * HOURS_PER_YEAR)
     assert r.rented_usd_per_year == pytest.approx(12.29 * 0.5 * HOURS_PER_YEAR)
 
@@ -59,7 +67,7 @@ def test_never_cheaper_when_power_costs_more_than_rent() -> None:
     r = rent_vs_own(rent_usd_per_gpu_hour=0.1, purchase_usd=30_000, years=4, power_W=700,
                     pue=1.58, usd_per_kWh=0.5, utilisation=1)
     assert r.break_even_utilisation is None
-    assert "never" in r.verdict and "power alone" in r.verdict
+    assert "never" in rent_vs_own_verdict(r) and "power alone" in rent_vs_own_verdict(r)
     assert r.cheaper == "rent"
 
 
@@ -67,7 +75,7 @@ def test_never_cheaper_even_fully_busy() -> None:
     r = rent_vs_own(rent_usd_per_gpu_hour=1.0, purchase_usd=100_000, years=1, power_W=700,
                     pue=1.2, usd_per_kWh=0.08, utilisation=1)
     assert r.break_even_utilisation is None
-    assert "even busy 100 %" in r.verdict
+    assert "even busy 100 %" in rent_vs_own_verdict(r)
 
 
 def test_overhead_is_a_fixed_cost() -> None:
@@ -80,7 +88,7 @@ def test_overhead_is_a_fixed_cost() -> None:
     assert base.break_even_utilisation is not None
     assert more.break_even_utilisation is not None
     assert more.break_even_utilisation > base.break_even_utilisation
-    assert any("Overhead" in line for line in more.arithmetic)
+    assert any("Overhead" in line for line in rent_vs_own_arithmetic(more))
 
 
 def test_curve_falls_with_utilisation() -> None:
@@ -93,7 +101,7 @@ def test_curve_falls_with_utilisation() -> None:
 def test_sources_appear_in_assumptions() -> None:
     r = rent_vs_own(rent_usd_per_gpu_hour=5, utilisation=0.5,
                     sources=("AWS p5 on-demand, 2025-03-17",), **DGX)  # type: ignore[arg-type]
-    assert any("AWS p5 on-demand, 2025-03-17" in a for a in r.assumptions)
+    assert any("AWS p5 on-demand, 2025-03-17" in a for a in rent_vs_own_assumptions(r))
     with pytest.raises(EngineError):
         rent_vs_own(rent_usd_per_gpu_hour=5, utilisation=0.5, sources=(1,), **DGX)  # type: ignore[arg-type]
 
@@ -129,7 +137,7 @@ def test_cost_per_million_tokens() -> None:
                                    utilisation=0.5)
     assert half.usd_per_million_tokens == pytest.approx(c.usd_per_million_tokens * 16)
     assert half.usd_per_hour == pytest.approx(8 * 2.99)
-    assert "per million tokens" in half.arithmetic[-1]
+    assert "per million tokens" in cost_arithmetic(half)[-1]
     with pytest.raises(EngineError) as info:
         cost_per_million_tokens(tokens_per_s=0, usd_per_gpu_hour=2)
     assert info.value.field == "tokens_per_s"
@@ -139,7 +147,7 @@ def test_training_run_cost() -> None:
     c = training_run_cost(gpus=16_384, seconds=54 * 86_400, usd_per_gpu_hour=2)
     assert c.gpu_hours == pytest.approx(16_384 * 54 * 24)
     assert c.usd == pytest.approx(c.gpu_hours * 2)
-    assert c.arithmetic[-1].endswith(format_usd(c.usd) + ".")
+    assert cost_arithmetic(c)[-1].endswith(format_usd(c.usd) + ".")
     with pytest.raises(EngineError):
         training_run_cost(gpus=-1, seconds=10, usd_per_gpu_hour=2)
     with pytest.raises(EngineError):
@@ -200,13 +208,13 @@ def test_rent_vs_own_from_catalog_uses_sourced_defaults() -> None:
     assert r.purchase_usd_per_gpu == pytest.approx(buy.usd / buy.gpu_count)
     assert r.pue == p.pue and r.usd_per_kWh == p.power_usd_per_kWh
     assert r.power_W_per_gpu == pytest.approx(10_200 / 8)  # dgx-1, whole server
-    text = " ".join(r.assumptions)
+    text = " ".join(rent_vs_own_assumptions(r))
     for needle in (offer.date, buy.date, p.power_date, "Uptime"):
         assert needle in text
     # Explicit values override the catalogue and drop its source line.
     mine = rent_vs_own_from_catalog(utilisation=0.5, rent_usd_per_gpu_hour=7.0)
     assert mine.rent_usd_per_gpu_hour == 7.0
-    assert offer.date not in " ".join(a for a in mine.assumptions if "Rent" in a)
+    assert offer.date not in " ".join(a for a in rent_vs_own_assumptions(mine) if "Rent" in a)
 
 
 def test_catalog_wrappers_for_tokens_and_training() -> None:
@@ -221,6 +229,6 @@ def test_catalog_wrappers_for_tokens_and_training() -> None:
     assert t.usd_per_million_tokens == pytest.approx(price / (200 * 3600) * 1e6)
     c = training_run_cost_from_catalog(gpus=8, seconds=3600)
     assert c.usd == pytest.approx(8 * price)
-    assert any(a.startswith("Source:") for a in c.assumptions)
+    assert any(a.startswith("Source:") for a in cost_assumptions(c))
     with pytest.raises(EngineError):
         training_run_cost_from_catalog(gpus=8, seconds=3600, hardware_id="no-such-chip")

@@ -16,12 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.cli import main
-from engine.lesson.plan import plan
+from engine.lesson.plan import plan_to_dict
 from engine.numbers.catalog import get_hardware, list_hardware, list_models
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.expected_training import expected_train
+from engine.numbers.plan import plan
 from engine.numbers.serving import request_timeline
 
 H100 = "h100-sxm"
@@ -178,7 +179,7 @@ def test_expected_serving_never_beats_the_bound(model, hw, fmt, batch, gpus, pro
                  context_tokens=prompt + out)
     except EngineError:
         return
-    s = p.to_dict()["serve"]
+    s = plan_to_dict(p)["serve"]
     e = s["expected"]
     assert e["ttft_seconds"] >= s["ttft_seconds"]
     assert e["decode_seconds_per_token"] >= s["decode_seconds_per_token"]
@@ -200,7 +201,7 @@ def test_expected_training_never_beats_the_bound(model, hw, gpus, tp, sharding, 
                  recompute=recompute, seq_len=seq, tokens=1e12)
     except EngineError:
         return
-    t = p.to_dict()["train"]
+    t = plan_to_dict(p)["train"]
     e = t["expected"]
     assert e["seconds"] >= t["bound_seconds"]
     assert e["tokens_per_s"] <= t["bound_tokens_per_s"]

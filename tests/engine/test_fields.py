@@ -41,7 +41,7 @@ def test_context_is_declared_once_for_widgets_plan_memory_and_the_cli() -> None:
     # Three caps once (1 M, 10 M, 100 M); now the widgets' field, plan() and the CLI agree.
     assert CONTEXT.quantity is quantities.CONTEXT_TOKENS
     assert PLAN_FIELDS["context_tokens"].quantity is quantities.CONTEXT_TOKENS  # type: ignore[attr-defined]
-    from engine.lesson.plan import plan
+    from engine.numbers.plan import plan
 
     with pytest.raises(EngineError, match="from 1 to 10,000,000 tokens") as engine_error:
         plan(model="llama-3.1-8b", context_tokens=20_000_000)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.lesson.plan import plan
+from engine.lesson.plan import plan_to_dict
 from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.compute import flops_per_token, training_flops, training_seconds
 from engine.numbers.formats import FORMATS
@@ -13,6 +13,7 @@ from engine.numbers.memory import (
     training_state_bytes_per_param,
     weights_bytes,
 )
+from engine.numbers.plan import plan
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
 from engine.numbers.units import GB, SECONDS_PER_DAY, SECONDS_PER_YEAR
@@ -67,7 +68,7 @@ def test_single_user_decode_4_8_ms_200_tokens_per_s():
     assert round(d.seconds * 1e3, 1) == 4.8  # "about 4.8 ms per token"
     assert 195 <= d.tokens_per_s_per_user <= 215  # "about 200 tok/s"
     p = plan(model=L8)
-    assert round(p.to_dict()["serve"]["decode_seconds_per_token"] * 1e3, 1) == 4.8
+    assert round(plan_to_dict(p)["serve"]["decode_seconds_per_token"] * 1e3, 1) == 4.8
 
 
 def test_h100_ridge_point_295():

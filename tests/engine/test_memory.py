@@ -11,6 +11,7 @@ from engine.numbers.memory import (
     training_state_bytes_per_param,
     weights_bytes,
 )
+from engine.words.memory import memory_assumptions, serving_warnings
 
 GB = 1e9
 
@@ -38,7 +39,7 @@ def test_serving_parts_sum_and_verdict():
     assert s.fits and s.headroom_bytes == pytest.approx(79.11 * 2**30 - s.per_gpu_bytes)
     assert s.parts["kv_cache"] == 131_072 * 8192
     assert s.max_concurrent_requests == s.max_context_tokens_that_fit // 8192
-    assert len(s.assumptions) >= 4
+    assert len(memory_assumptions(s)) >= 4
     d = s.to_dict()
     assert d["fits"] is True and set(d["parts"]) == set(s.parts)
 
@@ -53,7 +54,7 @@ def test_serving_split_over_gpus_and_min_gpus():
 
 def test_serving_context_warning():
     s = serving_memory("gpt-3-175b", "h100-sxm", context_tokens=4096, gpus=8)
-    assert s.warnings
+    assert serving_warnings(s)
 
 
 def test_serving_rejects_bad_inputs():

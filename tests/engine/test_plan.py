@@ -2,12 +2,14 @@ import json
 
 import pytest
 
-from engine.lesson.plan import plan
+from engine.lesson.plan import plan_to_dict
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
+from engine.words.answers import answers
 
 
 def _json(p):
-    return json.loads(json.dumps(p.to_dict(), allow_nan=False))
+    return json.loads(json.dumps(plan_to_dict(p), allow_nan=False))
 
 
 def test_serve_plan_keys_and_parts_sum():
@@ -36,7 +38,7 @@ def test_train_plan_keys():
 
 def test_train_plan_suggests_what_fits():
     p = plan(model="llama-3.1-8b", task="train")
-    assert not p.memory.fits and "ZeRO-3" in p.answers()["gpus"]
+    assert not p.memory.fits and "ZeRO-3" in answers(p)["gpus"]
 
 
 def test_target_days():
@@ -46,9 +48,8 @@ def test_target_days():
 
 
 def test_cost_needs_price_when_catalogue_has_none():
-    assert "No cloud price" in plan(model="llama-3.2-1b", hardware="l4").answers()["cost"]
-    assert "$" in plan(model="llama-3.2-1b", hardware="l4", usd_per_gpu_hour=0.8
-                       ).answers()["cost"]
+    assert "No cloud price" in answers(plan(model="llama-3.2-1b", hardware="l4"))["cost"]
+    assert "$" in answers(plan(model="llama-3.2-1b", hardware="l4", usd_per_gpu_hour=0.8))["cost"]
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -6,11 +6,12 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.lesson.plan import plan
+from engine.lesson.plan import plan_to_dict
 from engine.numbers.catalog import generic_dense_model, list_hardware, list_models
 from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import kv_cache_bytes_per_token, serving_memory, training_memory
+from engine.numbers.plan import plan
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step, prefill, request_timeline
 
@@ -69,7 +70,7 @@ def test_fits_iff_total_within_capacity(model, chip, ctx, batch, gpus, task, sha
     mem = p.memory
     assert mem.fits == (mem.per_gpu_bytes <= mem.capacity_bytes)
     assert math.isclose(sum(mem.parts.values()), mem.per_gpu_bytes, rel_tol=1e-9)
-    json.dumps(p.to_dict(), allow_nan=False)
+    json.dumps(plan_to_dict(p), allow_nan=False)
 
 
 @settings(max_examples=300, deadline=None)
@@ -84,7 +85,7 @@ def test_plan_gives_result_or_engine_error(model, params, hardware, gpus, task, 
     except EngineError as e:
         assert e.message
         return
-    json.dumps(p.to_dict(), allow_nan=False)  # raises on NaN or infinity
+    json.dumps(plan_to_dict(p), allow_nan=False)  # raises on NaN or infinity
 
 
 @settings(max_examples=300, deadline=None)
@@ -124,4 +125,4 @@ def test_huge_values_stay_finite(params, tokens, gpus, mfu):
                  sharding="zero3")
     except EngineError:
         return
-    json.dumps(p.to_dict(), allow_nan=False)
+    json.dumps(plan_to_dict(p), allow_nan=False)

@@ -9,13 +9,14 @@ import re
 import pytest
 
 from engine.browser import update
-from engine.lesson.plan import plan
 from engine.numbers.catalog import get_hardware, get_model, resolve_model
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
 from engine.numbers.serving import request_timeline
 from engine.registry import get_widget, widget_names
 from engine.render.html import esc
 from engine.widgets.playground import QUESTIONS, WIDGET
+from engine.words.answers import answers
 from engine.words.format import format_flops, format_GB, format_seconds
 
 HOSTILE = "<script>alert(1)</script>"
@@ -69,7 +70,7 @@ def test_default_serving_plan_shows_the_engines_numbers_and_charts() -> None:
     for key, question in QUESTIONS:
         assert f'data-question="{key}"' in html
         assert question in text
-        assert esc(p.answers()[key]) in html
+        assert esc(answers(p)[key]) in html
     # The memory bar against capacity and the request timeline, each with a text alternative.
     assert html.count('role="img"') == 2
     assert 'class="chart memory-bar"' in html and 'class="chart timeline"' in html
@@ -108,7 +109,7 @@ def test_every_input_reaches_the_plan() -> None:
         output_tokens=500,
         usd_per_gpu_hour=3.5,
     )
-    for answer in p.answers().values():
+    for answer in answers(p).values():
         assert esc(answer) in html
     assert "$3.50" in text_of(html)
 
@@ -156,7 +157,7 @@ def test_training_shows_the_run_time_and_uses_every_training_input() -> None:
     assert p.train.model_flops == pytest.approx(model * 1e12)
     assert p.train.total_flops == pytest.approx(model * 8 / 6 * 1e12)
     assert f"GPUs to finish in 30 days {p.train.gpus_for_target:,}" in text
-    for answer in p.answers().values():
+    for answer in answers(p).values():
         assert esc(answer) in html
     assert html.count('role="img"') == 1  # the memory bar; no request timeline
     assert "Training time" in text
@@ -166,7 +167,7 @@ def test_a_typed_parameter_count_is_a_generic_model() -> None:
     html = render(model="custom", params="3e10")
     m = resolve_model(params=3e10)
     p = plan(model=m)
-    assert esc(p.answers()["fits"]) in html
+    assert esc(answers(p)["fits"]) in html
     assert esc(m.name) in html
 
 

@@ -9,10 +9,10 @@ import re
 import pytest
 
 from engine.browser import update
-from engine.lesson.plan import plan
 from engine.numbers import compute, cost, memory, roofline
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     CHINCHILLA_VOCAB,
@@ -23,7 +23,7 @@ from engine.numbers.training_run import (
 )
 from engine.registry import get_widget, widget_names
 from engine.render.curves import gpu_meters, line_chart
-from engine.words.format import format_count, format_flops, format_GB, format_seconds
+from engine.words.format import format_count, format_flops, format_GB, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -249,7 +249,7 @@ def test_training_at_scale_price_from_the_catalogue() -> None:
     bill = cost.training_run_cost(
         gpus=16384, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour
     )
-    assert cost.format_usd(bill.usd) in render("training_at_scale")
+    assert format_usd(bill.usd) in render("training_at_scale")
 
 
 @pytest.mark.parametrize(
@@ -313,7 +313,7 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     c = cost.cost_per_million_tokens(
         tokens_per_s=16 / serve.serve.tpot_seconds, usd_per_gpu_hour=serve.usd_per_gpu_hour
     )
-    assert cost.format_usd(c.usd_per_million_tokens) in text
+    assert format_usd(c.usd_per_million_tokens) in text
     assert "p99" in text
 
 

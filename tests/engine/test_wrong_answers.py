@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from engine.lesson.cluster import launch_training, new_cluster
-from engine.lesson.plan import plan
 from engine.numbers import architecture
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import (
@@ -18,7 +17,9 @@ from engine.numbers.compute import (
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import kv_cache_bytes, serving_memory, training_memory
+from engine.numbers.plan import plan
 from engine.numbers.serving import decode_step, prefill
+from engine.words.memory import memory_assumptions
 
 GiB = 2**30
 
@@ -87,7 +88,7 @@ def test_llama_70b_in_bf16_fits_one_h200() -> None:
     # 327,680 bytes) + 0.30 GB activations + 1.5 GB overhead = 145.6 GB < 150.1 GB.
     assert mem.fits
     assert mem.per_gpu_bytes == pytest.approx(145.59e9, rel=1e-3)
-    assert any("150.11 GB" in a and "h200-2026-11-30" in a for a in mem.assumptions)
+    assert any("150.11 GB" in a and "h200-2026-11-30" in a for a in memory_assumptions(mem))
 
 
 # ------------------------------------------------------------------ number formats

@@ -37,6 +37,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
 from engine.words.format import format_count, plural
+from engine.words.memory import memory_assumptions
 
 
 def _serve_lines(mem: ServingMemory) -> list[str]:
@@ -202,16 +203,16 @@ def deploy(
         message = (f"Refused before it starts: serving {model.name} ({wf}) on {where} needs "
                    f"{comparison}. Retrying cannot help: the arithmetic will not change.")
         return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
-                       mem.assumptions)
+                       memory_assumptions(mem))
     holder = _busy_with_training(st, idx)
     if holder is not None:
         message = (f"Refused: {gpu_list(holder.gpus)} belong to training job {holder.id}, "
                    "which has its GPUs to itself; stop it or choose other GPUs.")
         return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
-                       mem.assumptions)
+                       memory_assumptions(mem))
     fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "
                f"({plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
-    return _accept(st, job, message, lines, mem.assumptions)
+    return _accept(st, job, message, lines, memory_assumptions(mem))

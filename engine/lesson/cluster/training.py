@@ -46,6 +46,8 @@ from engine.numbers.memory import (
     training_memory,
 )
 from engine.words.format import format_count, format_seconds
+from engine.words.memory import memory_assumptions
+from engine.words.training import training_run_assumptions
 
 
 def _train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: str,
@@ -236,7 +238,7 @@ def launch_training(
         message = (f"Refused before it starts: training {model.name} on {where}: {why}. "
                    "Out of memory is decided by arithmetic, so retrying cannot help.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways, mem.assumptions)
+        return _refuse(st, job, message, lines, ways, memory_assumptions(mem))
     holder = _busy_with_any(st, idx)
     if holder is not None:
         message = (f"Refused: a training job needs its GPUs to itself, and "
@@ -244,7 +246,7 @@ def launch_training(
                    f"{'runs' if len(set(holder.gpus) & set(idx)) == 1 else 'run'} {holder.id}; "
                    "stop it or choose other GPUs.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways, mem.assumptions)
+        return _refuse(st, job, message, lines, ways, memory_assumptions(mem))
     run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
     lines.append(f"Speed: {len(idx)} × {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s × {eff:.0%} "
                  f"MFU / {format_count(run.model_flops_per_token)} FLOPs per token = "
@@ -254,4 +256,5 @@ def launch_training(
     message = (f"{job.id}: training {model.name} on {where}: {_gb(mem.per_gpu_bytes)} of "
                f"{_gb(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
                f"{format_seconds(run.total_seconds)}.")
-    return _accept(st, job, message, lines, (*mem.assumptions, *run.assumptions))
+    return _accept(st, job, message, lines,
+                   (*memory_assumptions(mem), *training_run_assumptions(run)))

@@ -1,0 +1,257 @@
+"""The numbers behind the five questions (does it fit, what limits its speed, how many GPUs,
+why would it fail, what does it cost) for one workload, in one call.
+
+``plan()`` computes the numbers (fast: no text); engine.words.answers puts them into words
+and engine.lesson.plan into plain JSON values. Serving times are best cases (raw peak, full
+bandwidth; see engine.numbers.serving); training time uses the MFU given (40 % by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import quantities, validate
+from engine.numbers.catalog import (
+    CloudPrice,
+    HardwareSpec,
+    ModelSpec,
+    as_hardware,
+    prices,
+    resolve_model,
+)
+from engine.numbers.compute import (
+    DEFAULT_MFU,
+    TrainingFlopsPerToken,
+    flops_per_token,
+    training_flops_per_token,
+)
+from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import ExpectedServe, expected_serve
+from engine.numbers.expected_training import ExpectedTrain, expected_train
+from engine.numbers.memory import (
+    ServingMemory,
+    TrainingMemory,
+    min_gpus_to_serve,
+    min_gpus_to_train,
+    serving_memory,
+    training_memory,
+)
+from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
+from engine.numbers.units import SECONDS_PER_DAY
+
+TASKS = ("serve", "train")
+CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022: compute-optimal ~20 tokens/param
+
+
+@dataclass(frozen=True, slots=True)
+class ServeFigures:
+    """Speed of serving: the first decode step and the mean over the request (TPOT)."""
+
+    prompt_tokens: int
+    output_tokens: int
+    prefill: Prefill
+    first_step: DecodeStep
+    decode_seconds: float
+    tpot_seconds: float
+    ttft_seconds: float
+    total_seconds: float
+    expected: ExpectedServe
+    tp: int = 1
+    replicas: int = 1
+
+    @property
+    def tokens_per_s_per_user(self) -> float:
+        return 1.0 / self.tpot_seconds
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Bound: output tokens of every replica's batch / the request's total time."""
+        return self.replicas * self.first_step.batch * self.output_tokens / self.total_seconds
+
+    @property
+    def bound(self) -> str:
+        return self.first_step.bound
+
+
+@dataclass(frozen=True, slots=True)
+class TrainFigures:
+    """Time of training: model FLOPs (about 6 x active N per token, plus attention) at
+    ``mfu``; ``total_flops`` are the hardware FLOPs (recomputation included)."""
+
+    tokens: float
+    tokens_given: bool
+    total_flops: float
+    model_flops: float
+    per_token: TrainingFlopsPerToken
+    peak_flops_per_s: float
+    compute_format: str
+    mfu: float
+    seconds: float
+    tokens_per_s: float
+    gpus_for_target: int | None
+    target_days: float | None
+    expected: ExpectedTrain
+    bound_seconds: float
+    bound_tokens_per_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything ``plan()`` found. ``memory`` is a ServingMemory or a TrainingMemory.
+
+    ``usd_per_gpu_hour`` is the price given, else the catalogue's default cloud offer for the
+    hardware (``price_offer``), else None (no price known).
+    """
+
+    task: str
+    model: ModelSpec
+    hardware: HardwareSpec
+    gpus: int
+    memory: ServingMemory | TrainingMemory
+    flops_per_token: float
+    min_gpus: int | None
+    serve: ServeFigures | None
+    train: TrainFigures | None
+    usd_per_gpu_hour: float | None
+    price_offer: CloudPrice | None
+
+    @property
+    def weight_format(self) -> str:
+        """The format the weights are multiplied in: the serving weights', else bf16."""
+        return self.memory.weight_format if isinstance(self.memory, ServingMemory) else "bf16"
+
+    def zero3_fallback(self) -> tuple[int, int] | None:
+        """The smallest ZeRO-3 set-up that fits, trying tensor parallel 1, 2, 4, 8:
+        (tensor-parallel size, fewest GPUs), or None when even tensor parallel 8 does not."""
+        mem = self.memory
+        assert isinstance(mem, TrainingMemory)
+        for tp in (1, 2, 4, 8):
+            if tp > 1 and self.model.heads % tp:
+                continue  # that many GPUs cannot share the attention heads
+            alt = training_memory(self.model, self.hardware, gpus=tp, sharding="zero3", tp=tp,
+                                  optimizer=mem.optimizer, convention=mem.convention,
+                                  micro_batch=mem.micro_batch, seq_len=mem.seq_len,
+                                  recompute=mem.recompute)
+            n = min_gpus_to_train(alt)
+            if n is not None:
+                return tp, n
+        return None
+
+
+def _serve_split(gpus: object, serve_tp: object, batch: object) -> tuple[int, int, int]:
+    """(tensor-parallel size, replicas, requests per replica): ``gpus`` GPUs serve as
+    gpus / tp replicas of ``serve_tp`` GPUs (default: one replica of all of them), the batch
+    spread evenly (rounded up)."""
+    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
+    if serve_tp is None or serve_tp == "":
+        return g, 1, quantities.BATCH.check_integer(batch, "batch", "Batch")
+    t = quantities.TENSOR_PARALLEL.check_integer(serve_tp, "tp", "Tensor-parallel size")
+    if g % t:
+        raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
+                          f"({t}).", "tp")
+    b = quantities.BATCH.check_integer(batch, "batch", "Batch")
+    replicas = g // t
+    return t, replicas, -(-b // replicas)
+
+
+def _price(hw: HardwareSpec, given: object) -> tuple[float | None, CloudPrice | None]:
+    if given is not None and given != "":
+        return (quantities.USD_PER_GPU_HOUR.check(given, "usd_per_gpu_hour", "Price per GPU-hour"),
+                None)
+    if not prices().cloud_for(hw.id):
+        return None, None
+    p = prices().default_cloud(hw.id)
+    return p.usd_per_gpu_hour, p
+
+
+def plan(
+    *,
+    model: object = None,
+    params: object = None,
+    hardware: object = "h100-sxm",
+    gpus: object = 1,
+    task: object = "serve",
+    weight_format: object = "bf16",
+    kv_format: object = "bf16",
+    context_tokens: object = 8192,
+    batch: object = 1,
+    prompt_tokens: object = 1024,
+    output_tokens: object = 256,
+    sharding: object = "none",
+    tp: object = 1,
+    serve_tp: object = None,
+    optimizer: object = "adam",
+    convention: object = "mixed-16",
+    micro_batch: object = 1,
+    seq_len: object = 4096,
+    recompute: object = "selective",
+    tokens: object = None,
+    mfu: object = None,
+    target_days: object = None,
+    usd_per_gpu_hour: object = None,
+) -> Plan:
+    """Answer the five questions for one workload.
+
+    Serving: ``batch`` requests of up to ``context_tokens`` each held in KV cache; speed for a
+    request of ``prompt_tokens`` in and ``output_tokens`` out, on ``gpus`` GPUs as replicas of
+    ``serve_tp`` tensor-parallel GPUs (default: all of them, one replica) sharing the batch.
+    Training: ``tokens`` (default 20 per parameter) at ``mfu`` (default 40 %) on ``gpus`` GPUs
+    with ``sharding`` and ``tp``; the expected figures model the MFU unless ``mfu`` is given.
+    """
+    m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
+    hw = as_hardware(hardware)
+    job = validate.choice(task, "task", TASKS)
+    price, offer = _price(hw, usd_per_gpu_hour)
+    if job == "serve":
+        t_s, replicas, b_rep = _serve_split(gpus, serve_tp, batch)
+        mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
+                             context_tokens=context_tokens, batch=b_rep, gpus=t_s)
+        s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
+        out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
+                                                     "Answer length")
+        g = mem.gpus
+        pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
+        k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
+        first = _step(k, mem.batch, s + 1, g)
+        steps = out - 1
+        dec = _sum_steps(k, s + 1, steps)
+        tpot = dec / steps if steps else first.seconds
+        exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
+                             weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
+        figures = ServeFigures(s, out, pre, first, dec, tpot, pre.seconds, pre.seconds + dec,
+                               exp, g, replicas)
+        return Plan(job, m, hw, g * replicas, mem, flops_per_token(m),
+                    min_gpus_to_serve(mem), figures, None, price, offer)
+    tmem = training_memory(m, hw, gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
+                           convention=convention, micro_batch=micro_batch, seq_len=seq_len,
+                           recompute=recompute)
+    given = tokens is not None and tokens != ""
+    d = (quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens") if given
+         else float(CHINCHILLA_TOKENS_PER_PARAM * m.params))
+    mfu_given = mfu is not None and mfu != ""
+    u = quantities.MFU.check(mfu, "mfu", "MFU") if mfu_given else DEFAULT_MFU
+    fmt = "fp32" if tmem.convention == "fp32" else "bf16"
+    peak, fmt = hw.compute_peak(fmt)
+    per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
+    per_token.hardware_utilisation(u)
+    model_flops = per_token.model * d
+    total = per_token.hardware * d
+    seconds = model_flops / (tmem.gpus * peak * u)
+    target = None
+    for_target = None
+    if target_days is not None and target_days != "":
+        target = quantities.TARGET_DAYS.check(target_days, "target_days", "Target days")
+        for_target = max(1, int(-(-model_flops // (target * SECONDS_PER_DAY * peak * u))))
+    if seconds > 1e15:
+        raise EngineError("That run would take longer than the age of the universe; check "
+                          "the tokens, GPUs and MFU.", "tokens")
+    exp_t = expected_train(m, hw, tokens=d, gpus=tmem.gpus, tp=tmem.tp, sharding=tmem.sharding,
+                           micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
+                           recompute=tmem.recompute, compute_format=fmt,
+                           mfu=u if mfu_given else None)
+    bound = exp_t.bound_seconds
+    tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
+                      tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
+                      d / bound)
+    return Plan(job, m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
+                None, tf, price, offer)

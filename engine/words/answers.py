@@ -1,0 +1,173 @@
+"""The five questions answered in words: one or two sentences with numbers each, written from
+an engine.numbers.plan.Plan (which holds the numbers and nothing else).
+"""
+
+from __future__ import annotations
+
+from engine.numbers import cost
+from engine.numbers.memory import ServingMemory, TrainingMemory
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
+from engine.words.format import a_or_an, format_GB_fixed, format_seconds
+from engine.words.labels import part_label
+
+# The five questions, in the order a plan answers them: key of `answers()` -> title.
+QUESTIONS: tuple[tuple[str, str], ...] = (
+    ("fits", "Does it fit?"),
+    ("limit", "What limits its speed?"),
+    ("gpus", "How many GPUs?"),
+    ("failure", "Why would it fail?"),
+    ("cost", "What does it cost?"),
+)
+
+SERVE_NOTE = "Best-case times: raw dense peak and full datasheet bandwidth."
+
+
+def answers(p: Plan) -> dict[str, str]:
+    """The five questions, each answered in one or two sentences with numbers."""
+    return {
+        "fits": _fits_words(p),
+        "limit": _limit_words(p),
+        "gpus": _gpus_words(p),
+        "failure": _failure_words(p),
+        "cost": _cost_words(p),
+    }
+
+
+def price_note(p: Plan) -> str:
+    """Where the price per GPU-hour comes from ('AWS p5 on-demand, 2025-03-17'), or why
+    there is none."""
+    if p.price_offer is not None:
+        o = p.price_offer
+        return f"{o.provider} {o.offer}, {o.date}"
+    if p.usd_per_gpu_hour is not None:
+        return "price given"
+    return (f"No cloud price in the catalogue for {p.hardware.name}; give one "
+            "(usd_per_gpu_hour) to get a cost.")
+
+
+def tokens_source(t: TrainFigures) -> str:
+    """Where a training run's token count comes from."""
+    if t.tokens_given:
+        return "given"
+    return (f"not given: {CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter "
+            "(Chinchilla-optimal, Hoffmann et al. 2022)")
+
+
+def _parts_words(p: Plan) -> str:
+    return " + ".join(f"{part_label(k).lower().replace('kv cache', 'KV cache')} "
+                      f"{format_GB_fixed(v)}" for k, v in p.memory.parts.items())
+
+
+def _fits_words(p: Plan) -> str:
+    mem = p.memory
+    unit = "GPU" if p.hardware.kind == "gpu" else "chip"
+    per = f"per {unit}" if p.gpus > 1 else f"on one {unit}"
+    if mem.fits:
+        return (f"Yes: {format_GB_fixed(mem.per_gpu_bytes)} of "
+                f"{format_GB_fixed(mem.capacity_bytes)} {per} ({_parts_words(p)}), "
+                f"{format_GB_fixed(mem.headroom_bytes)} to spare.")
+    return (f"No: it needs {format_GB_fixed(mem.per_gpu_bytes)} {per} ({_parts_words(p)}), "
+            f"{format_GB_fixed(-mem.headroom_bytes)} more than the "
+            f"{format_GB_fixed(mem.capacity_bytes)} of one {p.hardware.name}.")
+
+
+def _limit_words(p: Plan) -> str:
+    hw = p.hardware
+    if p.serve is not None:
+        s = p.serve
+        d = s.first_step
+        if d.bound == "memory":
+            spread = f" across {p.gpus:,} chips" if p.gpus > 1 else ""
+            head = (f"Decoding is memory-bandwidth-bound: each step reads "
+                    f"{format_GB_fixed(d.bytes_read)}{spread} at "
+                    f"{hw.bandwidth_bytes_per_s / 1e12:g} TB/s{' each' if spread else ''}")
+        else:
+            head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
+                    f"step at {hw.compute_peak(p.weight_format)[0] / 1e12:,.0f} TFLOP/s")
+        return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
+                f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
+                f"{s.prompt_tokens:,} tokens is {s.prefill.bound}-bound: "
+                f"{format_seconds(s.prefill.seconds)} to the first token.")
+    t = p.train
+    assert t is not None
+    return (f"Compute: {t.model_flops:.3g} FLOPs ({t.per_token.model:.3g} per token × "
+            f"{t.tokens:.3g} tokens) on {p.gpus:,} "
+            f"GPU{'s' if p.gpus > 1 else ''} at {t.peak_flops_per_s / 1e12:,.1f} TFLOP/s "
+            f"({t.compute_format}) × {t.mfu:.0%} MFU takes {format_seconds(t.seconds)}.")
+
+
+def _gpus_words(p: Plan) -> str:
+    mem = p.memory
+    if isinstance(mem, ServingMemory):
+        if p.min_gpus is None:
+            return ("No number of GPUs helps: the parts that are not split (activations "
+                    "and overhead) alone exceed one GPU.")
+        return (f"{p.min_gpus:,} GPU{'s' if p.min_gpus > 1 else ''} to hold the weights and "
+                f"{a_or_an(mem.context_tokens)} {mem.context_tokens:,}-token KV cache for "
+                f"{mem.batch} request{'s' if mem.batch > 1 else ''}"
+                + (" (tensor parallel)." if p.min_gpus > 1 else "."))
+    t = p.train
+    assert t is not None
+    target = ""
+    if t.gpus_for_target is not None and t.target_days is not None:
+        target = (f" To finish in {t.target_days:g} days at {t.mfu:.0%} MFU: "
+                  f"{t.gpus_for_target:,} GPUs.")
+    if p.min_gpus is None:
+        how = "replicated state" if mem.sharding == "none" else f"{mem.sharding} sharding"
+        return (f"With {how} and tensor parallel {mem.tp} no GPU count "
+                f"fits: the unsharded parts alone exceed one GPU.{_zero3_words(p)}" + target)
+    return (f"Memory: at least {p.min_gpus:,} GPU{'s' if p.min_gpus > 1 else ''} "
+            f"with {mem.sharding} sharding"
+            f"{f' and tensor parallel {mem.tp}' if mem.tp > 1 else ''}.{target}")
+
+
+def _zero3_words(p: Plan) -> str:
+    fallback = p.zero3_fallback()
+    if fallback is None:
+        return " Even ZeRO-3 with tensor parallel 8 does not fit: use full recomputation."
+    tp, n = fallback
+    tp_words = f" and tensor parallel {tp}" if tp > 1 else ""
+    return f" What would fit: ZeRO-3{tp_words} on at least {n:,} GPUs."
+
+
+def _failure_words(p: Plan) -> str:
+    mem = p.memory
+    if not mem.fits:
+        extra = ""
+        if isinstance(mem, TrainingMemory):
+            extra = (f" The training state alone is {format_GB_fixed(mem.state_bytes)} per GPU "
+                     f"({mem.bytes_per_param_total:g} bytes × {p.model.params:,} "
+                     f"parameters{' / sharding' if mem.sharding != 'none' else ''}).")
+        return ("Out of memory, decided by arithmetic before it starts: "
+                f"{format_GB_fixed(mem.per_gpu_bytes)} needed, "
+                f"{format_GB_fixed(mem.capacity_bytes)} available per GPU.{extra} Retrying "
+                "cannot help; more GPUs with sharded state, a smaller model or format, or a "
+                "bigger GPU can.")
+    if isinstance(mem, ServingMemory):
+        return (f"It fits. It would run out of KV cache beyond "
+                f"{mem.max_context_tokens_that_fit:,} tokens of context in total "
+                f"({mem.max_concurrent_requests:,} concurrent requests of "
+                f"{mem.context_tokens:,} tokens); past that, requests queue or are refused.")
+    return (f"It fits with {format_GB_fixed(mem.headroom_bytes)} to spare; a longer sequence "
+            "or a bigger micro-batch grows the activations and could push it out of memory.")
+
+
+def _cost_words(p: Plan) -> str:
+    note = price_note(p)
+    if p.usd_per_gpu_hour is None:
+        return note
+    price = p.usd_per_gpu_hour
+    if p.serve is not None:
+        batch = p.serve.first_step.batch
+        tps = p.serve.replicas * batch / p.serve.tpot_seconds
+        c = cost.cost_per_million_tokens(tokens_per_s=tps, usd_per_gpu_hour=price, gpus=p.gpus)
+        return (f"{p.gpus:,} GPU{'s' if p.gpus > 1 else ''} at ${price:,.2f} per "
+                f"GPU-hour ({note}) = ${c.usd_per_hour:,.2f} per hour; at "
+                f"{tps:,.0f} tokens/s ({batch:,} request{'s' if batch > 1 else ''} at a time), "
+                f"${c.usd_per_million_tokens:,.2f} per million output tokens if kept busy; "
+                "serving more requests at once cuts it.")
+    t = p.train
+    assert t is not None
+    tc = cost.training_run_cost(gpus=p.gpus, seconds=t.seconds, usd_per_gpu_hour=price)
+    return (f"{p.gpus:,} GPU{'s' if p.gpus > 1 else ''} × {format_seconds(t.seconds)} = "
+            f"{tc.gpu_hours:,.0f} GPU-hours x ${price:,.2f} ({note}) = ${tc.usd:,.0f}.")

@@ -1,0 +1,159 @@
+"""Memory in words: the assumptions and warnings of a serving or training memory record, the
+KV-cache arithmetic written out, the sharding in a sentence, and where each training-state
+convention and optimiser comes from (the sources quoted beside the numbers).
+
+The records and their arithmetic are engine.numbers.memory's; nothing here computes a size
+that is not already in the record (or the catalogue's model).
+"""
+
+from __future__ import annotations
+
+from engine.numbers import architecture
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.formats import get_format
+from engine.numbers.memory import (
+    PREFILL_CHUNK_TOKENS,
+    RUNTIME_OVERHEAD_BYTES,
+    ServingMemory,
+    TrainingMemory,
+    kv_cache_bytes_per_token,
+)
+from engine.words.format import a_or_an, format_GB_fixed
+
+CONVENTION_SOURCES = {
+    "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
+    "states): Rajbhandari et al. 2020, 'ZeRO', section 3.1 (2 + 2 + K bytes, K = 12 for "
+    "Adam: 16 bytes). The engine's default.",
+    "mixed-18": "bf16 weights 2 + fp32 gradients 4 + fp32 master weights 4: Megatron-LM "
+    "docs 'Distributed Optimizer' (bf16 params, fp32 grads: 18 bytes with Adam); Hugging "
+    "Face 'Model training anatomy' (6 + 4 + 8 = 18 bytes).",
+    "mixed-20": "fp16 weights 2 + fp16 gradients 2 + fp32 gradient copy 4 + fp32 master 4: "
+    "Megatron-LM docs 'Distributed Optimizer' (fp16 params, fp16 grads: 20 bytes with Adam); "
+    "Smith et al. 2022, 'Megatron-Turing NLG 530B' (20 bytes per parameter).",
+    "fp32": "fp32 weights 4 + fp32 gradients 4, no master copy (16 bytes with Adam).",
+}
+OPTIMIZER_SOURCES = {
+    "adam": "Adam keeps two fp32 moments per parameter (4 + 4 bytes); Kingma & Ba 2015.",
+    "adamw": "AdamW: as Adam, two fp32 moments (4 + 4 bytes); Loshchilov & Hutter 2019.",
+    "adam-8bit": "8-bit Adam keeps both moments in 1 byte each; Dettmers et al. 2022, "
+    "'8-bit Optimizers via Block-wise Quantization'.",
+    "sgd-momentum": "SGD with momentum keeps one fp32 momentum (4 bytes).",
+    "sgd": "Plain SGD keeps no optimiser state.",
+}
+
+
+def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
+    """The KV-per-token arithmetic in words, for assumptions and widgets."""
+    b = get_format(format_id).bytes_per_number
+    per = kv_cache_bytes_per_token(model, format_id)
+    if model.attention == "mla":
+        return (f"KV cache per token (MLA latent): ({model.kv_lora_rank} + "
+                f"{model.qk_rope_head_dim}) × {model.layers} layers × {b:g} bytes = {per:,.0f} "
+                "bytes (MLA caches a compressed latent, not full keys and values)")
+    return (f"KV cache per token: 2 × {model.layers} layers × {model.kv_heads} KV heads × "
+            f"{model.head_dim} head dim × {b:g} bytes = {per:,.0f} bytes")
+
+
+def capacity_words(hw: HardwareSpec) -> str:
+    """The one-line assumption behind a chip's capacity: which figure, and its source."""
+    return (f"Capacity: {format_GB_fixed(hw.memory_bytes)} per {hw.name}, what a program can "
+            f"allocate ({hw.memory_basis.rstrip('.')}). GB = 10^9 bytes.")
+
+
+def memory_assumptions(mem: ServingMemory | TrainingMemory) -> tuple[str, ...]:
+    """What a memory record rests on, one sentence each (the model's own notes last)."""
+    if isinstance(mem, ServingMemory):
+        return serving_assumptions(mem)
+    return training_assumptions(mem)
+
+
+def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
+    m = mem.model
+    fmt = get_format(mem.weight_format)
+    out = [
+        f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
+        f"({fmt.id}) = {format_GB_fixed(m.params * fmt.bytes_per_number)}"
+        + (f", split over {mem.gpus} GPUs" if mem.gpus > 1 else "") + ".",
+        kv_cache_formula(m, mem.kv_format) + _kv_adjusted_words(mem)
+        + f"; × {mem.context_tokens:,} tokens × batch {mem.batch} = "
+        f"{format_GB_fixed(mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch)}.",
+        f"Activations: transient buffers for the {mem.activation_tokens:,} tokens in flight "
+        f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
+        f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
+        f"Runtime overhead: a fixed allowance of {format_GB_fixed(RUNTIME_OVERHEAD_BYTES)} per "
+        "GPU for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
+        "real engines vary by about 0.5-3 GB).",
+        capacity_words(mem.hardware),
+    ]
+    if mem.gpus > 1:
+        out.append(f"Tensor parallel over {mem.gpus} GPUs: weights and KV cache split "
+                   "evenly; activations and overhead counted in full on each GPU.")
+        copies = architecture.kv_replication(m, mem.gpus)
+        if copies > 1:
+            out.append(f"More GPUs than KV heads: every GPU keeps at least one KV head, so "
+                       f"the KV cache is stored {copies:g} times over.")
+    if m.sliding_window:
+        out.append(f"{m.name} uses {a_or_an(m.sliding_window)} {m.sliding_window:,}-token "
+                   f"sliding window on some or all layers; those layers keep at most "
+                   f"{m.sliding_window:,} tokens, so the KV cache averages "
+                   f"{mem.kv_cache_bytes_per_token:,.0f} bytes per token at "
+                   f"{mem.context_tokens:,} tokens of context.")
+    out.extend(m.assumptions)
+    return tuple(out)
+
+
+def _kv_adjusted_words(mem: ServingMemory) -> str:
+    """Why the per-token KV figure used differs from the full-attention one, if it does."""
+    full = kv_cache_bytes_per_token(mem.model, mem.kv_format)
+    if mem.kv_cache_bytes_per_token == full:
+        return ""
+    why = []
+    if mem.model.sliding_window and mem.context_tokens > mem.model.sliding_window:
+        why.append("the sliding window caps some layers")
+    copies = architecture.kv_replication(mem.model, mem.gpus)
+    if copies > 1:
+        why.append(f"stored {copies:g} times over {mem.gpus} GPUs")
+    return f"; {mem.kv_cache_bytes_per_token:,.0f} bytes per token here ({', '.join(why)})"
+
+
+def serving_warnings(mem: ServingMemory) -> tuple[str, ...]:
+    """What is doubtful about the request itself (a context beyond the model's maximum)."""
+    if mem.context_tokens > mem.model.max_context:
+        return (f"{mem.context_tokens:,} tokens is beyond {mem.model.name}'s maximum "
+                f"context of {mem.model.max_context:,}.",)
+    return ()
+
+
+def training_assumptions(mem: TrainingMemory) -> tuple[str, ...]:
+    m = mem.model
+    sums = " + ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in mem.bytes_per_param.items())
+    out = [
+        f"Training state per parameter ({mem.optimizer}, {mem.convention}): {sums} = "
+        f"{mem.bytes_per_param_total:g} bytes. {CONVENTION_SOURCES[mem.convention]} "
+        f"{OPTIMIZER_SOURCES[mem.optimizer]}",
+        f"State: {m.params:,} parameters × {mem.bytes_per_param_total:g} bytes = "
+        f"{format_GB_fixed(mem.state_bytes_total)} before sharding.",
+        sharding_words(mem.sharding, mem.dp, mem.tp),
+        f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
+        f"Transformer Models', Table 2), {mem.recompute} recomputation, sequence "
+        f"{mem.seq_len:,} × micro-batch {mem.micro_batch} × hidden {m.hidden:,} × "
+        f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
+        "an approximation for GQA/SwiGLU models; output layer and loss not included.",
+        f"Runtime overhead: a fixed allowance of {format_GB_fixed(RUNTIME_OVERHEAD_BYTES)} per "
+        "GPU (CUDA context, workspaces, communication buffers); an assumption.",
+        capacity_words(mem.hardware),
+    ]
+    out.extend(m.assumptions)
+    return tuple(out)
+
+
+def sharding_words(sharding: str, dp: int, tp: int) -> str:
+    """What a sharding stage splits, over how many data-parallel GPUs, as one sentence."""
+    tp_words = f" Tensor parallel over {tp} GPUs divides everything by {tp}." if tp > 1 else ""
+    if sharding == "none":
+        return f"Replicated data parallel: every GPU holds the full state.{tp_words}"
+    what = {"zero1": "optimiser states (master weights and moments)",
+            "zero2": "optimiser states and gradients",
+            "zero3": "optimiser states, gradients and weights"}[sharding]
+    return (f"ZeRO stage {sharding[-1]} (Rajbhandari et al. 2020): {what} split over the "
+            f"{dp} data-parallel GPUs.{tp_words}")

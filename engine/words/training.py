@@ -1,0 +1,52 @@
+"""A training run in words: the assumptions a simulated run rests on (the FLOPs per token, the
+steady speed worked out, start-up, ramp, checkpoints, the loss fit), written from
+engine.numbers.training_run's inputs.
+"""
+
+from __future__ import annotations
+
+from engine.numbers.training_run import INITIAL_LOSS, TrainingRunInputs
+from engine.words.format import format_count, format_seconds
+
+
+def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
+    """The run's assumptions, one sentence each (the same for every moment of the run)."""
+    if inp.flops_per_token:
+        per_token = format_count(inp.flops_per_token)
+        out = [f"Training FLOPs = {per_token} per token × tokens (2 forward + 4 backward per "
+               "active weight, plus attention; recomputation not counted in MFU)."]
+    else:
+        per_token = f"{inp.flops_per_token_factor:g} × {format_count(inp.params)}"
+        out = [f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
+               f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'})."]
+    out += [
+        f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
+        f"{inp.mfu:.0%} MFU / ({per_token}) = "
+        f"{inp.steady_tokens_per_s:,.0f} tokens/s.",
+        f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
+        f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",
+        f"Start-up: {format_seconds(inp.startup_seconds)} loading and initialising before the "
+        "first token (illustrative).",
+    ]
+    if inp.warmup_seconds > 0:
+        out.append(
+            f"Throughput ramps linearly from 0 to full speed over the first "
+            f"{format_seconds(inp.warmup_seconds)} of training (illustrative)."
+        )
+    if inp.checkpoint_seconds > 0:
+        out.append(
+            f"A synchronous checkpoint every {format_seconds(inp.checkpoint_interval_seconds)} "
+            "of training and one at the end, each pausing "
+            f"{format_seconds(inp.checkpoint_seconds)} "
+            f"({inp.checkpoints:,} in all; illustrative)."
+        )
+    else:
+        out.append("No checkpoint pauses.")
+    out += [
+        "No failures, restarts or slow-downs: a real run of weeks loses time to them.",
+        "Loss: Chinchilla fit L = 1.69 + 406.4/N^0.34 + 410.7/D^0.28 (Hoffmann et al. 2022, "
+        "approach 3), in nats per token, for their data and tokenizer: indicative, not a "
+        "prediction for this model. Each point is the fit at the tokens seen so far, capped "
+        f"at ln(32,000) = {INITIAL_LOSS:.2f} for an untrained model.",
+    ]
+    return tuple(out)
