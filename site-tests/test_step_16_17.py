@@ -25,10 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from engine.browser import update  # noqa: E402
 from engine.lesson import drill_fit, drills  # noqa: E402
-from engine.lesson.figures import format_tokens_per_s  # noqa: E402
 from engine.numbers.catalog import get_hardware, get_model  # noqa: E402
 from engine.numbers.serving import DecodeStep, decode_step  # noqa: E402
-from engine.words.format import format_seconds  # noqa: E402
+from engine.words.format import format_seconds, format_tokens_per_s  # noqa: E402
 
 ROOF_PAGE = "steps/16-roofline/"
 ROOF = "[data-widget=roofline_chart]"

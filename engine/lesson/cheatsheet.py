@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.lesson.figures import format_bandwidth, format_tokens_per_s
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model, list_hardware
 from engine.numbers.compute import flops_per_token, training_flops, training_flops_per_token
@@ -28,7 +27,14 @@ from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
 from engine.render.html import column_heads, esc, table_box, tag
-from engine.words.format import format_count, format_flops, format_GB, format_seconds
+from engine.words.format import (
+    format_bandwidth,
+    format_count,
+    format_flops,
+    format_GB,
+    format_seconds,
+    format_tokens_per_s,
+)
 from engine.words.labels import part_label
 
 # The lesson's models, smallest to largest, and the GPUs a reader is likely to meet.

@@ -341,19 +341,6 @@ class QuestionBase:
         return needed <= {mistake for mistake, _, _ in self.typical_wrong_answers()}
 
 
-def part_words(key: str) -> str:
-    """A part of the bytes per parameter, in words."""
-    return {
-        "weights": "weights",
-        "gradients": "gradients",
-        "fp32_gradients": "fp32 gradient copy",
-        "master_weights": "fp32 master weights",
-        "first_moment": "first moment",
-        "second_moment": "second moment",
-        "momentum": "momentum",
-    }.get(key, key.replace("_", " "))
-
-
 __all__ = [
     "MAX_SEED",
     "TOLERANCE",
@@ -367,6 +354,5 @@ __all__ = [
     "parse_answer_GB",
     "parse_fits",
     "parse_seed",
-    "part_words",
     "within",
 ]

@@ -29,7 +29,6 @@ from engine.lesson.drill_core import (
     parse_answer_GB,
     parse_fits,
     parse_seed,
-    part_words,
     within,
 )
 from engine.numbers import memory
@@ -39,6 +38,7 @@ from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.formats import get_format
 from engine.numbers.units import GB
 from engine.words.format import format_GB
+from engine.words.labels import part_words
 
 TASKS = ("serve", "train")
 SERVE_SHARE = 0.6  # share of scenarios that serve (the rest train)

@@ -30,7 +30,6 @@ from engine.lesson.drill_core import (
     parse_answer_GB,
     parse_fits,
     parse_seed,
-    part_words,
     within,
 )
 from engine.numbers import memory
@@ -44,6 +43,7 @@ from engine.numbers.catalog import (
 from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.units import GB
 from engine.words.format import format_GB
+from engine.words.labels import part_words
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,12 +22,14 @@ from engine.numbers.compute import flops_per_token as _flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import decode_step, request_timeline
 from engine.words.format import (
+    format_bandwidth,
     format_bytes,
     format_count,
     format_flops,
     format_GB,
     format_seconds,
     format_TFLOP_per_s,
+    format_tokens_per_s,
 )
 
 Figure = Callable[..., str]
@@ -140,20 +142,6 @@ def mfu_assumed() -> str:
 def mfu_good_band() -> str:
     """The MFU well-tuned large training runs reach: '35 to 55 %'."""
     return f"{GOOD_MFU_LOW * 100:.0f} to {GOOD_MFU_HIGH * 100:.0f} %"
-
-
-def format_bandwidth(bytes_per_s: float) -> str:
-    """Bytes per second for reading: '3.35 TB/s', '300 GB/s'."""
-    if bytes_per_s >= 1e12:
-        return f"{bytes_per_s / 1e12:.4g} TB/s"
-    return f"{bytes_per_s / 1e9:.4g} GB/s"
-
-
-def format_tokens_per_s(tokens_per_s: float) -> str:
-    """'209 tokens/s', '3.2 tokens/s'."""
-    if tokens_per_s >= 10:
-        return f"{tokens_per_s:,.0f} tokens/s"
-    return f"{tokens_per_s:.1f} tokens/s"
 
 
 def bandwidth(hardware: str) -> str:

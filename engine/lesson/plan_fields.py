@@ -24,34 +24,22 @@ from engine.render.options import (
     MFU,
     MICRO_BATCH,
     MODEL,
-    OPTIMIZER_LABELS,
     PARAMS,
     SEQ_LEN,
-    TASK_LABELS,
     TENSOR_PARALLEL,
     TRAINING_TOKENS,
     format_options,
     hardware_field,
 )
+from engine.words.labels import (
+    CONVENTION_LABELS,
+    OPTIMIZER_LABELS,
+    RECOMPUTE_LABELS,
+    SHARDING_LABELS,
+    TASK_LABELS,
+)
 
 KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
-SHARDING_LABELS = {
-    "none": "None (every GPU holds everything)",
-    "zero1": "ZeRO-1 (optimiser states split)",
-    "zero2": "ZeRO-2 (+ gradients split)",
-    "zero3": "ZeRO-3 (+ weights split)",
-}
-CONVENTION_LABELS = {
-    "mixed-16": "mixed-16: bf16 gradients",
-    "mixed-18": "mixed-18: fp32 gradients",
-    "mixed-20": "mixed-20: fp16 + fp32 gradients",
-    "fp32": "fp32: everything in fp32",
-}
-RECOMPUTE_LABELS = {
-    "none": "None (keep every activation)",
-    "selective": "Selective (attention only)",
-    "full": "Full (redo each layer's forward pass)",
-}
 
 TRAINING = "Training."
 SERVING = "Serving."

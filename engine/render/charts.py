@@ -6,42 +6,23 @@ legend) so a screen reader gets the same figures as the picture.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.render.placer import Placer, text_box
 from engine.render.plot import WIDTH, chart, legend, stacked_bar
 from engine.render.svg import line, rect, text
 from engine.words.format import format_GB, format_seconds
-
-# One colour per memory quantity, the same in every bar of the lesson: a part's CSS class
-# follows its label (the reader-facing names of engine/words/labels.py and the widgets' own
-# groupings), so "orange" means the same thing on every page. docs/css/parts.css colours
-# them; a label not listed here falls back to part-N by its position.
-PART_CLASSES = {
-    "weights": "part-weights",
-    "kv cache": "part-kv-cache",
-    "activations": "part-activations",
-    "runtime overhead": "part-overhead",
-    "working space": "part-working-space",
-    "gradients": "part-gradients",
-    "fp32 gradient copy": "part-fp32-gradients",
-    "optimizer states": "part-optimizer",
-    "adam first moment": "part-optimizer",
-    "adam second moment": "part-optimizer-2",
-    "momentum": "part-optimizer",
-    "fp32 master weights": "part-master-weights",
-    "held by other jobs": "part-other-jobs",
-    "other jobs": "part-other-jobs",
-}
+from engine.words.labels import part
 
 
-def part_class(name: str, index: int) -> str:
-    """The CSS class of a memory part: by its label when known, else part-N by position."""
-    return PART_CLASSES.get(" ".join(name.lower().split()), f"part-{index % 6}")
+def part_class(key: str, index: int) -> str:
+    """The CSS class of a memory part: its own colour (engine.words.labels.PARTS, the same on
+    every page; docs/css/parts.css) when it has one, else part-N by position."""
+    return part(key).css_class or f"part-{index % 6}"
 
 
 def memory_bar(
-    parts: Sequence[tuple[str, float]],
+    parts: Mapping[str, float] | Sequence[tuple[str, float]],
     capacity_bytes: float,
     *,
     label: str,
@@ -52,16 +33,19 @@ def memory_bar(
 
     The scale stretches to whichever is larger, the capacity or the total (or ``scale_bytes``,
     so several bars can share one scale), so a plan that does not fit is visibly past the red
-    capacity line.
+    capacity line. ``parts``: bytes by part id (engine.words.labels.PARTS names and colours
+    each).
     """
-    total = sum(b for _, b in parts)
+    items = list(parts.items()) if isinstance(parts, Mapping) else list(parts)
+    named = [(part(key).label, key, n_bytes) for key, n_bytes in items]
+    total = sum(b for _, _, b in named)
     scale_max = max(capacity_bytes, total, scale_bytes) * 1.04 or 1.0
     bar_y, bar_h, left = 18, 26, 4
     usable = width - 2 * left
     bar = stacked_bar(
         [
-            (part_class(name, i), n_bytes, f"{name}: {format_GB(n_bytes)}")
-            for i, (name, n_bytes) in enumerate(parts)
+            (part_class(key, i), n_bytes, f"{name}: {format_GB(n_bytes)}")
+            for i, (name, key, n_bytes) in enumerate(named)
         ],
         x=left,
         y=bar_y,
@@ -86,7 +70,7 @@ def memory_bar(
         candidates = [(x, float(baseline), anchor) for x, anchor in spots]
         tx, ty, anchor = labels.place(words, candidates) or candidates[0]
         marker += text(tx, ty, words, anchor=anchor)
-    description = f"{label}: " + ", ".join(f"{n} {format_GB(b)}" for n, b in parts)
+    description = f"{label}: " + ", ".join(f"{n} {format_GB(b)}" for n, _, b in named)
     description += f"; total {format_GB(total)} of {format_GB(capacity_bytes)}."
     content = rect(left, bar_y, usable, bar_h, class_="track", rx=3) + bar + marker
     svg = chart(
@@ -98,7 +82,7 @@ def memory_bar(
         height=height,
     )
     return svg + legend(
-        [(part_class(name, i), f"{name}: {format_GB(b)}") for i, (name, b) in enumerate(parts)]
+        [(part_class(key, i), f"{name}: {format_GB(b)}") for i, (name, key, b) in enumerate(named)]
     )
 
 

@@ -9,14 +9,10 @@ from engine.render.fields import Amount, Choice, Count, Values
 
 CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
-# In the catalogue for the vLLM paper's worked example (KV cache of OPT-13B), and still drawn
-# by the drills, but not offered in pickers: its 2,048-token context trips most widgets'
-# defaults.
-REFERENCE_ONLY_MODELS = frozenset({"opt-13b"})
 
 
 def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
-    options = [(m.id, m.name) for m in list_models() if m.id not in REFERENCE_ONLY_MODELS]
+    options = [(m.id, m.name) for m in list_models()]
     if with_custom:
         options.append((CUSTOM_MODEL, CUSTOM_MODEL_LABEL))
     return tuple(options)
@@ -81,15 +77,6 @@ def format_options(*ids: str) -> tuple[tuple[str, str], ...]:
 
 
 SERVING_WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
-# The words of the selects several widgets share (value -> label).
-TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
-OPTIMIZER_LABELS = {
-    "adam": "Adam",
-    "adamw": "AdamW",
-    "adam-8bit": "8-bit Adam",
-    "sgd-momentum": "SGD with momentum",
-    "sgd": "Plain SGD",
-}
 
 
 def weight_format_field() -> Choice:

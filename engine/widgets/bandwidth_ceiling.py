@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.lesson.figures import format_bandwidth as bandwidth_text
-from engine.lesson.figures import format_tokens_per_s as rate_text
 from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.formats import get_format
@@ -18,7 +16,14 @@ from engine.render.options import (
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Values, Widget
-from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
+from engine.words.format import (
+    format_bandwidth,
+    format_count,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+    format_tokens_per_s,
+)
 
 # Data-centre GPUs, a gaming card, a workstation GPU, a desktop Apple chip, one socket of a
 # CPU server (dgx-1's own CPUs) and a phone: the range the lesson compares.
@@ -55,7 +60,7 @@ def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: str) -> Cei
 
 def _line(c: Ceiling) -> str:
     text = (
-        f"{c.hardware.name}: {rate_text(c.step.tokens_per_s_per_user)} "
+        f"{c.hardware.name}: {format_tokens_per_s(c.step.tokens_per_s_per_user)} "
         f"({format_seconds(c.step.seconds)} per token)"
     )
     if not c.fits:
@@ -110,7 +115,7 @@ def render(values: Values) -> str:
     mine = next(c for c in rows if c.hardware.id == chosen.id)
     step = mine.step
     verdict_text = (
-        f"One {chosen.name}: at most {rate_text(step.tokens_per_s_per_user)} for one user, "
+        f"One {chosen.name}: at most {format_tokens_per_s(step.tokens_per_s_per_user)} for one user, "
         f"{format_seconds(step.seconds)} per token."
     )
     if not mine.fits:
@@ -139,15 +144,15 @@ def render(values: Values) -> str:
     figures = definition_list(
         [
             ("Bytes read per token", read_words),
-            ("Memory bandwidth", bandwidth_text(chosen.bandwidth_bytes_per_s)),
+            ("Memory bandwidth", format_bandwidth(chosen.bandwidth_bytes_per_s)),
             (
                 "Time to read them",
-                f"{format_GB(step.bytes_read)} ÷ {bandwidth_text(chosen.bandwidth_bytes_per_s)} "
+                f"{format_GB(step.bytes_read)} ÷ {format_bandwidth(chosen.bandwidth_bytes_per_s)} "
                 f"= {format_seconds(step.memory_seconds)}",
             ),
             (
                 "Ceiling for one user",
-                f"1 ÷ {format_seconds(step.seconds)} = {rate_text(step.tokens_per_s_per_user)}",
+                f"1 ÷ {format_seconds(step.seconds)} = {format_tokens_per_s(step.tokens_per_s_per_user)}",
             ),
             (
                 "The maths of that token, for comparison",

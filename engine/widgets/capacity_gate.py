@@ -19,7 +19,6 @@ from engine.render.options import (
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
-from engine.words.labels import labelled_parts
 
 SMALLER_FORMATS = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
@@ -145,7 +144,7 @@ def render(values: Values) -> str:
         data_fits="true" if plan.fits else "false",
     )
     bar = memory_bar(
-        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}"
     )
     parts = plan.parts
     balance = plan.capacity_bytes - plan.per_gpu_bytes

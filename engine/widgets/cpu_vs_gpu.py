@@ -15,7 +15,7 @@ from engine.render.fields import Choice, Count
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Values, Widget
-from engine.words.format import format_TFLOP_per_s
+from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
 from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
@@ -40,16 +40,6 @@ GPUS = Count("gpus", "Number of GPUs", "1", unit="GPUs", hint="dgx-1 has eight",
 def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:
     """The CPU, how many, the GPU, how many: each error naming its field."""
     return get_hardware(values[CPU]), values[CPUS], get_hardware(values[GPU]), values[GPUS]
-
-
-def format_bandwidth(bytes_per_s: float) -> str:
-    if bytes_per_s >= 1e12:
-        return f"{bytes_per_s / 1e12:,.2f} TB/s"
-    return f"{bytes_per_s / 1e9:,.1f} GB/s"
-
-
-def format_capacity(n_bytes: float) -> str:
-    return f"{n_bytes / 1e9:,.0f} GB" if n_bytes >= 1e11 else f"{n_bytes / 1e9:,.3g} GB"
 
 
 def format_ratio(ratio: float) -> str:
@@ -120,8 +110,8 @@ def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[
         "Memory capacity",
         cpu_mem,
         gpu_mem,
-        f"{format_capacity(cpu_mem)} {cpu.memory_type}",
-        f"{format_capacity(gpu_mem)} {gpu.memory_type}",
+        f"{format_GB(cpu_mem)} {cpu.memory_type}",
+        f"{format_GB(gpu_mem)} {gpu.memory_type}",
     )
     return [units, lanes, peak, bandwidth, capacity]
 

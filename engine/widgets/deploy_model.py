@@ -64,13 +64,10 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     free = state.free_bytes()[gpu]
     working = mem.parts["activations"] + mem.parts["runtime_overhead"]
     tokens = cluster.kv_tokens_that_fit(free, mem)
-    parts = [
-        ("Weights", mem.parts["weights"]),
-        ("KV cache", mem.parts["kv_cache"]),
-        ("Working space", working),
-    ]
+    parts = {"weights": mem.parts["weights"], "kv_cache": mem.parts["kv_cache"],
+             "working_space": working}
     if held > 0:
-        parts.append(("Held by other jobs", held))
+        parts["other_jobs"] = held
     bar = memory_bar(parts, mem.capacity_bytes, label=f"Memory of GPU {gpu}")
     kv_total = (
         f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} × {context:,} tokens × "

@@ -12,7 +12,6 @@ from engine.lesson import drills
 from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
-from engine.words.labels import labelled_parts
 
 DRILL_STEP = 7
 
@@ -35,7 +34,7 @@ def _bar(q: drills.TrainingMemoryQuestion) -> str:
     if q.with_activations:
         parts["activations"] = q.activation_bytes
     return memory_bar(
-        labelled_parts(parts), q.capacity_bytes, label=f"Memory of one {q.hardware.name}"
+        parts, q.capacity_bytes, label=f"Memory of one {q.hardware.name}"
     )
 
 

@@ -13,7 +13,6 @@ from engine.lesson import drill_core, drill_fit
 from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
-from engine.words.labels import labelled_parts
 
 DRILL_STEP = 17
 
@@ -31,7 +30,7 @@ def _check(q: drill_fit.FitQuestion, values: Values) -> drill_fit.FitFeedback:
 
 def _bar(q: drill_fit.FitQuestion) -> str:
     return memory_bar(
-        labelled_parts(q.parts), q.capacity_bytes, label=f"Memory of one {q.hardware.name}"
+        q.parts, q.capacity_bytes, label=f"Memory of one {q.hardware.name}"
     )
 
 

@@ -13,14 +13,9 @@ from engine.render.html import esc, tag
 from engine.render.options import SERVING_WEIGHT_FORMATS, format_options, model_fields, model_from
 from engine.render.widget import Values, Widget
 from engine.words.answers import QUESTIONS, answers
+from engine.words.labels import SHARDING_LABELS
 from engine.words.memory import memory_assumptions
 
-SHARDING_LABELS = {
-    "none": "None (every GPU holds everything)",
-    "zero1": "ZeRO-1 (optimizer states split)",
-    "zero2": "ZeRO-2 (+ gradients split)",
-    "zero3": "ZeRO-3 (+ weights split)",
-}
 # The plan's own fields, renamed and relabelled for this step; the other inputs take plan()'s
 # defaults. Only the chosen task's fields are read.
 FIELDS = {

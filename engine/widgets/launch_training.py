@@ -27,16 +27,10 @@ from engine.render.html import esc, tag
 from engine.render.options import catalog_model_field
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_count, format_GB
-from engine.words.labels import labelled_parts
+from engine.words.labels import SHARDING_LABELS
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
 ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}
-SHARDING_LABELS = {
-    "none": "None: every GPU holds the whole state",
-    "zero1": "ZeRO-1: optimizer states split",
-    "zero2": "ZeRO-2: optimizer states and gradients split",
-    "zero3": "ZeRO-3: weights, gradients and optimizer states split",
-}
 SAME_ANSWER = "Same inputs, same arithmetic, same answer."
 REFUSED = "Refused before it starts"  # the verdict heading; the engine's message opens with it
 
@@ -97,7 +91,7 @@ def _memory_chart(result: cluster.ActionResult) -> str:
     )
     where = "one GPU" if len(job.gpus) == 1 else f"each of {len(job.gpus)} GPUs"
     return memory_bar(
-        labelled_parts(mem.parts), mem.capacity_bytes, label=f"Training memory on {where}"
+        mem.parts, mem.capacity_bytes, label=f"Training memory on {where}"
     )
 
 

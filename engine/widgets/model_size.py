@@ -12,7 +12,6 @@ from engine.render.html import definition_list, esc, tag
 from engine.render.options import format_options, model_fields, model_from
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
-from engine.words.labels import labelled_parts
 
 PLAN_HARDWARE = "h100-sxm"
 FORMAT = Choice("format", "Number format", "bf16", options=format_options())
@@ -39,7 +38,7 @@ def render(values: Values) -> str:
     )
     verdict = tag("p", esc(verdict_text), class_=f"widget-verdict {verdict_class}")
     bar = memory_bar(
-        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}"
     )
     return figures + verdict + bar
 

@@ -33,7 +33,6 @@ from engine.words.format import (
     format_seconds,
     format_TFLOP_per_s,
 )
-from engine.words.labels import labelled_parts
 from engine.words.memory import memory_assumptions
 
 
@@ -151,7 +150,7 @@ def render(values: Values) -> str:
         data_fits="true" if mem.fits else "false",
     )
     bar = memory_bar(
-        labelled_parts(mem.parts), mem.capacity_bytes, label=f"Memory of one {p.hardware.name}"
+        mem.parts, mem.capacity_bytes, label=f"Memory of one {p.hardware.name}"
     )
     answered = answers(p)
     items = "".join(

@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.lesson.figures import format_bandwidth, format_tokens_per_s
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
 from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.memory import ServingMemory, serving_memory
@@ -33,7 +32,13 @@ from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import at_best_and_expected
-from engine.words.format import a_or_an, format_GB, format_seconds
+from engine.words.format import (
+    a_or_an,
+    format_bandwidth,
+    format_GB,
+    format_seconds,
+    format_tokens_per_s,
+)
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
 MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048

@@ -15,7 +15,6 @@ from engine.render.options import (
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
-from engine.words.labels import labelled_parts
 from engine.words.memory import memory_assumptions
 
 MODEL = catalog_model_field()
@@ -42,7 +41,7 @@ def render(values: Values) -> str:
         "p", esc(verdict_text), class_="widget-verdict " + ("fits" if plan.fits else "refused")
     )
     bar = memory_bar(
-        labelled_parts(plan.parts), plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}"
     )
     kv_per_token = memory.kv_cache_bytes_per_token(model)
     figures = definition_list(

@@ -20,7 +20,6 @@ from engine.render.options import (
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
-from engine.words.labels import labelled_parts
 from engine.words.memory import memory_assumptions
 
 TRAIN_TOKENS = 1e12  # the step 5 run's budget
@@ -195,14 +194,14 @@ def render(values: Values) -> str:
             class_="widget-subtitle",
         )
         + memory_bar(
-            labelled_parts(train.memory.parts),
+            train.memory.parts,
             train.memory.capacity_bytes,
             label=f"Training {model.name}: memory of each GPU",
             scale_bytes=scale,
         )
         + tag("p", esc(f"Serving on {plural(serve_gpus, 'GPU')}: memory of each"), class_="widget-subtitle")
         + memory_bar(
-            labelled_parts(serve.memory.parts),
+            serve.memory.parts,
             serve.memory.capacity_bytes,
             label=f"Serving {model.name}: memory of each GPU",
             scale_bytes=scale,

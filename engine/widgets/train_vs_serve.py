@@ -10,35 +10,17 @@ from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     MICRO_BATCH,
-    OPTIMIZER_LABELS,
     SEQ_LEN,
     catalog_model_field,
     hardware_field,
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
-from engine.words.labels import labelled_parts, part_label
+from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_LABELS, part_label
 from engine.words.memory import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
 SERVING_FORMAT = "bf16"
 
-RECOMPUTE_LABELS = {
-    "none": "None (keep every activation)",
-    "selective": "Selective (recompute attention only)",
-    "full": "Full (keep only each layer's input)",
-}
-
-
-def _convention_options() -> tuple[tuple[str, str], ...]:
-    """Each convention with its total for Adam, as the engine counts it."""
-    return tuple(
-        (
-            conv,
-            f"{conv}: {memory.training_bytes_per_param('adam', conv):g} "
-            "bytes per parameter with Adam",
-        )
-        for conv in memory.CONVENTIONS
-    )
 
 
 def _verdict(what: str, used: float, capacity: float) -> str:
@@ -53,12 +35,12 @@ MODEL = catalog_model_field()
 HARDWARE = hardware_field()
 OPTIMIZER = Choice(
     "optimizer",
-    "Optimizer",
+    "Optimiser",
     "adam",
     options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
 )
 CONVENTION = Choice(
-    "convention", "Bytes-per-parameter convention", "mixed-16", options=_convention_options()
+    "convention", "Bytes-per-parameter convention", "mixed-16", options=tuple(CONVENTION_LABELS.items())
 )
 RECOMPUTE = Choice(
     "recompute",
@@ -95,13 +77,13 @@ def render(values: Values) -> str:
     )
     scale = max(serve.per_gpu_bytes, train.per_gpu_bytes, gpu.memory_bytes)
     serve_bar = memory_bar(
-        labelled_parts(serve.parts),
+        serve.parts,
         serve.capacity_bytes,
         label=f"Serving {model.name} on one {gpu.name}",
         scale_bytes=scale,
     )
     train_bar = memory_bar(
-        labelled_parts(train.parts),
+        train.parts,
         train.capacity_bytes,
         label=f"Training {model.name} on one {gpu.name}",
         scale_bytes=scale,

@@ -34,15 +34,9 @@ from engine.words.format import (
     format_usd,
     plural,
 )
-from engine.words.labels import labelled_parts
+from engine.words.labels import SHARDING_LABELS
 from engine.words.memory import memory_assumptions
 
-SHARDING_LABELS = {
-    "none": "None: every GPU holds the whole state",
-    "zero1": "ZeRO-1: optimiser states split",
-    "zero2": "ZeRO-2: optimiser states and gradients split",
-    "zero3": "ZeRO-3: optimiser states, gradients and weights split",
-}
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 
 MODEL = catalog_model_field("llama-3.1-405b")
@@ -106,7 +100,7 @@ def render(values: Values) -> str:
         class_="widget-verdict " + ("fits" if fits and on_time else "refused"),
     )
     bar = memory_bar(
-        labelled_parts(mem.parts),
+        mem.parts,
         mem.capacity_bytes,
         label=f"Memory of each {gpu.name} with {sharding} sharding over {gpus:,} GPUs",
     )

@@ -154,7 +154,7 @@ def render(values: Values) -> str:
     busy = now.utilisation
     meters = gpu_meters(
         [
-            (f"GPU {i}", busy, f"{train_mem.per_gpu_bytes / 1e9:,.1f} GB")
+            (f"GPU {i}", busy, format_GB(train_mem.per_gpu_bytes))
             for i in range(system.gpu_count)
         ],
         label=(

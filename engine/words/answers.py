@@ -7,8 +7,8 @@ from __future__ import annotations
 from engine.numbers import cost
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
-from engine.words.format import a_or_an, format_GB_fixed, format_seconds
-from engine.words.labels import part_label
+from engine.words.format import a_or_an, format_bandwidth, format_GB, format_seconds
+from engine.words.labels import part_words
 
 # The five questions, in the order a plan answers them: key of `answers()` -> title.
 QUESTIONS: tuple[tuple[str, str], ...] = (
@@ -54,8 +54,7 @@ def tokens_source(t: TrainFigures) -> str:
 
 
 def _parts_words(p: Plan) -> str:
-    return " + ".join(f"{part_label(k).lower().replace('kv cache', 'KV cache')} "
-                      f"{format_GB_fixed(v)}" for k, v in p.memory.parts.items())
+    return " + ".join(f"{part_words(k)} {format_GB(v)}" for k, v in p.memory.parts.items())
 
 
 def _fits_words(p: Plan) -> str:
@@ -63,12 +62,12 @@ def _fits_words(p: Plan) -> str:
     unit = "GPU" if p.hardware.kind == "gpu" else "chip"
     per = f"per {unit}" if p.gpus > 1 else f"on one {unit}"
     if mem.fits:
-        return (f"Yes: {format_GB_fixed(mem.per_gpu_bytes)} of "
-                f"{format_GB_fixed(mem.capacity_bytes)} {per} ({_parts_words(p)}), "
-                f"{format_GB_fixed(mem.headroom_bytes)} to spare.")
-    return (f"No: it needs {format_GB_fixed(mem.per_gpu_bytes)} {per} ({_parts_words(p)}), "
-            f"{format_GB_fixed(-mem.headroom_bytes)} more than the "
-            f"{format_GB_fixed(mem.capacity_bytes)} of one {p.hardware.name}.")
+        return (f"Yes: {format_GB(mem.per_gpu_bytes)} of "
+                f"{format_GB(mem.capacity_bytes)} {per} ({_parts_words(p)}), "
+                f"{format_GB(mem.headroom_bytes)} to spare.")
+    return (f"No: it needs {format_GB(mem.per_gpu_bytes)} {per} ({_parts_words(p)}), "
+            f"{format_GB(-mem.headroom_bytes)} more than the "
+            f"{format_GB(mem.capacity_bytes)} of one {p.hardware.name}.")
 
 
 def _limit_words(p: Plan) -> str:
@@ -79,8 +78,8 @@ def _limit_words(p: Plan) -> str:
         if d.bound == "memory":
             spread = f" across {p.gpus:,} chips" if p.gpus > 1 else ""
             head = (f"Decoding is memory-bandwidth-bound: each step reads "
-                    f"{format_GB_fixed(d.bytes_read)}{spread} at "
-                    f"{hw.bandwidth_bytes_per_s / 1e12:g} TB/s{' each' if spread else ''}")
+                    f"{format_GB(d.bytes_read)}{spread} at "
+                    f"{format_bandwidth(hw.bandwidth_bytes_per_s)}{' each' if spread else ''}")
         else:
             head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
                     f"step at {hw.compute_peak(p.weight_format)[0] / 1e12:,.0f} TFLOP/s")
@@ -135,12 +134,12 @@ def _failure_words(p: Plan) -> str:
     if not mem.fits:
         extra = ""
         if isinstance(mem, TrainingMemory):
-            extra = (f" The training state alone is {format_GB_fixed(mem.state_bytes)} per GPU "
+            extra = (f" The training state alone is {format_GB(mem.state_bytes)} per GPU "
                      f"({mem.bytes_per_param_total:g} bytes × {p.model.params:,} "
                      f"parameters{' / sharding' if mem.sharding != 'none' else ''}).")
         return ("Out of memory, decided by arithmetic before it starts: "
-                f"{format_GB_fixed(mem.per_gpu_bytes)} needed, "
-                f"{format_GB_fixed(mem.capacity_bytes)} available per GPU.{extra} Retrying "
+                f"{format_GB(mem.per_gpu_bytes)} needed, "
+                f"{format_GB(mem.capacity_bytes)} available per GPU.{extra} Retrying "
                 "cannot help; more GPUs with sharded state, a smaller model or format, or a "
                 "bigger GPU can.")
     if isinstance(mem, ServingMemory):
@@ -148,7 +147,7 @@ def _failure_words(p: Plan) -> str:
                 f"{mem.max_context_tokens_that_fit:,} tokens of context in total "
                 f"({mem.max_concurrent_requests:,} concurrent requests of "
                 f"{mem.context_tokens:,} tokens); past that, requests queue or are refused.")
-    return (f"It fits with {format_GB_fixed(mem.headroom_bytes)} to spare; a longer sequence "
+    return (f"It fits with {format_GB(mem.headroom_bytes)} to spare; a longer sequence "
             "or a bigger micro-batch grows the activations and could push it out of memory.")
 
 

@@ -38,11 +38,6 @@ def format_GB(n_bytes: float) -> str:
     return f"{text} GB"
 
 
-def format_GB_fixed(n_bytes: float) -> str:
-    """Bytes as GB with two decimals ('16.06 GB', '80.00 GB'): the memory assumptions' form."""
-    return f"{n_bytes / GB:,.2f} GB"
-
-
 def format_count(n: float) -> str:
     """'8.03 billion', '405 billion', '1.2 trillion', '4,096'."""
     for name, size in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6)):
@@ -57,6 +52,22 @@ def format_flops(flops: float) -> str:
         return f"{flops:,.0f} FLOPs"
     mantissa, exponent = f"{flops:.2e}".split("e")
     return f"{mantissa} × 10^{int(exponent)} FLOPs"
+
+
+def format_bandwidth(bytes_per_s: float) -> str:
+    """Bytes per second: TB/s from 1 TB/s, else GB/s; four significant figures at most,
+    whole numbers from 1,000: '3.35 TB/s', '900 GB/s', '614.4 GB/s', '26.8 TB/s',
+    '3,430 TB/s'."""
+    value, unit = (bytes_per_s / TB, "TB/s") if abs(bytes_per_s) >= TB else (bytes_per_s / GB, "GB/s")
+    text = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    return f"{text} {unit}"
+
+
+def format_tokens_per_s(tokens_per_s: float) -> str:
+    """'209 tokens/s', '3.2 tokens/s'."""
+    if tokens_per_s >= 10:
+        return f"{tokens_per_s:,.0f} tokens/s"
+    return f"{tokens_per_s:.1f} tokens/s"
 
 
 def format_TFLOP_per_s(flops_per_s: float) -> str:

@@ -1,33 +1,99 @@
-"""Reader-facing names: the engine's memory parts (keyed in snake_case by the numbers layer)
-and chips counted in a sentence. Used by the answers of `plan` and by every chart and table.
+"""Reader-facing names, one table per choice: the engine's memory parts (keyed in snake_case
+by the numbers layer: label, the words in a sentence, the chart colour), the select options
+the widgets share (task, sharding, optimiser, training-state convention, recomputation), and
+chips counted in a sentence.
+
+Spelling: British throughout the site ("optimiser", "utilisation", "colour"); identifiers,
+option values and JSON keys keep the engine's names ("optimizer", "optimizer_states"), and
+proper names keep their own ("Zero Redundancy Optimizer").
 """
 
 from __future__ import annotations
 
-from engine.numbers.catalog import HardwareSpec
+from dataclasses import dataclass
 
-PART_LABELS = {
-    "weights": "Weights",
-    "kv_cache": "KV cache",
-    "activations": "Activations",
-    "runtime_overhead": "Runtime overhead",
-    "gradients": "Gradients",
-    "optimizer_states": "Optimizer states",
-    "master_weights": "FP32 master weights",
-    "fp32_gradients": "FP32 gradient copy",
-    "first_moment": "Adam first moment",
-    "second_moment": "Adam second moment",
-    "momentum": "Momentum",
+from engine.numbers.catalog import HardwareSpec
+from engine.numbers.memory import training_bytes_per_param
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One memory part: its label (legends, tables), its words inside a sentence, and the CSS
+    class that colours it in every chart (docs/css/parts.css)."""
+
+    label: str
+    words: str
+    css_class: str
+
+
+# Every part a memory record or a widget's own grouping names, by id.
+PARTS: dict[str, Part] = {
+    "weights": Part("Weights", "weights", "part-weights"),
+    "kv_cache": Part("KV cache", "KV cache", "part-kv-cache"),
+    "activations": Part("Activations", "activations", "part-activations"),
+    "runtime_overhead": Part("Runtime overhead", "runtime overhead", "part-overhead"),
+    "working_space": Part("Working space", "working space", "part-working-space"),
+    "gradients": Part("Gradients", "gradients", "part-gradients"),
+    "optimizer_states": Part("Optimiser states", "optimiser states", "part-optimizer"),
+    "master_weights": Part("FP32 master weights", "fp32 master weights",
+                           "part-master-weights"),
+    "fp32_gradients": Part("FP32 gradient copy", "fp32 gradient copy", "part-fp32-gradients"),
+    "first_moment": Part("Adam first moment", "Adam first moment", "part-optimizer"),
+    "second_moment": Part("Adam second moment", "Adam second moment", "part-optimizer-2"),
+    "momentum": Part("Momentum", "momentum", "part-optimizer"),
+    "other_jobs": Part("Held by other jobs", "held by other jobs", "part-other-jobs"),
 }
 
 
+def part(key: str) -> Part:
+    """The part named ``key``; an id not in :data:`PARTS` reads as its words, in no colour of
+    its own (the chart then colours it by position)."""
+    found = PARTS.get(key)
+    if found is not None:
+        return found
+    words = key.replace("_", " ")
+    return Part(words.capitalize(), words, "")
+
+
 def part_label(key: str) -> str:
-    return PART_LABELS.get(key, key.replace("_", " ").capitalize())
+    return part(key).label
 
 
-def labelled_parts(parts: dict[str, float]) -> list[tuple[str, float]]:
-    """(label, bytes) pairs in the engine's order, for charts and tables."""
-    return [(part_label(k), v) for k, v in parts.items()]
+def part_words(key: str) -> str:
+    """The part inside a sentence: 'weights', 'KV cache', 'fp32 master weights'."""
+    return part(key).words
+
+
+TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
+SHARDING_LABELS = {
+    "none": "None: every GPU holds the whole state",
+    "zero1": "ZeRO-1: optimiser states split",
+    "zero2": "ZeRO-2: optimiser states and gradients split",
+    "zero3": "ZeRO-3: optimiser states, gradients and weights split",
+}
+OPTIMIZER_LABELS = {
+    "adam": "Adam",
+    "adamw": "AdamW",
+    "adam-8bit": "8-bit Adam",
+    "sgd-momentum": "SGD with momentum",
+    "sgd": "Plain SGD",
+}
+_CONVENTION_WORDS = {
+    "mixed-16": "bf16 gradients",
+    "mixed-18": "fp32 gradients",
+    "mixed-20": "fp16 + fp32 gradients",
+    "fp32": "everything in fp32",
+}
+CONVENTION_LABELS = {
+    conv: f"{conv}: {words}, {training_bytes_per_param('adam', conv):g} bytes per parameter "
+    "with Adam"
+    for conv, words in _CONVENTION_WORDS.items()
+}
+RECOMPUTE_LABELS = {
+    "none": "None (keep every activation)",
+    "selective": "Selective (recompute attention only)",
+    "full": "Full (keep only each layer's input)",
+}
 
 
 def side_name(chip: HardwareSpec, count: int) -> str:

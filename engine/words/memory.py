@@ -18,7 +18,8 @@ from engine.numbers.memory import (
     TrainingMemory,
     kv_cache_bytes_per_token,
 )
-from engine.words.format import a_or_an, format_GB_fixed
+from engine.words.format import a_or_an, format_GB
+from engine.words.labels import part_words
 
 CONVENTION_SOURCES = {
     "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
@@ -56,7 +57,7 @@ def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
 
 def capacity_words(hw: HardwareSpec) -> str:
     """The one-line assumption behind a chip's capacity: which figure, and its source."""
-    return (f"Capacity: {format_GB_fixed(hw.memory_bytes)} per {hw.name}, what a program can "
+    return (f"Capacity: {format_GB(hw.memory_bytes)} per {hw.name}, what a program can "
             f"allocate ({hw.memory_basis.rstrip('.')}). GB = 10^9 bytes.")
 
 
@@ -72,15 +73,15 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
     fmt = get_format(mem.weight_format)
     out = [
         f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
-        f"({fmt.id}) = {format_GB_fixed(m.params * fmt.bytes_per_number)}"
+        f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
         + (f", split over {mem.gpus} GPUs" if mem.gpus > 1 else "") + ".",
         kv_cache_formula(m, mem.kv_format) + _kv_adjusted_words(mem)
         + f"; × {mem.context_tokens:,} tokens × batch {mem.batch} = "
-        f"{format_GB_fixed(mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch)}.",
+        f"{format_GB(mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch)}.",
         f"Activations: transient buffers for the {mem.activation_tokens:,} tokens in flight "
         f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
         f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
-        f"Runtime overhead: a fixed allowance of {format_GB_fixed(RUNTIME_OVERHEAD_BYTES)} per "
+        f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
         "GPU for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
         "real engines vary by about 0.5-3 GB).",
         capacity_words(mem.hardware),
@@ -126,20 +127,20 @@ def serving_warnings(mem: ServingMemory) -> tuple[str, ...]:
 
 def training_assumptions(mem: TrainingMemory) -> tuple[str, ...]:
     m = mem.model
-    sums = " + ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in mem.bytes_per_param.items())
+    sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in mem.bytes_per_param.items())
     out = [
         f"Training state per parameter ({mem.optimizer}, {mem.convention}): {sums} = "
         f"{mem.bytes_per_param_total:g} bytes. {CONVENTION_SOURCES[mem.convention]} "
         f"{OPTIMIZER_SOURCES[mem.optimizer]}",
         f"State: {m.params:,} parameters × {mem.bytes_per_param_total:g} bytes = "
-        f"{format_GB_fixed(mem.state_bytes_total)} before sharding.",
+        f"{format_GB(mem.state_bytes_total)} before sharding.",
         sharding_words(mem.sharding, mem.dp, mem.tp),
         f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
         f"Transformer Models', Table 2), {mem.recompute} recomputation, sequence "
         f"{mem.seq_len:,} × micro-batch {mem.micro_batch} × hidden {m.hidden:,} × "
         f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
         "an approximation for GQA/SwiGLU models; output layer and loss not included.",
-        f"Runtime overhead: a fixed allowance of {format_GB_fixed(RUNTIME_OVERHEAD_BYTES)} per "
+        f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
         "GPU (CUDA context, workspaces, communication buffers); an assumption.",
         capacity_words(mem.hardware),
     ]

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.numbers.memory import serving_memory, training_memory, training_state_bytes_per_param
 from engine.registry import get_widget
-from engine.render.charts import PART_CLASSES, memory_bar, part_class, timeline
-from engine.words.labels import PART_LABELS
+from engine.render.charts import memory_bar, part_class, timeline
+from engine.words.labels import PARTS
 
 CSS = "docs/css/parts.css"
 
@@ -29,34 +30,44 @@ def classes_by_label(html: str) -> dict[str, str]:
     return found
 
 
-def test_a_part_is_coloured_by_its_label_not_its_position() -> None:
-    serve = memory_bar([("Weights", 1e9), ("KV cache", 2e9), ("Activations", 1e8)], 8e10, label="s")
+def test_a_part_is_coloured_by_its_id_not_its_position() -> None:
+    serve = memory_bar({"weights": 1e9, "kv_cache": 2e9, "activations": 1e8}, 8e10, label="s")
     train = memory_bar(
-        [("Weights", 1e9), ("Gradients", 1e9), ("Optimizer states", 4e9), ("Activations", 1e9)],
+        [("weights", 1e9), ("gradients", 1e9), ("optimizer_states", 4e9), ("activations", 1e9)],
         8e10,
         label="t",
     )
     a, b = classes_by_label(serve), classes_by_label(train)
     assert a["Activations"] == b["Activations"] == "part-activations"
     assert a["Weights"] == b["Weights"] == "part-weights"
-    assert b["Optimizer states"] == "part-optimizer" != a["KV cache"]
+    assert b["Optimiser states"] == "part-optimizer" != a["KV cache"]
 
 
-def test_unknown_labels_fall_back_to_the_numbered_colours() -> None:
-    assert part_class("Something else", 7) == "part-1"
-    assert part_class("  kv   CACHE ", 0) == "part-kv-cache"
-    html = memory_bar([("Weights", 1e9), ("Mystery", 1e9)], 8e10, label="x")
-    assert classes_by_label(html) == {"Weights": "part-weights", "Mystery": "part-1"}
+def test_unknown_parts_fall_back_to_the_numbered_colours() -> None:
+    assert part_class("something_else", 7) == "part-1"
+    assert part_class("kv_cache", 0) == "part-kv-cache"
+    html = memory_bar([("weights", 1e9), ("mystery_part", 1e9)], 8e10, label="x")
+    assert classes_by_label(html) == {"Weights": "part-weights", "Mystery part": "part-1"}
 
 
-def test_every_engine_part_label_has_its_own_class_and_a_style() -> None:
+def test_every_part_has_its_own_label_class_and_a_style() -> None:
     css = Path(CSS).read_text(encoding="utf-8")
-    for label in PART_LABELS.values():
-        assert label.lower() in PART_CLASSES, label
-    for cls in set(PART_CLASSES.values()):
-        assert f".chart .{cls} {{ fill:" in css
-        assert f".swatch.{cls} {{ background:" in css
-        assert f'[data-md-color-scheme="slate"] .chart .{cls} ' in css
+    labels = [p.label for p in PARTS.values()]
+    assert len(set(labels)) == len(labels)
+    for key, p in PARTS.items():
+        assert p.css_class, key
+        assert f".chart .{p.css_class} {{ fill:" in css
+        assert f".swatch.{p.css_class} {{ background:" in css
+        assert f'[data-md-color-scheme="slate"] .chart .{p.css_class} ' in css
+
+
+def test_every_memory_record_part_is_in_the_vocabulary() -> None:
+    serve = serving_memory("llama-3.1-8b", "h100-sxm")
+    train = training_memory("llama-3.1-8b", "h100-sxm", optimizer="sgd-momentum",
+                            convention="mixed-20")
+    keys = set(serve.parts) | set(train.parts) | set(train.bytes_per_param)
+    keys |= set(training_state_bytes_per_param("adam", "mixed-20"))
+    assert keys <= set(PARTS)
 
 
 def test_the_same_part_has_the_same_colour_in_every_widget() -> None:
@@ -65,7 +76,7 @@ def test_the_same_part_has_the_same_colour_in_every_widget() -> None:
         widget = get_widget(name)
         for label, cls in classes_by_label(widget.run(widget.defaults()).html).items():
             colours.setdefault(label, set()).add(cls)
-    assert {"Weights", "Activations", "Gradients", "Optimizer states"} <= set(colours)
+    assert {"Weights", "Activations", "Gradients", "Optimiser states"} <= set(colours)
     assert all(len(c) == 1 for c in colours.values()), colours
 
 

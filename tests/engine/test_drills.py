@@ -231,7 +231,13 @@ def test_forgot_to_divide_under_zero3() -> None:
 
 
 def test_divided_although_nothing_is_sharded() -> None:
-    q = find_question(lambda q: q.sharding == "none" and q.gpus > 1)
+    def told_apart(q: drills.TrainingMemoryQuestion) -> bool:
+        """Replicated over several GPUs, and dividing anyway is no other slip's answer."""
+        divided = q.state_total_bytes / q.gpus + q.activation_bytes
+        others = [b for m, b, _ in q.typical_wrong_answers() if m != "divided_replicated"]
+        return not any(abs(b - divided) <= 0.02 * divided for b in others)
+
+    q = find_question(lambda q: q.sharding == "none" and q.gpus > 1 and told_apart(q))
     feedback = drills.check_answer(q, gb_text(q.state_total_bytes / q.gpus + q.activation_bytes))
     assert feedback.mistake == "divided_replicated"
     assert "full state onto every GPU" in feedback.message

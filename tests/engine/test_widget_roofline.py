@@ -13,7 +13,7 @@ import re
 import pytest
 
 from engine.browser import update
-from engine.lesson.figures import format_tokens_per_s, ridge
+from engine.lesson.figures import ridge
 from engine.numbers import roofline
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
@@ -27,7 +27,7 @@ from engine.widgets.roofline_chart import (
     format_flops_per_s,
     format_intensity,
 )
-from engine.words.format import format_GB, format_seconds
+from engine.words.format import format_GB, format_seconds, format_tokens_per_s
 
 NAME = "roofline_chart"
 HOSTILE = '<script>alert("x")</script>'

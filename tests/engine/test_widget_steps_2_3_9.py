@@ -226,8 +226,8 @@ def test_chart_labels_are_escaped() -> None:
 
 
 def test_memory_bars_share_a_scale() -> None:
-    small = memory_bar([("Weights", 1e9)], 2e9, label="a", scale_bytes=10e9)
-    big = memory_bar([("Weights", 10e9)], 2e9, label="b")
+    small = memory_bar({"weights": 1e9}, 2e9, label="a", scale_bytes=10e9)
+    big = memory_bar({"weights": 10e9}, 2e9, label="b")
     width = re.compile(r'class="part-weights" x="[0-9.]+" y="\d+" width="([0-9.]+)"')
     assert float(width.findall(big)[0]) == pytest.approx(
         10 * float(width.findall(small)[0]), abs=0.1

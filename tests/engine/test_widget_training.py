@@ -152,7 +152,7 @@ def test_training_run_follows_the_budget_mfu_and_speed() -> None:
 def test_training_run_memory_per_gpu_from_the_engine() -> None:
     mem = memory.training_memory("llama-3.1-8b", "h100-sxm", gpus=8, sharding="zero3")
     assert mem.fits
-    assert f"{mem.per_gpu_bytes / 1e9:,.1f} GB" in render("training_run")
+    assert format_GB(mem.per_gpu_bytes) in render("training_run")
 
 
 @pytest.mark.parametrize(

@@ -88,7 +88,7 @@ def test_llama_70b_in_bf16_fits_one_h200() -> None:
     # 327,680 bytes) + 0.30 GB activations + 1.5 GB overhead = 145.6 GB < 150.1 GB.
     assert mem.fits
     assert mem.per_gpu_bytes == pytest.approx(145.59e9, rel=1e-3)
-    assert any("150.11 GB" in a and "h200-2026-11-30" in a for a in memory_assumptions(mem))
+    assert any("150.1 GB" in a and "h200-2026-11-30" in a for a in memory_assumptions(mem))
 
 
 # ------------------------------------------------------------------ number formats

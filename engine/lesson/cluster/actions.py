@@ -22,11 +22,11 @@ from engine.lesson.cluster.state import (
     job_progress,
 )
 from engine.lesson.cluster.training import launch_training
-from engine.lesson.cluster.words import _gb, gpu_list
+from engine.lesson.cluster.words import gpu_list
 from engine.numbers import validate
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
-from engine.words.format import format_count, plural
+from engine.words.format import format_count, format_GB, plural
 
 
 def new_cluster(system_id: str = "dgx-1") -> ClusterState:
@@ -34,7 +34,7 @@ def new_cluster(system_id: str = "dgx-1") -> ClusterState:
     system = get_system(system_id)
     hello = LogEntry(0.0, "info", (
         f"{system.id} ready: {system.gpu_count} × {system.gpu.name}, "
-        f"{_gb(system.gpu.memory_bytes)} each ({_gb(system.gpu_memory_bytes)} in all)."))
+        f"{format_GB(system.gpu.memory_bytes)} each ({format_GB(system.gpu_memory_bytes)} in all)."))
     return ClusterState(system_id=system.id, clock_seconds=0.0, next_job=1, jobs=(),
                         log=(hello,))
 
@@ -63,7 +63,7 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
     stopped = replace(job, status="stopped", ended_seconds=st.clock_seconds)
     jobs = tuple(stopped if j.id == job.id else j for j in st.jobs)
     model = get_model(job.model_id)
-    message = f"Stopped {job.id} ({model.name}); {_gb(job.bytes_per_gpu)} freed on " \
+    message = f"Stopped {job.id} ({model.name}); {format_GB(job.bytes_per_gpu)} freed on " \
               f"{plural(len(job.gpus), 'GPU') if len(job.gpus) > 1 else gpu_list(job.gpus)}."
     if job.kind == "train":
         p = job_progress(replace(st, jobs=jobs), stopped)

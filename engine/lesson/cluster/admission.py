@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from engine.lesson.cluster.log import _trim_jobs, _with_log
 from engine.lesson.cluster.state import ActionResult, ClusterState, Job, LogEntry, WayOut
-from engine.lesson.cluster.words import _gb, gpu_list
+from engine.lesson.cluster.words import gpu_list
+from engine.words.format import format_GB
 
 _RULES = (
     "Admission by arithmetic: a job's memory per GPU must fit the memory still free on each "
@@ -48,12 +49,12 @@ def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
             held = cap - free[g]
             if held > 0:
                 holders = ", ".join(j.id for j in st.running_jobs() if g in j.gpus)
-                room = (f"the {_gb(free[g])} free on GPU {g} ({_gb(cap)} less {_gb(held)} "
+                room = (f"the {format_GB(free[g])} free on GPU {g} ({format_GB(cap)} less {format_GB(held)} "
                         f"held by {holders})")
             else:
-                room = f"the {_gb(free[g])} free on GPU {g}"
-            return g, f"{_gb(per_gpu)} per GPU > {room}"
-    return None, f"{_gb(per_gpu)} per GPU fits on {gpu_list(gpus)}"
+                room = f"the {format_GB(free[g])} free on GPU {g}"
+            return g, f"{format_GB(per_gpu)} per GPU > {room}"
+    return None, f"{format_GB(per_gpu)} per GPU fits on {gpu_list(gpus)}"
 
 
 def _busy_with_training(st: ClusterState, gpus: Sequence[int]) -> Job | None:

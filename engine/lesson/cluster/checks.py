@@ -56,7 +56,11 @@ def _check_model(model_id: object) -> ModelSpec:
     if not isinstance(model_id, str):
         raise EngineError("Model must be a catalogue model id such as 'llama-3.1-8b'.",
                           "model_id")
-    return get_model(model_id)
+    model = get_model(model_id)
+    if model.reference_only:
+        raise EngineError(f"{model.name} is in the catalogue only to check the engine against "
+                          "published figures; choose one of the lesson's models.", "model_id")
+    return model
 
 
 # The simulation's ranges: the lesson's quantities, narrowed where dgx-1's simulation stops.

@@ -35,12 +35,12 @@ from engine.lesson.cluster.state import (
     _run_inputs,
 )
 from engine.lesson.cluster.training import _train_memory
-from engine.lesson.cluster.words import _gb
 from engine.numbers import validate
 from engine.numbers.catalog import SystemSpec, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import OPTIMIZERS, RECOMPUTE, SHARDINGS
+from engine.words.format import format_GB
 
 _JOB_ID = re.compile(r"job-([1-9][0-9]{0,8})")
 _STATE_KEYS = {"version", "system_id", "clock_seconds", "next_job", "gpus", "jobs", "log"}
@@ -98,8 +98,8 @@ def _state_from_dict(data: object) -> ClusterState:
 
     cap = system.gpu.memory_bytes
     for g, used in enumerate(state.used_bytes()):
-        _expect(used <= cap, f"running jobs hold {_gb(used)} on GPU {g}, more than its "
-                f"{_gb(cap)}.")
+        _expect(used <= cap, f"running jobs hold {format_GB(used)} on GPU {g}, more than its "
+                f"{format_GB(cap)}.")
     for j in state.running_jobs():
         if j.kind == "train":
             other = [k.id for k in state.running_jobs()

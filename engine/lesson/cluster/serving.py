@@ -31,12 +31,12 @@ from engine.lesson.cluster.state import (
     Job,
     WayOut,
 )
-from engine.lesson.cluster.words import _gb, gpu_list
+from engine.lesson.cluster.words import gpu_list
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
-from engine.words.format import format_count, plural
+from engine.words.format import format_count, format_GB, plural
 from engine.words.memory import memory_assumptions
 
 
@@ -47,14 +47,14 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
     kv_total = mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch
     return [
         f"Weights: {format_count(m.params)} params × {fmt.bytes_per_number:g} bytes "
-        f"({fmt.id}) = {_gb(m.params * fmt.bytes_per_number)}{split}"
-        + (f" = {_gb(mem.parts['weights'])} per GPU" if split else "") + ".",
+        f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}{split}"
+        + (f" = {format_GB(mem.parts['weights'])} per GPU" if split else "") + ".",
         f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token × "
-        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {_gb(kv_total)}"
-        f"{split}" + (f" = {_gb(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
-        f"Activations (transient buffers): {_gb(mem.parts['activations'])}.",
-        f"Runtime overhead (CUDA context, workspaces): {_gb(mem.parts['runtime_overhead'])}.",
-        f"Total: {_gb(mem.per_gpu_bytes)} per GPU.",
+        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {format_GB(kv_total)}"
+        f"{split}" + (f" = {format_GB(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
+        f"Activations (transient buffers): {format_GB(mem.parts['activations'])}.",
+        f"Runtime overhead (CUDA context, workspaces): {format_GB(mem.parts['runtime_overhead'])}.",
+        f"Total: {format_GB(mem.per_gpu_bytes)} per GPU.",
     ]
 
 
@@ -84,7 +84,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             out.append(WayOut(
                 label="Other GPUs",
                 text=f"The same job on {gpu_list(pick)}, which have the room: "
-                f"{_gb(mem.per_gpu_bytes)} per GPU.",
+                f"{format_GB(mem.per_gpu_bytes)} per GPU.",
                 per_gpu_bytes=mem.per_gpu_bytes, fits_now=True,
                 action=_serve_action(model.id, pick, wf, ctx, batch)))
 
@@ -99,7 +99,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             ok = _fits_now(st, pick, m2.per_gpu_bytes, exclusive=False)
             out.append(WayOut(
                 label=f"{n} GPUs (tensor parallel)",
-                text=f"Split over {n} GPUs ({gpu_list(pick)}): {_gb(m2.per_gpu_bytes)} per GPU"
+                text=f"Split over {n} GPUs ({gpu_list(pick)}): {format_GB(m2.per_gpu_bytes)} per GPU"
                 + ("" if ok else " (other jobs must stop first)")
                 + (f"; {n} because tensor parallelism needs a count that divides the "
                    f"{model.heads} attention heads" if n != need else "") + ".",
@@ -124,7 +124,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             out.append(WayOut(
                 label=f"{fid} weights",
                 text=f"Weights in {fid} ({FORMATS[fid].bytes_per_number:g} bytes each): "
-                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}, leaving room for "
+                f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}, leaving room for "
                 f"{extra:,} more tokens of KV cache (quantised weights can cost some quality).",
                 per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                 action=_serve_action(model.id, gpus, fid, ctx, batch)))
@@ -142,7 +142,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
                 out.append(WayOut(
                     label="Shorter context",
                     text=f"Context of {fit_ctx:,} tokens instead of {ctx:,}: "
-                    f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
+                    f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
                     per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                     action=_serve_action(model.id, gpus, wf, fit_ctx, batch)))
 
@@ -155,7 +155,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             out.append(WayOut(
                 label="A smaller model",
                 text=f"{other.name} ({format_count(other.params)} params): "
-                f"{_gb(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
+                f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
                 per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
                 action=_serve_action(other.id, gpus, wf, ctx, batch)))
             break
@@ -212,7 +212,7 @@ def deploy(
                        memory_assumptions(mem))
     fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
-               f"{_gb(mem.per_gpu_bytes)} of {_gb(mem.capacity_bytes)} per GPU; room for "
+               f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "
                f"({plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
     return _accept(st, job, message, lines, memory_assumptions(mem))

@@ -32,7 +32,7 @@ from engine.lesson.cluster.state import (
     WayOut,
     _run_inputs,
 )
-from engine.lesson.cluster.words import _gb, gpu_list
+from engine.lesson.cluster.words import gpu_list
 from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.compute import DEFAULT_MFU
@@ -45,7 +45,8 @@ from engine.numbers.memory import (
     min_gpus_to_train,
     training_memory,
 )
-from engine.words.format import format_count, format_seconds
+from engine.words.format import format_count, format_GB, format_seconds
+from engine.words.labels import part_words
 from engine.words.memory import memory_assumptions
 from engine.words.training import training_run_assumptions
 
@@ -67,18 +68,18 @@ def _train_lines(mem: TrainingMemory) -> list[str]:
     bpp = mem.bytes_per_param_total
     state = mem.parts["weights"] + mem.parts["gradients"] + mem.parts["optimizer_states"]
     first = (f"Training state: {bpp:g} bytes/param × {format_count(mem.model.params)} params = "
-             f"{_gb(mem.state_bytes_total)}")
+             f"{format_GB(mem.state_bytes_total)}")
     if state < mem.state_bytes_total * (1 - 1e-12):
-        first += f"; {_sharding_words(mem.sharding, mem.gpus)}: {_gb(state)} per GPU"
+        first += f"; {_sharding_words(mem.sharding, mem.gpus)}: {format_GB(state)} per GPU"
     elif mem.gpus > 1:
         first += f" {_sharding_words(mem.sharding, mem.gpus)}"
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in mem.bytes_per_param.items())
+    parts = ", ".join(f"{part_words(k)} {v:g}" for k, v in mem.bytes_per_param.items())
     return [
         first + f" ({parts} bytes; {mem.optimizer}).",
         f"Activations (sequence {mem.seq_len:,} × micro-batch {mem.micro_batch}, "
-        f"{mem.recompute} recomputation): {_gb(mem.parts['activations'])}.",
-        f"Runtime overhead: {_gb(mem.parts['runtime_overhead'])}.",
-        f"Total: {_gb(mem.per_gpu_bytes)} per GPU.",
+        f"{mem.recompute} recomputation): {format_GB(mem.parts['activations'])}.",
+        f"Runtime overhead: {format_GB(mem.parts['runtime_overhead'])}.",
+        f"Total: {format_GB(mem.per_gpu_bytes)} per GPU.",
     ]
 
 
@@ -104,9 +105,9 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
         state_per_gpu = mem.state_bytes
         return WayOut(
             label=label,
-            text=f"{text}: {_gb(mem.per_gpu_bytes)} per GPU (state {_gb(state_per_gpu)} + "
-            f"activations {_gb(mem.parts['activations'])} + overhead "
-            f"{_gb(mem.parts['runtime_overhead'])}) on {gpu_list(pick)}"
+            text=f"{text}: {format_GB(mem.per_gpu_bytes)} per GPU (state {format_GB(state_per_gpu)} + "
+            f"activations {format_GB(mem.parts['activations'])} + overhead "
+            f"{format_GB(mem.parts['runtime_overhead'])}) on {gpu_list(pick)}"
             + ("" if ok else "; other jobs must stop first") + ".",
             per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
             action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
@@ -134,7 +135,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
                 out.append(way(f"{n} GPUs with ZeRO-3", f"{n} GPUs with ZeRO-3{least}", model,
                                pick, mem, "zero3", optimizer, recompute))
     else:
-        fixed_words = (f"its activations alone ({_gb(one.parts['activations'])} per GPU at "
+        fixed_words = (f"its activations alone ({format_GB(one.parts['activations'])} per GPU at "
                        f"sequence {seq_len:,}) do not fit one GPU; it needs tensor and pipeline "
                        f"parallelism across more GPUs than one {system.id} has"
                        if need is None else f"it needs at least {need} GPUs, more than one "
@@ -229,10 +230,10 @@ def launch_training(
         state_here = mem.state_bytes
         if state_here > free:
             why = (f"the training state alone, {mem.bytes_per_param_total:g} bytes/param × "
-                   f"{format_count(model.params)} params = {_gb(mem.state_bytes_total)}"
-                   + (f" ({_gb(state_here)} per GPU)" if state_here < mem.state_bytes_total
+                   f"{format_count(model.params)} params = {format_GB(mem.state_bytes_total)}"
+                   + (f" ({format_GB(state_here)} per GPU)" if state_here < mem.state_bytes_total
                       else "")
-                   + f", is more than the {_gb(free)} free on GPU {bad_gpu}")
+                   + f", is more than the {format_GB(free)} free on GPU {bad_gpu}")
         else:
             why = f"it needs {comparison}"
         message = (f"Refused before it starts: training {model.name} on {where}: {why}. "
@@ -253,8 +254,8 @@ def launch_training(
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")
-    message = (f"{job.id}: training {model.name} on {where}: {_gb(mem.per_gpu_bytes)} of "
-               f"{_gb(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
+    message = (f"{job.id}: training {model.name} on {where}: {format_GB(mem.per_gpu_bytes)} of "
+               f"{format_GB(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
                f"{format_seconds(run.total_seconds)}.")
     return _accept(st, job, message, lines,
                    (*memory_assumptions(mem), *training_run_assumptions(run)))
