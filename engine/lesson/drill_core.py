@@ -21,12 +21,13 @@ import json
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 from engine.numbers.units import GB, GiB
 from engine.words.format import format_GB
 
@@ -218,13 +219,15 @@ def first_drawn(
 
 
 @dataclass(frozen=True, slots=True)
-class BaseFeedback:
+class BaseFeedback(Record):
     """The verdict on one answer: right or not, a message, the worked arithmetic, and the
     likely mistake (an id from the drill's MISTAKES; '' when right, 'unknown' when no slip
     matches). A drill's feedback adds its own fields after these.
 
     ``message`` is ``headline`` (one short sentence) followed by ``explanation``.
     """
+
+    JSON = JsonShape(derived=("message",), after={"message": "correct"})
 
     correct: bool
     headline: str
@@ -235,14 +238,6 @@ class BaseFeedback:
     @property
     def message(self) -> str:
         return f"{self.headline} {self.explanation}".strip()
-
-    def to_dict(self) -> dict[str, object]:
-        """Every field (``working`` as a list), with ``message`` after ``correct``."""
-        out: dict[str, object] = {"correct": self.correct, "message": self.message}
-        for f in fields(self)[1:]:
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
-        return out
 
 
 # ---------------------------------------------------------------------------- questions

@@ -60,6 +60,8 @@ class Component:
         return 0.0
 
     def to_dict(self) -> dict[str, object]:
+        """Its own JSON rather than engine.numbers.records': the shape as one list, the counts
+        as floats (whole numbers past 2^53 would reach JavaScript as BigInt)."""
         return {
             "name": self.name,
             "kind": self.kind,

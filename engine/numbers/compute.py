@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from engine.numbers import architecture, validate
 from engine.numbers.catalog import as_model
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 
 # The MFU the lesson assumes when none is given: a well-run large job (Meta reports 38-43 %
 # for Llama 3 405B on 16,384 H100s). plan(), the figures and the widgets' defaults use it.
@@ -37,7 +38,7 @@ def flops_per_token(model: object) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingFlopsPerToken:
+class TrainingFlopsPerToken(Record):
     """FLOPs to train on one token, by part.
 
     ``matmul``: 3 x the forward matmul FLOPs (2 forward + 4 backward per active weight).
@@ -48,6 +49,9 @@ class TrainingFlopsPerToken:
     FLOPs are 8/6 of model FLOPs), only the attention scores with selective recomputation
     (Korthikanti et al. 2022, section 4.2), none without.
     """
+
+    JSON = JsonShape(derived=("model", "hardware"), after={"model": "recompute",
+                                                           "hardware": "model"})
 
     matmul: float
     attention: float
@@ -76,11 +80,6 @@ class TrainingFlopsPerToken:
                               "need the GPUs to run above their peak (recomputation adds FLOPs "
                               "MFU does not count); lower the MFU.", "mfu")
         return used
-
-    def to_dict(self) -> dict[str, object]:
-        return {"matmul": self.matmul, "attention": self.attention,
-                "recompute": self.recompute, "model": self.model, "hardware": self.hardware,
-                "seq_len": self.seq_len, "recompute_mode": self.recompute_mode}
 
 
 def _recompute_mode(recompute: object) -> str:

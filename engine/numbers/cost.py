@@ -23,27 +23,17 @@ utilisation rises; owning is cheaper above the break-even utilisation
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from engine.numbers import validate
 from engine.numbers.catalog import CloudPrice, HardwareSpec, PurchasePrice, SystemSpec
 from engine.numbers.errors import EngineError
+from engine.numbers.records import Record
 from engine.numbers.units import HOURS_PER_YEAR, SECONDS_PER_HOUR
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _as_dict(record: Any) -> dict[str, Any]:
-    return {f.name: _plain(getattr(record, f.name)) for f in fields(record)}
-
-
 @dataclass(frozen=True, slots=True)
-class CatalogPrices:
+class CatalogPrices(Record):
     """Which catalogue entries a ``*_from_catalog`` wrapper used for the prices not given:
     the cloud offer, the purchase, the power figure (a whole system's, or else one GPU's
     rating), and whether the PUE and the electricity price are the catalogue's."""
@@ -57,7 +47,7 @@ class CatalogPrices:
 
 
 @dataclass(frozen=True, slots=True)
-class RentVsOwn:
+class RentVsOwn(Record):
     """Owning against renting one GPU, per GPU. Money in USD; hours are GPU-hours.
 
     capital_usd_per_hour and overhead_usd_per_hour are paid every wall-clock hour;
@@ -93,9 +83,6 @@ class RentVsOwn:
     curve: tuple[tuple[float, float], ...]
     sources: tuple[str, ...]
     catalog: CatalogPrices | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
 
 
 def _owned_per_used_hour(fixed_per_hour: float, power_per_hour: float, u: float) -> float:
@@ -190,7 +177,7 @@ def _source_lines(sources: object) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class TokenCost:
+class TokenCost(Record):
     """Cost of generating tokens: usd_per_million_tokens = hourly cost / (tokens/s x
     utilisation x 3600) x 10^6. tokens_per_s is the whole deployment's output."""
 
@@ -203,9 +190,6 @@ class TokenCost:
     usd_per_million_tokens: float
     sources: tuple[str, ...]
     catalog: CatalogPrices | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
 
 
 def cost_per_million_tokens(
@@ -240,7 +224,7 @@ def cost_per_million_tokens(
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingCost:
+class TrainingCost(Record):
     """Cost of a training run: gpu_hours = gpus x seconds / 3600; usd = gpu_hours x price."""
 
     gpus: int
@@ -250,9 +234,6 @@ class TrainingCost:
     usd: float
     sources: tuple[str, ...]
     catalog: CatalogPrices | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
 
 
 def training_run_cost(

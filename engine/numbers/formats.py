@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 
 # What a chip without the format's own units multiplies in: weights are dequantised and
 # the maths runs in bf16 (fp16, fp32 where the chip has no bf16), as serving engines do.
@@ -22,10 +23,13 @@ _SIXTEEN_BIT = ("bf16", "fp16", "fp32")
 
 
 @dataclass(frozen=True, slots=True)
-class NumberFormat:
+class NumberFormat(Record):
     """One number format: ``bits`` per number (scales included), ``peak_key`` into a chip's
     peaks, ``math_keys`` the peaks its maths may run at (best first), ``source`` for the
     storage cost of block-quantised formats."""
+
+    JSON = JsonShape(derived=("bytes_per_number",),
+                     after={"bytes_per_number": "label", "weight_only": "math_keys"})
 
     id: str
     label: str
@@ -45,19 +49,6 @@ class NumberFormat:
     def bytes_per_number(self) -> float:
         """Bytes per stored number, block scales included (4.5 bits = 0.5625 bytes)."""
         return self.bits / 8.0
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "bytes_per_number": self.bytes_per_number,
-            "bits": self.bits,
-            "peak_key": self.peak_key,
-            "math_keys": list(self.math_keys),
-            "weight_only": self.weight_only,
-            "note": self.note,
-            "source": self.source,
-        }
 
 
 _GGML = ("ggml-org/llama.cpp ggml/src/ggml-common.h: block_q4_0 = fp16 scale + 32 4-bit "

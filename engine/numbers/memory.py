@@ -15,6 +15,7 @@ from engine.numbers import architecture, quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
+from engine.numbers.records import JsonShape, Record
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
@@ -84,7 +85,7 @@ def _check_gpus(gpus: object) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class ServingMemory:
+class ServingMemory(Record):
     """Memory of one GPU serving a model: ``parts`` (name -> bytes) and the verdict.
 
     ``headroom_bytes`` is capacity minus use (negative when it does not fit).
@@ -94,6 +95,8 @@ class ServingMemory:
     ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
     ``max_concurrent_requests``: how many requests of ``context_tokens`` that is.
     """
+
+    JSON = JsonShape(ids=("model", "hardware"), skip=("activation_tokens",))
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -111,25 +114,6 @@ class ServingMemory:
     max_context_tokens_that_fit: int
     max_concurrent_requests: int
     activation_tokens: int
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "model": self.model.id,
-            "hardware": self.hardware.id,
-            "weight_format": self.weight_format,
-            "kv_format": self.kv_format,
-            "context_tokens": self.context_tokens,
-            "batch": self.batch,
-            "gpus": self.gpus,
-            "parts": dict(self.parts),
-            "per_gpu_bytes": self.per_gpu_bytes,
-            "capacity_bytes": self.capacity_bytes,
-            "fits": self.fits,
-            "headroom_bytes": self.headroom_bytes,
-            "kv_cache_bytes_per_token": self.kv_cache_bytes_per_token,
-            "max_context_tokens_that_fit": self.max_context_tokens_that_fit,
-            "max_concurrent_requests": self.max_concurrent_requests,
-        }
 
 
 def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int) -> float:
@@ -232,12 +216,15 @@ def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: i
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingMemory:
+class TrainingMemory(Record):
     """Memory of one GPU training a model: ``parts`` (name -> bytes) and the verdict.
 
     ``state_bytes`` is this GPU's share of weights + gradients + optimiser states;
     ``state_bytes_total`` the same unsharded (params x bytes per parameter).
     """
+
+    JSON = JsonShape(ids=("model", "hardware"), derived=("bytes_per_param_total",),
+                     after={"bytes_per_param_total": "bytes_per_param"})
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -262,30 +249,6 @@ class TrainingMemory:
     @property
     def bytes_per_param_total(self) -> float:
         return sum(self.bytes_per_param.values())
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "model": self.model.id,
-            "hardware": self.hardware.id,
-            "gpus": self.gpus,
-            "tp": self.tp,
-            "dp": self.dp,
-            "sharding": self.sharding,
-            "optimizer": self.optimizer,
-            "convention": self.convention,
-            "micro_batch": self.micro_batch,
-            "seq_len": self.seq_len,
-            "recompute": self.recompute,
-            "bytes_per_param": dict(self.bytes_per_param),
-            "bytes_per_param_total": self.bytes_per_param_total,
-            "parts": dict(self.parts),
-            "per_gpu_bytes": self.per_gpu_bytes,
-            "capacity_bytes": self.capacity_bytes,
-            "fits": self.fits,
-            "headroom_bytes": self.headroom_bytes,
-            "state_bytes": self.state_bytes,
-            "state_bytes_total": self.state_bytes_total,
-        }
 
 
 def training_memory(

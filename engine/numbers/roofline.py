@@ -14,6 +14,7 @@ from engine.numbers import validate
 from engine.numbers.catalog import as_hardware, as_model
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.memory import training_bytes_per_param
+from engine.numbers.records import JsonShape, Record
 from engine.numbers.serving import decode_step, prefill
 
 
@@ -67,7 +68,7 @@ def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
 
 
 @dataclass(frozen=True, slots=True)
-class RooflinePoint:
+class RooflinePoint(Record):
     """One workload on the chart: FLOP/byte, attainable FLOP/s and its bound."""
 
     name: str
@@ -75,14 +76,12 @@ class RooflinePoint:
     attainable_flops_per_s: float
     bound: str
 
-    def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "intensity": self.intensity,
-                "attainable_flops_per_s": self.attainable_flops_per_s, "bound": self.bound}
-
 
 @dataclass(frozen=True, slots=True)
-class Roofline:
+class Roofline(Record):
     """A chip's roof (peak FLOP/s, bandwidth, ridge) and workloads placed under it."""
+
+    JSON = JsonShape(rename={"hardware_id": "hardware", "format_id": "format"})
 
     hardware_id: str
     format_id: str
@@ -90,12 +89,6 @@ class Roofline:
     bandwidth_bytes_per_s: float
     ridge_point: float
     points: tuple[RooflinePoint, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {"hardware": self.hardware_id, "format": self.format_id,
-                "peak_flops_per_s": self.peak_flops_per_s,
-                "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-                "ridge_point": self.ridge_point, "points": [p.to_dict() for p in self.points]}
 
 
 def roofline(model: object, hardware: object = "h100-sxm", *, format_id: object = "bf16",

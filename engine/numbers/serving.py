@@ -18,6 +18,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_mode
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
+from engine.numbers.records import JsonShape, Record
 
 
 def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
@@ -100,13 +101,15 @@ def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: str, kv_fo
 
 
 @dataclass(frozen=True, slots=True)
-class DecodeStep:
+class DecodeStep(Record):
     """One decode step of ``batch`` requests at ``context_tokens`` each (all GPUs together).
 
     bytes_read and flops are totals; memory_seconds = bytes / (GPUs x bandwidth),
     compute_seconds = FLOPs / (GPUs x raw dense peak); seconds is the larger; ``bound`` says
     which. tokens_per_s_per_user = 1 / seconds; tokens_per_s = batch / seconds.
     """
+
+    JSON = JsonShape(derived=("tokens_per_s_per_user", "tokens_per_s", "arithmetic_intensity"))
 
     batch: int
     context_tokens: int
@@ -130,16 +133,6 @@ class DecodeStep:
     @property
     def arithmetic_intensity(self) -> float:
         return self.flops / self.bytes_read
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "batch": self.batch, "context_tokens": self.context_tokens, "gpus": self.gpus,
-            "bytes_read": self.bytes_read, "flops": self.flops,
-            "memory_seconds": self.memory_seconds, "compute_seconds": self.compute_seconds,
-            "seconds": self.seconds, "bound": self.bound, "compute_format": self.compute_format,
-            "tokens_per_s_per_user": self.tokens_per_s_per_user,
-            "tokens_per_s": self.tokens_per_s, "arithmetic_intensity": self.arithmetic_intensity,
-        }
 
 
 def _check(model: object, hardware: object, batch: object, weight_format: object,
@@ -179,8 +172,10 @@ def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
 
 
 @dataclass(frozen=True, slots=True)
-class Prefill:
+class Prefill(Record):
     """The prefill of ``batch`` prompts of ``prompt_tokens``: all their tokens in one pass."""
+
+    JSON = JsonShape(derived=("arithmetic_intensity",))
 
     batch: int
     prompt_tokens: int
@@ -196,15 +191,6 @@ class Prefill:
     @property
     def arithmetic_intensity(self) -> float:
         return self.flops / self.bytes_read
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "batch": self.batch, "prompt_tokens": self.prompt_tokens, "gpus": self.gpus,
-            "bytes_read": self.bytes_read, "flops": self.flops,
-            "memory_seconds": self.memory_seconds, "compute_seconds": self.compute_seconds,
-            "seconds": self.seconds, "bound": self.bound, "compute_format": self.compute_format,
-            "arithmetic_intensity": self.arithmetic_intensity,
-        }
 
 
 def prefill(model: object, hardware: object, *, prompt_tokens: object, batch: object = 1,
@@ -281,7 +267,7 @@ def decode_seconds(model: object, hardware: object, *, prompt_tokens: object,
 
 
 @dataclass(frozen=True, slots=True)
-class Phase:
+class Phase(Record):
     """One stretch of a request's life: 'queue', 'prefill' or 'decode' (one step or several)."""
 
     name: str
@@ -291,16 +277,14 @@ class Phase:
     tokens: int
     bound: str
 
-    def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "kind": self.kind, "start_seconds": self.start_seconds,
-                "length_seconds": self.length_seconds, "tokens": self.tokens,
-                "bound": self.bound}
-
 
 @dataclass(frozen=True, slots=True)
-class RequestTimeline:
+class RequestTimeline(Record):
     """A request from arrival to last token. TTFT = queue + prefill (the prefill emits the
     first token); TPOT = mean decode-step time; total = TTFT + all decode steps."""
+
+    JSON = JsonShape(rename={"model_id": "model", "hardware_id": "hardware"},
+                     derived=("tokens_per_s_per_user", "tokens_per_s"))
 
     model_id: str
     hardware_id: str
@@ -325,20 +309,6 @@ class RequestTimeline:
     @property
     def tokens_per_s(self) -> float:
         return self.batch * self.tokens_per_s_per_user
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "model": self.model_id, "hardware": self.hardware_id,
-            "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
-            "batch": self.batch, "gpus": self.gpus,
-            "phases": [p.to_dict() for p in self.phases],
-            "prefill": self.prefill.to_dict(), "first_step": self.first_step.to_dict(),
-            "last_step": self.last_step.to_dict(), "ttft_seconds": self.ttft_seconds,
-            "tpot_seconds": self.tpot_seconds, "decode_seconds": self.decode_seconds,
-            "total_seconds": self.total_seconds, "bound": self.bound,
-            "tokens_per_s_per_user": self.tokens_per_s_per_user,
-            "tokens_per_s": self.tokens_per_s,
-        }
 
 
 def request_timeline(model: object, hardware: object, *, prompt_tokens: object,

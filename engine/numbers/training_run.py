@@ -37,6 +37,7 @@ from typing import Any
 
 from engine.numbers import validate
 from engine.numbers.errors import EngineError
+from engine.numbers.records import Record, unknown_keys
 from engine.numbers.units import SECONDS_PER_HOUR, SECONDS_PER_YEAR
 
 # Hoffmann et al. 2022, approach 3 (eq. 10), fitted on MassiveText with their tokenizer.
@@ -88,7 +89,7 @@ def _curve_loss(n: float, d: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingRunInputs:
+class TrainingRunInputs(Record):
     """What defines a run. Validated on construction, so it can be reused every frame.
 
     params: model parameters (count). tokens: token budget of the run (count).
@@ -174,8 +175,7 @@ class TrainingRunInputs:
         """Inputs from a plain dict (e.g. JSON from the browser); unknown keys are refused."""
         if not isinstance(data, Mapping):
             raise EngineError("Training run inputs must be a mapping of names to numbers.")
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(str(k) for k in data if k not in names)
+        unknown = unknown_keys(data, {f.name for f in fields(cls)})
         if unknown:
             raise EngineError(f"Unknown training run input(s): {', '.join(unknown)}.")
         missing = [n for n in ("params", "tokens", "gpus", "peak_flops_per_s", "mfu")
@@ -205,9 +205,6 @@ class TrainingRunInputs:
         """Checkpoint pauses in the whole run (the one at the end included)."""
         return _timing(self).checkpoints
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True, slots=True)
 class _Timing:
@@ -233,7 +230,7 @@ def _timing(inp: TrainingRunInputs) -> _Timing:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingSample:
+class TrainingSample(Record):
     """The run at one moment. MFU and utilisation differ: utilisation is the share of time
     the GPUs are busy (what ``nvidia-smi`` shows), MFU the share of peak FLOP/s spent on the
     model's own maths; a healthy run shows ~95 % utilisation at ~40 % MFU."""
@@ -248,9 +245,6 @@ class TrainingSample:
     flops_done: float
     seconds_left: float
     loss: float
-
-    def to_dict(self) -> dict[str, float | str]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSample:
@@ -303,7 +297,7 @@ def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSampl
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingRun:
+class TrainingRun(Record):
     """A whole run: totals and ``samples`` evenly spaced from 0 to the end.
 
     total_flops = model FLOPs per token x tokens; gpu_hours = gpus x total_seconds / 3600 (what a
@@ -322,22 +316,6 @@ class TrainingRun:
     gpu_hours: float
     final_loss: float
     samples: tuple[TrainingSample, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "inputs": self.inputs.to_dict(),
-            "total_flops": self.total_flops,
-            "steady_tokens_per_s": self.steady_tokens_per_s,
-            "steady_seconds_estimate": self.steady_seconds_estimate,
-            "train_seconds": self.train_seconds,
-            "startup_seconds": self.startup_seconds,
-            "checkpoints": self.checkpoints,
-            "checkpoint_pause_seconds": self.checkpoint_pause_seconds,
-            "total_seconds": self.total_seconds,
-            "gpu_hours": self.gpu_hours,
-            "final_loss": self.final_loss,
-            "samples": [s.to_dict() for s in self.samples],
-        }
 
 
 def simulate_training_run(

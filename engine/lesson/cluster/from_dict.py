@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 
 from engine.lesson.cluster.checks import (
@@ -35,16 +35,19 @@ from engine.lesson.cluster.state import (
     _run_inputs,
 )
 from engine.lesson.cluster.training import _train_memory
-from engine.numbers import validate
-from engine.numbers.catalog import SystemSpec, get_system
+from engine.numbers import records, validate
+from engine.numbers.catalog import SystemSpec, get_model, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import OPTIMIZERS, RECOMPUTE, SHARDINGS
 from engine.words.format import format_GB
 
 _JOB_ID = re.compile(r"job-([1-9][0-9]{0,8})")
-_STATE_KEYS = {"version", "system_id", "clock_seconds", "next_job", "gpus", "jobs", "log"}
-_JOB_KEYS = {f.name for f in fields(Job)} | {"progress"}
+# Besides the state's own fields: its version and the per-GPU views drawn from it.
+_STATE_KEYS = {f.name for f in fields(ClusterState)} | {"version", "gpus"}
+# The fields each kind of job reads; a job's fields for the other kind keep their defaults.
+_SERVE_FIELDS = ("weight_format", "context_tokens", "batch")
+_TRAIN_FIELDS = ("sharding", "optimizer", "recompute", "seq_len", "micro_batch", "tokens", "mfu")
 
 
 def _expect(cond: bool, message: str) -> None:
@@ -61,7 +64,7 @@ def _text(value: object, what: str, limit: int = MAX_TEXT) -> str:
 def _state_from_dict(data: object) -> ClusterState:
     _expect(isinstance(data, Mapping), "expected a mapping.")
     assert isinstance(data, Mapping)
-    unknown = sorted(str(k)[:40] for k in data if k not in _STATE_KEYS)
+    unknown = records.unknown_keys(data, _STATE_KEYS)
     _expect(not unknown, f"unknown field(s) {', '.join(unknown)}.")
     _expect(data.get("version") == STATE_VERSION, f"version must be {STATE_VERSION}.")
     system = get_system(data.get("system_id"))
@@ -76,14 +79,13 @@ def _state_from_dict(data: object) -> ClusterState:
             f"log must be a list of at most {MAX_LOG_ENTRIES} entries.")
     assert isinstance(raw_jobs, list | tuple) and isinstance(raw_log, list | tuple)
 
-    log: list[LogEntry] = []
-    for e in raw_log:
-        _expect(isinstance(e, Mapping) and set(e) == {"time_seconds", "kind", "message"},
-                "each log entry needs time_seconds, kind and message.")
-        t = validate.number(e["time_seconds"], "time_seconds", allow_minimum=True,
-                            maximum=clock)
-        kind = validate.choice(e["kind"], "kind", LOG_KINDS)
-        log.append(LogEntry(t, kind, _text(e["message"], "a log message")))
+    log_fields: dict[str, Callable[[object], object]] = {
+        "time_seconds": lambda v: validate.number(v, "time_seconds", allow_minimum=True,
+                                                  maximum=clock),
+        "kind": lambda v: validate.choice(v, "kind", LOG_KINDS),
+        "message": lambda v: _text(v, "a log message"),
+    }
+    log = [records.from_dict(LogEntry, e, log_fields, what="log entry") for e in raw_log]
 
     base = ClusterState(system_id=system.id, clock_seconds=clock, next_job=next_job, jobs=(),
                         log=tuple(log))
@@ -108,52 +110,75 @@ def _state_from_dict(data: object) -> ClusterState:
     return _settle(state)
 
 
+def _job_fields(kind: str, system: SystemSpec, clock: float, next_job: int
+                ) -> dict[str, Callable[[object], object]]:
+    """How each field of a job of ``kind`` is read; the other kind's fields are dropped, and
+    the numbers whose range depends on the model are checked once the model is known."""
+    def job_id(value: object) -> str:
+        text = _text(value, "a job id", 20)
+        match = _JOB_ID.fullmatch(text)
+        _expect(match is not None and int(match.group(1)) < next_job,
+                f"job id {text!r} is not one this cluster gave out.")
+        return text
+
+    def ended(value: object) -> float | None:
+        if value is None:
+            return None
+        return validate.number(value, "ended_seconds", allow_minimum=True, maximum=clock)
+
+    shared: dict[str, Callable[[object], object]] = {
+        "id": job_id,
+        "kind": lambda v: validate.choice(v, "kind", KINDS),
+        "model_id": lambda v: _check_model(v).id,
+        "gpus": lambda v: _check_gpu_indexes(v, system),
+        "bytes_per_gpu": lambda v: 0.0,  # recomputed from the job's settings
+        "status": lambda v: validate.choice(v, "status", STATUSES),
+        "started_seconds": lambda v: validate.number(v, "started_seconds", allow_minimum=True,
+                                                     maximum=clock),
+        "ended_seconds": ended,
+    }
+    if kind == "serve":
+        return shared | {
+            "weight_format": lambda v: get_format(v).id,
+            "batch": lambda v: SERVE_BATCH.check_integer(v, "batch", "Batch"),
+        }
+    return shared | {
+        "sharding": lambda v: validate.choice(v, "sharding", SHARDINGS),
+        "optimizer": lambda v: validate.choice(v, "optimizer", OPTIMIZERS),
+        "recompute": lambda v: validate.choice(v, "recompute", RECOMPUTE),
+    }
+
+
 def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int) -> Job:
     _expect(isinstance(raw, Mapping), "each job must be a mapping.")
     assert isinstance(raw, Mapping)
-    unknown = sorted(str(k)[:40] for k in raw if k not in _JOB_KEYS)
-    _expect(not unknown, f"unknown job field(s) {', '.join(unknown)}.")
-    job_id = _text(raw.get("id"), "a job id", 20)
-    match = _JOB_ID.fullmatch(job_id)
-    _expect(match is not None and int(match.group(1)) < next_job,
-            f"job id {job_id!r} is not one this cluster gave out.")
     kind = validate.choice(raw.get("kind"), "kind", KINDS)
-    status = validate.choice(raw.get("status"), "status", STATUSES)
-    model = _check_model(raw.get("model_id"))
-    idx = _check_gpu_indexes(raw.get("gpus"), system)
-    started = validate.number(raw.get("started_seconds"), "started_seconds", allow_minimum=True,
-                              maximum=clock)
-    ended_raw = raw.get("ended_seconds")
-    ended: float | None = None
-    if status == "running":
-        _expect(ended_raw is None, f"running job {job_id} cannot have an end time.")
+    own, other = (_SERVE_FIELDS, _TRAIN_FIELDS) if kind == "serve" else (_TRAIN_FIELDS,
+                                                                          _SERVE_FIELDS)
+    job = records.from_dict(Job, {k: v for k, v in raw.items() if k not in other},
+                            _job_fields(kind, system, clock, next_job), what="job",
+                            ignore=("progress",), require=own)
+    if job.running:
+        _expect(job.ended_seconds is None, f"running job {job.id} cannot have an end time.")
     else:
-        ended = validate.number(ended_raw, "ended_seconds", minimum=started, allow_minimum=True,
-                                maximum=clock)
+        _expect(job.ended_seconds is not None and job.ended_seconds >= job.started_seconds,
+                f"job {job.id} must end after it started.")
+    model = get_model(job.model_id)
     hw = system.gpu
     if kind == "serve":
-        wf = get_format(raw.get("weight_format")).id
-        ctx = _check_context(model, raw.get("context_tokens"))
-        b = SERVE_BATCH.check_integer(raw.get("batch"), "batch", "Batch")
-        mem = _serve_memory(model, hw, wf, ctx, b, len(idx))
-        return Job(id=job_id, kind=kind, model_id=model.id, gpus=idx,
-                   bytes_per_gpu=mem.per_gpu_bytes, status=status, started_seconds=started,
-                   ended_seconds=ended, weight_format=wf, context_tokens=ctx, batch=b)
-    shard = validate.choice(raw.get("sharding"), "sharding", SHARDINGS)
-    opt = validate.choice(raw.get("optimizer"), "optimizer", OPTIMIZERS)
-    rec = validate.choice(raw.get("recompute"), "recompute", RECOMPUTE)
-    seq, mb, budget, eff = _check_training_numbers(
-        model, raw.get("seq_len"), raw.get("micro_batch"), raw.get("tokens"), raw.get("mfu")
-    )
+        ctx = _check_context(model, job.context_tokens)
+        mem = _serve_memory(model, hw, job.weight_format, ctx, job.batch, len(job.gpus))
+        return replace(job, context_tokens=ctx, bytes_per_gpu=mem.per_gpu_bytes)
+    seq, mb, budget, eff = _check_training_numbers(model, job.seq_len, job.micro_batch,
+                                                   job.tokens, job.mfu)
     _expect(eff <= 0.95, "MFU above 95 %.")
-    _run_inputs(model.id, budget, len(idx), hw.id, eff, rec, seq)
-    tmem = _train_memory(model, hw, len(idx), shard, opt, rec, seq, mb)
-    if status == "finished":
-        total = _run_inputs(model.id, budget, len(idx), hw.id, eff, rec, seq).total_seconds
-        assert ended is not None
-        _expect(math.isclose(ended - started, total, rel_tol=1e-9, abs_tol=1e-6),
-                f"finished job {job_id} has the wrong end time.")
-    return Job(id=job_id, kind=kind, model_id=model.id, gpus=idx,
-               bytes_per_gpu=tmem.per_gpu_bytes, status=status, started_seconds=started,
-               ended_seconds=ended, sharding=shard, optimizer=opt, recompute=rec, seq_len=seq,
-               micro_batch=mb, tokens=budget, mfu=eff)
+    run = _run_inputs(model.id, budget, len(job.gpus), hw.id, eff, job.recompute, seq)
+    tmem = _train_memory(model, hw, len(job.gpus), job.sharding, job.optimizer, job.recompute,
+                         seq, mb)
+    if job.status == "finished":
+        assert job.ended_seconds is not None
+        _expect(math.isclose(job.ended_seconds - job.started_seconds, run.total_seconds,
+                             rel_tol=1e-9, abs_tol=1e-6),
+                f"finished job {job.id} has the wrong end time.")
+    return replace(job, seq_len=seq, micro_batch=mb, tokens=budget, mfu=eff,
+                   bytes_per_gpu=tmem.per_gpu_bytes)

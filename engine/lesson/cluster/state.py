@@ -6,12 +6,13 @@ Every record is a frozen dataclass; every action returns new ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_system
 from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
 
 STATE_VERSION = 1
@@ -33,7 +34,7 @@ ActionValue = str | int | float | tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class LogEntry:
+class LogEntry(Record):
     """One line of the job log: simulated time (seconds since the cluster started)."""
 
     time_seconds: float
@@ -44,12 +45,9 @@ class LogEntry:
         if self.kind not in LOG_KINDS:
             raise EngineError(f"Log entry kind must be one of: {', '.join(LOG_KINDS)}.", "log")
 
-    def to_dict(self) -> dict[str, object]:
-        return {"time_seconds": self.time_seconds, "kind": self.kind, "message": self.message}
-
 
 @dataclass(frozen=True, slots=True)
-class Job:
+class Job(Record):
     """A serving or training job. ``bytes_per_gpu`` is what it holds on each of ``gpus``.
 
     Serving jobs use weight_format, context_tokens, batch; training jobs use sharding,
@@ -88,14 +86,9 @@ class Job:
     def running(self) -> bool:
         return self.status == "running"
 
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["gpus"] = list(self.gpus)
-        return out
-
 
 @dataclass(frozen=True, slots=True)
-class JobProgress:
+class JobProgress(Record):
     """Where a job stands at the cluster's clock (derived, never stored).
 
     phase: 'serving' for serving jobs; for training 'starting', 'ramping', 'training',
@@ -112,12 +105,9 @@ class JobProgress:
     seconds_left: float
     loss: float | None
 
-    def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True, slots=True)
-class GpuView:
+class GpuView(Record):
     """One GPU as an operator sees it: memory in use against capacity, and utilisation."""
 
     index: int
@@ -128,11 +118,6 @@ class GpuView:
     utilisation: float
     jobs: tuple[str, ...]
     activity: str
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["jobs"] = list(self.jobs)
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +220,7 @@ class ClusterState:
 
 
 @dataclass(frozen=True, slots=True)
-class WayOut:
+class WayOut(Record):
     """A change that would let a refused job run, with its memory per GPU.
 
     action: the keyword arguments to retry with (``kind`` says which function: 'serve' ->
@@ -243,24 +228,17 @@ class WayOut:
     this moment on the GPUs it names (False when other jobs must stop first, or when no
     count of this system's GPUs is enough; the text says which)."""
 
+    JSON = JsonShape(mappings=("action",))
+
     label: str
     text: str
     per_gpu_bytes: float
     fits_now: bool
     action: tuple[tuple[str, ActionValue], ...]
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "label": self.label,
-            "text": self.text,
-            "per_gpu_bytes": self.per_gpu_bytes,
-            "fits_now": self.fits_now,
-            "action": {k: list(v) if isinstance(v, tuple) else v for k, v in self.action},
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class ActionResult:
+class ActionResult(Record):
     """What an action did: accepted or refused, why (``arithmetic``, one line per step),
     the new state, the job concerned, for refusals the ways out, and the assumptions the
     memory figures rest on. For a refusal ``job`` is the job as it would have been, with
@@ -273,17 +251,6 @@ class ActionResult:
     job: Job | None = None
     ways_out: tuple[WayOut, ...] = ()
     assumptions: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "accepted": self.accepted,
-            "message": self.message,
-            "arithmetic": list(self.arithmetic),
-            "state": self.state.to_dict(),
-            "job": self.job.to_dict() if self.job is not None else None,
-            "ways_out": [w.to_dict() for w in self.ways_out],
-            "assumptions": list(self.assumptions),
-        }
 
 
 # ------------------------------------------------------------------------- derived values

@@ -15,6 +15,7 @@ from typing import Any
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
+from engine.numbers.records import JsonShape, Record
 
 _PEAK_FIELDS = {
     "fp32": "fp32_TFLOP_per_s",
@@ -31,8 +32,12 @@ KINDS = ("gpu", "cpu", "tpu", "soc")
 
 
 @dataclass(frozen=True, slots=True)
-class HardwareSpec:
+class HardwareSpec(Record):
     """One chip. Bytes, bytes/s, FLOP/s (dense), W; ``peaks`` maps peak key -> FLOP/s."""
+
+    JSON = JsonShape(rename={"peaks": "peak_flops_per_s"}, mappings=("peaks",),
+                     after={"memory_marketed_GB": "memory_bytes",
+                            "memory_basis": "memory_marketed_GB"})
 
     id: str
     name: str
@@ -94,30 +99,6 @@ class HardwareSpec:
             if key in peaks:
                 return peaks[key], key
         return self.peaks[0][1], self.peaks[0][0]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "kind": self.kind,
-            "vendor": self.vendor,
-            "memory_bytes": self.memory_bytes,
-            "memory_marketed_GB": self.memory_marketed_GB,
-            "memory_basis": self.memory_basis,
-            "memory_type": self.memory_type,
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "peak_flops_per_s": dict(self.peaks),
-            "power_W": self.power_W,
-            "interconnect": self.interconnect,
-            "interconnect_bytes_per_s": self.interconnect_bytes_per_s,
-            "compute_units": self.compute_units,
-            "compute_unit_name": self.compute_unit_name,
-            "lanes": self.lanes,
-            "source": self.source,
-            "note": self.note,
-            "confidence": self.confidence,
-            "assumptions": list(self.assumptions),
-        }
 
 
 def _memory_bytes(hw_id: str, e: dict[str, Any]) -> float:

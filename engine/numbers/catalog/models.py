@@ -14,13 +14,14 @@ from typing import Any
 from engine.numbers import architecture, validate
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
+from engine.numbers.records import Record
 
 GENERIC_MIN_PARAMS = 20_000_000
 GENERIC_MAX_PARAMS = 10**15
 
 
 @dataclass(frozen=True, slots=True)
-class ModelSpec:
+class ModelSpec(Record):
     """A transformer's shapes (counts, no units) and its derived parameter counts."""
 
     id: str
@@ -107,17 +108,6 @@ class ModelSpec:
     @property
     def is_moe(self) -> bool:
         return self.experts > 1
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, tuple):
-                value = list(value)
-            elif isinstance(value, int) and not isinstance(value, bool) and value > 2**53:
-                value = float(value)
-            out[f.name] = value
-        return out
 
 
 _FIELDS = {f.name for f in fields(ModelSpec) if f.init}

@@ -7,10 +7,11 @@ from functools import cache
 
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 
 
 @dataclass(frozen=True, slots=True)
-class CloudPrice:
+class CloudPrice(Record):
     """One cloud offer: USD per GPU-hour on ``date`` (ISO), from ``source``."""
 
     provider: str
@@ -26,13 +27,12 @@ class CloudPrice:
         if not self.usd_per_gpu_hour > 0:
             raise EngineError(f"Cloud price for {self.offer!r} must be > 0.")
 
-    def to_dict(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__slots__}
-
 
 @dataclass(frozen=True, slots=True)
-class PurchasePrice:
+class PurchasePrice(Record):
     """One purchase estimate in USD for ``gpu_count`` GPUs of ``hardware``."""
+
+    JSON = JsonShape(derived=("usd_per_gpu",))
 
     item: str
     hardware: str
@@ -52,14 +52,9 @@ class PurchasePrice:
     def usd_per_gpu(self) -> float:
         return self.usd / self.gpu_count
 
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {k: getattr(self, k) for k in self.__slots__}
-        out["usd_per_gpu"] = self.usd_per_gpu
-        return out
-
 
 @dataclass(frozen=True, slots=True)
-class Prices:
+class Prices(Record):
     """Every price of the catalogue, plus power (USD/kWh) and PUE (ratio)."""
 
     cloud: tuple[CloudPrice, ...]
@@ -97,19 +92,6 @@ class Prices:
         if offers:
             return offers[0]
         raise EngineError(f"No purchase price in the catalogue for {hardware_id!r}.", "usd")
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "cloud": [p.to_dict() for p in self.cloud],
-            "purchases": [p.to_dict() for p in self.purchases],
-            "power_usd_per_kWh": self.power_usd_per_kWh,
-            "power_date": self.power_date,
-            "power_source": self.power_source,
-            "pue": self.pue,
-            "pue_source": self.pue_source,
-            "pue_hyperscale": self.pue_hyperscale,
-            "pue_hyperscale_source": self.pue_hyperscale_source,
-        }
 
 
 @cache

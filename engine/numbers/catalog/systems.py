@@ -9,11 +9,15 @@ from typing import Any
 from engine.numbers.catalog._data import load
 from engine.numbers.catalog.hardware import HardwareSpec, get_hardware
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 
 
 @dataclass(frozen=True, slots=True)
-class SystemSpec:
+class SystemSpec(Record):
     """A server: its GPUs and CPUs (catalogue chips), RAM in bytes, links in bytes/s, W."""
+
+    JSON = JsonShape(ids=("gpu", "cpu"), derived=("gpu_memory_bytes",),
+                     after={"gpu_memory_bytes": "cpu_count"})
 
     id: str
     name: str
@@ -39,24 +43,6 @@ class SystemSpec:
     def gpu_memory_bytes(self) -> float:
         """All GPU memory of the system (679.5 GB for dgx-1: 8 x 79.11 GiB allocatable)."""
         return self.gpu.memory_bytes * self.gpu_count
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "gpu": self.gpu.id,
-            "gpu_count": self.gpu_count,
-            "cpu": self.cpu.id,
-            "cpu_count": self.cpu_count,
-            "gpu_memory_bytes": self.gpu_memory_bytes,
-            "ram_bytes": self.ram_bytes,
-            "nvlink_bytes_per_s_per_gpu": self.nvlink_bytes_per_s_per_gpu,
-            "power_W": self.power_W,
-            "rack_units": self.rack_units,
-            "network": self.network,
-            "source": self.source,
-            "note": self.note,
-        }
 
 
 def _from_toml(sys_id: str, e: dict[str, Any]) -> SystemSpec:
