@@ -11,7 +11,7 @@ from engine.numbers.catalog import list_hardware
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
 from engine.render.html import table as html_table
-from engine.words.format import format_GB
+from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
 
 Table = Callable[..., str]
 
@@ -34,8 +34,8 @@ def hardware(kind: str = "") -> str:
             (
                 h.name,
                 format_GB(h.memory_bytes),
-                f"{h.bandwidth_bytes_per_s / 1e12:.2f} TB/s",
-                f"{bf16 / 1e12:,.0f} TFLOP/s" if bf16 else "n/a",
+                format_bandwidth(h.bandwidth_bytes_per_s),
+                format_TFLOP_per_s(bf16) if bf16 else "n/a",
             )
         )
     if not rows:

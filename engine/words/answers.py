@@ -7,7 +7,13 @@ from __future__ import annotations
 from engine.numbers import cost
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
-from engine.words.format import a_or_an, format_bandwidth, format_GB, format_seconds
+from engine.words.format import (
+    a_or_an,
+    format_bandwidth,
+    format_GB,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 from engine.words.labels import part_words
 
 # The five questions, in the order a plan answers them: key of `answers()` -> title.
@@ -82,7 +88,7 @@ def _limit_words(p: Plan) -> str:
                     f"{format_bandwidth(hw.bandwidth_bytes_per_s)}{' each' if spread else ''}")
         else:
             head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
-                    f"step at {hw.compute_peak(p.weight_format)[0] / 1e12:,.0f} TFLOP/s")
+                    f"step at {format_TFLOP_per_s(hw.compute_peak(p.weight_format)[0])}")
         return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
                 f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
                 f"{s.prompt_tokens:,} tokens is {s.prefill.bound}-bound: "
@@ -91,7 +97,7 @@ def _limit_words(p: Plan) -> str:
     assert t is not None
     return (f"Compute: {t.model_flops:.3g} FLOPs ({t.per_token.model:.3g} per token × "
             f"{t.tokens:.3g} tokens) on {p.gpus:,} "
-            f"GPU{'s' if p.gpus > 1 else ''} at {t.peak_flops_per_s / 1e12:,.1f} TFLOP/s "
+            f"GPU{'s' if p.gpus > 1 else ''} at {format_TFLOP_per_s(t.peak_flops_per_s)} "
             f"({t.compute_format}) × {t.mfu:.0%} MFU takes {format_seconds(t.seconds)}.")
 
 

@@ -6,7 +6,7 @@ engine.numbers.training_run's inputs.
 from __future__ import annotations
 
 from engine.numbers.training_run import INITIAL_LOSS, TrainingRunInputs
-from engine.words.format import format_count, format_seconds
+from engine.words.format import format_count, format_seconds, format_TFLOP_per_s
 
 
 def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
@@ -20,7 +20,7 @@ def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
         out = [f"Training FLOPs = {inp.flops_per_token_factor:g} × parameters × tokens "
                f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'})."]
     out += [
-        f"Steady speed = {inp.gpus:,} GPUs × {inp.peak_flops_per_s / 1e12:,.4g} TFLOP/s × "
+        f"Steady speed = {inp.gpus:,} GPUs × {format_TFLOP_per_s(inp.peak_flops_per_s)} × "
         f"{inp.mfu:.0%} MFU / ({per_token}) = "
         f"{inp.steady_tokens_per_s:,.0f} tokens/s.",
         f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "

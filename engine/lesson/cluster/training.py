@@ -45,7 +45,7 @@ from engine.numbers.memory import (
     min_gpus_to_train,
     training_memory,
 )
-from engine.words.format import format_count, format_GB, format_seconds
+from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 from engine.words.labels import part_words
 from engine.words.memory import memory_assumptions
 from engine.words.training import training_run_assumptions
@@ -249,7 +249,7 @@ def launch_training(
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
         return _refuse(st, job, message, lines, ways, memory_assumptions(mem))
     run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
-    lines.append(f"Speed: {len(idx)} × {run.peak_flops_per_s / 1e12:,.1f} TFLOP/s × {eff:.0%} "
+    lines.append(f"Speed: {len(idx)} × {format_TFLOP_per_s(run.peak_flops_per_s)} × {eff:.0%} "
                  f"MFU / {format_count(run.model_flops_per_token)} FLOPs per token = "
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "
