@@ -95,6 +95,8 @@ class ExpectedServe:
         return self.batch * self.output_tokens / self.total_seconds
 
     def to_dict(self) -> dict[str, object]:
+        """Its own JSON rather than engine.numbers.records': the published keys follow the
+        request (first token, decode, totals), not the fields, and output tokens/s is derived."""
         return {
             "ttft_seconds": self.ttft_seconds,
             "prefill_seconds": self.prefill_seconds,

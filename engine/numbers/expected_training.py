@@ -43,13 +43,14 @@ from engine.numbers.communication import (
 )
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.memory import RECOMPUTE, SHARDINGS
+from engine.numbers.records import Record
 
 ACTIVATION_BYTES = 2.0  # bf16 activations between tensor-parallel GPUs
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
 
 
 @dataclass(frozen=True, slots=True)
-class ExpectedTrain:
+class ExpectedTrain(Record):
     """Expected speed of a training run; ``basis`` lists every efficiency used.
 
     ``communication_seconds_per_step``: all the collectives of one step (0 on one GPU);
@@ -67,19 +68,6 @@ class ExpectedTrain:
     exposed_communication_seconds_per_step: float
     mfu_given: bool
     basis: tuple[Basis, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "mfu": self.mfu, "seconds": self.seconds, "tokens_per_s": self.tokens_per_s,
-            "bound_seconds": self.bound_seconds,
-            "step_seconds": self.step_seconds, "tokens_per_step": self.tokens_per_step,
-            "accumulation": self.accumulation,
-            "communication_seconds_per_step": self.communication_seconds_per_step,
-            "exposed_communication_seconds_per_step":
-                self.exposed_communication_seconds_per_step,
-            "mfu_given": self.mfu_given,
-            "basis": [b.to_dict() for b in self.basis],
-        }
 
 
 def expected_train(model: object, hardware: object, *, tokens: object, gpus: object = 1,

@@ -17,6 +17,7 @@ from engine.numbers.catalog._data import load
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
+from engine.numbers.records import Record
 
 # The compute format -> the row of [matmul.*] it is measured under.
 _MATMUL_KEY = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "int8": "fp8", "fp4": "fp8",
@@ -24,7 +25,7 @@ _MATMUL_KEY = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "int8": "fp8", "fp4
 
 
 @dataclass(frozen=True, slots=True)
-class Basis:
+class Basis(Record):
     """One efficiency or cost an expected value rests on: ``value`` (a fraction, or seconds
     when the name says so) and where it comes from."""
 
@@ -35,9 +36,6 @@ class Basis:
     def __post_init__(self) -> None:
         if not self.value >= 0:
             raise EngineError(f"Efficiency {self.name!r} must be >= 0.")
-
-    def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "value": self.value, "source": self.source}
 
 
 @cache

@@ -13,13 +13,18 @@ from typing import Any
 
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
+from engine.numbers.records import JsonShape, Record
 
 LATENCY_KINDS = ("nvlink", "pcie", "network")
 
 
 @dataclass(frozen=True, slots=True)
-class LinkSpec:
+class LinkSpec(Record):
     """One chip's links. Bandwidths in bytes/s EACH WAY per chip; latencies in seconds."""
+
+    JSON = JsonShape(rename={"hardware_id": "hardware"},
+                     skip=("network_step_latency_seconds", "latency_source", "pairs_only",
+                           "pcie_bytes_per_s"))
 
     hardware_id: str
     scale_up: str
@@ -44,17 +49,6 @@ class LinkSpec:
         if self.pairs_only and not self.pcie_bytes_per_s > 0:
             raise EngineError(f"Links of {self.hardware_id!r}: pair-only links need a PCIe "
                               "figure for larger groups.")
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "hardware": self.hardware_id, "scale_up": self.scale_up,
-            "scale_up_bytes_per_s": self.scale_up_bytes_per_s, "scale_out": self.scale_out,
-            "scale_out_bytes_per_s": self.scale_out_bytes_per_s,
-            "chips_per_server": self.chips_per_server,
-            "step_latency_seconds": self.step_latency_seconds,
-            "base_latency_seconds": self.base_latency_seconds, "source": self.source,
-            "note": self.note,
-        }
 
 
 @dataclass(frozen=True, slots=True)
