@@ -1,3 +1,3 @@
 """The lesson's content: figures and tables for the pages, the cheat sheet, the reality check,
-the drills, the five questions (plan) and the dgx-1 simulation. Imports numbers, words and
+the drills, a plan's JSON (plan: numbers with their answers) and the dgx-1 simulation. Imports numbers, words and
 the render kit."""
