@@ -53,6 +53,10 @@ def test_figures_match_the_lesson() -> None:
     assert authoring.figure_text("params_exact", {"model": "llama-3.1-8b"}) == "8,030,261,248"
     # An "80 GB" H100: 79.11 GiB a program can allocate (vllm-project/vllm #27508).
     assert authoring.figure_text("capacity", {"hardware": "h100-sxm"}) == "84.94 GB"
+    assert authoring.figure_text("capacity_GiB", {"hardware": "h100-sxm"}) == "79.11 GiB"
+    # The name's 80 GB are GiB: 80 x 2^30 = 85,899,345,920 bytes (step 14).
+    assert authoring.figure_text("capacity_name", {"hardware": "h100-sxm"}) == "80 GB"
+    assert authoring.figure_text("capacity_name_bytes", {"hardware": "h100-sxm"}) == "85.9 GB"
     approx = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "approx": True}
     assert authoring.figure_text("serve_total", approx) == "19 GB"
     # lesson spec, steps 6 and 13: "one H100 at 40 %", "35-55 % is good"

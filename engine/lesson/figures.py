@@ -21,6 +21,7 @@ from engine.numbers.compute import (
 from engine.numbers.compute import flops_per_token as _flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import decode_step, request_timeline
+from engine.numbers.units import GiB
 from engine.words.format import (
     format_bandwidth,
     format_bytes,
@@ -53,6 +54,21 @@ def weights(model: str, format: str = "bf16") -> str:
 def capacity(hardware: str) -> str:
     """A chip's memory, the bytes a program can allocate: '84.94 GB' for an '80 GB' H100."""
     return format_GB(get_hardware(hardware).memory_bytes)
+
+
+def capacity_name(hardware: str) -> str:
+    """The capacity in the card's name, as sold: '80 GB' for the H100 (binary gigabytes, GiB)."""
+    return f"{get_hardware(hardware).memory_marketed_GB:,g} GB"
+
+
+def capacity_name_bytes(hardware: str) -> str:
+    """The name's capacity read as GiB, in GB of 10^9 bytes: '85.9 GB' for an '80 GB' H100."""
+    return format_GB(get_hardware(hardware).memory_marketed_GB * GiB)
+
+
+def capacity_GiB(hardware: str) -> str:
+    """The bytes a program can allocate, in GiB: '79.11 GiB' for an H100."""
+    return f"{get_hardware(hardware).memory_bytes / GiB:,.2f} GiB"
 
 
 def serve_total(
@@ -210,6 +226,9 @@ FIGURES: dict[str, Figure] = {
         params_exact,
         weights,
         capacity,
+        capacity_name,
+        capacity_name_bytes,
+        capacity_GiB,
         serve_total,
         flops_per_token,
         kv_per_token,
