@@ -28,7 +28,7 @@ def render(values: Values) -> str:
             ("Parameters", f"{format_count(model.params)} ({model.params:,})"),
             ("Bytes per number", f"{number_format.bytes_per_number:g} ({number_format.label})"),
             ("Size of the weights", format_GB(weights_bytes)),
-            ("FLOPs per token (2 × parameters)", f"{format_count(flops_per_token(model))} FLOPs"),
+            ("FLOPs per token (about 2 × parameters)", f"{format_count(flops_per_token(model))} FLOPs"),
         ]
     )
     verdict_class = "fits" if plan.fits else "refused"
