@@ -89,16 +89,28 @@ def _limit_words(p: Plan) -> str:
         else:
             head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
                     f"step at {format_TFLOP_per_s(hw.compute_peak(p.weight_format)[0])}")
+        e = s.expected
         return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
                 f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
                 f"{s.prompt_tokens:,} tokens is {s.prefill.bound}-bound: "
-                f"{format_seconds(s.prefill.seconds)} to the first token.")
+                f"{format_seconds(s.prefill.seconds)} to the first token at best. A well-tuned "
+                f"server is expected to take about {format_seconds(e.decode_seconds_per_token)} "
+                f"per token and {format_seconds(e.ttft_seconds)} to the first token.")
     t = p.train
     assert t is not None
     return (f"Compute: {t.model_flops:.3g} FLOPs ({t.per_token.model:.3g} per token × "
             f"{t.tokens:.3g} tokens) on {p.gpus:,} "
             f"GPU{'s' if p.gpus > 1 else ''} at {format_TFLOP_per_s(t.peak_flops_per_s)} "
-            f"({t.compute_format}) × {t.mfu:.0%} MFU takes {format_seconds(t.seconds)}.")
+            f"({t.compute_format}) × {t.mfu:.0%} MFU takes {format_seconds(t.seconds)}."
+            + _expected_training_words(t))
+
+
+def _expected_training_words(t: TrainFigures) -> str:
+    e = t.expected
+    if e.mfu_given:
+        return ""
+    return (f" A well-tuned training stack is expected to reach about {e.mfu:.0%} MFU on this "
+            f"set-up: {format_seconds(e.seconds)}.")
 
 
 def _gpus_words(p: Plan) -> str:
