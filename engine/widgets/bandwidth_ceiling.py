@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.formats import get_format
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
@@ -114,9 +115,14 @@ def render(values: Values) -> str:
     rows.sort(key=lambda c: -c.hardware.bandwidth_bytes_per_s)
     mine = next(c for c in rows if c.hardware.id == chosen.id)
     step = mine.step
+    expected_s = expected_decode_step_seconds(
+        model, chosen, context_tokens=0, batch=1, weight_format=weight_format
+    )
     verdict_text = (
         f"One {chosen.name}: at most {format_tokens_per_s(step.tokens_per_s_per_user)} for one user, "
-        f"{format_seconds(step.seconds)} per token."
+        f"{format_seconds(step.seconds)} per token. A well-tuned server is expected to reach "
+        f"about {format_tokens_per_s(1.0 / expected_s)} ({format_seconds(expected_s)} per token): "
+        "real kernels read memory below its datasheet speed and each layer adds fixed costs."
     )
     if not mine.fits:
         verdict_text += (
