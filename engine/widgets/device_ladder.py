@@ -163,7 +163,12 @@ def _serve_cells(rung: Rung, p: Plan) -> tuple[Cell, Cell]:
             f"{copies}",
             "yes",
         ),
-        (f"{p.serve.tokens_per_s_per_user:,.0f} tokens/s", f"{p.serve.bound}-bound", ""),
+        (
+            f"{p.serve.tokens_per_s_per_user:,.0f} tokens/s at best",
+            f"{p.serve.bound}-bound; about "
+            f"{1.0 / p.serve.expected.decode_seconds_per_token:,.0f} expected with tuned software",
+            "",
+        ),
     )
 
 
