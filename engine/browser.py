@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from engine.numbers import bounded_json
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 
@@ -23,9 +24,10 @@ def update(name: str, inputs_json: str) -> str:
     failure (a bug) is reported the same way, so the page shows a message instead of breaking.
     """
     try:
-        if len(inputs_json) > MAX_INPUT_CHARS:
-            raise EngineError("These inputs are too long to be real.", "widget")
-        raw = json.loads(inputs_json)
+        raw = bounded_json.loads(
+            inputs_json, what="These inputs", field="widget", max_chars=MAX_INPUT_CHARS,
+            max_depth=4,
+        )
         if not isinstance(raw, dict):
             raise EngineError("Inputs must be a set of named values.", "widget")
         widget = get_widget(name)

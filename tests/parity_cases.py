@@ -58,7 +58,23 @@ def results() -> dict[str, Any]:
     for name in widget_names():
         widget = get_widget(name)
         out["widgets"][name] = widget.run(widget.defaults()).html
+    out["hostile"] = hostile()
     return out
+
+
+# Saved values that once killed the runtime in the browser (the WebAssembly stack overflowed
+# parsing 20,000 nested brackets): each must come back as a message on its field.
+HOSTILE_CASES: list[tuple[str, dict[str, str]]] = [
+    ("dgx_panel", {"state": "[" * 20_000}),
+    ("launch_training", {"state": "{" * 20_000}),
+    ("drill_will_it_fit", {"state": "[" * 20_000}),
+]
+
+
+def hostile() -> list[Any]:
+    from engine.browser import update
+
+    return [json.loads(update(name, json.dumps(inputs))) for name, inputs in HOSTILE_CASES]
 
 
 def results_json() -> str:

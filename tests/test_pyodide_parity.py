@@ -79,6 +79,16 @@ def test_widgets_render_identically_in_pyodide(pyodide_results: dict[str, object
     assert pyodide_results["widgets"] == expected["widgets"]
 
 
+def test_hostile_saved_state_is_a_message_in_pyodide(pyodide_results: dict[str, object]) -> None:
+    # 20,000 nested brackets in a saved state once overflowed the WebAssembly stack (a fatal
+    # runtime error); bounded before parsing, they are a message on the field at fault.
+    replies = pyodide_results["hostile"]
+    assert isinstance(replies, list) and len(replies) == len(parity_cases.HOSTILE_CASES)
+    for (name, _), reply in zip(parity_cases.HOSTILE_CASES, replies, strict=True):
+        assert reply.get("field") == "state" and "internal" not in reply, (name, reply)
+    assert replies == json.loads(parity_cases.results_json())["hostile"]
+
+
 def test_the_runtime_ran_on_the_precompiled_standard_library(
     pyodide_results: dict[str, object],
 ) -> None:

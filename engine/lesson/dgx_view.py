@@ -15,6 +15,7 @@ import json
 
 from engine.lesson import cluster
 from engine.lesson.cluster.words import gpu_list
+from engine.numbers import bounded_json
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 from engine.render.fields import Text, hidden
@@ -39,17 +40,22 @@ def dump_state(state: cluster.ClusterState) -> str:
     return json.dumps(state.to_dict(), separators=(",", ":"), sort_keys=True)
 
 
+MAX_STATE_CHARS = 100_000  # a full state (16 jobs, 64 log entries) is about 20,000
+MAX_STATE_DEPTH = 8  # the state's own nesting is 4 levels
+
+
 def load_state(text: str) -> cluster.ClusterState:
     """The state from the page's hidden input; EngineError (field 'state') if it is not one."""
     if not text.strip():
         return cluster.new_cluster(SYSTEM)
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = bounded_json.loads(
+            text, what="The saved dgx-1 state", field="state", max_chars=MAX_STATE_CHARS,
+            max_depth=MAX_STATE_DEPTH,
+        )
+    except EngineError as error:
         raise EngineError(
-            "The saved dgx-1 state is not readable (it is not valid JSON), so the simulation "
-            "starts again from a fresh dgx-1.",
-            "state",
+            f"{error.message[:-1]}, so the simulation starts again from a fresh dgx-1.", "state"
         ) from None
     return cluster.ClusterState.from_dict(data)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from engine.numbers import validate
+from engine.numbers import bounded_json, validate
 from engine.numbers.catalog import HardwareSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
@@ -124,8 +124,11 @@ class Score:
                 "The saved drill score is too long to be ours; starting a new score.", field
             )
         try:
-            raw = json.loads(text)
-        except ValueError:
+            raw = bounded_json.loads(
+                text, what="The saved drill score", field=field, max_chars=MAX_STATE_CHARS,
+                max_depth=2,
+            )
+        except EngineError:
             raise EngineError(
                 "The saved drill score is not valid JSON; starting a new score.", field
             ) from None
