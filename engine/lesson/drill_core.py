@@ -34,6 +34,7 @@ from engine.words.format import format_GB
 TOLERANCE = 0.02  # an answer within 2 % of the engine's figure is right
 MAX_SEED = 999_999_999
 MAX_ANSWER_CHARS = 40
+MAX_ANSWER_GB = 1e9  # a billion GB: far beyond any memory a drill asks about
 MAX_SCORE = 1_000_000_000
 MAX_STATE_CHARS = 1_000
 
@@ -63,6 +64,7 @@ def parse_answer_GB(text: object, field: str = "answer") -> float:
         raise EngineError(f"{shown!r} is too long for an answer: type a number of GB.", field)
     match = _ANSWER.match(text)
     if not match:
+        _refuse_other_numbers(text.strip(), field)
         raise EngineError(
             f"Your answer must be a number of GB, such as 42.5, not {shown!r}.", field
         )
@@ -82,6 +84,25 @@ def parse_answer_GB(text: object, field: str = "answer") -> float:
     if not value > 0:
         raise EngineError("Your answer must be more than 0 GB.", field)
     return value
+
+
+def _refuse_other_numbers(text: str, field: str) -> None:
+    """Say what is wrong with numbers the answer format does not take: a negative number,
+    scientific notation (too large, or to be written out), a number too large to be a float."""
+    try:
+        value = float(text)
+    except ValueError:
+        return
+    if value != value:  # NaN
+        return
+    if value <= 0:
+        raise EngineError("Your answer must be more than 0 GB.", field)
+    if value > MAX_ANSWER_GB:
+        raise EngineError(
+            f"{text[:20]!r} GB is far too large: no answer here is over {MAX_ANSWER_GB:,.0f} GB.",
+            field,
+        )
+    raise EngineError(f"Write the number out, such as {value:,.6g}, not {text[:20]!r}.", field)
 
 
 def within(value: float, target: float, tolerance: float = TOLERANCE) -> bool:

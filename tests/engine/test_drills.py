@@ -142,11 +142,11 @@ def test_answers_parse(text: str, value: float) -> None:
         ("119.7 GiB", "not GiB"),
         ("0.13 TB", "in GB"),
         ("abc", "number of GB"),
-        ("1e2", "number of GB"),
-        ("-5", "number of GB"),
+        ("1e2", "Write the number out, such as 100"),
+        ("-5", "more than 0 GB"),
         ("0", "more than 0"),
         ("NaN", "number of GB"),
-        ("inf", "number of GB"),
+        ("inf", "far too large"),
         ("12 34", "number of GB"),
         ("9" * 60, "too long"),
         (HOSTILE, "number of GB"),
@@ -433,3 +433,20 @@ def test_questions_use_catalogue_hardware() -> None:
     for gpu in drills.DRILL_GPUS:
         assert get_hardware(gpu).kind == "gpu"
     assert get_model("llama-3.1-8b").params == 8_030_261_248
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("1e308", "far too large"),  # issue 17: was "not a number"
+        ("9e999", "far too large"),
+        ("-5", "more than 0 GB"),
+        ("2e1", "Write the number out, such as 20"),
+        ("abc", "must be a number of GB"),
+    ],
+)
+def test_answers_that_are_numbers_of_another_shape_get_a_precise_message(
+    typed: str, says: str
+) -> None:
+    with pytest.raises(EngineError, match=says):
+        drills.parse_answer_GB(typed)
