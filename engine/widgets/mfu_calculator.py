@@ -22,7 +22,13 @@ from engine.render.plot import WIDTH, chart
 from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
-from engine.words.format import format_count, format_flops, format_seconds, format_TFLOP_per_s
+from engine.words.format import (
+    format_count,
+    format_flops,
+    format_flops_per_s,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 
 MODES = (
     ("mfu", "From a measured throughput → MFU"),
@@ -60,11 +66,6 @@ TOKEN_BUDGET = TRAINING_TOKENS.but(
 
 def _percent(share: float) -> str:
     return f"{share * 100:.1f} %"
-
-
-def _rate(flops_per_s: float) -> str:
-    """A FLOP/s figure in the scientific form the engine uses for FLOP counts."""
-    return format_flops(flops_per_s).replace("FLOPs", "FLOP/s")
 
 
 def _gpus(n: int, name: str) -> str:
@@ -121,7 +122,7 @@ def render(values: Values) -> str:
     per_token = flops.model
     total_flops = per_token * tokens
     all_peak = gpus * peak
-    peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {_rate(all_peak)}"
+    peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {format_flops_per_s(all_peak)}"
     per_token_words = (
         f"3 × {format_count(flops.matmul / 3.0)} (2 forward + 4 backward per active weight) + "
         f"{format_count(flops.attention)} (attention over {flops.seq_len:,} tokens) = "
@@ -144,13 +145,13 @@ def render(values: Values) -> str:
                 ("FLOPs per training token", per_token_words),
                 (
                     "Model FLOPs done per second",
-                    f"{format_count(per_token)} × {tokens_per_s:,.0f} tokens/s = {_rate(achieved)}",
+                    f"{format_count(per_token)} × {tokens_per_s:,.0f} tokens/s = {format_flops_per_s(achieved)}",
                 ),
                 (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
-                ("MFU", f"{_rate(achieved)} ÷ {_rate(all_peak)} = {_percent(mfu)}"),
+                ("MFU", f"{format_flops_per_s(achieved)} ÷ {format_flops_per_s(all_peak)} = {_percent(mfu)}"),
                 (
                     f"At this speed, {format_count(tokens)} tokens take",
-                    f"{format_flops(total_flops)} ÷ {_rate(achieved)} = {format_seconds(seconds)}",
+                    f"{format_flops(total_flops)} ÷ {format_flops_per_s(achieved)} = {format_seconds(seconds)}",
                 ),
             ]
         )
@@ -179,10 +180,10 @@ def render(values: Values) -> str:
                 f"{format_flops(total_flops)}",
             ),
             (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
-            ("Useful FLOP/s at that MFU", f"{_rate(all_peak)} × {_percent(mfu)} = {_rate(useful)}"),
+            ("Useful FLOP/s at that MFU", f"{format_flops_per_s(all_peak)} × {_percent(mfu)} = {format_flops_per_s(useful)}"),
             (
                 "Wall-clock time",
-                f"{format_flops(total_flops)} ÷ {_rate(useful)} = {format_seconds(seconds)}",
+                f"{format_flops(total_flops)} ÷ {format_flops_per_s(useful)} = {format_seconds(seconds)}",
             ),
             ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
             (

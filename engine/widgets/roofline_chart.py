@@ -35,9 +35,11 @@ from engine.words.expected import at_best_and_expected
 from engine.words.format import (
     a_or_an,
     format_bandwidth,
+    format_flops_per_s,
     format_GB,
     format_seconds,
     format_tokens_per_s,
+    three_figures,
 )
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
@@ -52,32 +54,15 @@ _RIDGE = {"stroke": "currentColor", "stroke_opacity": "0.6", "stroke_dasharray":
 _HOLLOW = {"fill": "none", "stroke": "currentColor", "stroke_width": "2"}
 
 
-def format_flops_per_s(flops_per_s: float) -> str:
-    """'989.4 TFLOP/s', '3.35 TFLOP/s', '120 GFLOP/s', '1.98 PFLOP/s'."""
-    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s")):
-        if flops_per_s >= scale:
-            return f"{_three(flops_per_s / scale)} {unit}"
-    return f"{_three(flops_per_s / 1e6)} MFLOP/s"
-
-
 def format_intensity(flops_per_byte: float) -> str:
     """'295 FLOP/byte', '26.1 FLOP/byte', '0.99 FLOP/byte'."""
-    return f"{_three(flops_per_byte)} FLOP/byte"
-
-
-def _three(value: float) -> str:
-    """About three significant figures, thousands grouped: '989', '26.1', '1,033', '0.99'."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}".rstrip("0").rstrip(".")
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{three_figures(flops_per_byte)} FLOP/byte"
 
 
 def _percent(share: float) -> str:
     """'0.35 %', '4.2 %', '100 %'."""
     pct = share * 100.0
-    return f"{_three(pct)} %"
+    return f"{three_figures(pct)} %"
 
 
 def _decade_label(value: float) -> str:

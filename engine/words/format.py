@@ -70,8 +70,30 @@ def format_tokens_per_s(tokens_per_s: float) -> str:
     return f"{tokens_per_s:.1f} tokens/s"
 
 
+def three_figures(value: float) -> str:
+    """About three significant figures, thousands grouped: '989', '26.1', '1,033', '0.99'."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def format_flops_per_s(flops_per_s: float) -> str:
+    """A compute rate in the unit that suits it: '989 TFLOP/s', '120 GFLOP/s', '16.2 EFLOP/s'.
+
+    For rates of different sizes side by side (a roofline, a cluster against one chip);
+    tables of chips use :func:`format_TFLOP_per_s`, one unit for every row.
+    """
+    for scale, unit in ((1e18, "EFLOP/s"), (1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s")):
+        if flops_per_s >= scale:
+            return f"{three_figures(flops_per_s / scale)} {unit}"
+    return f"{three_figures(flops_per_s / 1e6)} MFLOP/s"
+
+
 def format_TFLOP_per_s(flops_per_s: float) -> str:
-    """A compute rate in TFLOP/s with one decimal: '989.4 TFLOP/s', '114.7 TFLOP/s'."""
+    """A chip's compute rate in TFLOP/s with one decimal, one unit for every row of a table of
+    chips: '989.4 TFLOP/s', '114.7 TFLOP/s'."""
     return f"{flops_per_s / TERA:,.1f} TFLOP/s"
 
 
