@@ -101,18 +101,16 @@ def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: str, kv_fo
 
 
 @dataclass(frozen=True, slots=True)
-class DecodeStep(Record):
-    """One decode step of ``batch`` requests at ``context_tokens`` each (all GPUs together).
+class PassCost(Record):
+    """One pass of the model over ``batch`` requests on ``gpus`` GPUs together: a decode step
+    or a prefill (each adds its token count, written right after ``batch``).
 
     bytes_read and flops are totals; memory_seconds = bytes / (GPUs x bandwidth),
     compute_seconds = FLOPs / (GPUs x raw dense peak); seconds is the larger; ``bound`` says
-    which. tokens_per_s_per_user = 1 / seconds; tokens_per_s = batch / seconds.
+    which. arithmetic_intensity = FLOPs / bytes.
     """
 
-    JSON = JsonShape(derived=("tokens_per_s_per_user", "tokens_per_s", "arithmetic_intensity"))
-
     batch: int
-    context_tokens: int
     gpus: int
     bytes_read: float
     flops: float
@@ -123,16 +121,27 @@ class DecodeStep(Record):
     compute_format: str
 
     @property
+    def arithmetic_intensity(self) -> float:
+        return self.flops / self.bytes_read
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeStep(PassCost):
+    """One decode step of ``batch`` requests at ``context_tokens`` each (all GPUs together).
+    tokens_per_s_per_user = 1 / seconds; tokens_per_s = batch / seconds."""
+
+    JSON = JsonShape(derived=("tokens_per_s_per_user", "tokens_per_s", "arithmetic_intensity"),
+                     after={"context_tokens": "batch"})
+
+    context_tokens: int
+
+    @property
     def tokens_per_s_per_user(self) -> float:
         return 1.0 / self.seconds
 
     @property
     def tokens_per_s(self) -> float:
         return self.batch / self.seconds
-
-    @property
-    def arithmetic_intensity(self) -> float:
-        return self.flops / self.bytes_read
 
 
 def _check(model: object, hardware: object, batch: object, weight_format: object,
@@ -172,25 +181,12 @@ def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
 
 
 @dataclass(frozen=True, slots=True)
-class Prefill(Record):
+class Prefill(PassCost):
     """The prefill of ``batch`` prompts of ``prompt_tokens``: all their tokens in one pass."""
 
-    JSON = JsonShape(derived=("arithmetic_intensity",))
+    JSON = JsonShape(derived=("arithmetic_intensity",), after={"prompt_tokens": "batch"})
 
-    batch: int
     prompt_tokens: int
-    gpus: int
-    bytes_read: float
-    flops: float
-    memory_seconds: float
-    compute_seconds: float
-    seconds: float
-    bound: str
-    compute_format: str
-
-    @property
-    def arithmetic_intensity(self) -> float:
-        return self.flops / self.bytes_read
 
 
 def prefill(model: object, hardware: object, *, prompt_tokens: object, batch: object = 1,
@@ -215,8 +211,9 @@ def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: str, kf: str, g
                  * architecture.causal_attended_layer_tokens(m, s))
     mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
     comp = flops / (peak * g)
-    return Prefill(b, s, g, wbytes + kv, flops, mem, comp, max(mem, comp),
-                   "memory" if mem >= comp else "compute", cf)
+    return Prefill(batch=b, prompt_tokens=s, gpus=g, bytes_read=wbytes + kv, flops=flops,
+                   memory_seconds=mem, compute_seconds=comp, seconds=max(mem, comp),
+                   bound="memory" if mem >= comp else "compute", compute_format=cf)
 
 
 def _lin_sum(a: float, b: float, c0: int, n: int) -> float:
