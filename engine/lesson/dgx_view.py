@@ -126,6 +126,21 @@ def _job_colours(state: cluster.ClusterState) -> dict[str, str]:
 # ---------------------------------------------------------------------------- the panel
 
 
+def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str) -> str:
+    """A panel table: ``caption``, a head row of ``columns``, the ``rows`` (whole ``<tr>``s),
+    in a ``<div>`` of ``class_``."""
+    head = "".join(tag("th", esc(h), scope="col") for h in columns)
+    return tag(
+        "div",
+        tag(
+            "table",
+            tag("caption", esc(caption)) + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
+            class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
+        ),
+        class_=class_,
+    )
+
+
 def _gpu_table(state: cluster.ClusterState) -> str:
     colours = _job_colours(state)
     jobs = {j.id: j for j in state.running_jobs()}
@@ -153,19 +168,11 @@ def _gpu_table(state: cluster.ClusterState) -> str:
                 data_gpu=gpu.index,
             )
         )
-    head = "".join(
-        tag("th", esc(h), scope="col")
-        for h in ("GPU", "Memory in use", "Utilisation", "What runs there")
-    )
-    caption = tag("caption", esc(f"{state.system_id}: the {len(rows)} GPUs"))
-    return tag(
-        "div",
-        tag(
-            "table",
-            caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
-            class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
-        ),
-        class_="dgx-gpus chart",
+    return _table(
+        f"{state.system_id}: the {len(rows)} GPUs",
+        ("GPU", "Memory in use", "Utilisation", "What runs there"),
+        rows,
+        "dgx-gpus chart",
     )
 
 
@@ -197,18 +204,8 @@ def _jobs_table(state: cluster.ClusterState) -> str:
                 data_job=job.id,
             )
         )
-    head = "".join(
-        tag("th", esc(h), scope="col") for h in ("Job", "What", "Where", "Memory per GPU", "Status")
-    )
-    caption = tag("caption", esc("Jobs running"))
-    return tag(
-        "div",
-        tag(
-            "table",
-            caption + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
-            class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
-        ),
-        class_="dgx-jobs chart",
+    return _table(
+        "Jobs running", ("Job", "What", "Where", "Memory per GPU", "Status"), rows, "dgx-jobs chart"
     )
 
 
