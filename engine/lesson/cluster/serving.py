@@ -70,6 +70,17 @@ def _serve_action(model_id: str, gpus: tuple[int, ...], weight_format: str, cont
             ("weight_format", weight_format), ("context_tokens", context), ("batch", batch))
 
 
+def _fits_on(label: str, head: str, mem: ServingMemory, model_id: str, gpus: tuple[int, ...],
+             weight_format: str, context: int, batch: int, *, tail: str = "") -> WayOut:
+    """A way out that fits now on ``gpus`` (the caller has checked): its text is
+    '{head}: {GB} per GPU on {gpus}{tail}.', its action that deployment."""
+    return WayOut(
+        label=label,
+        text=f"{head}: {format_GB(mem.per_gpu_bytes)} per GPU on {gpu_list(gpus)}{tail}.",
+        per_gpu_bytes=mem.per_gpu_bytes, fits_now=True,
+        action=_serve_action(model_id, gpus, weight_format, context, batch))
+
+
 def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], wf: str,
                     ctx: int, batch: int) -> list[WayOut]:
     system = st.system
@@ -121,13 +132,11 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
             room = min(st.free_bytes()[g] for g in gpus) - m2.per_gpu_bytes
             extra = int(room * len(gpus) // mem.kv_cache_bytes_per_token)
-            out.append(WayOut(
-                label=f"{fid} weights",
-                text=f"Weights in {fid} ({FORMATS[fid].bytes_per_number:g} bytes each): "
-                f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}, leaving room for "
-                f"{extra:,} more tokens of KV cache (quantised weights can cost some quality).",
-                per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
-                action=_serve_action(model.id, gpus, fid, ctx, batch)))
+            out.append(_fits_on(
+                f"{fid} weights", f"Weights in {fid} ({FORMATS[fid].bytes_per_number:g} bytes each)",
+                m2, model.id, gpus, fid, ctx, batch,
+                tail=f", leaving room for {extra:,} more tokens of KV cache "
+                "(quantised weights can cost some quality)"))
             break
 
     free_min = min(st.free_bytes()[g] for g in gpus)
@@ -139,12 +148,9 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         if 1 <= fit_ctx < ctx:
             m2 = _serve_memory(model, hw, wf, fit_ctx, batch, len(gpus))
             if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
-                out.append(WayOut(
-                    label="Shorter context",
-                    text=f"Context of {fit_ctx:,} tokens instead of {ctx:,}: "
-                    f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
-                    per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
-                    action=_serve_action(model.id, gpus, wf, fit_ctx, batch)))
+                out.append(_fits_on(
+                    "Shorter context", f"Context of {fit_ctx:,} tokens instead of {ctx:,}",
+                    m2, model.id, gpus, wf, fit_ctx, batch))
 
     for other in sorted(list_models(), key=lambda m: -m.params):
         if (other.params >= model.params or ctx > other.max_context
@@ -152,12 +158,9 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
             continue
         m2 = _serve_memory(other, hw, wf, ctx, batch, len(gpus))
         if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
-            out.append(WayOut(
-                label="A smaller model",
-                text=f"{other.name} ({format_count(other.params)} params): "
-                f"{format_GB(m2.per_gpu_bytes)} per GPU on {gpu_list(gpus)}.",
-                per_gpu_bytes=m2.per_gpu_bytes, fits_now=True,
-                action=_serve_action(other.id, gpus, wf, ctx, batch)))
+            out.append(_fits_on(
+                "A smaller model", f"{other.name} ({format_count(other.params)} params)",
+                m2, other.id, gpus, wf, ctx, batch))
             break
     return out
 
