@@ -7,6 +7,7 @@ GPU side / CPU side, computed here, once, for the page and for the browser alike
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.numbers import quantities
@@ -65,55 +66,49 @@ class Metric:
         return self.gpu_value / self.cpu_value
 
 
+def _units(chip: HardwareSpec, n: int) -> tuple[float, str]:
+    count = chip.compute_units * n
+    return float(count), f"{count:,} {chip.compute_unit_name}"
+
+
+def _lanes(chip: HardwareSpec, n: int) -> tuple[float, str]:
+    count = chip.lanes * n
+    return float(count), f"{count:,} lanes"
+
+
+def _peak(chip: HardwareSpec, n: int) -> tuple[float, str]:
+    flops_per_s = chip.peak_flops_per_s(PEAK_FORMAT) * n
+    return flops_per_s, format_TFLOP_per_s(flops_per_s)
+
+
+def _bandwidth(chip: HardwareSpec, n: int) -> tuple[float, str]:
+    bytes_per_s = chip.bandwidth_bytes_per_s * n
+    return bytes_per_s, format_bandwidth(bytes_per_s)
+
+
+def _capacity(chip: HardwareSpec, n: int) -> tuple[float, str]:
+    memory_bytes = chip.memory_bytes * n
+    return memory_bytes, f"{format_GB(memory_bytes)} {chip.memory_type}"
+
+
+# key, label, and each side's total over its n chips with its text
+_FIGURES: tuple[tuple[str, str, Callable[[HardwareSpec, int], tuple[float, str]]], ...] = (
+    ("units", "Cores (on a GPU: SMs or compute units)", _units),
+    ("lanes", "Arithmetic lanes working side by side", _lanes),
+    ("peak", "Peak maths, bf16 dense (FLOP/s)", _peak),
+    ("bandwidth", "Memory bandwidth", _bandwidth),
+    ("capacity", "Memory capacity", _capacity),
+)
+
+
 def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[Metric]:
     """The figures of ``cpus`` CPU sockets and ``gpus`` GPUs, totals for each side."""
-    units = Metric(
-        "units",
-        "Cores (on a GPU: SMs or compute units)",
-        float(cpu.compute_units * cpus),
-        float(gpu.compute_units * gpus),
-        f"{cpu.compute_units * cpus:,} {cpu.compute_unit_name}",
-        f"{gpu.compute_units * gpus:,} {gpu.compute_unit_name}",
-    )
-    lanes = Metric(
-        "lanes",
-        "Arithmetic lanes working side by side",
-        float(cpu.lanes * cpus),
-        float(gpu.lanes * gpus),
-        f"{cpu.lanes * cpus:,} lanes",
-        f"{gpu.lanes * gpus:,} lanes",
-    )
-    cpu_peak = cpu.peak_flops_per_s(PEAK_FORMAT) * cpus
-    gpu_peak = gpu.peak_flops_per_s(PEAK_FORMAT) * gpus
-    peak = Metric(
-        "peak",
-        "Peak maths, bf16 dense (FLOP/s)",
-        cpu_peak,
-        gpu_peak,
-        format_TFLOP_per_s(cpu_peak),
-        format_TFLOP_per_s(gpu_peak),
-    )
-    cpu_bw = cpu.bandwidth_bytes_per_s * cpus
-    gpu_bw = gpu.bandwidth_bytes_per_s * gpus
-    bandwidth = Metric(
-        "bandwidth",
-        "Memory bandwidth",
-        cpu_bw,
-        gpu_bw,
-        format_bandwidth(cpu_bw),
-        format_bandwidth(gpu_bw),
-    )
-    cpu_mem = cpu.memory_bytes * cpus
-    gpu_mem = gpu.memory_bytes * gpus
-    capacity = Metric(
-        "capacity",
-        "Memory capacity",
-        cpu_mem,
-        gpu_mem,
-        f"{format_GB(cpu_mem)} {cpu.memory_type}",
-        f"{format_GB(gpu_mem)} {gpu.memory_type}",
-    )
-    return [units, lanes, peak, bandwidth, capacity]
+    metrics = []
+    for key, label, total in _FIGURES:
+        cpu_value, cpu_text = total(cpu, cpus)
+        gpu_value, gpu_text = total(gpu, gpus)
+        metrics.append(Metric(key, label, cpu_value, gpu_value, cpu_text, gpu_text))
+    return metrics
 
 
 def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = WIDTH) -> str:
