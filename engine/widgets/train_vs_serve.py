@@ -50,6 +50,18 @@ RECOMPUTE = Choice(
 )
 
 
+def _block(task: str, mem: memory.ServingMemory | memory.TrainingMemory, what: str,
+           scale_bytes: float) -> str:
+    """One task's side: its title, the verdict and its memory bar (on the shared scale)."""
+    return tag(
+        "div",
+        tag("p", task, class_="widget-subtitle")
+        + _verdict(task, mem.per_gpu_bytes, mem.capacity_bytes)
+        + memory_bar(mem.parts, mem.capacity_bytes, label=f"{task} {what}", scale_bytes=scale_bytes),
+        class_=f"widget-compare {task.lower()}",
+    )
+
+
 def render(values: Values) -> str:
     model = get_model(values[MODEL])
     gpu = get_hardware(values[HARDWARE])
@@ -76,32 +88,8 @@ def render(values: Values) -> str:
         recompute=recompute,
     )
     scale = max(serve.per_gpu_bytes, train.per_gpu_bytes, gpu.memory_bytes)
-    serve_bar = memory_bar(
-        serve.parts,
-        serve.capacity_bytes,
-        label=f"Serving {model.name} on one {gpu.name}",
-        scale_bytes=scale,
-    )
-    train_bar = memory_bar(
-        train.parts,
-        train.capacity_bytes,
-        label=f"Training {model.name} on one {gpu.name}",
-        scale_bytes=scale,
-    )
-    serve_block = tag(
-        "div",
-        tag("p", "Serving", class_="widget-subtitle")
-        + _verdict("Serving", serve.per_gpu_bytes, serve.capacity_bytes)
-        + serve_bar,
-        class_="widget-compare serving",
-    )
-    train_block = tag(
-        "div",
-        tag("p", "Training", class_="widget-subtitle")
-        + _verdict("Training", train.per_gpu_bytes, train.capacity_bytes)
-        + train_bar,
-        class_="widget-compare training",
-    )
+    serve_block = _block("Serving", serve, f"{model.name} on one {gpu.name}", scale)
+    train_block = _block("Training", train, f"{model.name} on one {gpu.name}", scale)
 
     serve_bpp = get_format(SERVING_FORMAT).bytes_per_number
     train_bpp = train.bytes_per_param_total
