@@ -27,7 +27,8 @@ values), :mod:`~engine.lesson.cluster.checks` (action arguments), :mod:`~engine.
 bookkeeping), :mod:`~engine.lesson.cluster.admission` (the rules serving and training share),
 :mod:`~engine.lesson.cluster.serving` (:func:`deploy`), :mod:`~engine.lesson.cluster.training`
 (:func:`launch_training`), :mod:`~engine.lesson.cluster.actions` (the other actions) and
-:mod:`~engine.lesson.cluster.words` (figures in messages). Import from ``engine.lesson.cluster``.
+:mod:`~engine.lesson.cluster.words` (figures in messages). Import from ``engine.lesson.cluster``
+(the state format's own limits and names stay in :mod:`~engine.lesson.cluster.state`).
 """
 
 from __future__ import annotations
@@ -36,16 +37,7 @@ from engine.lesson.cluster.actions import advance, new_cluster, reset, stop, try
 from engine.lesson.cluster.serving import deploy, kv_tokens_that_fit
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
-    KINDS,
-    LOG_KINDS,
-    MAX_BATCH,
-    MAX_CLOCK_SECONDS,
-    MAX_JOBS,
     MAX_LOG_ENTRIES,
-    MAX_TEXT,
-    STATE_VERSION,
-    STATUSES,
-    TRAINING_FORMAT,
     ActionResult,
     ActionValue,
     ClusterState,
@@ -63,16 +55,7 @@ __all__ = [
     "DEFAULT_MFU",
     "DEFAULT_SEQ_LEN",
     "DEFAULT_TOKENS",
-    "KINDS",
-    "LOG_KINDS",
-    "MAX_BATCH",
-    "MAX_CLOCK_SECONDS",
-    "MAX_JOBS",
     "MAX_LOG_ENTRIES",
-    "MAX_TEXT",
-    "STATE_VERSION",
-    "STATUSES",
-    "TRAINING_FORMAT",
     "ActionResult",
     "ActionValue",
     "ClusterState",
