@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.numbers import validate
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
 
@@ -100,9 +101,4 @@ FORMATS: dict[str, NumberFormat] = {
 def get_format(format_id: object) -> NumberFormat:
     """The format called ``format_id`` ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4',
     'q4_0', 'q4_k_m', 'q8_0')."""
-    if isinstance(format_id, str) and format_id in FORMATS:
-        return FORMATS[format_id]
-    shown = str(format_id)[:40]
-    raise EngineError(
-        f"Unknown number format {shown!r}; choose one of: {', '.join(FORMATS)}.", "format"
-    )
+    return validate.lookup(format_id, FORMATS, "number format", "format")

@@ -12,7 +12,8 @@ the functions here guard the arithmetic's other arguments.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from engine.numbers.errors import EngineError
 
@@ -110,6 +111,18 @@ def choice(value: object, field: str, options: Iterable[str], *, label: str | No
     shown = str(value)
     shown = shown if len(shown) <= 40 else shown[:40] + "..."
     raise EngineError(f"Unknown {label.lower()} {shown!r}; choose one of: {', '.join(allowed)}.", field)
+
+
+T = TypeVar("T")
+
+
+def lookup(value: object, table: Mapping[str, T], what: str, field: str) -> T:
+    """``table[value]`` when ``value`` is one of its keys (a catalogue id, a format's name);
+    otherwise EngineError 'Unknown {what} ...; choose one of: {the keys}.' for ``field``."""
+    if isinstance(value, str) and value in table:
+        return table[value]
+    shown = str(value)[:40]
+    raise EngineError(f"Unknown {what} {shown!r}; choose one of: {', '.join(table)}.", field)
 
 
 def _show(x: float) -> str:

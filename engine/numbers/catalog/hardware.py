@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from engine.numbers import validate
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
@@ -148,9 +149,4 @@ def list_hardware() -> list[HardwareSpec]:
 
 def get_hardware(hardware_id: object) -> HardwareSpec:
     """The catalogue chip called ``hardware_id`` (e.g. 'h100-sxm')."""
-    chips = _all()
-    if isinstance(hardware_id, str) and hardware_id in chips:
-        return chips[hardware_id]
-    shown = str(hardware_id)[:40]
-    raise EngineError(f"Unknown hardware {shown!r}; choose one of: {', '.join(chips)}.",
-                      "hardware")
+    return validate.lookup(hardware_id, _all(), "hardware", "hardware")

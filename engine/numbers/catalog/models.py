@@ -132,11 +132,7 @@ def list_models(*, include_reference: bool = False) -> list[ModelSpec]:
 
 def get_model(model_id: object) -> ModelSpec:
     """The catalogue model called ``model_id`` (e.g. 'llama-3.1-8b')."""
-    models = _all()
-    if isinstance(model_id, str) and model_id in models:
-        return models[model_id]
-    shown = str(model_id)[:40]
-    raise EngineError(f"Unknown model {shown!r}; choose one of: {', '.join(models)}.", "model")
+    return validate.lookup(model_id, _all(), "model", "model")
 
 
 def _generic_layer_params(hidden: int, head_dim: int, kv_heads: int, ffn: int) -> int:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from engine.numbers import validate
 from engine.numbers.catalog._data import load
 from engine.numbers.catalog.hardware import HardwareSpec, get_hardware
 from engine.numbers.errors import EngineError
@@ -74,8 +75,4 @@ def list_systems() -> list[SystemSpec]:
 
 def get_system(system_id: object) -> SystemSpec:
     """The catalogue system called ``system_id`` ('dgx-1')."""
-    systems = _all()
-    if isinstance(system_id, str) and system_id in systems:
-        return systems[system_id]
-    shown = str(system_id)[:40]
-    raise EngineError(f"Unknown system {shown!r}; choose one of: {', '.join(systems)}.", "system")
+    return validate.lookup(system_id, _all(), "system", "system")
