@@ -10,16 +10,8 @@ pages in the same tab.
 
 from __future__ import annotations
 
-from engine.lesson import cluster
+from engine.lesson import cluster, dgx_view
 from engine.lesson.cluster.checks import SERVE_BATCH
-from engine.lesson.dgx_view import (
-    STORE,
-    SYSTEM,
-    dump_state,
-    load_state,
-    state_field,
-    with_field,
-)
 from engine.numbers import memory, quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
@@ -41,7 +33,7 @@ ENGINE_FIELDS = {
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
-    return tuple((str(g), f"GPU {g}") for g in range(get_system(SYSTEM).gpu_count))
+    return tuple((str(g), f"GPU {g}") for g in range(get_system(dgx_view.SYSTEM).gpu_count))
 
 
 MODEL = catalog_model_field()
@@ -116,7 +108,7 @@ def _result(result: cluster.ActionResult) -> str:
 
 
 def render(values: Values) -> Rendered:
-    state = load_state(values[state_field()])
+    state = dgx_view.load_state(values[dgx_view.state_field()])
     model_id = values[MODEL]
     model = get_model(model_id)
     gpu = int(values[GPU])
@@ -132,14 +124,14 @@ def render(values: Values) -> Rendered:
         if action == "deploy":
             result = cluster.deploy(state, model_id, (gpu,), weight_format, context, batch)
             html = _result(result) + _figures(state, gpu, mem, context)
-            return Rendered(html, {"state": dump_state(result.state)})
+            return Rendered(html, {"state": dgx_view.dump_state(result.state)})
         if action == "stop":
             result = cluster.stop(state, _last_running(state).id)
             note = tag("p", esc(result.message), class_="deploy-message")
             html = note + _figures(result.state, gpu, mem, context)
-            return Rendered(html, {"state": dump_state(result.state)})
+            return Rendered(html, {"state": dgx_view.dump_state(result.state)})
     except EngineError as error:
-        raise with_field(error, ENGINE_FIELDS) from None
+        raise dgx_view.with_field(error, ENGINE_FIELDS) from None
     free = state.free_bytes()[gpu]
     text = (
         f"Not deployed yet: this needs {format_GB(mem.per_gpu_bytes)} on GPU {gpu}, which has "
@@ -151,10 +143,10 @@ def render(values: Values) -> Rendered:
 WIDGET = Widget(
     name="deploy_model",
     title="Deploy a model onto a dgx-1 GPU",
-    fields=(MODEL, GPU, FORMAT, CONTEXT, BATCH, state_field()),
+    fields=(MODEL, GPU, FORMAT, CONTEXT, BATCH, dgx_view.state_field()),
     actions=(Action("deploy", "Deploy", primary=True), Action("stop", "Stop last job")),
     render=render,
-    store=STORE,
+    store=dgx_view.STORE,
     summary="Deploy a model onto one GPU of the simulated dgx-1: weights, KV cache, working "
     "space, and the context and concurrency the rest of the GPU holds.",
 )

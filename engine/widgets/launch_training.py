@@ -9,15 +9,7 @@ dgx-1 panel, so both show the same simulated server.
 
 from __future__ import annotations
 
-from engine.lesson import cluster
-from engine.lesson.dgx_view import (
-    STORE,
-    SYSTEM,
-    dump_state,
-    load_state,
-    state_field,
-    with_field,
-)
+from engine.lesson import cluster, dgx_view
 from engine.numbers import memory
 from engine.numbers.catalog import get_system, list_models
 from engine.numbers.errors import EngineError
@@ -62,7 +54,7 @@ def _gpu_label(key: str, gpus: tuple[int, ...], count: int) -> str:
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
-    count = get_system(SYSTEM).gpu_count
+    count = get_system(dgx_view.SYSTEM).gpu_count
     return tuple((k, _gpu_label(k, g, count)) for k, g in gpu_choices(count).items())
 
 
@@ -202,7 +194,7 @@ SHARDING = Choice(
 
 
 def render(values: Values) -> Rendered:
-    state = load_state(values[state_field()])
+    state = dgx_view.load_state(values[dgx_view.state_field()])
     model_id = values[MODEL]
     gpus = gpu_choices(state.system.gpu_count)[values[GPUS]]
     sharding = values[SHARDING]
@@ -212,7 +204,7 @@ def render(values: Values) -> Rendered:
             previous = _last_refusal(state)
             result = cluster.launch_training(state, model_id, gpus, sharding)
             note = _retry_note(result, previous) if action == "retry" else ""
-            return Rendered(result_html(result, note), {"state": dump_state(result.state)})
+            return Rendered(result_html(result, note), {"state": dgx_view.dump_state(result.state)})
         if action.startswith("way-out-"):
             index = _way_out_index(action)
             dry = cluster.launch_training(state, model_id, gpus, sharding)  # state discarded
@@ -231,23 +223,23 @@ def render(values: Values) -> Rendered:
                 )
             result = cluster.try_way_out(state, ways[index])
             note = f"Applied way out {index + 1}: {ways[index].label}."
-            return Rendered(result_html(result, note), {"state": dump_state(result.state)})
+            return Rendered(result_html(result, note), {"state": dgx_view.dump_state(result.state)})
     except EngineError as error:
-        raise with_field(error, ENGINE_FIELDS) from None
+        raise dgx_view.with_field(error, ENGINE_FIELDS) from None
     return Rendered(_preview(state, model_id, gpus, sharding))
 
 
 WIDGET = Widget(
     name="launch_training",
     title="Launch a training job on dgx-1",
-    fields=(MODEL, GPUS, SHARDING, state_field()),
+    fields=(MODEL, GPUS, SHARDING, dgx_view.state_field()),
     actions=(
         Action("launch", "Launch training", primary=True),
         Action("retry", "Retry"),
         *(Action(f"way-out-{i}", f"Apply way out {i + 1}") for i in range(MAX_WAYS_OUT)),
     ),
     render=render,
-    store=STORE,
+    store=dgx_view.STORE,
     summary="Submit a training job to the simulated dgx-1: admitted or refused before it "
     "starts, by arithmetic; a refusal lists the ways out, each with its numbers.",
 )

@@ -18,20 +18,13 @@ from engine.render.charts import memory_bar, timeline
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import model_from
 from engine.render.widget import Values, Widget
+from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
     BOUND_WORDS,
     EXPECTED_SERVING_WORDS,
     EXPECTED_TRAINING_WORDS,
     at_best_and_expected,
-)
-from engine.words.format import (
-    format_bytes,
-    format_count,
-    format_flops,
-    format_GB,
-    format_seconds,
-    format_TFLOP_per_s,
 )
 from engine.words.memory import memory_assumptions
 
@@ -66,22 +59,22 @@ def _serve_part(p: Plan) -> str:
         [(ph.name, ph.kind, ph.start_seconds, ph.length_seconds) for ph in run.phases],
         label=f"One request of {s.prompt_tokens:,} tokens in, {s.output_tokens:,} out",
         marker_seconds=run.ttft_seconds,
-        marker_label=f"first token {format_seconds(run.ttft_seconds)}",
+        marker_label=f"first token {fmt.format_seconds(run.ttft_seconds)}",
     )
     figures = definition_list(
         [
             (
                 "Time to first token",
-                f"{format_seconds(run.ttft_seconds)} ({s.prefill.bound}-bound)",
+                f"{fmt.format_seconds(run.ttft_seconds)} ({s.prefill.bound}-bound)",
             ),
             (
                 "Time per output token",
-                f"{format_seconds(s.tpot_seconds)} ({s.first_step.bound}-bound)",
+                f"{fmt.format_seconds(s.tpot_seconds)} ({s.first_step.bound}-bound)",
             ),
             ("Tokens/s per user", f"{s.tokens_per_s_per_user:,.1f}"),
             ("Tokens/s, whole batch", f"{mem.batch * s.tokens_per_s_per_user:,.1f}"),
-            ("Whole request", format_seconds(run.total_seconds)),
-            ("KV cache per token", f"{format_bytes(mem.kv_cache_bytes_per_token)}"),
+            ("Whole request", fmt.format_seconds(run.total_seconds)),
+            ("KV cache per token", f"{fmt.format_bytes(mem.kv_cache_bytes_per_token)}"),
             (
                 f"Requests of {mem.context_tokens:,} tokens that fit",
                 f"{mem.max_concurrent_requests:,}",
@@ -101,19 +94,19 @@ def _train_part(p: Plan) -> str:
     t = p.train
     assert t is not None
     tokens_words = (
-        format_count(t.tokens)
+        fmt.format_count(t.tokens)
         if t.tokens_given
-        else f"{format_count(t.tokens)} ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+        else f"{fmt.format_count(t.tokens)} ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
     )
     rows = [
         ("Training tokens", tokens_words),
-        ("Total compute", format_flops(t.total_flops)),
+        ("Total compute", fmt.format_flops(t.total_flops)),
         (
             "Peak per GPU",
-            f"{format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {t.mfu:.0%} MFU",
+            f"{fmt.format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {t.mfu:.0%} MFU",
         ),
         ("Training tokens/s", f"{t.tokens_per_s:,.0f}"),
-        ("Training time", format_seconds(t.seconds)),
+        ("Training time", fmt.format_seconds(t.seconds)),
     ]
     if t.gpus_for_target is not None and t.target_days is not None:
         rows.append((f"GPUs to finish in {t.target_days:g} days", f"{t.gpus_for_target:,}"))
@@ -139,7 +132,7 @@ def render(values: Values) -> str:
     what = "Serving" if p.task == "serve" else "Training"
     verdict = (
         f"{what} {p.model.name} on {_unit(p)} ({p.hardware.name}): "
-        f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per "
+        f"{fmt.format_GB(mem.per_gpu_bytes)} of {fmt.format_GB(mem.capacity_bytes)} per "
         f"{'GPU' if p.hardware.kind == 'gpu' else 'chip'}, "
         + ("it fits." if mem.fits else "it does not fit.")
     )
