@@ -2,6 +2,8 @@
 
     python -m engine catalog [--json]
     python -m engine plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task serve [--json]
+    python -m engine plan --config path/to/config.json ... [--json]
+    python -m engine inspect path/to/config.json [--json]
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -11,11 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from engine.numbers.errors import EngineError
+
+if TYPE_CHECKING:
+    from engine.numbers.catalog.hf_config import ConfigModel
 
 
 class _ArgError(Exception):
@@ -28,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 # Flags given as the catalogue's words, checked by plan() itself (any catalogue model).
-_PASSED_AS_GIVEN = ("model", "params")
+_PASSED_AS_GIVEN = ("model", "params")  # and --config, read by the CLI
 # Flags whose absence means something (issue 10's contract): no --mfu, the expected figures
 # model the MFU (the main ones use the field's default); --tp for serving makes replicas of
 # that many GPUs (without it one replica spans all --gpus).
@@ -54,6 +60,7 @@ def _build() -> _Parser:
     # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
     q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b")
     q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
+    q.add_argument("--config", help="or a Hugging Face config.json (shapes read from it)")
     for key, f in PLAN_FIELDS.items():
         if key in _PASSED_AS_GIVEN:
             continue
@@ -61,7 +68,37 @@ def _build() -> _Parser:
         q.add_argument(_flag(f.name), dest=f.name,
                        default=None if key in _GIVEN_OR_NOT else f.default,
                        help=f"{f.help()}{default}. {f.hint}".strip())
+    i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
+    i.add_argument("config", help="path to a Hugging Face config.json")
+    i.add_argument("--json", action="store_true", help="machine-readable output")
     return p
+
+
+def _read_config(path: str) -> ConfigModel:
+    """The model of the config.json at ``path``; EngineError when it cannot be read (the
+    file is read only up to the size a config.json may have)."""
+    from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, model_from_config
+
+    try:
+        with open(path, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            if size > MAX_CONFIG_CHARS:
+                raise EngineError(f"{path!r} is {size:,} bytes; a config.json is a few thousand "
+                                  f"(at most {MAX_CONFIG_CHARS:,} are read).", "config")
+            text = source.read(MAX_CONFIG_CHARS + 1)
+    except OSError as exc:
+        raise EngineError(f"Cannot read {path!r}: {exc.strerror or exc}.", "config") from None
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "config":  # named after its folder, as a downloaded model's is
+        stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return model_from_config(text, name=stem)
+
+
+def _inspect(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.lesson.config_model import inspect_text, inspect_to_dict
+
+    read = _read_config(args.config)
+    return inspect_to_dict(read), inspect_text(read)
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
@@ -82,7 +119,12 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         kwargs.pop("mfu", None)
     if given["tp"] is not None and kwargs.get("task", "serve") == "serve":
         kwargs["serve_tp"] = given["tp"]
-    result = plan(model=args.model, params=args.params, **kwargs)
+    read = None
+    if args.config is not None:
+        if args.model is not None or args.params is not None:
+            raise EngineError("Give --config, --model or --params, not more than one.", "config")
+        read = _read_config(args.config)
+    result = plan(model=read.model if read else args.model, params=args.params, **kwargs)
     data = plan_to_dict(result)
     words = answers(result)
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
@@ -92,6 +134,11 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         lines += [title, "  " + words[key]]
     lines.append("Assumptions:")
     lines += ["  - " + a for a in memory_assumptions(result.memory)]
+    if read is not None:
+        from engine.lesson.config_model import config_notes, inspect_to_dict
+
+        data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
+        lines += ["  - " + n for n in config_notes(read)]
     return data, "\n".join(lines)
 
 
@@ -144,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in args_list
     try:
         args = _build().parse_args(args_list)
-        data, text = _plan(args) if args.command == "plan" else _catalog(args)
+        run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog}[args.command]
+        data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"
         if as_json:

@@ -77,3 +77,70 @@ def test_bad_input_subprocess():
     r = run("plan", "--model", "nope", "--json")
     assert r.returncode == 2 and json.loads(r.stdout)["error"]
     assert r.stderr.strip()
+
+
+CONFIGS = "tests/fixtures/configs"
+
+
+def test_inspect_json():
+    r = run("inspect", f"{CONFIGS}/Qwen3-30B-A3B.json", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["name"] == "Qwen3-30B-A3B" and data["family"] == "Qwen3 MoE"
+    # Qwen3-30B-A3B model card: 30.5B total, 3.3B activated.
+    assert data["params"] == pytest.approx(30.5e9, rel=0.005)
+    assert data["active_params"] == pytest.approx(3.3e9, rel=0.02)
+    assert data["kv_cache_bytes_per_token"]["bf16"] == 2 * 48 * 4 * 128 * 2
+    assert data["shapes"]["experts"] == 128 and data["left_out"]
+
+
+def test_inspect_text_says_assumptions():
+    r = run("inspect", f"{CONFIGS}/falcon-7b.json")
+    assert r.returncode == 0, r.stderr
+    assert "1 KV heads of 64 (multi-query)" in r.stdout
+    assert "intermediate_size not given" in r.stdout
+
+
+def test_plan_from_config_follows_the_model():
+    r = run("plan", "--config", f"{CONFIGS}/Llama-3.1-8B.json", "--json")
+    same = run("plan", "--model", "llama-3.1-8b", "--json")
+    got, want = json.loads(r.stdout), json.loads(same.stdout)
+    assert got["memory"] == want["memory"] and got["serve"] == want["serve"]
+    assert got["model"]["name"] == "Llama-3.1-8B" and got["model"]["assumed"] == []
+
+
+def test_plan_from_config_trains():
+    r = run("plan", "--config", f"{CONFIGS}/DeepSeek-V3.json", "--task", "train", "--gpus",
+            "2048", "--sharding", "zero3", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["model"]["active_params"] == pytest.approx(37e9, rel=0.02)
+    assert data["train"]["tokens"] == pytest.approx(20 * data["model"]["params"])
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["inspect", "/no/such/config.json"], "Cannot read"),
+    (["inspect", f"{CONFIGS}/README.md"], "not valid JSON"),
+    (["plan", "--config", f"{CONFIGS}/README.md"], "not valid JSON"),
+    (["plan", "--config", f"{CONFIGS}/falcon-7b.json", "--model", "llama-3.1-8b"],
+     "not more than one"),
+])
+def test_config_errors_exit_2(args, said, capsys):
+    assert main([*args, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert said in json.loads(out)["error"] and said in err
+
+
+def test_inspect_bounds_a_huge_file(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text("[" * 50_000 + "]" * 50_000)
+    assert main(["inspect", str(path)]) == 2
+    assert "nests more than" in capsys.readouterr().err
+
+
+def test_inspect_refuses_a_50_MB_file_unread(tmp_path, capsys):
+    path = tmp_path / "big.json"
+    with open(path, "wb") as f:
+        f.truncate(50_000_000)
+    assert main(["inspect", str(path)]) == 2
+    assert "50,000,000 bytes" in capsys.readouterr().err
