@@ -42,6 +42,19 @@ PLAN_CASES: list[dict[str, Any]] = [
     {"model": "qwen2.5-7b", "hardware": "l4", "gpus": 1, "task": "serve"},
 ]
 
+# config.json texts read by the engine (a Mixtral-shaped MoE, junk, 20,000 brackets): the
+# playground parses pasted configs in the reader's browser, where Python's recursion limit
+# is lower than CPython's.
+CONFIG_CASES: list[str] = [
+    json.dumps({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+                "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
+                "max_position_embeddings": 32768}),
+    "{not json",
+    "[" * 20_000 + "]" * 20_000,
+    '{"a": ' * 20_000 + "1" + "}" * 20_000,
+]
+
 
 def results() -> dict[str, Any]:
     from engine.lesson.plan import plan_to_dict
@@ -59,6 +72,18 @@ def results() -> dict[str, Any]:
         widget = get_widget(name)
         out["widgets"][name] = widget.run(widget.defaults()).html
     out["hostile"] = hostile()
+    from engine.lesson.config_model import inspect_to_dict
+    from engine.numbers.catalog.hf_config import model_from_config
+
+    out["configs"] = []
+    for text in CONFIG_CASES:
+        try:
+            out["configs"].append(inspect_to_dict(model_from_config(text)))
+        except EngineError as error:
+            out["configs"].append(error.to_dict())
+    playground = get_widget("playground")
+    out["pasted"] = playground.run(playground.defaults({"model": "config",
+                                                        "config": CONFIG_CASES[0]})).html
     return out
 
 

@@ -108,3 +108,11 @@ def test_the_standard_library_keeps_every_module(bytecode: RuntimeBytecode) -> N
             assert name[:-3] + ".pyc" in built and name not in built
         else:
             assert name in built, f"{name} lost from the standard library"
+
+
+def test_configs_read_identically_in_pyodide(pyodide_results: dict[str, object]) -> None:
+    expected = json.loads(parity_cases.results_json())
+    assert len(expected["configs"]) == len(parity_cases.CONFIG_CASES)
+    assert "nests more than" in expected["configs"][2]["error"]
+    assert pyodide_results["configs"] == expected["configs"]
+    assert pyodide_results["pasted"] == expected["pasted"]

@@ -30,7 +30,8 @@ export function writeAddress(root, inputs) {
   const params = new URLSearchParams(location.search);
   for (const key of [...params.keys()]) if (key.startsWith(prefix(root))) params.delete(key);
   for (const [name, value] of Object.entries(inputs)) {
-    if (mirrored(root).has(name)) params.set(prefix(root) + name, value);
+    // A value too long for an address (a pasted config.json) is not kept; the engine says so.
+    if (mirrored(root).has(name) && value.length <= MAX_VALUE_CHARS) params.set(prefix(root) + name, value);
   }
   const query = params.toString();
   history.replaceState(history.state, "", `${location.pathname}${query ? "?" + query : ""}${location.hash}`);

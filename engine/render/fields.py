@@ -24,7 +24,7 @@ from typing import Any, Generic, Self, TypeVar
 from engine.numbers.errors import EngineError
 from engine.numbers.quantities import Quantity
 
-CONTROL_KINDS = ("number", "select", "range", "text", "hidden")
+CONTROL_KINDS = ("number", "select", "range", "text", "textarea", "hidden")
 
 T = TypeVar("T")
 

@@ -130,6 +130,9 @@ def render_control(control: Control, instance: str, value: str) -> str:
             for opt, label in control.options
         )
         field_html = tag("select", options, **common)
+    elif control.kind == "textarea":
+        field_html = tag("textarea", esc(value), rows="8", autocomplete="off", spellcheck="false",
+                         **common)
     else:
         input_type = "range" if control.kind == "range" else "text"
         field_html = void_tag(

@@ -5,18 +5,28 @@ timeline or the training time, and the cost.
 Every visible input is mirrored in the page address (``url_state``), so the address bar is
 a link to the exact state on screen. Inputs that apply only to the other task are still
 checked, so a link never carries a value the engine would refuse later.
+
+"Your model (paste a config.json)" reads the pasted text with
+:mod:`engine.numbers.catalog.hf_config` (here, in the reader's browser: nothing is sent
+anywhere) and every figure follows the model it describes. The text box is shown, and read,
+only when that choice is made; a config longer than :data:`ADDRESS_MAX_CHARS` is not kept in
+the address (the page says so).
 """
 
 from __future__ import annotations
 
+from engine.lesson.config_model import config_notes, shape_rows
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+from engine.numbers.catalog import ModelSpec
+from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
+from engine.render.fields import Choice, Text
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import model_from
+from engine.render.options import MODEL, model_from
 from engine.render.widget import Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
@@ -28,12 +38,48 @@ from engine.words.expected import (
 )
 from engine.words.memory import memory_assumptions
 
+YOUR_MODEL = "config"
+YOUR_MODEL_LABEL = "Your model (paste a config.json)"
+# The longest value the page address keeps (docs/js/address.js: MAX_VALUE_CHARS).
+ADDRESS_MAX_CHARS = 2000
+
+PLAYGROUND_MODEL = Choice("model", MODEL.label, MODEL.default,
+                          options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LABEL)))
+CONFIG = Text(
+    "config", "Your config.json", "", control_kind="textarea",
+    hint=f"Used when the model is '{YOUR_MODEL_LABEL}': paste a Hugging Face config.json. "
+    "The engine reads it here, in your browser; it is sent nowhere.",
+)
+
+
+def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
+    """The model the inputs name, and the config it was read from when it was pasted.
+
+    The pasted config is read only when its choice is made (the box is hidden otherwise);
+    the typed count is checked even when unused, as the address carries it all the same.
+    """
+    if values[PLAYGROUND_MODEL] == YOUR_MODEL:
+        read = model_from_config(values[CONFIG])
+        return read.model, read
+    return model_from(values, check_params=True), None
+
 
 def run_plan(values: Values) -> Plan:
     """Check every input (those of the other task too), then ask :func:`engine.numbers.plan.plan`."""
-    # The typed count may go unused, but it is in the address: it must still be a number.
-    model = model_from(values, check_params=True)
+    model, _ = chosen_model(values)
     return plan(model=model, **plan_arguments(values))
+
+
+def _config_part(read: ConfigModel, text: str) -> str:
+    notes = config_notes(read)
+    if len(text) > ADDRESS_MAX_CHARS:
+        notes.append(f"This config is {len(text):,} characters long, more than the "
+                     f"{ADDRESS_MAX_CHARS:,} the page address keeps: a link to this page will "
+                     "not carry it (paste it again there).")
+    items = tag("ul", "".join(tag("li", esc(n)) for n in notes), class_="widget-notes") \
+        if notes else ""
+    return (tag("h3", "Your model, as read from its config.json", class_="s5-heading")
+            + definition_list(shape_rows(read)) + items)
 
 
 def _unit(p: Plan) -> str:
@@ -127,7 +173,8 @@ def _train_part(p: Plan) -> str:
 
 
 def render(values: Values) -> str:
-    p = run_plan(values)
+    model, read = chosen_model(values)
+    p = plan(model=model, **plan_arguments(values))
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"
     verdict = (
@@ -159,6 +206,7 @@ def render(values: Values) -> str:
     )
     return (
         head
+        + (_config_part(read, values.text(CONFIG.name)) if read else "")
         + tag("h3", "Memory per GPU", class_="s5-heading")
         + bar
         + speed
@@ -168,14 +216,18 @@ def render(values: Values) -> str:
     )
 
 
-FIELDS = tuple(PLAN_FIELDS.values())
+FIELDS = tuple(
+    g for f in PLAN_FIELDS.values()
+    for g in ((PLAYGROUND_MODEL,) if f.name == MODEL.name else
+              (f, CONFIG) if f.name == "params" else (f,))
+)
 
 WIDGET = Widget(
     name="playground",
     title="Playground: the whole engine",
     fields=FIELDS,
     render=render,
-    summary="Every input of the plan at once (model, hardware, GPUs, serve or train, formats, "
+    summary="Every input of the plan at once (model, or your own config.json, hardware, GPUs, serve or train, formats, "
     "context, batch, tokens, MFU, sharding, tensor parallel, optimiser, convention, "
     "recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",

@@ -146,12 +146,14 @@ def test_bounds_read_as_a_reader_writes_them() -> None:
 
 def test_the_cli_flags_are_the_playgrounds_fields(capsys: pytest.CaptureFixture[str]) -> None:
     playground = {f.name for f in get_widget("playground").fields}
-    assert playground == {f.name for f in PLAN_FIELDS.values()}
+    # The pasted config.json is the command line's --config (a path to one).
+    assert playground == {f.name for f in PLAN_FIELDS.values()} | {"config"}
     with pytest.raises(SystemExit):  # --help exits through argparse
         main(["plan", "--help"])
     helptext = capsys.readouterr().out
     for f in PLAN_FIELDS.values():
         assert "--" + f.name.replace("_", "-") in helptext
+    assert "--config" in helptext
     assert "from 1 to 10,000,000 tokens (default 8192)" in " ".join(helptext.split())
 
 

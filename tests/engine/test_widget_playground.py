@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from engine.browser import update
 from engine.numbers.catalog import get_hardware, get_model, resolve_model
+from engine.numbers.catalog.hf_config import model_from_config
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.numbers.serving import request_timeline
@@ -231,3 +233,73 @@ def test_a_plan_that_does_not_fit_says_so() -> None:
     capacity = get_hardware("h100-sxm").memory_bytes
     assert f"capacity {format_GB(capacity)}" in html
     assert get_model("llama-3.1-405b").name in text_of(html)
+
+
+# --- Your model, from a pasted config.json (issue 14) ---
+
+CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+
+
+def config_text(name: str) -> str:
+    return (CONFIGS / f"{name}.json").read_text(encoding="utf-8")
+
+
+def test_pasted_config_drives_every_figure() -> None:
+    from engine.widgets.playground import ADDRESS_MAX_CHARS, YOUR_MODEL
+
+    text = config_text("Llama-3.1-8B")
+    assert len(text) < ADDRESS_MAX_CHARS
+    pasted = text_of(render(model=YOUR_MODEL, config=text))
+    catalogue = text_of(render(model="llama-3.1-8b"))
+    # The same shapes as the catalogue's Llama 3.1 8B: the same plan, figure for figure.
+    tail = catalogue.split("Memory per GPU", 1)[1].replace("Llama 3.1 8B", "NAME")
+    assert pasted.split("Memory per GPU", 1)[1].replace("Your Llama model", "NAME") == tail
+    assert "Your model, as read from its config.json" in pasted
+    assert "8.03 billion (8,030,261,248)" in pasted
+
+
+def test_pasted_moe_config_shows_active_and_notes() -> None:
+    from engine.widgets.playground import YOUR_MODEL
+
+    text = config_text("DeepSeek-V3")
+    html = render(model=YOUR_MODEL, config=text, gpus="8", format="fp8")
+    p = plan(model=model_from_config(text).model, gpus=8, weight_format="fp8")
+    assert f"{format_GB(p.memory.per_gpu_bytes)} of {format_GB(p.memory.capacity_bytes)}" in \
+        text_of(html)
+    assert "Active per token" in html and "multi-token-prediction" in html
+
+
+def test_pasted_junk_says_what_is_wrong_beside_the_box() -> None:
+    from engine.widgets.playground import YOUR_MODEL
+
+    for junk, said in (("{not json", "not valid JSON"), ("[1]", "must be a JSON object"),
+                       ('{"model_type": "llama"}', "hidden_size: missing"),
+                       ("", "empty"), ("[" * 20_000, "nests more than")):
+        error = refused(model=YOUR_MODEL, config=junk)
+        assert error.field == "config" and said in error.message
+
+
+def test_hidden_config_is_not_read() -> None:
+    # The box is hidden unless its choice is made: junk in it blocks nothing.
+    assert "it fits" in text_of(render(model="llama-3.1-8b", config="{not json"))
+
+
+def test_long_config_is_said_not_kept_in_the_address() -> None:
+    from engine.widgets.playground import ADDRESS_MAX_CHARS, YOUR_MODEL
+
+    text = config_text("DeepSeek-V3")
+    long_text = text + " " * (ADDRESS_MAX_CHARS - len(text) + 1)
+    assert "not carry it" in render(model=YOUR_MODEL, config=long_text)
+    assert "not carry it" not in render(model=YOUR_MODEL, config=text)
+    # The same limit as the address code's.
+    address_js = (Path(__file__).resolve().parents[2] / "docs" / "js" / "address.js").read_text()
+    assert f"MAX_VALUE_CHARS = {ADDRESS_MAX_CHARS};" in address_js
+
+
+def test_hostile_name_in_config_is_escaped() -> None:
+    from engine.widgets.playground import YOUR_MODEL
+
+    data = json.loads(config_text("Llama-3.1-8B"))
+    data["_name_or_path"] = "<img src=x onerror=alert(1)>"
+    html = render(model=YOUR_MODEL, config=json.dumps(data))
+    assert "<img" not in html and "&lt;img src=x" in html

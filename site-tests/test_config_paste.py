@@ -1,0 +1,77 @@
+"""Step 21 in a real browser: "Your model (paste a config.json)". The text box appears only
+when chosen; a real published config pasted there drives every figure (the engine reads it in
+the page's own Pyodide, and the page asks nothing of any other origin); junk gets the
+engine's message beside the box; a config too long for the address is said not to be kept."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from conftest import Site, Watched, wait_live
+from test_widgets import wait_matches_cpython
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.browser import update  # noqa: E402
+from engine.numbers.catalog.hf_config import model_from_config  # noqa: E402
+from engine.words.format import format_count  # noqa: E402
+
+PAGE = "steps/21-playground/"
+NAME = "playground"
+SELECTOR = f"[data-widget={NAME}]"
+BOX = f"{SELECTOR} textarea[name=config]"
+CONFIGS = ROOT / "tests" / "fixtures" / "configs"
+
+
+def test_a_pasted_config_drives_the_figures_and_junk_gets_a_message(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    wait_live(page)
+    assert not page.is_visible(BOX)  # hidden until its choice is made
+    page.select_option(f"{SELECTOR} select[name=model]", "config")
+    assert page.is_visible(BOX)
+    assert page.is_visible(f"label[for={page.get_attribute(BOX, 'id')}]")
+
+    text = (CONFIGS / "Qwen3-30B-A3B.json").read_text(encoding="utf-8")
+    page.fill(BOX, text)
+    shown = wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)
+    read = model_from_config(text)
+    result = page.inner_text(SELECTOR + " .widget-result")
+    assert "Your model, as read from its config.json" in result
+    assert format_count(read.model.params) in result and "Active per token" in result
+    assert "Your Qwen3 MoE model" in result  # the verdict and the answers name it
+    assert "not carry it" not in result
+    # Short enough: kept in the address, so a link carries it.
+    page.wait_for_function("() => new URLSearchParams(location.search).has('playground.config')")
+    assert shown.inputs["config"] == text
+
+    page.fill(BOX, "{ this is not json")
+    error = page.locator(f"{SELECTOR} .widget-error[data-error-for=config]")
+    refused = json.loads(update(NAME, json.dumps({**shown.inputs, "config": "{ this is not json"})))
+    page.wait_for_function(
+        "([sel, msg]) => document.querySelector(sel).textContent === msg",
+        arg=[f"{SELECTOR} .widget-error[data-error-for=config]", refused["error"]],
+    )
+    assert "not valid JSON" in error.inner_text()
+    assert page.get_attribute(BOX, "aria-invalid") == "true"
+
+    long_text = text + " " * 3000
+    page.fill(BOX, long_text)
+    wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)
+    assert "not carry it" in page.inner_text(SELECTOR + " .widget-result")
+    page.wait_for_function(
+        "() => !new URLSearchParams(location.search).has('playground.config')"
+    )
+
+    # Back to a catalogue model: the box hides and its junk blocks nothing.
+    page.fill(BOX, "[[[")
+    page.select_option(f"{SELECTOR} select[name=model]", "llama-3.1-8b")
+    assert not page.is_visible(BOX)
+    wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
