@@ -162,10 +162,10 @@ def test_every_problem_at_once() -> None:
     ("", "empty"),
     ('{"hidden_size": NaN}', "NaN"),
     ("[" * 20_000 + "]" * 20_000, "nests more than"),
-    ('{"a": ' * 20_000 + "1" + "}" * 20_000, "nests more than"),
+    ('{"a": ' * 5_000 + "1" + "}" * 5_000, "nests more than"),
     (" " * (MAX_CONFIG_CHARS + 1), "characters long"),
     (b"\xff\xfe", "not UTF-8"),
-])
+], ids=lambda v: str(v)[:12])
 def test_hostile_text(text: object, said: str) -> None:
     assert said in message(text)
 

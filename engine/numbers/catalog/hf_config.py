@@ -8,7 +8,8 @@ GPT-NeoX (Pythia), Falcon (multi-query) and GPT-2. Anything else is read as a Ll
 
 Untrusted text is bounded before it is parsed: at most :data:`MAX_CONFIG_CHARS` characters and
 :data:`MAX_DEPTH` levels of nested brackets (the JSON parser recurses, so 20,000 brackets would
-otherwise end in a RecursionError). Every problem found is reported at once, field by field.
+otherwise end in a RecursionError, or in the browser overflow the WebAssembly stack; the
+depth is measured by :func:`engine.numbers.bounded_json.nesting_depth`). Every problem found is reported at once, field by field.
 The parameter counts are derived by :mod:`engine.numbers.architecture` from the shapes read.
 """
 
@@ -20,11 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.numbers.bounded_json import nesting_depth
 from engine.numbers.catalog.models import ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
 
-MAX_CONFIG_CHARS = 1_000_000  # real config.json files are 1 to 10 kB; vision ones ~100 kB
+# Real config.json files are 1 to 10 kB (a multimodal one with its vision tower about 20 kB);
+# the browser's inputs are capped at 200,000 characters altogether (engine.browser).
+MAX_CONFIG_CHARS = 100_000
 MAX_DEPTH = 32  # real configs nest 3 or 4 levels (rope_scaling, text_config, quantization)
 MAX_PARAMS = 10**15  # the catalogue's ceiling for a typed count (1,000 x the largest models)
 
@@ -153,13 +157,15 @@ def parse_text(text: object) -> dict[str, Any]:
         raise _too_long(len(text))
     if not text.strip():
         raise EngineError("The config is empty: paste the text of a config.json.", "config")
-    _check_depth(text)
+    if nesting_depth(text) > MAX_DEPTH:
+        raise EngineError(f"The config nests more than {MAX_DEPTH} levels of brackets; a "
+                          "config.json nests three or four.", "config")
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise EngineError(f"The config is not valid JSON (line {exc.lineno}, column "
                           f"{exc.colno}: {exc.msg}).", "config") from None
-    except RecursionError:  # cannot happen after _check_depth; kept as a last guard
+    except RecursionError:  # cannot happen after the depth check; kept as a last guard
         raise EngineError("The config nests too deeply.", "config") from None
     if not isinstance(data, dict):
         raise EngineError(f"The config must be a JSON object ({{...}}), not {_kind(data)}.",
@@ -174,29 +180,6 @@ def _too_long(n: int) -> EngineError:
 
 def _no_constant(name: str) -> object:
     raise EngineError(f"The config holds {name}, which is not a number JSON allows.", "config")
-
-
-def _check_depth(text: str) -> None:
-    depth = 0
-    in_string = False
-    escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise EngineError(f"The config nests more than {MAX_DEPTH} levels of brackets; "
-                                  "a config.json nests three or four.", "config")
-        elif ch in "]}":
-            depth -= 1
 
 
 def _kind(value: object) -> str:
