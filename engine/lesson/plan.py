@@ -5,6 +5,7 @@ come from), for the command line's ``--json`` and the tests that compare CPython
 
 from __future__ import annotations
 
+from engine.numbers.energy import plan_energy
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import Plan
 from engine.numbers.units import SECONDS_PER_DAY
@@ -36,6 +37,9 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         "price_source": price_note(p),
         "answers": answers(p),
     }
+    energy = plan_energy(p)
+    if energy is not None:
+        out["energy"] = energy.to_dict()
     if isinstance(mem, ServingMemory) and p.serve is not None:
         s = p.serve
         out["serve"] = {

@@ -64,6 +64,12 @@ class ServeFigures:
         return 1.0 / self.tpot_seconds
 
     @property
+    def decode_tokens_per_s(self) -> float:
+        """Bound: output tokens per second of every replica's batch while decoding (the
+        basis of the cost and energy per token)."""
+        return self.replicas * self.first_step.batch / self.tpot_seconds
+
+    @property
     def output_tokens_per_s(self) -> float:
         """Bound: output tokens of every replica's batch / the request's total time."""
         return self.replicas * self.first_step.batch * self.output_tokens / self.total_seconds

@@ -5,6 +5,7 @@ an engine.numbers.plan.Plan (which holds the numbers and nothing else).
 from __future__ import annotations
 
 from engine.numbers import cost
+from engine.numbers.energy import plan_energy
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
 from engine.words.format import (
@@ -170,13 +171,19 @@ def _failure_words(p: Plan) -> str:
 
 
 def _cost_words(p: Plan) -> str:
+    energy = energy_words(p)
+    money = _money_words(p)
+    return f"{money} {energy}" if energy else money
+
+
+def _money_words(p: Plan) -> str:
     note = price_note(p)
     if p.usd_per_gpu_hour is None:
         return note
     price = p.usd_per_gpu_hour
     if p.serve is not None:
+        tps = p.serve.decode_tokens_per_s
         batch = p.serve.first_step.batch
-        tps = p.serve.replicas * batch / p.serve.tpot_seconds
         c = cost.cost_per_million_tokens(tokens_per_s=tps, usd_per_gpu_hour=price, gpus=p.gpus)
         return (f"{p.gpus:,} GPU{'s' if p.gpus > 1 else ''} at ${price:,.2f} per "
                 f"GPU-hour ({note}) = ${c.usd_per_hour:,.2f} per hour; at "
@@ -188,3 +195,37 @@ def _cost_words(p: Plan) -> str:
     tc = cost.training_run_cost(gpus=p.gpus, seconds=t.seconds, usd_per_gpu_hour=price)
     return (f"{p.gpus:,} GPU{'s' if p.gpus > 1 else ''} × {format_seconds(t.seconds)} = "
             f"{tc.gpu_hours:,.0f} GPU-hours x ${price:,.2f} ({note}) = ${tc.usd:,.0f}.")
+
+
+def energy_words(p: Plan) -> str:
+    """The energy beside the cost: joules per output token and watt-hours per answer when
+    serving, megawatt-hours for a training run; '' when the chip's power is not known."""
+    e = plan_energy(p)
+    if e is None:
+        return ""
+    w = e.power
+    draw = (f"{p.gpus:,} × {w.power_W_per_gpu:,.0f} W (rated board power, datasheet) × "
+            f"{w.pue:g} PUE = {_watts(w.watts)}")
+    pue = f"PUE: {w.pue_source}."
+    if e.joules_per_output_token is not None and e.watt_hours_per_answer is not None:
+        assert p.serve is not None
+        return (f"Energy at rated power: {draw}; {_three_figures(e.joules_per_output_token)} J "
+                f"per output token, {_three_figures(e.watt_hours_per_answer)} Wh per answer "
+                f"of {p.serve.output_tokens:,} tokens. {pue}")
+    assert p.train is not None and e.megawatt_hours is not None
+    return (f"Energy at rated power: {draw} for {format_seconds(p.train.seconds)} = "
+            f"{_three_figures(e.megawatt_hours)} MWh. {pue}")
+
+
+def _three_figures(x: float) -> str:
+    """'5.35', '0.381', '30,600': three significant figures, no exponent."""
+    if x >= 100:
+        return f"{float(f'{x:.3g}'):,.0f}"
+    return f"{x:.3g}"
+
+
+def _watts(watts: float) -> str:
+    for unit, size in (("MW", 1e6), ("kW", 1e3)):
+        if watts >= size:
+            return f"{_three_figures(watts / size)} {unit}"
+    return f"{_three_figures(watts)} W"
