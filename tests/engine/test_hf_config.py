@@ -106,6 +106,7 @@ def test_gemma3_text_config_uses_family_defaults() -> None:
     assert (c.model.heads, c.model.kv_heads, c.model.head_dim) == (8, 4, 256)
     assert (c.model.sliding_window, c.model.local_layers) == (1024, 34 - 34 // 6)
     assert any("text_config" in a for a in c.assumed)
+    assert any(a.startswith("num_attention_heads not given: 8") for a in c.assumed)
     # Gemma 3 4B: 3.88 B parameters with its 0.42 B vision tower (Gemma 3 report, arXiv
     # 2503.19786, Table 1: 675 M embedding + 3,209 M non-embedding for the language model).
     assert c.model.params == pytest.approx(675e6 + 3209e6, rel=0.005)
@@ -196,3 +197,8 @@ def test_huge_model_refused() -> None:
            "num_attention_heads": 8192, "num_key_value_heads": 8192,
            "intermediate_size": 4_000_000}
     assert "beyond" in message(big)
+
+
+def test_a_long_list_of_unused_fields_is_cut() -> None:
+    c = model_from_config({**BASE, **{f"extra_{i:03}": i for i in range(500)}})
+    assert len(c.unused) == 31 and c.unused[-1] == "and 470 more"

@@ -30,6 +30,7 @@ from engine.numbers.records import Record
 # the browser's inputs are capped at 200,000 characters altogether (engine.browser).
 MAX_CONFIG_CHARS = 100_000
 MAX_DEPTH = 32  # real configs nest 3 or 4 levels (rope_scaling, text_config, quantization)
+MAX_UNUSED_LISTED = 30
 MAX_PARAMS = 10**15  # the catalogue's ceiling for a typed count (1,000 x the largest models)
 
 # (smallest, largest) of each size read; far beyond any model built, short of absurd.
@@ -296,9 +297,12 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
         written = inner_written or written
         assumed_head.append("The language model is read from text_config; the vision tower "
                             "and other parts are left out.")
-        if key == "gemma3_text":
-            text_config = {**_GEMMA3_DEFAULTS, **text_config}
         data = text_config
+    if key == "gemma3_text":
+        filled = [k for k in _GEMMA3_DEFAULTS if data.get(k) is None]
+        data = {**data, **{k: _GEMMA3_DEFAULTS[k] for k in filled}}
+        assumed_head += [f"{k} not given: {_GEMMA3_DEFAULTS[k]:,} assumed (Gemma 3's default)."
+                         for k in filled]
     if key:
         family = FAMILIES[key]
     else:
@@ -323,6 +327,8 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
                           f"the {MAX_PARAMS:.0e} the engine takes.", "config")
     keys = set(data) | (top_keys - {"text_config"} if nested else set())
     unused = sorted(str(k)[:40] for k in keys if k not in r.read and k not in _NOT_SHAPES)
+    if len(unused) > MAX_UNUSED_LISTED:
+        unused = [*unused[:MAX_UNUSED_LISTED], f"and {len(unused) - MAX_UNUSED_LISTED:,} more"]
     left = (family.left_out,) if family.left_out else ()
     return ConfigModel(model, written, family.name, tuple(r.assumed), tuple(unused), left)
 
