@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +145,20 @@ def test_inspect_refuses_a_50_MB_file_unread(tmp_path, capsys):
         f.truncate(50_000_000)
     assert main(["inspect", str(path)]) == 2
     assert "50,000,000 bytes" in capsys.readouterr().err
+
+
+def test_plan_from_config_text_lists_what_was_assumed():
+    r = run("plan", "--config", f"{CONFIGS}/falcon-7b.json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("falcon-7b on 1 × NVIDIA H100")
+    assert "intermediate_size not given" in r.stdout
+
+
+def test_a_file_called_config_json_is_named_after_its_folder(tmp_path):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "config.json").write_text(Path(CONFIGS, "pythia-1.4b.json").read_text())
+    r = run("inspect", str(folder / "config.json"), "--json")
+    data = json.loads(r.stdout)
+    # Pythia README: 1,414,647,808 parameters for pythia-1.4b.
+    assert data["name"] == "my-model" and data["params"] == 1_414_647_808
