@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.numbers.catalog import list_models
 from engine.numbers.catalog.hf_config import (
+    FAMILIES,
     MAX_CONFIG_CHARS,
     config_from_model,
     model_from_config,
@@ -202,3 +205,29 @@ def test_huge_model_refused() -> None:
 def test_a_long_list_of_unused_fields_is_cut() -> None:
     c = model_from_config({**BASE, **{f"extra_{i:03}": i for i in range(500)}})
     assert len(c.unused) == 31 and c.unused[-1] == "and 470 more"
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
+                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
+                    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3),
+                                                                        st.integers(), max_size=2))
+_KEYS = ["num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads",
+         "intermediate_size", "vocab_size", "head_dim", "max_position_embeddings",
+         "tie_word_embeddings", "sliding_window", "num_local_experts", "num_experts",
+         "num_experts_per_tok", "moe_intermediate_size", "n_routed_experts", "q_lora_rank",
+         "kv_lora_rank", "first_k_dense_replace", "layer_types", "text_config", "multi_query"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(model_type=st.sampled_from([*sorted(FAMILIES), "mystery", ""]),
+       changes=st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=6))
+def test_any_config_is_a_model_or_a_message(model_type: str, changes: dict[str, object]
+                                            ) -> None:
+    config = {**BASE, "model_type": model_type, **changes}
+    try:
+        c = model_from_config(config)
+    except EngineError as error:
+        assert error.field == "config" and error.message
+        return
+    assert 0 < c.model.active_params <= c.model.params <= 10**15
+    assert kv_cache_bytes_per_token(c.model) > 0
