@@ -25,7 +25,7 @@ def update(name: str, inputs_json: str) -> str:
     """
     try:
         raw = bounded_json.loads(
-            inputs_json, what="These inputs", field="widget", max_chars=MAX_INPUT_CHARS,
+            inputs_json, what="This set of inputs", field="widget", max_chars=MAX_INPUT_CHARS,
             max_depth=4,
         )
         if not isinstance(raw, dict):
