@@ -72,7 +72,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
     if isinstance(mem, TrainingMemory) and p.train is not None:
         t = p.train
         out["train"] = {
-            "sharding": mem.sharding, "tp": mem.tp, "dp": mem.dp,
+            "sharding": mem.sharding, "tp": mem.tp, "dp": mem.dp, "pp": mem.pp,
             "optimizer": mem.optimizer, "convention": mem.convention,
             "bytes_per_param": dict(mem.bytes_per_param),
             "bytes_per_param_total": mem.bytes_per_param_total,

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.numbers import quantities
+from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.formats import FORMATS
 from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
@@ -97,6 +98,23 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         hint="Training: must divide the GPU count. Serving: all the GPUs unless given; a "
         "smaller size makes replicas that share the batch (command line)."
     ),
+    "pp": Count("pp", "Pipeline stages", "1", unit="stages", quantity=quantities.PIPELINE_STAGES,
+                hint="Training: the layers cut into this many stages, one after another."),
+    "interleave": Count(
+        "interleave", "Pipeline chunks per GPU", "1", unit="chunks",
+        quantity=quantities.PIPELINE_CHUNKS,
+        hint="Training: above 1, the interleaved schedule (a smaller bubble, more sends).",
+    ),
+    "global_batch_tokens": OptionalAmount(
+        "global_batch", "Global batch", "", unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
+        hint="Training: tokens per optimiser step. Empty: the catalogue's "
+        f"{training_defaults().global_batch_tokens:,}.",
+    ),
+    "nodes": OptionalAmount(
+        "nodes", "Servers", "", unit="servers", quantity=quantities.SERVERS,
+        hint="Empty: the GPU count as given; else that many servers of the hardware, each "
+        "holding as many GPUs as its catalogue server (links.toml).",
+    ),
     "optimizer": _choice("optimizer", "Optimiser", "adam", OPTIMIZER_LABELS, OPTIMIZERS),
     "convention": _choice(
         "convention", "Precision convention", "mixed-16", CONVENTION_LABELS, CONVENTIONS,
@@ -119,7 +137,7 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
 SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_tokens",
               "output_tokens")
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
-              "recompute", "micro_batch", "seq_len")
+              "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens")
 
 
 def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,

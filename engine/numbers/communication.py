@@ -113,6 +113,15 @@ def all_to_all_seconds(n_bytes: object, link: GroupLink) -> float:
     return all_gather_seconds(n_bytes, link)
 
 
+def send_seconds(n_bytes: object, link: GroupLink) -> float:
+    """A point-to-point send of ``n_bytes`` from one chip to the next (pipeline stages):
+    bytes / bandwidth + base + one step latency (a network one between servers)."""
+    s = _bytes(n_bytes)
+    if link.chips <= 1:
+        return 0.0
+    return s / link.bytes_per_s + link.latency_seconds(1, 1 if link.servers > 1 else 0)
+
+
 def pipeline_bubble_fraction(stages: object, micro_batches: object) -> float:
     """Share of a pipeline-parallel step spent idle, (p-1)/(m+p-1) for the 1F1B schedule
     (Narayanan et al. 2021, section 2.2)."""

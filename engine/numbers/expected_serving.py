@@ -37,6 +37,7 @@ from engine.numbers.catalog.efficiency import (
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import get_format
+from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
     Prefill,
     _check,
@@ -94,6 +95,14 @@ class ExpectedServe:
         """Output tokens of the whole batch per second of the request's life."""
         return self.batch * self.output_tokens / self.total_seconds
 
+    @property
+    def step(self) -> StepSplit:
+        """The mean decode step split: the GPUs' own work, the all-reduces (on the critical
+        path: each layer waits for its sums), no pipeline bubble."""
+        per = self.decode_seconds_per_token
+        comm = self.communication_seconds_per_token
+        return StepSplit(per, per - comm, comm, 0.0)
+
     def to_dict(self) -> dict[str, object]:
         """Its own JSON rather than engine.numbers.records': the published keys follow the
         request (first token, decode, totals), not the fields, and output tokens/s is derived."""
@@ -106,6 +115,7 @@ class ExpectedServe:
             "output_tokens_per_s": self.output_tokens_per_s,
             "communication_seconds_per_token": self.communication_seconds_per_token,
             "prefill_communication_seconds": self.prefill_communication_seconds,
+            "step": self.step.to_dict(),
             "basis": [b.to_dict() for b in self.basis],
         }
 

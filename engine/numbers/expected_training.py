@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
+from engine.numbers import quantities, validate
 from engine.numbers.catalog import as_hardware, as_model
 from engine.numbers.catalog.efficiency import (
     Basis,
@@ -39,11 +39,15 @@ from engine.numbers.communication import (
     all_reduce_seconds,
     all_to_all_seconds,
     group_link,
+    pipeline_bubble_fraction,
     reduce_scatter_seconds,
+    send_seconds,
 )
 from engine.numbers.compute import training_flops_per_token
+from engine.numbers.errors import EngineError
 from engine.numbers.memory import RECOMPUTE, SHARDINGS
-from engine.numbers.records import Record
+from engine.numbers.parallelism import StepSplit, check_split
+from engine.numbers.records import JsonShape, Record
 
 ACTIVATION_BYTES = 2.0  # bf16 activations between tensor-parallel GPUs
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
@@ -68,32 +72,62 @@ class ExpectedTrain(Record):
     exposed_communication_seconds_per_step: float
     mfu_given: bool
     basis: tuple[Basis, ...]
+    JSON = JsonShape(skip=("compute_seconds_per_step", "bubble_seconds_per_step"),
+                     derived=("step",))
+
+    pp: int = 1
+    compute_seconds_per_step: float = 0.0
+    bubble_seconds_per_step: float = 0.0
+
+    @property
+    def step(self) -> StepSplit:
+        """The step time split into compute, exposed communication and pipeline bubble."""
+        return StepSplit(self.step_seconds, self.compute_seconds_per_step,
+                         self.exposed_communication_seconds_per_step,
+                         self.bubble_seconds_per_step)
 
 
 def expected_train(model: object, hardware: object, *, tokens: object, gpus: object = 1,
                    tp: object = 1, sharding: object = "none", micro_batch: object = 1,
                    seq_len: object = 4096, recompute: object = "selective",
-                   compute_format: str = "bf16", mfu: object = None) -> ExpectedTrain:
+                   compute_format: str = "bf16", mfu: object = None, pp: object = 1,
+                   global_batch_tokens: object = None, interleave: object = 1
+                   ) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
-    communication figures are modelled. ``bound_seconds``: the same matmul and attention
-    FLOPs at the raw dense peak, no communication.
+    communication figures are modelled; the step's split keeps the modelled shares.
+    ``bound_seconds``: the same matmul and attention FLOPs at the raw dense peak, no
+    communication, no bubble. ``pp`` pipeline stages run the 1F1B schedule: with m
+    micro-batches per step the fullest stage works m x its share and idles (pp - 1) x its
+    share; ``global_batch_tokens`` (default: the catalogue's) sets m. ``interleave`` v > 1:
+    each GPU holds v chunks of layers (the interleaved schedule), which cuts the idle time v
+    times for v times the sends between stages (Narayanan et al. 2021, section 2.2.2).
     """
     m = as_model(model)
     hw = as_hardware(hardware)
     d = validate.number(tokens, "tokens", label="Training tokens", maximum=1e16)
     g = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
-    t = validate.integer(tp, "tp", label="Tensor-parallel size", maximum=1024)
+    split = check_split(m, hw, g, tp, pp)
+    t, p = split.tp, split.pp
+    v = quantities.PIPELINE_CHUNKS.check_integer(interleave, "interleave",
+                                                 "Pipeline chunks per GPU")
+    if v > 1 and p * v > m.layers:
+        raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
+                          "would leave some chunks with none.", "interleave")
     shard = validate.choice(sharding, "sharding", SHARDINGS)
     rec = validate.choice(recompute, "recompute", RECOMPUTE)
     mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1_000_000)
     s = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
-    dp = max(g // t, 1)
+    dp = split.dp
     peak, cf = hw.compute_peak(compute_format)
     defaults = training_defaults()
+    batch_given = global_batch_tokens is not None and global_batch_tokens != ""
+    global_tokens = (quantities.GLOBAL_BATCH_TOKENS.check(
+        global_batch_tokens, "global_batch_tokens", "Global batch") if batch_given
+        else float(defaults.global_batch_tokens))
     tokens_mb = mb * s
-    accum = max(1, -(-defaults.global_batch_tokens // (dp * tokens_mb)))
+    accum = max(1, int(-(-global_tokens // (dp * tokens_mb))))
     tokens_step = accum * dp * tokens_mb
 
     f_mm = matmul_fraction(hw, cf)
@@ -105,38 +139,48 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     matmul_hw = per_token.matmul * (4.0 / 3.0 if rec == "full" else 1.0)
     matmul_flops = matmul_hw * tokens_mb / t
     attn_flops = (per_token.hardware - matmul_hw) / 2.0 * tokens_mb / t
-    bound_seconds = d / (tokens_mb * dp) * (matmul_flops + attn_flops) / peak
+    bound_seconds = d / (tokens_mb * dp) * (matmul_flops + attn_flops) / peak / p
+    # The fullest stage's share of one micro-batch (the whole model without pipelining).
     compute_mb = (matmul_flops / (peak * f_mm.value)
-                  + attn_flops / (peak * f_attn.value)) / share.value
+                  + attn_flops / (peak * f_attn.value)) / share.value * split.stage_share
 
     links = get_links(hw.id)
     tp_link = group_link(links, t)
-    tp_comm_mb = 4 * m.layers * all_reduce_seconds(tokens_mb * m.hidden * ACTIVATION_BYTES,
-                                                   tp_link)
-    dp_link = group_link(links, dp, per_server=max(1, links.chips_per_server // t))
+    tp_comm_mb = 4 * split.stage_layers * all_reduce_seconds(
+        tokens_mb * m.hidden * ACTIVATION_BYTES, tp_link)
+    # Each stage hands its activations forward and their gradients back: two sends per
+    # micro-batch, each tensor-parallel GPU sending its 1/tp slice (Megatron's scatter/gather).
+    pp_link = group_link(links, 2, per_server=2 if 2 * t <= links.chips_per_server else 1)
+    p2p_mb = 2 * v * send_seconds(tokens_mb * m.hidden * ACTIVATION_BYTES / t, pp_link) \
+        if p > 1 else 0.0
+    dp_link = group_link(links, dp, per_server=max(1, links.chips_per_server // (t * p)))
     # A mixture of experts spreads its experts over the data-parallel GPUs (expert
     # parallelism, ep = min(experts, dp)): each expert's gradients are reduced only among its
     # dp / ep copies, and tokens travel to their experts and back by all-to-all (assumed
     # overlapped with compute, as DeepSeek-V3's DualPipe does).
     ep = min(m.experts, dp) if m.routed_params else 1
     grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
-        * defaults.grad_bytes_per_param
+        * split.stage_share * defaults.grad_bytes_per_param
     a2a_mb = 0.0
     if ep > 1:
-        ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // t))
-        a2a_mb = 4 * (m.layers - m.dense_layers) * all_to_all_seconds(
+        ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))
+        a2a_mb = 4 * (m.layers - m.dense_layers) * split.stage_share * all_to_all_seconds(
             tokens_mb * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
     if shard == "zero3":
-        comm_mb = (2 * all_gather_seconds(m.params / t * WEIGHT_BYTES, dp_link)
+        comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
+                                          dp_link)
                    + reduce_scatter_seconds(grad_bytes, dp_link))
         dp_comm = accum * comm_mb
         dp_exposed = accum * max(0.0, comm_mb - compute_mb)
     else:
         dp_comm = all_reduce_seconds(grad_bytes, dp_link)
         dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
-    step = accum * (compute_mb + tp_comm_mb) + dp_exposed
-    comm = accum * (tp_comm_mb + a2a_mb) + dp_comm
-    exposed = accum * tp_comm_mb + dp_exposed
+    stage_mb = compute_mb + tp_comm_mb + p2p_mb
+    compute_step = accum * compute_mb
+    exposed = accum * (tp_comm_mb + p2p_mb) + dp_exposed
+    bubble = (p - 1) * stage_mb / v
+    step = compute_step + exposed + bubble
+    comm = accum * (tp_comm_mb + a2a_mb + p2p_mb) + dp_comm
 
     basis = [f_mm, f_attn, share,
              Basis("global batch (tokens per optimiser step)", float(defaults.global_batch_tokens),
@@ -156,13 +200,21 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     if t > 1:
         basis.append(Basis(f"tensor-parallel link: {tp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", tp_link.bytes_per_s, links.source))
+    if p > 1:
+        basis.append(Basis("pipeline bubble, 1F1B schedule: (stages - 1) / (chunks x "
+                           "micro-batches + stages - 1)", pipeline_bubble_fraction(p, accum * v),
+                           "Narayanan et al. 2021 (arXiv 2104.04473), sections 2.2.1-2.2.2"))
+        basis.append(Basis(f"pipeline link: {pp_link.name}, bytes/s each way per GPU after "
+                           "the collective efficiency", pp_link.bytes_per_s, links.source))
     model_flops_per_s_per_mfu = g * peak / per_token.model  # tokens/s at MFU = 1
     if mfu is not None:
         u = validate.fraction(mfu, "mfu", label="MFU")
         tps = u * model_flops_per_s_per_mfu
         basis.insert(0, Basis("MFU given (used instead of the modelled efficiencies)", u,
                               "given by the user"))
-        step = tokens_step / tps
+        scale = tokens_step / tps / step
+        step, compute_step, exposed, bubble = (step * scale, compute_step * scale,
+                                               exposed * scale, bubble * scale)
     else:
         tps = tokens_step / step
         u = tps / model_flops_per_s_per_mfu
@@ -170,5 +222,6 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         mfu=u, seconds=d / tps, tokens_per_s=tps, bound_seconds=bound_seconds, step_seconds=step, tokens_per_step=tokens_step,
         accumulation=accum, communication_seconds_per_step=comm,
         exposed_communication_seconds_per_step=exposed, mfu_given=mfu is not None,
-        basis=tuple(basis),
+        basis=tuple(basis), pp=p, compute_seconds_per_step=compute_step,
+        bubble_seconds_per_step=bubble,
     )

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from engine.numbers import architecture, quantities, validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
-from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
+from engine.numbers.parallelism import check_split
 from engine.numbers.records import JsonShape, Record
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
@@ -231,6 +231,7 @@ class TrainingMemory(Record):
     gpus: int
     tp: int
     dp: int
+    pp: int
     sharding: str
     optimizer: str
     convention: str
@@ -263,24 +264,29 @@ def training_memory(
     micro_batch: object = 1,
     seq_len: object = 4096,
     recompute: object = "selective",
+    pp: object = 1,
 ) -> TrainingMemory:
-    """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding."""
+    """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding, tensor
+    parallel ``tp`` and ``pp`` pipeline stages (see engine.numbers.parallelism).
+
+    With pipelining the fullest stage holds ceil(layers / pp) layers' weights and state; under
+    the 1F1B schedule its first stage keeps the activations of pp micro-batches in flight, so
+    pp x ceil(layers / pp) layers' worth of activations (Korthikanti et al. 2022, section 4.2.3:
+    the same as without pipelining when pp divides the layers).
+    """
     m = as_model(model)
     hw = as_hardware(hardware)
     g = _check_gpus(gpus)
-    t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
-    architecture.check_tensor_parallel(m, t, "tp")
-    if g % t:
-        raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
-                          f"({t}).", "tp")
+    split = check_split(m, hw, g, tp, pp)
+    t = split.tp
     shard = validate.choice(sharding, "sharding", SHARDINGS)
     rec = validate.choice(recompute, "recompute", RECOMPUTE)
     mb = quantities.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
     s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
     bpp = training_state_bytes_per_param(optimizer, convention)
-    dp = g // t
+    dp = split.dp
     stage = _STAGE[shard]
-    p = m.params / t
+    p = m.params / t * split.stage_share
     groups = {"weights": 0.0, "gradients": 0.0, "optimizer_states": 0.0}
     for name, nbytes in bpp.items():
         part_stage = _ZERO_STAGE.get(name, 1)
@@ -288,13 +294,14 @@ def training_memory(
         key = name if name in groups else ("gradients" if part_stage == 2
                                            else "optimizer_states")
         groups[key] += share
-    act = m.layers * activation_bytes_per_layer(m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
+    act = split.pp * split.stage_layers * activation_bytes_per_layer(
+        m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
     state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
     parts = {**groups, "activations": act, "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
     total = state + act + RUNTIME_OVERHEAD_BYTES
     cap = hw.memory_bytes
     return TrainingMemory(
-        model=m, hardware=hw, gpus=g, tp=t, dp=dp, sharding=shard,
+        model=m, hardware=hw, gpus=g, tp=t, dp=dp, pp=split.pp, sharding=shard,
         optimizer=str(optimizer), convention=str(convention), micro_batch=mb, seq_len=s,
         recompute=rec, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
@@ -303,15 +310,16 @@ def training_memory(
 
 
 def min_gpus_to_train(mem: TrainingMemory) -> int | None:
-    """Fewest GPUs with ``mem``'s sharding and tensor parallelism on which it fits.
+    """Fewest GPUs with ``mem``'s sharding, tensor parallelism and pipeline stages on which
+    it fits.
 
-    Replicated ('none') data parallelism never lowers memory per GPU, so the answer is the
-    tensor-parallel size if it fits at all; ZeRO stages divide their parts by the
+    Replicated ('none') data parallelism never lowers memory per GPU, so the answer is
+    tensor parallel x pipeline stages if it fits at all; ZeRO stages divide their parts by the
     data-parallel size. None when no count helps (the unsharded parts alone are too big).
     """
-    t = mem.tp
+    t = mem.tp * mem.pp
     stage = _STAGE[mem.sharding]
-    p = mem.model.params / t
+    p = mem.model.params / mem.tp * (-(-mem.model.layers // mem.pp)) / mem.model.layers
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

@@ -36,6 +36,7 @@ from engine.numbers.memory import (
     serving_memory,
     training_memory,
 )
+from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
 from engine.numbers.units import SECONDS_PER_DAY
 
@@ -132,12 +133,13 @@ class Plan:
         mem = self.memory
         assert isinstance(mem, TrainingMemory)
         for tp in (1, 2, 4, 8):
-            if tp > 1 and self.model.heads % tp:
-                continue  # that many GPUs cannot share the attention heads
-            alt = training_memory(self.model, self.hardware, gpus=tp, sharding="zero3", tp=tp,
-                                  optimizer=mem.optimizer, convention=mem.convention,
-                                  micro_batch=mem.micro_batch, seq_len=mem.seq_len,
-                                  recompute=mem.recompute)
+            try:
+                alt = training_memory(self.model, self.hardware, gpus=tp, sharding="zero3",
+                                      tp=tp, optimizer=mem.optimizer,
+                                      convention=mem.convention, micro_batch=mem.micro_batch,
+                                      seq_len=mem.seq_len, recompute=mem.recompute)
+            except EngineError:
+                continue  # the heads do not split that many ways, or a server is smaller
             n = min_gpus_to_train(alt)
             if n is not None:
                 return tp, n
@@ -195,6 +197,10 @@ def plan(
     mfu: object = None,
     target_days: object = None,
     usd_per_gpu_hour: object = None,
+    pp: object = 1,
+    nodes: object = None,
+    global_batch_tokens: object = None,
+    interleave: object = 1,
 ) -> Plan:
     """Answer the five questions for one workload.
 
@@ -202,14 +208,17 @@ def plan(
     request of ``prompt_tokens`` in and ``output_tokens`` out, on ``gpus`` GPUs as replicas of
     ``serve_tp`` tensor-parallel GPUs (default: all of them, one replica) sharing the batch.
     Training: ``tokens`` (default 20 per parameter) at ``mfu`` (default 40 %) on ``gpus`` GPUs
-    with ``sharding`` and ``tp``; the expected figures model the MFU unless ``mfu`` is given.
+    with ``sharding``, tensor parallel ``tp`` and ``pp`` pipeline stages (``nodes``: that
+    many servers of the hardware instead of ``gpus``), ``global_batch_tokens`` per optimiser
+    step (default: the catalogue's); the expected figures model the MFU unless ``mfu`` is
+    given.
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
     job = validate.choice(task, "task", TASKS)
     price, offer = _price(hw, usd_per_gpu_hour)
     if job == "serve":
-        t_s, replicas, b_rep = _serve_split(gpus, serve_tp, batch)
+        t_s, replicas, b_rep = _serve_split(gpus_of_servers(hw, nodes, gpus), serve_tp, batch)
         mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
                              context_tokens=context_tokens, batch=b_rep, gpus=t_s)
         s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
@@ -228,9 +237,9 @@ def plan(
                                exp, g, replicas)
         return Plan(job, m, hw, g * replicas, mem, flops_per_token(m),
                     min_gpus_to_serve(mem), figures, None, price, offer)
-    tmem = training_memory(m, hw, gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
-                           convention=convention, micro_batch=micro_batch, seq_len=seq_len,
-                           recompute=recompute)
+    tmem = training_memory(m, hw, gpus=gpus_of_servers(hw, nodes, gpus), sharding=sharding,
+                           tp=tp, optimizer=optimizer, convention=convention,
+                           micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp)
     given = tokens is not None and tokens != ""
     d = (quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens") if given
          else float(CHINCHILLA_TOKENS_PER_PARAM * m.params))
@@ -254,7 +263,8 @@ def plan(
     exp_t = expected_train(m, hw, tokens=d, gpus=tmem.gpus, tp=tmem.tp, sharding=tmem.sharding,
                            micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
                            recompute=tmem.recompute, compute_format=fmt,
-                           mfu=u if mfu_given else None)
+                           mfu=u if mfu_given else None, pp=tmem.pp,
+                           global_batch_tokens=global_batch_tokens, interleave=interleave)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

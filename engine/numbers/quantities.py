@@ -134,6 +134,23 @@ TENSOR_PARALLEL = Quantity(
     "integer", "GPUs", 1, 1024,
     "tensor parallelism splits each layer over 1 to 1,024 GPUs; in practice 8 in one server",
 )
+PIPELINE_STAGES = Quantity(
+    "integer", "stages", 1, 1024,
+    "pipeline parallelism cuts the layers into 1 to 1,024 stages; a stage holds at least one "
+    "layer",
+)
+PIPELINE_CHUNKS = Quantity(
+    "integer", "chunks", 1, 64,
+    "the interleaved schedule gives each GPU a few chunks of layers (Megatron-LM: 2 to 8)",
+)
+SERVERS = Quantity(
+    "integer", "servers", 1, 1_000_000,
+    "one server up to a million, far beyond the largest clusters built",
+)
+GLOBAL_BATCH_TOKENS = Quantity(
+    "number", "tokens", 1, 1e10,
+    "tokens per optimiser step: millions in published runs (Llama 3 405B: 4M to 16M)",
+)
 PARAMS = Quantity(
     "integer", "parameters", GENERIC_MIN_PARAMS, GENERIC_MAX_PARAMS,
     "the engine infers a model's shapes from 20 million parameters up to 1e15, "

@@ -1,0 +1,103 @@
+"""How a training job is split over GPUs: data, tensor and pipeline parallelism.
+
+``gpus`` GPUs train as ``dp`` data-parallel copies of one model held by ``tp`` x ``pp`` GPUs:
+tensor parallelism splits every layer's matrices over ``tp`` GPUs (which must share a server:
+its two all-reduces per layer need the server's fast links), pipeline parallelism cuts the
+layers into ``pp`` stages. The checks here refuse splits that cannot work, each with the
+reason in words; the arithmetic of what each split costs lives in expected_training.
+
+Stages need not hold equal layers: the Llama 3 405B run cut 126 layers into 16 stages by
+taking one layer from the first and the last (Llama 3 Herd of Models, section 3.3.2). The
+slowest stage, ceil(layers / pp) layers, sets the pace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import architecture, quantities
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.links import get_links
+from engine.numbers.errors import EngineError
+from engine.numbers.records import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A checked split: ``gpus`` = ``dp`` x ``tp`` x ``pp``; ``stage_layers`` the layers of
+    the fullest stage (of ``layers``); ``chips_per_server`` the GPUs one server holds."""
+
+    gpus: int
+    tp: int
+    pp: int
+    dp: int
+    stage_layers: int
+    layers: int
+    chips_per_server: int
+
+    @property
+    def servers(self) -> int:
+        """Servers the job fills (the last one may be part full)."""
+        return -(-self.gpus // self.chips_per_server)
+
+    @property
+    def stage_share(self) -> float:
+        """Share of the model's layers the fullest stage holds (1 without pipelining)."""
+        return self.stage_layers / self.layers
+
+
+@dataclass(frozen=True, slots=True)
+class StepSplit(Record):
+    """One optimiser step (or one decode step), in seconds: ``seconds`` = ``compute_seconds``
+    (each GPU's own work: maths, memory reads, kernel launches) +
+    ``exposed_communication_seconds`` (collectives not hidden behind that work) +
+    ``bubble_seconds`` (pipeline stages idle while the pipeline fills and drains)."""
+
+    seconds: float
+    compute_seconds: float
+    exposed_communication_seconds: float
+    bubble_seconds: float
+
+
+def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> int:
+    """The GPU count of ``servers`` servers of ``hardware`` (its catalogue server size), or
+    ``gpus`` when ``servers`` is None/empty. A GPU count that disagrees is refused (1, the
+    default, counts as not given)."""
+    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
+    if servers is None or servers == "":
+        return g
+    n = quantities.SERVERS.check_integer(servers, "nodes", "Servers")
+    per = get_links(hardware.id).chips_per_server
+    total = n * per
+    if g not in (1, total):
+        raise EngineError(f"{n:,} servers of {per} × {hardware.name} hold {total:,} GPUs, not "
+                          f"{g:,}: give the servers or the GPU count, not both.", "nodes")
+    return total
+
+
+def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: object,
+                pp: object = 1) -> Split:
+    """``gpus`` split as tensor parallel ``tp`` x pipeline ``pp`` x data parallel, or an
+    EngineError saying why it cannot work: tensor parallelism across servers, a ``tp`` that
+    does not divide the heads, more stages than layers, a GPU count that ``tp`` x ``pp``
+    does not divide."""
+    t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
+    p = quantities.PIPELINE_STAGES.check_integer(pp, "pp", "Pipeline stages")
+    architecture.check_tensor_parallel(model, t, "tp")
+    per = get_links(hardware.id).chips_per_server
+    if t > per:
+        raise EngineError(
+            f"Tensor parallelism of {t} would cross servers: a server holds {per} × "
+            f"{hardware.name}, and the two all-reduces of every layer need the links inside "
+            f"one. Keep tensor parallel at {per} or less and add pipeline stages.", "tp")
+    if p > model.layers:
+        raise EngineError(f"{model.name} has {model.layers} layers: {p} pipeline stages would "
+                          "leave some with none.", "pp")
+    if gpus % t:
+        raise EngineError(f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel "
+                          f"size ({t}).", "tp")
+    if gpus % (t * p):
+        raise EngineError(
+            f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "
+            f"({t} × {p} = {t * p:,}).", "pp")
+    return Split(gpus, t, p, gpus // (t * p), -(-model.layers // p), model.layers, per)
