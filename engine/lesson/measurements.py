@@ -55,7 +55,8 @@ _KNOWN_KEYS = frozenset(
     {
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
-        "source", "note", "micro_batch", "recompute", *_SERVE_KEYS, *_TRAIN_KEYS,
+        "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
+        "cp", *_SERVE_KEYS, *_TRAIN_KEYS,
     }
 )
 
@@ -66,8 +67,10 @@ class Measurement:
 
     Serving: ``gpus`` is the tensor-parallel size; ``batch`` requests of ``prompt_tokens`` in
     and ``output_tokens`` out. Training: ``tokens`` in all, sequences of ``seq_len``, on
-    ``gpus`` GPUs with ``tp`` (and ``pp``, recorded but not modelled), ``sharding``,
-    ``micro_batch`` sequences per GPU and ``recompute`` (activation checkpointing).
+    ``gpus`` GPUs with ``tp``, ``pp`` pipeline stages of ``interleave`` chunks per GPU,
+    ``global_batch_tokens`` per step (None: the catalogue's), ``sharding``, ``micro_batch``
+    sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
+    parallelism) is recorded, not modelled: a row with cp > 1 is computed without its pipeline.
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     """
 
@@ -99,6 +102,9 @@ class Measurement:
     sharding: str = "none"
     micro_batch: int = 1
     recompute: str = "selective"
+    interleave: int = 1
+    global_batch_tokens: float | None = None
+    cp: int = 1
 
     def __post_init__(self) -> None:
         def bad(message: str, field: str) -> EngineError:
@@ -127,7 +133,7 @@ class Measurement:
             raise bad("the value must be a finite number above 0.", "value")
         if self.metric == "train_mfu" and self.value > 1:
             raise bad("an MFU is a fraction: 0.41 for 41 %.", "value")
-        if self.gpus < 1 or self.tp < 1 or self.pp < 1 or self.batch < 1:
+        if min(self.gpus, self.tp, self.pp, self.interleave, self.cp, self.batch) < 1:
             raise bad("GPU counts and batch must be at least 1.", "gpus")
         if self.task == "serve" and (self.prompt_tokens < 1 or self.output_tokens < 1):
             raise bad("prompt and output lengths must be at least 1.", "prompt_tokens")
@@ -184,6 +190,10 @@ def _row(raw: dict[str, Any]) -> Measurement:
         sharding=str(raw.get("sharding", "none")),
         micro_batch=int(raw.get("micro_batch", 1)),
         recompute=str(raw.get("recompute", "selective")),
+        interleave=int(raw.get("interleave", 1)),
+        global_batch_tokens=(float(raw["global_batch_tokens"]) if "global_batch_tokens" in raw
+                             else None),
+        cp=int(raw.get("cp", 1)),
     )
 
 

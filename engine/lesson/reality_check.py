@@ -137,6 +137,9 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
     else:
         common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
                       micro_batch=m.micro_batch, recompute=m.recompute)
+        if m.cp == 1:  # the engine has no context parallelism: such a row runs unpipelined
+            common.update(pp=m.pp, interleave=m.interleave,
+                          global_batch_tokens=m.global_batch_tokens)
     return contract(**{**common, **extra})
 
 
