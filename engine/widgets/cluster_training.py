@@ -1,0 +1,107 @@
+"""Going further: dgx-1 grows into a pod of servers. A training job for Llama 3.1 70B or 405B
+split by the reader into data, tensor and pipeline parallelism; the engine gives the step
+time split into compute, exposed communication and pipeline bubble, the MFU that results,
+and refuses splits that cannot work.
+"""
+
+from __future__ import annotations
+
+from engine.numbers import quantities
+from engine.numbers.catalog import get_model, get_system
+from engine.numbers.catalog.efficiency import training_defaults
+from engine.numbers.memory import TrainingMemory
+from engine.numbers.plan import plan
+from engine.render.fields import Amount, Choice, Count
+from engine.render.html import definition_list, esc, tag
+from engine.render.step_bar import step_bar
+from engine.render.widget import Values, Widget
+from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
+from engine.words.format import format_bandwidth, format_count, format_GB, format_seconds, plural
+
+SYSTEM = "dgx-1"
+# Llama 3 pre-trained on sequences of 8,192 tokens and sharded its optimiser state and
+# gradients over the data-parallel GPUs (Llama 3 Herd of Models, sections 3.3.2 and 3.4.1).
+SEQ_LEN = 8192
+SHARDING = "zero1"
+MODELS = ("llama-3.1-70b", "llama-3.1-405b")
+STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
+              ("pipeline bubble", "part-5"))
+
+MODEL = Choice("model", "Model", "llama-3.1-70b",
+               options=tuple((m, get_model(m).name) for m in MODELS))
+SERVERS = Count("servers", "dgx-1 servers", "256", unit="servers",
+                quantity=quantities.SERVERS.within(
+                    maximum=4096, reason="up to 4,096 servers (32,768 GPUs), twice the "
+                    "largest Llama 3 run"))
+TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
+           options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
+           quantity=quantities.TENSOR_PARALLEL)
+PP = Count("pp", "Pipeline stages", "4", unit="stages", quantity=quantities.PIPELINE_STAGES,
+           hint="The layers cut into this many stages, one after another.")
+INTERLEAVE = Count("interleave", "Chunks per GPU", "1", unit="chunks", control_kind="select",
+                   options=(("1", "1 (plain 1F1B)"), ("2", "2 (interleaved)"),
+                            ("4", "4 (interleaved)")),
+                   quantity=quantities.PIPELINE_CHUNKS)
+GLOBAL_BATCH = Amount("global_batch", "Global batch", str(training_defaults().global_batch_tokens),
+                      unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
+                      hint="Tokens per optimiser step (Llama 3 405B: 4M, later 16M).")
+
+
+def render(values: Values) -> str:
+    system = get_system(SYSTEM)
+    model = get_model(values[MODEL])
+    servers = values[SERVERS]
+    tokens_step = values[GLOBAL_BATCH]
+    p = plan(model=model, hardware=system.gpu, task="train", nodes=servers, tp=values[TP],
+             pp=values[PP], interleave=values[INTERLEAVE], global_batch_tokens=tokens_step,
+             seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12)
+    t = p.train
+    mem = p.memory
+    assert t is not None and isinstance(mem, TrainingMemory)
+    e = t.expected
+    step = e.step
+    bound_step = t.bound_seconds / t.tokens * e.tokens_per_step
+    split = (f"{mem.dp:,} data-parallel {'copy' if mem.dp == 1 else 'copies'} × tensor "
+             f"parallel {mem.tp} × {plural(mem.pp, 'pipeline stage')}")
+    verdict = tag("p", esc(
+        f"{plural(p.gpus, 'GPU')} in {plural(servers, 'server')} as {split}: one step of "
+        f"{format_count(e.tokens_per_step)} tokens takes "
+        f"{at_best_and_expected(bound_step, step.seconds)}; MFU {e.mfu:.0%}."),
+        class_="widget-verdict " + ("fits" if mem.fits else "refused"))
+    bar = step_bar([(name, css, s) for (name, css), s in zip(
+        STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
+                     step.bubble_seconds), strict=True)],
+        label=f"One training step of {model.name} on {plural(p.gpus, 'GPU')}, expected")
+    stage_layers = -(-model.layers // mem.pp)
+    micro = e.accumulation
+    facts = definition_list([
+        ("Memory per GPU", f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}"
+         + (", it fits" if mem.fits else ", it does not fit: more stages or servers")),
+        ("Layers per stage", f"{stage_layers} of {model.layers}"),
+        ("Micro-batches per step, each pipeline",
+         f"{micro:,}, each one sequence of {SEQ_LEN:,} tokens"),
+        ("Pipeline idle (the bubble)",
+         f"{step.bubble_seconds / step.seconds:.0%} of the step" if step.seconds else "none"),
+        ("All communication per step (hidden or not)",
+         format_seconds(e.communication_seconds_per_step)),
+        ("MFU (model FLOPs ÷ the GPUs' dense peak)", f"{e.mfu:.1%}"),
+    ])
+    words = (BOUND_WORDS, EXPECTED_TRAINING_WORDS,
+             f"Sequences of {SEQ_LEN:,} tokens, optimiser state sharded over the data-parallel "
+             "GPUs (as Llama 3 was trained); the 1F1B pipeline schedule, interleaved when a "
+             "GPU holds more than one chunk.",
+             *(f"{b.name}: {format_bandwidth(b.value)}" for b in e.basis if "link" in b.name))
+    notes = tag("details", tag("summary", "Assumptions")
+                + tag("ul", "".join(tag("li", esc(w)) for w in words)), class_="widget-notes")
+    return verdict + bar + facts + notes
+
+
+WIDGET = Widget(
+    name="cluster_training",
+    title="dgx-1 grows into a cluster",
+    fields=(MODEL, SERVERS, TP, PP, INTERLEAVE, GLOBAL_BATCH),
+    render=render,
+    summary="A training job on a pod of dgx-1 servers, split by the reader into data, tensor "
+    "and pipeline parallelism: the step time as compute, exposed communication and pipeline "
+    "bubble, and the MFU.",
+)
