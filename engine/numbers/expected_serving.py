@@ -215,3 +215,48 @@ def expected_serve(model: object, hardware: object, *, prompt_tokens: int, outpu
         total_seconds=prefill_s + dec,
         basis=_basis(m, hw, wf, k.compute_format, g, group_link(get_links(hw.id), g)),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeParts:
+    """One expected decode step's parts, in seconds (the three roofs of tensor-parallel
+    serving): ``maths`` (matmuls and attention at their measured efficiencies), ``memory``
+    (weights and KV cache at the measured share of the bandwidth), ``communication`` (two
+    all-reduces per layer), ``kernels`` (fixed launch costs). ``seconds``: the expected step,
+    max(weights, matmuls) + max(KV cache, attention) + kernels + communication."""
+
+    batch: int
+    gpus: int
+    maths_seconds: float
+    memory_seconds: float
+    communication_seconds: float
+    kernel_seconds: float
+    seconds: float
+
+    @property
+    def limit(self) -> str:
+        """The largest of the three roofs: 'maths', 'memory' or 'communication'."""
+        parts = {"memory": self.memory_seconds, "maths": self.maths_seconds,
+                 "communication": self.communication_seconds}
+        return max(parts, key=lambda k: parts[k])
+
+
+def decode_parts(model: object, hardware: object, *, context_tokens: int, batch: object = 1,
+                 weight_format: object = "bf16", kv_format: object = "bf16",
+                 gpus: object = 1) -> DecodeParts:
+    """The parts of one expected decode step of ``batch`` requests at ``context_tokens`` on
+    ``gpus`` tensor-parallel GPUs (per GPU: each holds 1/gpus of the work)."""
+    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    k = _costs(m, hw, b, wf, kf, g)
+    seg = k.at(context_tokens)
+    f_mem = memory_fraction(hw, wf).value
+    f_mm = matmul_fraction(hw, k.compute_format).value * forward_matmul_share().value
+    f_attn = attention_fraction().value
+    w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
+    extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
+    memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem
+    maths = seg.ac / f_mm + seg.bc * context_tokens / f_attn
+    comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
+    kernels = m.layers * kernel_seconds_per_layer().value
+    step = _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)
+    return DecodeParts(b, g, maths, memory, comm, kernels, step)

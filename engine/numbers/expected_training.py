@@ -46,7 +46,7 @@ from engine.numbers.communication import (
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import RECOMPUTE, SHARDINGS
-from engine.numbers.parallelism import StepSplit, check_split
+from engine.numbers.parallelism import StepSplit, Traffic, check_split
 from engine.numbers.records import JsonShape, Record
 
 ACTIVATION_BYTES = 2.0  # bf16 activations between tensor-parallel GPUs
@@ -78,6 +78,7 @@ class ExpectedTrain(Record):
     pp: int = 1
     compute_seconds_per_step: float = 0.0
     bubble_seconds_per_step: float = 0.0
+    traffic: tuple[Traffic, ...] = ()
 
     @property
     def step(self) -> StepSplit:
@@ -181,10 +182,25 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     bubble = (p - 1) * stage_mb / v
     step = compute_step + exposed + bubble
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb) + dp_comm
+    traffic = []
+    if dp > 1:
+        weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
+        traffic.append(Traffic("data", dp_link.name, accum * (2 * weights_gpu + grad_bytes)
+                               if shard == "zero3" else grad_bytes, dp_comm))
+    if t > 1:
+        traffic.append(Traffic("tensor", tp_link.name, 4 * split.stage_layers * accum
+                               * tokens_mb * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
+    if p > 1:
+        traffic.append(Traffic("pipeline", pp_link.name, 2 * v * accum * tokens_mb * m.hidden
+                               * ACTIVATION_BYTES / t, accum * p2p_mb))
+    if ep > 1:
+        traffic.append(Traffic("expert", ep_link.name, 4 * (m.layers - m.dense_layers)
+                               * split.stage_share * accum * tokens_mb * m.experts_per_token
+                               * m.hidden * ACTIVATION_BYTES / t, accum * a2a_mb))
 
     basis = [f_mm, f_attn, share,
-             Basis("global batch (tokens per optimiser step)", float(defaults.global_batch_tokens),
-                   defaults.global_batch_source),
+             Basis("global batch (tokens per optimiser step)", global_tokens,
+                   "given by the user" if batch_given else defaults.global_batch_source),
              Basis("gradient bytes per parameter", defaults.grad_bytes_per_param,
                    defaults.grad_bytes_source),
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
@@ -223,5 +239,5 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         accumulation=accum, communication_seconds_per_step=comm,
         exposed_communication_seconds_per_step=exposed, mfu_given=mfu is not None,
         basis=tuple(basis), pp=p, compute_seconds_per_step=compute_step,
-        bubble_seconds_per_step=bubble,
+        bubble_seconds_per_step=bubble, traffic=tuple(traffic),
     )

@@ -59,6 +59,18 @@ class StepSplit(Record):
     bubble_seconds: float
 
 
+@dataclass(frozen=True, slots=True)
+class Traffic(Record):
+    """What one kind of parallelism sends in one optimiser step, per GPU: ``strategy``
+    ('data', 'tensor', 'pipeline' or 'expert'), the ``link`` it crosses, the bytes of the
+    buffers it hands to collectives (or sends), and the seconds those take (hidden or not)."""
+
+    strategy: str
+    link: str
+    bytes_per_step: float
+    seconds_per_step: float
+
+
 def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> int:
     """The GPU count of ``servers`` servers of ``hardware`` (its catalogue server size), or
     ``gpus`` when ``servers`` is None/empty. A GPU count that disagrees is refused (1, the

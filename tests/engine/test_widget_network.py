@@ -74,3 +74,106 @@ def test_cluster_training_refuses_what_cannot_work(overrides, field):
         render("cluster_training", **overrides)
     assert e.value.field in (field, "nodes")
     assert e.value.message
+
+
+# ------------------------------------------------------------------ links
+
+
+def test_links_shows_each_hop_and_how_many_times_slower():
+    from engine.numbers.hops import hops
+
+    words = text_of(render("links"))
+    h100 = {h.kind: h for h in hops("h100-sxm")}
+    # H100 SXM: 3.35 TB/s of HBM3 (datasheet); NVLink 450 GB/s each way, NDR 50 GB/s
+    # (links.toml): 3,350 / 450 = 7.4 and 3,350 / 50 = 67 times slower.
+    assert h100["scale_up"].times_slower == pytest.approx(3350 / 450)
+    assert h100["scale_out"].times_slower == pytest.approx(67.0)
+    assert "450 GB/s, 7.4 × slower than memory" in words
+    assert "50 GB/s, 67 × slower than memory" in words
+    # The L40S has no NVLink: inside the server it goes over PCIe Gen4 (32 GB/s each way).
+    assert "PCIe Gen4 x16 (no NVLink): 32 GB/s, 27 × slower than memory" in words
+
+
+def test_links_pcie_hop_for_bridged_cards_and_hostile_input():
+    words = text_of(render("links", hardware="h100-pcie", other="rtx-4090"))
+    assert "PCIe to the other cards: 64 GB/s" in words
+    with pytest.raises(EngineError) as e:
+        render("links", other=HOSTILE)
+    assert e.value.field == "other"
+
+
+# ------------------------------------------------------------------ three roofs
+
+
+def test_three_roofs_l40s_turns_communication_bound_h100_does_not():
+    from engine.numbers.expected_serving import decode_parts
+
+    l40s = text_of(render("roofline_three_roofs"))
+    first = next(b for b in (2**i for i in range(10)) if decode_parts(
+        "llama-3.1-70b", "l40s", context_tokens=1024, batch=b, gpus=8).limit == "communication")
+    assert f"the all-reduces overtake the other roofs from a batch of {first}" in l40s
+    h100 = text_of(render("roofline_three_roofs", hardware="h100-sxm"))
+    assert "the all-reduces stay below the memory time up to a batch of 512" in h100
+
+
+def test_three_roofs_four_gpus_are_not_four_times_faster():
+    from engine.numbers.expected_serving import decode_parts, expected_decode_step_seconds
+
+    one = decode_parts("llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=1)
+    four = decode_parts("llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=4)
+    assert four.seconds == pytest.approx(expected_decode_step_seconds(
+        "llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=4))
+    assert 1 < one.seconds / four.seconds < 4
+    words = text_of(render("roofline_three_roofs", hardware="h100-sxm", gpus="4"))
+    assert f"{one.seconds / four.seconds:.1f} × faster, not 4 ×" in words
+    assert format_seconds(four.communication_seconds) in words
+
+
+@pytest.mark.parametrize(("overrides", "field"), [
+    ({"gpus": "3"}, "gpus"),  # 64 heads do not split 3 ways
+    ({"gpus": "16"}, "gpus"),
+    ({"context": "-1"}, "context"),
+    ({"context": HOSTILE}, "context"),
+    ({"hardware": HOSTILE}, "hardware"),
+])
+def test_three_roofs_refuses_bad_input(overrides, field):
+    with pytest.raises(EngineError) as e:
+        render("roofline_three_roofs", **overrides)
+    assert e.value.field == field
+
+
+# ------------------------------------------------------------------ parallelism picture
+
+
+def test_parallelism_picture_shows_the_engines_traffic():
+    p = plan(model="llama-3.1-70b", hardware="h100-sxm", task="train", nodes=64, tp=8, pp=4,
+             seq_len=8192, sharding="zero1", tokens=1e12)
+    assert p.train is not None
+    traffic = {x.strategy: x for x in p.train.expected.traffic}
+    assert set(traffic) == {"data", "tensor", "pipeline"}
+    # Tensor parallel by hand: 4 all-reduces x 20 layers per stage x 32 micro-batches
+    # (4,194,304 tokens / (16 copies x 8,192 tokens)) x 8,192 tokens x 8,192 hidden x 2 bytes.
+    micro = 4194304 // (16 * 8192)
+    assert micro == 32
+    assert traffic["tensor"].bytes_per_step == 4 * 20 * micro * 8192 * 8192 * 2
+    # Gradients: the parameters / tensor parallel 8 x the stage's 20 of 80 layers x 2 bytes.
+    assert traffic["data"].bytes_per_step == pytest.approx(
+        p.model.params / 8 * 20 / 80 * 2)
+    from engine.words.format import format_bytes
+
+    words = text_of(render("parallelism_picture"))
+    for x in traffic.values():
+        assert format_bytes(x.bytes_per_step) in words
+    assert "Expert parallel 1 the experts of each mixture-of-experts layer nothing: not used" \
+        in words
+
+
+def test_parallelism_picture_experts_and_refusals():
+    words = text_of(render("parallelism_picture", model="deepseek-v3", servers="256"))
+    assert "each token to its experts and back (all-to-all)" in words
+    assert "no pipeline bubble" in text_of(render("parallelism_picture", pp="1"))
+    for overrides, field in (({"tp": "16"}, "tp"), ({"pp": "7"}, "pp"),
+                             ({"servers": "-2"}, "servers")):
+        with pytest.raises(EngineError) as e:
+            render("parallelism_picture", **overrides)
+        assert e.value.field in (field, "nodes")

@@ -1,0 +1,117 @@
+"""Going further: parallelism in one picture. What each strategy splits (the batch, the
+layers, each layer's matrices, the experts), what it sends over which link, and how much per
+training step: every figure from the engine's expected training step.
+"""
+
+from __future__ import annotations
+
+from engine.numbers import quantities
+from engine.numbers.catalog import get_model, get_system
+from engine.numbers.catalog.links import get_links
+from engine.numbers.memory import TrainingMemory
+from engine.numbers.plan import plan
+from engine.render.fields import Choice, Count
+from engine.render.html import column_heads, esc, table_box, tag
+from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.widget import Values, Widget
+from engine.words.format import format_bytes, format_seconds, plural
+
+SYSTEM = "dgx-1"
+SEQ_LEN = 8192  # Llama 3's pre-training sequences (Llama 3 Herd of Models, section 3.4.1)
+SHARDING = "zero1"
+MODELS = ("llama-3.1-70b", "llama-3.1-405b", "deepseek-v3")
+# strategy -> (its name, what it splits, what it sends, bar colour)
+STRATEGIES = {
+    "data": ("Data parallel", "the batch: each copy of the model trains on other sequences",
+             "gradients, summed over the copies once per step", "part-0"),
+    "tensor": ("Tensor parallel", "each layer's matrices, column and row blocks",
+               "activations, summed by two all-reduces per layer forward and two backward",
+               "part-1"),
+    "pipeline": ("Pipeline parallel", "the layers, into stages one after another",
+                 "activations to the next stage, their gradients back", "part-2"),
+    "expert": ("Expert parallel", "the experts of each mixture-of-experts layer",
+               "each token to its experts and back (all-to-all)", "part-4"),
+}
+
+MODEL = Choice("model", "Model", "llama-3.1-70b",
+               options=tuple((m, get_model(m).name) for m in MODELS))
+SERVERS = Count("servers", "dgx-1 servers", "64", unit="servers",
+                quantity=quantities.SERVERS.within(
+                    maximum=4096, reason="up to 4,096 servers (32,768 GPUs)"))
+TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
+           options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
+           quantity=quantities.TENSOR_PARALLEL)
+PP = Count("pp", "Pipeline stages", "4", unit="stages", quantity=quantities.PIPELINE_STAGES)
+
+
+def render(values: Values) -> str:
+    system = get_system(SYSTEM)
+    model = get_model(values[MODEL])
+    servers = values[SERVERS]
+    p = plan(model=model, hardware=system.gpu, task="train", nodes=servers, tp=values[TP],
+             pp=values[PP], seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12)
+    t = p.train
+    assert t is not None
+    e = t.expected
+    used = {x.strategy: x for x in e.traffic}
+    mem = p.memory
+    assert isinstance(mem, TrainingMemory)
+    sizes = {"data": mem.dp, "tensor": mem.tp, "pipeline": mem.pp,
+             "expert": min(model.experts, mem.dp) if model.routed_params else 1}
+    links = get_links(system.gpu.id)
+    head = column_heads(("Strategy", "Ways", "Splits", "Sends", "Over", "Per GPU per step",
+                         "Time per step"))
+    rows = []
+    for key, (name, splits, sends, _) in STRATEGIES.items():
+        x = used.get(key)
+        cells = ((f"{sizes[key]:,}", splits, sends, x.link, format_bytes(x.bytes_per_step),
+                  format_seconds(x.seconds_per_step)) if x is not None else
+                 (f"{sizes[key]:,}", splits, "nothing: not used", "", "", ""))
+        rows.append(tag("tr", tag("th", esc(name), scope="row")
+                        + "".join(tag("td", esc(c)) for c in cells), data_strategy=key))
+    figures = table_box(head, "".join(rows), caption=(
+        f"{model.name} on {plural(p.gpus, 'GPU')} ({plural(servers, 'server')}), one step of "
+        f"{e.tokens_per_step:,} tokens"))
+    top = max((x.bytes_per_step for x in e.traffic), default=0.0)
+    if top > 0:
+        left, bar_h, gap = 4, 16, 24
+        usable = WIDTH - 2 * left
+        bars = [Bar(f"{STRATEGIES[x.strategy][0]}: {format_bytes(x.bytes_per_step)} per GPU, "
+                    f"{format_seconds(x.seconds_per_step)}", x.bytes_per_step,
+                    STRATEGIES[x.strategy][3], title=x.link,
+                    fill={"data_strategy": x.strategy}) for x in e.traffic]
+        height = 16 + len(bars) * (bar_h + gap)
+        picture = chart(bar_rows(bars, x=left, first_y=16, bar_h=bar_h, pitch=bar_h + gap,
+                                 units_per_value=usable / top, track_w=usable),
+                        css="traffic-bars", name="bytes each strategy sends per step",
+                        label="Bytes each GPU sends per training step: " + "; ".join(
+                            f"{STRATEGIES[x.strategy][0]} {format_bytes(x.bytes_per_step)} over "
+                            f"{x.link}, {format_seconds(x.seconds_per_step)}"
+                            for x in e.traffic) + ".", height=height)
+    else:
+        picture = tag("p", esc("One GPU: nothing travels between GPUs."))
+    step = e.step
+    bubble = (f", {format_seconds(step.bubble_seconds)} pipeline bubble"
+              if step.bubble_seconds > 0 else ", no pipeline bubble")
+    verdict = tag("p", esc(
+        f"One step takes {format_seconds(step.seconds)}: "
+        f"{format_seconds(step.compute_seconds)} compute, "
+        f"{format_seconds(step.exposed_communication_seconds)} communication that compute "
+        f"cannot hide{bubble}."), class_="widget-verdict")
+    note = tag("p", esc(
+        "Bytes are the buffers each GPU hands to its collectives in one step (an all-reduce "
+        "moves about twice its buffer over the link); times include what overlaps with "
+        f"compute. Tensor parallelism stays inside a server, where {links.scale_up} gives each "
+        f"GPU {links.scale_up_bytes_per_s / links.scale_out_bytes_per_s:.0f} times the "
+        "bandwidth of the network between servers."), class_="widget-notes")
+    return verdict + picture + figures + note
+
+
+WIDGET = Widget(
+    name="parallelism_picture",
+    title="Parallelism in one picture",
+    fields=(MODEL, SERVERS, TP, PP),
+    render=render,
+    summary="What data, tensor, pipeline and expert parallelism split, what each sends over "
+    "which link, and how many bytes and seconds per training step.",
+)
