@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.lesson.network_figures import NETWORK_FIGURES
 from engine.numbers import memory
 from engine.numbers.architecture import layer_components
 from engine.numbers.catalog import get_hardware, resolve_model
@@ -249,6 +250,7 @@ FIGURES: dict[str, Figure] = {
         cloud_price,
         purchase_price,
         break_even,
+        *NETWORK_FIGURES,
     )
 }
 

@@ -1,0 +1,78 @@
+"""Named numbers for the "Going further" pages (issue 13): the links between chips, the
+pipeline bubble, tensor-parallel speed-ups and the MFU of a run split over many servers.
+Each returns the number formatted for reading, from the engine."""
+
+from __future__ import annotations
+
+from engine.numbers.communication import pipeline_bubble_fraction
+from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import decode_parts
+from engine.numbers.hops import HOP_KINDS, Hop, hops
+from engine.numbers.plan import plan
+from engine.words.format import format_bandwidth, format_seconds
+
+
+def _hop(hardware: str, hop: str) -> Hop:
+    for h in hops(hardware):
+        if h.kind == hop:
+            return h
+    raise EngineError(f"{hardware!r} has no hop {str(hop)[:40]!r}; hops are "
+                      f"{', '.join(HOP_KINDS)}.", "hop")
+
+
+def hop_bandwidth(hardware: str, hop: str) -> str:
+    """Bandwidth per GPU of one hop ('memory', 'scale_up', 'pcie', 'scale_out'): '450 GB/s'."""
+    return format_bandwidth(_hop(hardware, hop).bytes_per_s)
+
+
+def hop_times_slower(hardware: str, hop: str) -> str:
+    """How many times slower than the chip's memory a hop is: '7.4', '67'."""
+    n = _hop(hardware, hop).times_slower
+    return f"{n:.1f}" if n < 10 else f"{n:,.0f}"
+
+
+def bubble_share(stages: int, micro_batches: int) -> str:
+    """Share of a 1F1B pipeline step spent idle, (p - 1) / (m + p - 1): '27 %'."""
+    return f"{pipeline_bubble_fraction(stages, micro_batches):.0%}"
+
+
+def tp_step(model: str, hardware: str, gpus: int = 1, batch: int = 1,
+            context: int = 1024) -> str:
+    """The expected decode step on ``gpus`` tensor-parallel GPUs: '16.4 ms'."""
+    return format_seconds(decode_parts(model, hardware, context_tokens=int(context),
+                                       batch=batch, gpus=gpus).seconds)
+
+
+def tp_speedup(model: str, hardware: str, gpus: int, context: int = 1024) -> str:
+    """How many times faster a batch-1 decode step is on ``gpus`` GPUs than on one: '3.4'."""
+    one = decode_parts(model, hardware, context_tokens=int(context), gpus=1).seconds
+    many = decode_parts(model, hardware, context_tokens=int(context), gpus=gpus).seconds
+    return f"{one / many:.1f}"
+
+
+def cluster_mfu(model: str, gpus: int, tp: int, pp: int, interleave: int = 1,
+                global_batch: float | None = None, seq_len: int = 8192,
+                hardware: str = "h100-sxm") -> str:
+    """The expected MFU of a training run split tp x pp x data parallel: '37 %'."""
+    p = plan(model=model, hardware=hardware, gpus=gpus, task="train", tp=tp, pp=pp,
+             interleave=interleave, global_batch_tokens=global_batch, seq_len=seq_len,
+             sharding="zero1", tokens=1e12)
+    assert p.train is not None
+    return f"{p.train.expected.mfu:.0%}"
+
+
+def published(measurement: str) -> str:
+    """A published measurement of "How good are these numbers?" as its source gave it,
+    by id: '41.0 %' for llama3-405b-16k-gpus-mfu."""
+    # Imported here: only the build reads the measurements file; the browser never does.
+    from engine.lesson.measurements import load
+    from engine.lesson.reality_check import format_measure
+
+    for m in load():
+        if m.id == measurement:
+            return format_measure(m.value, m.metric, m.scope)
+    raise EngineError(f"No measurement {str(measurement)[:40]!r}.", "measurement")
+
+
+NETWORK_FIGURES = (hop_bandwidth, hop_times_slower, bubble_share, tp_step, tp_speedup,
+                   cluster_mfu, published)

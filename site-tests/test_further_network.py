@@ -1,0 +1,125 @@
+"""The "Going further" pages (issue 13) in a real browser: build-time numbers without
+JavaScript, live results equal to CPython's, a refused split and a hostile input get the
+engine's message beside their field, the 390 px phone layout, and axe."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from conftest import Site, Watched, open_watched, wait_live
+from playwright.sync_api import Browser, Page
+from test_site import run_axe
+from test_widgets import wait_matches_cpython
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.lesson.plan import plan_to_dict  # noqa: E402
+from engine.numbers.plan import plan  # noqa: E402
+from engine.words.format import format_seconds  # noqa: E402
+
+NETWORK = "further/network/"
+CLUSTER = "further/cluster/"
+PAGES = {NETWORK: ("links", "roofline_three_roofs"),
+         CLUSTER: ("parallelism_picture", "cluster_training")}
+CLUSTER_W = "[data-widget=cluster_training]"
+ROOFS_W = "[data-widget=roofline_three_roofs]"
+
+
+def cluster_step(**kw: object) -> dict:
+    args: dict[str, object] = {"model": "llama-3.1-70b", "hardware": "h100-sxm",
+                               "task": "train", "nodes": 256, "tp": 8, "pp": 4,
+                               "seq_len": 8192, "sharding": "zero1", "tokens": 1e12}
+    args.update(kw)
+    return plan_to_dict(plan(**args))["train"]["expected"]["step"]  # type: ignore[index]
+
+
+def test_build_time_numbers_without_javascript(browser: Browser, root_site: Site) -> None:
+    w = open_watched(browser, java_script_enabled=False)
+    try:
+        for path, names in PAGES.items():
+            w.page.goto(root_site.page_url(path))
+            shown = w.page.eval_on_selector_all("[data-widget]", "ws => ws.map(w => w.dataset.widget)")
+            assert shown == list(names)
+            assert set(w.page.eval_on_selector_all(
+                "[data-widget]", "ws => ws.map(w => w.dataset.state)")) == {"static"}
+            assert "NaN" not in w.page.inner_text("article")
+        # The engine's step split is on the page as built.
+        step = cluster_step()
+        text = w.page.inner_text(CLUSTER_W + " .widget-result")
+        assert f"{format_seconds(step['bubble_seconds'])} (" in text
+        assert "it fits" in text
+    finally:
+        w.context.close()
+
+
+def _live(page: Page, root_site: Site, path: str) -> None:
+    page.goto(root_site.page_url(path))
+    wait_live(page)
+    for name in PAGES[path]:
+        wait_matches_cpython(page, name)
+
+
+def test_live_equals_cpython_and_follows_the_reader(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    _live(page, root_site, NETWORK)
+    page.select_option(ROOFS_W + " select[name=hardware]", "h100-sxm")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-verdict').textContent.includes('H100')",
+        arg=ROOFS_W)
+    wait_matches_cpython(page, "roofline_three_roofs")
+    assert "the links are not the limit" in page.inner_text(ROOFS_W + " .widget-verdict")
+
+    _live(page, root_site, CLUSTER)
+    page.select_option(CLUSTER_W + " select[name=interleave]", "2")
+    want = format_seconds(cluster_step(interleave=2)["bubble_seconds"])
+    page.wait_for_function(
+        "([sel, want]) => document.querySelector(sel + ' .widget-result').textContent"
+        ".includes(want)", arg=[CLUSTER_W, f"pipeline bubble: {want}"])
+    wait_matches_cpython(page, "cluster_training")
+    assert watched.console_errors == []
+    assert watched.outside(root_site.origin) == []
+
+
+def test_a_refused_split_and_a_hostile_input_get_messages(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(CLUSTER))
+    wait_live(page)
+    page.fill(CLUSTER_W + " input[name=pp]", "3")
+    error = CLUSTER_W + " .widget-error[data-error-for=pp]"
+    page.wait_for_function(
+        "sel => (document.querySelector(sel) || {textContent: ''}).textContent.length > 0",
+        arg=error)
+    assert "multiple of tensor parallel × pipeline stages" in page.inner_text(error)
+    page.fill(CLUSTER_W + " input[name=pp]", "4")
+    page.fill(CLUSTER_W + " input[name=servers]", "<img src=x onerror=alert(1)>")
+    error = CLUSTER_W + " .widget-error[data-error-for=servers]"
+    page.wait_for_function(
+        "sel => (document.querySelector(sel) || {textContent: ''}).textContent.length > 0",
+        arg=error)
+    assert page.locator("img[src=x]").count() == 0
+    assert "NaN" not in page.inner_text(CLUSTER_W + " .widget-result")
+    assert watched.console_errors == []
+
+
+def test_phone_layout_and_axe(browser: Browser, root_site: Site) -> None:
+    watched = open_watched(browser, viewport={"width": 390, "height": 844})
+    try:
+        page = watched.page
+        for path in PAGES:
+            page.goto(root_site.page_url(path))
+            wait_live(page)
+            # The page never scrolls sideways; each chart keeps its labels at 11 px or more
+            # and scrolls in its own box.
+            assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+            smallest = page.evaluate("""() => Math.min(...[...document.querySelectorAll('svg.chart')]
+                .flatMap(svg => { const s = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                  return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * s); }))""")
+            assert smallest >= 10.99, (path, smallest)
+            assert run_axe(page) == [], path
+        assert watched.console_errors == []
+    finally:
+        watched.context.close()
