@@ -11,6 +11,7 @@ from engine.numbers.catalog import get_model, get_system
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
+from engine.render.cluster_fields import PP, SEQ_LEN, SERVERS, SHARDING, SYSTEM, TP
 from engine.render.fields import Amount, Choice, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.step_bar import step_bar
@@ -18,26 +19,12 @@ from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
 from engine.words.format import format_bandwidth, format_count, format_GB, format_seconds, plural
 
-SYSTEM = "dgx-1"
-# Llama 3 pre-trained on sequences of 8,192 tokens and sharded its optimiser state and
-# gradients over the data-parallel GPUs (Llama 3 Herd of Models, sections 3.3.2 and 3.4.1).
-SEQ_LEN = 8192
-SHARDING = "zero1"
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
               ("pipeline bubble", "part-5"))
 
 MODEL = Choice("model", "Model", "llama-3.1-70b",
                options=tuple((m, get_model(m).name) for m in MODELS))
-SERVERS = Count("servers", "dgx-1 servers", "256", unit="servers",
-                quantity=quantities.SERVERS.within(
-                    maximum=4096, reason="up to 4,096 servers (32,768 GPUs), twice the "
-                    "largest Llama 3 run"))
-TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
-           options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
-           quantity=quantities.TENSOR_PARALLEL)
-PP = Count("pp", "Pipeline stages", "4", unit="stages", quantity=quantities.PIPELINE_STAGES,
-           hint="The layers cut into this many stages, one after another.")
 INTERLEAVE = Count("interleave", "Chunks per GPU", "1", unit="chunks", control_kind="select",
                    options=(("1", "1 (plain 1F1B)"), ("2", "2 (interleaved)"),
                             ("4", "4 (interleaved)")),

@@ -5,20 +5,18 @@ training step: every figure from the engine's expected training step.
 
 from __future__ import annotations
 
-from engine.numbers import quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.catalog.links import get_links
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
-from engine.render.fields import Choice, Count
+from engine.render.cluster_fields import PP, SEQ_LEN, SHARDING, SYSTEM, TP
+from engine.render.cluster_fields import SERVERS as POD_SERVERS
+from engine.render.fields import Choice
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_seconds, plural
 
-SYSTEM = "dgx-1"
-SEQ_LEN = 8192  # Llama 3's pre-training sequences (Llama 3 Herd of Models, section 3.4.1)
-SHARDING = "zero1"
 MODELS = ("llama-3.1-70b", "llama-3.1-405b", "deepseek-v3")
 # strategy -> (its name, what it splits, what it sends, bar colour)
 STRATEGIES = {
@@ -35,13 +33,7 @@ STRATEGIES = {
 
 MODEL = Choice("model", "Model", "llama-3.1-70b",
                options=tuple((m, get_model(m).name) for m in MODELS))
-SERVERS = Count("servers", "dgx-1 servers", "64", unit="servers",
-                quantity=quantities.SERVERS.within(
-                    maximum=4096, reason="up to 4,096 servers (32,768 GPUs)"))
-TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
-           options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
-           quantity=quantities.TENSOR_PARALLEL)
-PP = Count("pp", "Pipeline stages", "4", unit="stages", quantity=quantities.PIPELINE_STAGES)
+SERVERS = POD_SERVERS.but(default="64")
 
 
 def render(values: Values) -> str:
