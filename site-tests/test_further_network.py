@@ -22,7 +22,7 @@ from engine.words.format import format_seconds  # noqa: E402
 NETWORK = "further/network/"
 CLUSTER = "further/cluster/"
 PAGES = {NETWORK: ("links", "roofline_three_roofs"),
-         CLUSTER: ("parallelism_picture", "cluster_training")}
+         CLUSTER: ("parallelism_picture", "cluster_training", "drill_cluster_memory")}
 CLUSTER_W = "[data-widget=cluster_training]"
 ROOFS_W = "[data-widget=roofline_three_roofs]"
 
@@ -123,3 +123,21 @@ def test_phone_layout_and_axe(browser: Browser, root_site: Site) -> None:
         assert watched.console_errors == []
     finally:
         watched.context.close()
+
+
+def test_the_pod_drill_accepts_the_engines_answer(watched: Watched, root_site: Site) -> None:
+    from engine.lesson.drill_cluster import pod_memory_question
+
+    drill = "[data-widget=drill_cluster_memory]"
+    page = watched.page
+    page.goto(root_site.page_url(CLUSTER + "?drill_cluster_memory.seed=7"))
+    wait_live(page)
+    page.wait_for_selector(drill + ' .drill[data-seed="7"]')
+    q = pod_memory_question(7)
+    assert q.lead in page.inner_text(drill + " .widget-result")
+    page.select_option(drill + " select[name=fits]", "yes" if q.fits else "no")
+    page.fill(drill + " input[name=answer]", f"{q.answer_GB:.3f}")
+    page.click(drill + " button[data-action=check]")
+    page.wait_for_selector(drill + " .drill-feedback")
+    assert page.get_attribute(drill + " .drill-feedback", "data-correct") == "true"
+    assert watched.console_errors == []

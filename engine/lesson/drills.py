@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Protocol
 
 from engine.lesson.drill_core import (
     MAX_SEED,
     TOLERANCE,
     BaseFeedback,
     QuestionBase,
+    QuestionLike,
     Score,
     Slip,
     first_drawn,
@@ -459,8 +461,19 @@ def training_memory_question(seed: object) -> TrainingMemoryQuestion:
     return first_drawn(random.Random(s), s, _draw, _fallback, _MAX_DRAWS)
 
 
+class WorkedQuestion(QuestionLike, Protocol):
+    """A question :func:`check_answer` can check: a drill question with its working."""
+
+    @property
+    def answer_GB(self) -> float: ...
+
+    def working(self) -> tuple[str, ...]: ...
+
+    def slip_matching(self, answer_GB: float) -> Slip | None: ...
+
+
 def check_answer(
-    question: TrainingMemoryQuestion, answer_text: object, fits: object = None
+    question: WorkedQuestion, answer_text: object, fits: object = None
 ) -> Feedback:
     """Check the reader's answer (text, in GB) and, when given, their 'does it fit?' (yes/no).
 

@@ -177,3 +177,46 @@ def test_parallelism_picture_experts_and_refusals():
         with pytest.raises(EngineError) as e:
             render("parallelism_picture", **overrides)
         assert e.value.field in (field, "nodes")
+
+
+# ------------------------------------------------------------------ the pod drill
+
+
+def test_pod_drill_by_hand():
+    from engine.lesson import drill_cluster
+
+    q = drill_cluster._fallback(1)
+    # Llama 3.1 70B on 32 H100s, TP 8 x PP 2 x DP 2, Adam in mixed precision with ZeRO-1:
+    # 70,553,706,496 / 16 parameters per GPU x (2 + 2 bytes + 12 bytes / 2 copies).
+    assert q.answer_bytes == pytest.approx(70_553_706_496 / 16 * (4 + 12 / 2))
+    slips = {k: v for k, v, _ in q.typical_wrong_answers()}
+    assert slips["forgot_pp"] == pytest.approx(70_553_706_496 / 8 * (4 + 12 / 2))
+    assert slips["not_sharded"] == pytest.approx(70_553_706_496 / 16 * 16)
+    right = drill_cluster.check_answer(q, f"{q.answer_GB:.3f}", "yes")
+    assert right.correct
+    wrong = drill_cluster.check_answer(q, f"{slips['forgot_pp'] / 1e9:.3f}", "yes")
+    assert not wrong.correct and wrong.mistake == "forgot_pp"
+
+
+def test_pod_drill_questions_are_reproducible_and_well_posed():
+    from engine.lesson import drill_cluster
+
+    for seed in range(1, 60):
+        q = drill_cluster.pod_memory_question(seed)
+        assert q == drill_cluster.pod_memory_question(seed)
+        m = q.memory
+        assert m.gpus == m.tp * m.pp * m.dp and m.sharding == "zero1"
+        assert 0.05 <= q.answer_bytes / q.capacity_bytes <= 8.0
+
+
+def test_pod_drill_widget_checks_and_refuses_hostile_answers():
+    from engine.lesson import drill_cluster
+
+    w = get_widget("drill_cluster_memory")
+    q = drill_cluster.pod_memory_question(3)
+    out = w.run({**w.defaults({"seed": "3", "answer": f"{q.answer_GB:.3f}",
+                               "fits": "yes" if q.fits else "no"})}, action="check")
+    assert 'data-correct="true"' in out.html
+    with pytest.raises(EngineError) as e:
+        w.run(w.defaults({"seed": "3", "answer": HOSTILE, "fits": "yes"}), action="check")
+    assert e.value.field == "answer"

@@ -1,0 +1,60 @@
+"""Going further: drill on the training state each GPU of a pod holds, split by tensor and
+pipeline parallelism with ZeRO-1 over the data-parallel copies; the likely slip named and a
+score kept on the reader's device. The drill's logic is :mod:`engine.lesson.drill_cluster`;
+the view it shares with the other drills is :mod:`engine.lesson.drill_view`.
+"""
+
+from __future__ import annotations
+
+from engine.lesson import drill_cluster
+from engine.lesson.drill_core import TOLERANCE
+from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
+from engine.render.charts import memory_bar
+from engine.render.widget import Rendered, Values, Widget
+
+# Not one of the 21 steps: the progress box counts drills of steps 1 to 21 only.
+DRILL_STEP = 22
+
+ANSWER = answer_field(
+    "Your answer",
+    "A number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals. "
+    f"Answers within {TOLERANCE * 100:g} % of the engine's figure count.",
+)
+
+
+def _check(q: drill_cluster.PodMemoryQuestion, values: Values) -> drill_cluster.Feedback:
+    return drill_cluster.check_answer(q, values[ANSWER], fits=values[FITS])
+
+
+def _bar(q: drill_cluster.PodMemoryQuestion) -> str:
+    parts = {k: v for k, v in q.memory.parts.items()
+             if k in ("weights", "gradients", "optimizer_states")}
+    return memory_bar(parts, q.capacity_bytes, label=f"Training state on one {q.hardware.name}")
+
+
+VIEW = DrillView(
+    step=DRILL_STEP,
+    noun="question",
+    mistakes=drill_cluster.MISTAKES,
+    question=drill_cluster.pod_memory_question,
+    check=_check,
+    bar=_bar,
+)
+
+
+def render(values: Values) -> Rendered:
+    return VIEW.render(values)
+
+
+WIDGET = Widget(
+    name="drill_cluster_memory",
+    title="Drill: memory per GPU in a pod",
+    fields=(ANSWER, FITS, seed_field("question"), STATE),
+    render=render,
+    summary="Generated questions on the training state per GPU under tensor parallel × "
+    f"pipeline stages × ZeRO-1, checked within {TOLERANCE * 100:g} %, with the likely slip "
+    "named and a score kept on the reader's device.",
+    actions=actions("question"),
+    store="local:drill-cluster",
+    url_state=("seed",),
+)
