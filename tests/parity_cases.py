@@ -40,6 +40,20 @@ PLAN_CASES: list[dict[str, Any]] = [
         "tokens": 300e9,
     },
     {"model": "qwen2.5-7b", "hardware": "l4", "gpus": 1, "task": "serve"},
+    {
+        "model": "llama-3.1-405b",
+        "hardware": "h100-sxm",
+        "nodes": 2048,
+        "task": "train",
+        "tp": 8,
+        "pp": 16,
+        "interleave": 2,
+        "global_batch_tokens": 16777216,
+        "seq_len": 8192,
+        "sharding": "zero1",
+    },
+    {"model": "llama-3.1-70b", "hardware": "h100-sxm", "gpus": 24, "tp": 8, "pp": 2,
+     "task": "train"},
 ]
 
 # config.json texts read by the engine (a Mixtral-shaped MoE, junk, 20,000 brackets): the
