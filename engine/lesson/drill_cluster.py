@@ -68,11 +68,12 @@ class PodMemoryQuestion(QuestionBase):
 
     @property
     def capacity_bytes(self) -> float:
-        return self.memory.capacity_bytes
+        return self.hardware.memory_bytes
 
     @property
     def fits(self) -> bool:
-        return self.answer_bytes <= self.capacity_bytes
+        """The state alone against the GPU's memory (activations are not asked)."""
+        return self.memory.state_bytes <= self.hardware.memory_bytes
 
     @property
     def lead(self) -> str:
