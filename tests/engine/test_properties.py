@@ -48,13 +48,16 @@ def test_memory_grows_with_params(a, b, ctx, batch):
 @given(model=st.sampled_from(MODELS), c1=ctx_st, c2=ctx_st, b1=batch_st, b2=batch_st)
 def test_serving_grows_with_context_and_batch(model, c1, c2, b1, b2):
     (c1, c2), (b1, b2) = sorted((c1, c2)), sorted((b1, b2))
+    # Past a sliding window the sums are equal in exact arithmetic; floats may differ in the
+    # last place (Mistral 7B, batch 65: 51039388416.0 against 51039388415.99999).
+    ulps = 1 + 1e-12
     lo = serving_memory(model, "h100-sxm", context_tokens=c1, batch=b1)
     hi = serving_memory(model, "h100-sxm", context_tokens=c2, batch=b2)
-    assert lo.per_gpu_bytes <= hi.per_gpu_bytes
+    assert lo.per_gpu_bytes <= hi.per_gpu_bytes * ulps
     assert (decode_step(model, "h100-sxm", context_tokens=c1, batch=b1).seconds
-            <= decode_step(model, "h100-sxm", context_tokens=c2, batch=b2).seconds)
+            <= decode_step(model, "h100-sxm", context_tokens=c2, batch=b2).seconds * ulps)
     assert (prefill(model, "h100-sxm", prompt_tokens=c1, batch=b1).seconds
-            <= prefill(model, "h100-sxm", prompt_tokens=c2, batch=b2).seconds)
+            <= prefill(model, "h100-sxm", prompt_tokens=c2, batch=b2).seconds * ulps)
 
 
 @fast
