@@ -28,14 +28,12 @@ import datetime as dt
 import os
 import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,12 +43,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "site-tests"))
 
 import pytest  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS, build_site  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright  # noqa: E402
+from support import CHROMIUM, CHROMIUM_ARGS, build_site  # noqa: E402
 
 from macros.build_hook import PYODIDE_CORE_FILES  # noqa: E402
 from macros.runtime_bytecode import CACHE_DIR_ENV  # noqa: E402
-from tools.serve import make_server  # noqa: E402
+from tools.serve import serving  # noqa: E402
 
 PAGE = "steps/01-pile-of-numbers/"
 WIDGET = "[data-widget=model_size]"
@@ -231,12 +229,6 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def cpu_model() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -284,19 +276,6 @@ def write_bare_pages(site_dir: Path) -> None:
         (site_dir / f"bench-{kind}-worker.js").write_text(
             BARE_WORKER.replace("__RUNTIME__", runtime)
         )
-
-
-@contextlib.contextmanager
-def serving(directory: Path, port: int) -> Iterator[None]:
-    server = make_server(directory, "127.0.0.1", port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def new_context(browser: Browser) -> BrowserContext:
@@ -674,8 +653,6 @@ def main() -> int:
         print(f"Chromium is missing at {CHROMIUM}: run `make chromium`.", file=sys.stderr)
         return 1
     began = time.perf_counter()
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
     figures: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": os.cpu_count(),
@@ -683,7 +660,9 @@ def main() -> int:
         "chromium": chromium_version(),
         "load": os.getloadavg()[0],
     }
-    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp, serving(
+        Path(tmp) / "site"
+    ) as url:
         print(f"Building the site {BUILDS} times (mkdocs build --strict)...")
         site_dir = Path(tmp) / "site"
         builds = []
@@ -699,7 +678,7 @@ def main() -> int:
         kinds = ("lesson", "bare", "stock")
         runs: dict[str, list[Load]] = {f"{k} {t}": [] for k in kinds for t in ("cold", "warm")}
         bytes_rows: dict[str, list[Bytes]] = {k: [] for k in runs}
-        with serving(site_dir, port), sync_playwright() as p:
+        with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 print(

@@ -1,99 +1,56 @@
 """Build the site once and serve it once per test session, at the root and under a sub-path,
 and drive Debian's Chromium with Playwright.
 
-Builds go to a temporary folder with SITE_URL set to the address they are served from, so
-Material's instant navigation works as it would for a reader.
+Each server binds a free port first (port 0) and the site is then built with SITE_URL set to
+that address, so Material's instant navigation works as it would for a reader. The `watched`
+page fails its test at teardown on a console error or a request outside the served sites,
+unless the test is marked `allow_console_errors` (it provokes errors on purpose).
+Shared helpers are in support.py; the import path is set once in pyproject.toml.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Playwright, sync_playwright
+from support import CHROMIUM, CHROMIUM_ARGS, Site, Watched, build_site, open_watched
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tools.serve import serving
 
-from tools.serve import make_server  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-LIVE_TIMEOUT_MS = 90_000
+# The origins this session serves sites from: the only ones a page may request.
+SERVED_ORIGINS: set[str] = set()
 
 
-@dataclass
-class Site:
-    """A built site and the address it is served from (ends with '/')."""
-
-    directory: Path
-    url: str
-
-    @property
-    def origin(self) -> str:
-        return self.url.split("/", 3)[0] + "//" + self.url.split("/", 3)[2]
-
-    def page_url(self, path: str = "") -> str:
-        return self.url + path.lstrip("/")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def build_site(site_dir: Path, site_url: str, *, offline: bool = False) -> None:
-    env = {**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
-    if offline:
-        env["OFFLINE"] = "true"
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir"]
-    completed = subprocess.run(
-        [*command, str(site_dir)], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "allow_console_errors: the test provokes console errors on purpose; the `watched` "
+        "page does not fail on them (requests outside the site still fail it)",
     )
-    if completed.returncode != 0:
-        pytest.fail(f"mkdocs build failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
 
 
-def _serve(directory: Path, port: int) -> None:
-    server = make_server(directory, "127.0.0.1", port)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def _served(site: Site) -> Site:
+    SERVED_ORIGINS.add(site.origin)
+    return site
 
 
 @pytest.fixture(scope="session")
-def root_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    port = _free_port()
+def root_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     directory = tmp_path_factory.mktemp("root-site")
-    url = f"http://127.0.0.1:{port}/"
-    build_site(directory, url)
-    _serve(directory, port)
-    return Site(directory, url)
+    with serving(directory) as url:
+        build_site(directory, url)
+        yield _served(Site(directory, url))
 
 
 @pytest.fixture(scope="session")
-def subpath_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    port = _free_port()
+def subpath_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     serve_root = tmp_path_factory.mktemp("subpath-host")
-    url = f"http://127.0.0.1:{port}/lesson/"
-    build_site(serve_root / "lesson", url)
-    _serve(serve_root, port)
-    return Site(serve_root / "lesson", url)
+    with serving(serve_root) as host:
+        url = host + "lesson/"
+        build_site(serve_root / "lesson", url)
+        yield _served(Site(serve_root / "lesson", url))
 
 
 @pytest.fixture(scope="session")
@@ -118,47 +75,13 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     b.close()
 
 
-@dataclass
-class Watched:
-    """A page and what it did: console errors and requests that left the site's origin."""
-
-    page: Page
-    context: BrowserContext
-    console_errors: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-
-    def outside(self, origin: str) -> list[str]:
-        return [
-            u
-            for u in self.requests
-            if not (u.startswith(origin) or u.startswith(("data:", "blob:")))
-        ]
-
-
-def open_watched(browser: Browser, **context_options: object) -> Watched:
-    context = browser.new_context(**context_options)  # type: ignore[arg-type]
-    page = context.new_page()
-    watched = Watched(page, context)
-    page.on(
-        "console",
-        lambda msg: watched.console_errors.append(msg.text) if msg.type == "error" else None,
-    )
-    page.on("pageerror", lambda exc: watched.console_errors.append(str(exc)))
-    context.on("request", lambda request: watched.requests.append(request.url))
-    return watched
-
-
 @pytest.fixture
-def watched(browser: Browser) -> Iterator[Watched]:
+def watched(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Watched]:
+    """A fresh page; at teardown, its console errors and off-site requests fail the test."""
     w = open_watched(browser)
     yield w
+    errors = [] if request.node.get_closest_marker("allow_console_errors") else w.console_errors
+    outside = w.outside(*SERVED_ORIGINS)
     w.context.close()
-
-
-def wait_live(page: Page, selector: str = "[data-widget]") -> None:
-    """Wait until every widget on the page is live (or fail with the state it is in)."""
-    page.wait_for_function(
-        """sel => [...document.querySelectorAll(sel)].every(w => w.dataset.state === 'live')""",
-        arg=selector,
-        timeout=LIVE_TIMEOUT_MS,
-    )
+    if errors or outside:
+        pytest.fail(f"the page logged errors {errors} and requested outside the site {outside}")

@@ -5,51 +5,17 @@ dgx-1 panel on the same page shows its memory in use."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from conftest import Site, Watched, wait_live
 from playwright.sync_api import Page
-from test_widgets import wait_shows, widget_inputs
+from support import Site, Watched, settle, wait_for_text, wait_live, wait_shows, widget_inputs
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.browser import update  # noqa: E402
-from engine.lesson import cluster  # noqa: E402
-from engine.words.format import format_GB  # noqa: E402
+from engine.browser import update
+from engine.lesson import cluster
+from engine.words.format import format_GB
 
 PAGE = "steps/04-train-it-anyway/"
 LAUNCH = "[data-widget=launch_training]"
 PANEL = "[data-widget=dgx_panel]"
-
-
-def settle(page: Page) -> None:
-    """Wait until the widgets sharing the dgx-1 store agree with the tab's stored state and
-    their first live renders have landed.
-
-    lesson.js drops a reply that a newer render of the same widget superseded, and a
-    widget's first live render saves the state and wakes the others; a button pressed in
-    that instant loses its reply (see the report to the lead). Readers are not that quick;
-    tests are, so they wait here first.
-    """
-    page.wait_for_function(
-        """() => {
-             const kept = sessionStorage.getItem('lesson:session:dgx-1');
-             return kept !== null && [...document.querySelectorAll('[data-store]')]
-               .every(w => w.querySelector('.widget-controls [name=state]').value === kept);
-           }""",
-        timeout=15_000,
-    )
-    page.wait_for_timeout(1000)
-
-
-def wait_for_text(page: Page, selector: str, text: str) -> None:
-    page.wait_for_function(
-        "([sel, t]) => document.querySelector(sel + ' .widget-result').innerText.includes(t)",
-        arg=[selector, text],
-        timeout=15_000,
-    )
 
 
 def press(page: Page, selector: str, action: str) -> str:
@@ -123,5 +89,3 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     page.click(f"{PANEL} [data-action='advance']")
     wait_for_text(page, PANEL, "Simulated time 1:00")
     assert "% done" in page.inner_text(PANEL + " .dgx-jobs")
-    assert watched.console_errors == []
-    assert watched.outside(root_site.origin) == []

@@ -5,18 +5,19 @@ score survives a reload (localStorage), and a corrupted kept score is ignored wi
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from conftest import Site, Watched, wait_live
 from playwright.sync_api import Page
-from test_widgets import result_html_in_browser, wait_matches_cpython, widget_inputs
+from support import (
+    Site,
+    Watched,
+    result_html_in_browser,
+    wait_live,
+    wait_matches_cpython,
+    widget_inputs,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.browser import update  # noqa: E402
-from engine.lesson import drills  # noqa: E402
+from engine.browser import update
+from engine.lesson import drills
 
 PAGE = "steps/07-drill-training-memory/"
 NAME = "drill_training_memory"
@@ -104,8 +105,6 @@ def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_sit
     assert page.input_value(SELECTOR + " input[name=answer]") == ""
     assert "drill_training_memory.seed=43" in page.url
     assert shown_question(page).seed == 43
-    assert watched.console_errors == []
-    assert watched.outside(root_site.origin) == []
 
 
 def test_a_corrupted_kept_score_is_ignored_and_the_drill_still_works(
@@ -131,7 +130,6 @@ def test_a_corrupted_kept_score_is_ignored_and_the_drill_still_works(
     assert "Score: 1 correct of 1 answered" in score_text(page)
     kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert kept.correct == 1
-    assert watched.console_errors == []
 
 
 def test_a_hostile_linked_question_number_is_refused_readably(
@@ -147,7 +145,6 @@ def test_a_hostile_linked_question_number_is_refused_readably(
     assert "Question number" in page.inner_text(SELECTOR + " .widget-status")
     assert page.locator("img[src=x]").count() == 0
     assert shown_question(page).seed == 1  # back to the page's own question
-    assert watched.console_errors == []
 
 
 def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_site: Site) -> None:
@@ -171,4 +168,3 @@ def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_sit
     )
     progress = json.loads(page.evaluate("() => localStorage.getItem('lesson:progress')"))
     assert 7 in progress["drills"]
-    assert watched.console_errors == []

@@ -4,18 +4,11 @@ fits; int4 raises the bandwidth ceiling."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-from conftest import Site, Watched, wait_live
-from test_widgets import wait_matches_cpython
+from support import Site, Watched, wait_live, wait_matches_cpython
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.numbers import compute, serving  # noqa: E402
-from engine.numbers.catalog import get_hardware, get_model  # noqa: E402
+from engine.numbers import compute, serving
+from engine.numbers.catalog import get_hardware, get_model
 
 
 @pytest.mark.parametrize(
@@ -34,8 +27,6 @@ def test_each_widget_goes_live_and_matches_cpython(
     assert page.inner_text(f"[data-widget={name}] .widget-result").strip()
     wait_live(page)
     wait_matches_cpython(page, name)
-    assert watched.console_errors == []
-    assert watched.outside(root_site.origin) == []
 
 
 def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
@@ -70,7 +61,6 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
     page.select_option(selector + " select[name=mode]", "time")
     page.wait_for_selector(selector + " [data-seconds]", timeout=15_000)
     wait_matches_cpython(page, "mfu_calculator")
-    assert watched.console_errors == []
 
 
 def test_70b_on_one_h100_is_refused_and_a_way_out_fits(watched: Watched, root_site: Site) -> None:
@@ -92,7 +82,6 @@ def test_70b_on_one_h100_is_refused_and_a_way_out_fits(watched: Watched, root_si
     )
     wait_matches_cpython(page, "capacity_gate")
     assert "Admitted" in page.inner_text(selector + " .widget-verdict")
-    assert watched.console_errors == []
 
 
 def test_choosing_int4_raises_the_ceiling(watched: Watched, root_site: Site) -> None:
@@ -113,4 +102,3 @@ def test_choosing_int4_raises_the_ceiling(watched: Watched, root_site: Site) -> 
     wait_matches_cpython(page, "bandwidth_ceiling")
     after = float(str(page.get_attribute(selector + " [data-tokens-per-s]", "data-tokens-per-s")))
     assert after > before
-    assert watched.console_errors == []

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from macros import authoring
 
-from macros import authoring  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_widget_html_has_the_testability_contract() -> None:

@@ -8,20 +8,16 @@ import io
 import json
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
+import parity_cases
 import pytest
 
+from macros.runtime_bytecode import RuntimeBytecode, compile_runtime
+from macros.wheel import build_engine_wheel
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-import parity_cases  # noqa: E402
-
-from macros.runtime_bytecode import RuntimeBytecode, compile_runtime  # noqa: E402
-from macros.wheel import build_engine_wheel  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from engine.numbers.catalog import _data
+from macros.wheel import build_engine_wheel, catalog_json
 
-from engine.numbers.catalog import _data  # noqa: E402
-from macros.wheel import build_engine_wheel, catalog_json  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_pre_parsed_catalogue_holds_the_same_values_as_the_toml() -> None:

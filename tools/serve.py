@@ -1,6 +1,9 @@
 """Serve a built site on this machine only, with the MIME types Pyodide needs.
 
-Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] DIRECTORY
+Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] DIRECTORY   (--port 0: any free port)
+
+Tests and the benchmark use :func:`serving`: it binds first (port 0, so the system picks a free
+port and no other process can take it in between), then the caller builds for that address.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import contextlib
 import functools
 import http.server
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -35,6 +40,30 @@ def make_server(directory: Path, host: str, port: int) -> http.server.ThreadingH
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 
+def address(server: http.server.ThreadingHTTPServer) -> str:
+    """The site's address on the port the server is bound to, ending with '/'."""
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}/"
+
+
+@contextlib.contextmanager
+def serving(directory: Path, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve ``directory`` from a background thread; yields its address ('http://host:port/').
+
+    The port is bound before anything is built, so the address can go into the build
+    (SITE_URL); the directory is read per request and may be filled or rebuilt meanwhile.
+    """
+    server = make_server(directory, host, port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield address(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("directory", type=Path)
@@ -45,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.directory} has no index.html: run `make build` first.", file=sys.stderr)
         return 1
     server = make_server(args.directory, args.host, args.port)
-    print(f"Serving the lesson at http://{args.host}:{args.port}/  (Ctrl+C to stop)", flush=True)
+    print(f"Serving the lesson at {address(server)}  (Ctrl+C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0

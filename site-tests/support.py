@@ -1,0 +1,230 @@
+"""What the browser tests share: building and addressing the site, a watched browser page, and
+the waits and reads every widget test uses. Fixtures live in conftest.py; this module holds
+plain functions, so the benchmark (bench/bench_site.py) can use them too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from engine.browser import update
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LIVE_TIMEOUT_MS = 90_000
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WIDGET_RE = re.compile(r'data-widget="([a-z_]+)"')
+
+
+# --- The built site -------------------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    """A built site and the address it is served from (ends with '/')."""
+
+    directory: Path
+    url: str
+
+    @property
+    def origin(self) -> str:
+        return self.url.split("/", 3)[0] + "//" + self.url.split("/", 3)[2]
+
+    def page_url(self, path: str = "") -> str:
+        return self.url + path.lstrip("/")
+
+
+def build_site(site_dir: Path, site_url: str, *, offline: bool = False) -> None:
+    """``mkdocs build --strict`` into ``site_dir`` for a site served at ``site_url``."""
+    env = {**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    if offline:
+        env["OFFLINE"] = "true"
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir"]
+    completed = subprocess.run(
+        [*command, str(site_dir)], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    if completed.returncode != 0:
+        pytest.fail(f"mkdocs build failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
+
+
+def pages(site_dir: Path) -> list[str]:
+    """Site-relative paths of every lesson page (directory URLs end with '/')."""
+    out = []
+    for html in sorted(site_dir.rglob("index.html")):
+        rel = html.parent.relative_to(site_dir).as_posix()
+        if rel.startswith(("pyodide", "wheels", "assets", "download")) or rel == "404":
+            continue
+        out.append("" if rel == "." else rel + "/")
+    return out
+
+
+def widget_pages(site_dir: Path) -> dict[str, list[str]]:
+    """Page path -> widget names on it, for pages that have widgets."""
+    found = {}
+    for path in pages(site_dir):
+        names = WIDGET_RE.findall((site_dir / path / "index.html").read_text())
+        if names:
+            found[path] = names
+    return found
+
+
+# --- A watched page -------------------------------------------------------------------------
+
+
+@dataclass
+class Watched:
+    """A page and what it did: console errors and requests that left the site's origin."""
+
+    page: Page
+    context: BrowserContext
+    console_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    def outside(self, *origins: str) -> list[str]:
+        """Requests to anywhere but ``origins`` (data: and blob: URLs stay in the page)."""
+        return [
+            u
+            for u in self.requests
+            if not u.startswith((*origins, "data:", "blob:"))
+        ]
+
+
+def open_watched(browser: Browser, **context_options: object) -> Watched:
+    """A page in a new browser context that records console errors and every request."""
+    context = browser.new_context(**context_options)  # type: ignore[arg-type]
+    page = context.new_page()
+    watched = Watched(page, context)
+    page.on(
+        "console",
+        lambda msg: watched.console_errors.append(msg.text) if msg.type == "error" else None,
+    )
+    page.on("pageerror", lambda exc: watched.console_errors.append(str(exc)))
+    context.on("request", lambda request: watched.requests.append(request.url))
+    return watched
+
+
+def run_axe(page: Page) -> list[dict[str, object]]:
+    """Serious and critical axe-core violations on the page (axe injected from npm)."""
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate(
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ["violations"] });
+            return result.violations
+              .filter(v => v.impact === "serious" || v.impact === "critical")
+              .map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")) }));
+        }"""
+    )
+    return list(violations)
+
+
+# --- Widgets --------------------------------------------------------------------------------
+
+
+def wait_live(page: Page, selector: str = "[data-widget]") -> None:
+    """Wait until every widget on the page is live (or fail with the state it is in)."""
+    page.wait_for_function(
+        """sel => [...document.querySelectorAll(sel)].every(w => w.dataset.state === 'live')""",
+        arg=selector,
+        timeout=LIVE_TIMEOUT_MS,
+    )
+
+
+def result_html_in_browser(page: Page, widget_selector: str, html: str) -> str:
+    """``html`` as this browser serialises it, so it can be compared with a live result."""
+    return str(
+        page.evaluate(
+            "html => { const t = document.createElement('output'); t.innerHTML = html; return t.innerHTML; }",
+            html,
+        )
+    )
+
+
+def widget_inputs(page: Page, selector: str) -> dict[str, str]:
+    """The widget's inputs as they are on screen, by name."""
+    return dict(
+        page.evaluate(
+            """sel => Object.fromEntries([...document.querySelectorAll(sel + ' .widget-controls [name]')]
+                 .map(f => [f.name, f.value]))""",
+            selector,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class LiveMatch:
+    """What a live widget showed: the inputs on screen and the result, as this browser
+    serialises it (equal to CPython's render of those inputs)."""
+
+    inputs: dict[str, str]
+    html: str
+
+
+def wait_matches_cpython(
+    page: Page, name: str, selector: str | None = None, *, timeout_ms: int = 15_000
+) -> LiveMatch:
+    """Wait until the widget's live result is exactly what CPython renders for the inputs on
+    screen (the build-time result stays until the first live render lands)."""
+    selector = selector or f"[data-widget={name}]"
+    inputs = widget_inputs(page, selector)
+    expected = json.loads(update(name, json.dumps(inputs)))
+    assert "html" in expected, expected
+    return LiveMatch(inputs, wait_shows(page, selector, expected["html"], timeout_ms=timeout_ms))
+
+
+def wait_shows(page: Page, selector: str, html: str, *, timeout_ms: int = 15_000) -> str:
+    """Wait until the widget's result is ``html`` (as this browser serialises it); return that."""
+    wanted = result_html_in_browser(page, selector, html)
+    page.wait_for_function(
+        "([sel, html]) => document.querySelector(sel + ' .widget-result').innerHTML === html",
+        arg=[selector, wanted],
+        timeout=timeout_ms,
+    )
+    return wanted
+
+
+def wait_for_text(page: Page, selector: str, text: str) -> None:
+    """Wait until the widget's result contains ``text``."""
+    page.wait_for_function(
+        "([sel, t]) => document.querySelector(sel + ' .widget-result').innerText.includes(t)",
+        arg=[selector, text],
+        timeout=15_000,
+    )
+
+
+def settle(page: Page) -> None:
+    """Wait until the widgets sharing the dgx-1 store agree with the tab's stored state and
+    their first live renders have landed.
+
+    lesson.js drops a reply that a newer render of the same widget superseded, and a
+    widget's first live render saves the state and wakes the others; a button pressed in
+    that instant loses its reply (see the report to the lead). Readers are not that quick;
+    tests are, so they wait here first.
+    """
+    page.wait_for_function(
+        """() => {
+             const kept = sessionStorage.getItem('lesson:session:dgx-1');
+             return kept !== null && [...document.querySelectorAll('[data-store]')]
+               .every(w => w.querySelector('.widget-controls [name=state]').value === kept);
+           }""",
+        timeout=15_000,
+    )
+    page.wait_for_timeout(1000)
