@@ -9,7 +9,7 @@ Prints the figures and rewrites the site section of bench/RESULTS.md (between th
 targets are printed next to the figures.
 
 1. Build: wall time of ``mkdocs build --strict`` (site-tests' ``build_site``), median of 3.
-2. Time to the first live widget on steps/01-pile-of-numbers/: from navigation start to the
+2. Time to the first live widget on steps/pile-of-numbers/: from navigation start to the
    moment a ``[data-widget]`` is ``data-state="live"`` and the engine has replaced its
    ``.widget-result``; cold (new browser context: empty cache, no service worker) and warm
    (same context, second navigation: HTTP cache and service worker warm). Compared with a
@@ -50,7 +50,7 @@ from macros.build_hook import PYODIDE_CORE_FILES  # noqa: E402
 from macros.runtime_bytecode import CACHE_DIR_ENV  # noqa: E402
 from tools.serve import serving  # noqa: E402
 
-PAGE = "steps/01-pile-of-numbers/"
+PAGE = "steps/pile-of-numbers/"
 WIDGET = "[data-widget=model_size]"
 # Environment overrides for a quick look while working; RESULTS.md is then left alone.
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))

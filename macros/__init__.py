@@ -39,8 +39,9 @@ def define_env(env: Any) -> None:
 
     @env.macro  # type: ignore[untyped-decorator]
     def step_header() -> str:
-        """'Step N of 21 · about M minutes', from the page's front matter."""
-        return authoring.step_header(env.page.meta, current_page(), env.markdown)
+        """'Step N of 21 · about M minutes': N from the nav's order (macros/build_hook.py)."""
+        steps = env.conf["extra"]["lesson_steps"]
+        return authoring.step_header(env.page.meta, current_page(), env.markdown, steps)
 
     @env.macro  # type: ignore[untyped-decorator]
     def next_step() -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from engine.lesson.figures import get_figure
@@ -62,7 +62,23 @@ def reset_page_counter(page: str) -> None:
     _instances_per_page.pop(page, None)
 
 
-LESSON_STEPS = 21
+STEPS_FOLDER = "steps/"  # docs/steps/: every page there is a step of the lesson
+
+
+def number_steps(nav_pages: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The lesson's steps in order: the pages in ``docs/steps/``, as the navigation lists them.
+
+    ``nav_pages`` holds (source path, address) of every page in the navigation's order; the
+    result holds the addresses of the steps, so a step's number is its place here (one source:
+    mkdocs.yml's nav). A page in ``docs/steps/`` left out of the nav would go unnumbered: that
+    stops the build.
+    """
+    return tuple(url for src, url in nav_pages if src.startswith(STEPS_FOLDER))
+
+
+def step_title(number: int, title: str) -> str:
+    """A step's title in the navigation, the next-step button and the browser tab."""
+    return f"Step {number} · {title}"
 
 
 READING_WORDS_PER_MINUTE = 238  # adult silent reading of non-fiction (Brysbaert 2019)
@@ -78,17 +94,21 @@ def reading_words(markdown: str) -> int:
     return len(_WORD_RE.findall(text))
 
 
-def step_header(meta: Mapping[str, object], page: str, markdown: str) -> str:
+def step_header(
+    meta: Mapping[str, object], page: str, markdown: str, steps: Sequence[str]
+) -> str:
     """'Step 3 of 21 · about 2 minutes (240 words, 1 widget)'.
 
-    The step number comes from the front matter (`step:`); the minutes are computed from the
-    page's words and its widgets (`widget_minutes:` in the front matter overrides the
-    default allowance of half a minute per widget), so the time a step states stays true as
-    its prose changes.
+    The step number is the page's place among ``steps`` (:func:`number_steps`); the minutes
+    are computed from the page's words and its widgets (`widget_minutes:` in the front matter
+    overrides the default allowance of half a minute per widget), so the time a step states
+    stays true as its prose changes.
     """
-    step = meta.get("step")
-    if not isinstance(step, int) or not 1 <= step <= LESSON_STEPS:
-        raise AuthoringError(f"{page}: front matter needs `step:` between 1 and {LESSON_STEPS}.")
+    if page not in steps:
+        raise AuthoringError(
+            f"{page}: step_header() belongs on a step page (docs/{STEPS_FOLDER}, in the nav)."
+        )
+    step = steps.index(page) + 1
     words = reading_words(markdown)
     widgets = len(re.findall(r"{{\s*widget\(", markdown))
     widget_minutes = meta.get("widget_minutes", widgets * WIDGET_MINUTES)
@@ -99,7 +119,7 @@ def step_header(meta: Mapping[str, object], page: str, markdown: str) -> str:
     return (
         f'<p class="step-meta" data-step="{step}" data-minutes="{minutes}" data-words="{words}" '
         f'data-widget-minutes="{widget_minutes:g}">'
-        f"Step {step} of {LESSON_STEPS} · about {minutes} minute{'s' if minutes != 1 else ''}"
+        f"Step {step} of {len(steps)} · about {minutes} minute{'s' if minutes != 1 else ''}"
         f" ({words:,} words{widget_text})</p>"
     )
 

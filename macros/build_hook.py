@@ -89,9 +89,6 @@ def on_config(config: Any, **_: Any) -> Any:
     the same shim, pinned in package.json, is shipped with the site instead.
     """
     sys.path.insert(0, str(_project_root(config)))
-    from macros.authoring import LESSON_STEPS
-
-    config.extra["lesson_steps"] = LESSON_STEPS
     if STYLE_BUNDLE not in config.extra_css:
         config.extra["style_sources"] = [str(css) for css in config.extra_css]
         config.extra_css = [STYLE_BUNDLE]
@@ -101,6 +98,29 @@ def on_config(config: Any, **_: Any) -> Any:
             OFFLINE_SEARCH_SHIM if "iframe-worker" in str(p) else p for p in polyfills
         ]
     return config
+
+
+def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> Any:
+    """Number the lesson's steps from the navigation's order, the one place a step's number
+    comes from: each step page's title becomes 'Step N · title', and ``extra.lesson_steps``
+    lists the steps' addresses in order (for the step_header macro, and for the page's
+    script that ticks visited steps; see overrides/main.html)."""
+    from macros.authoring import STEPS_FOLDER, AuthoringError, number_steps, step_title
+
+    in_nav = [(page.file.src_uri, page.url) for page in nav.pages]
+    steps = number_steps(in_nav)
+    listed = {src for src, _ in in_nav}
+    unlisted = [f.src_uri for f in files.documentation_pages() if f.src_uri.startswith(STEPS_FOLDER)]
+    unlisted = [src for src in unlisted if src not in listed]
+    if unlisted:
+        raise AuthoringError(f"step pages missing from mkdocs.yml's nav: {', '.join(unlisted)}")
+    for page in nav.pages:
+        if page.url in steps:
+            if not page.title:
+                raise AuthoringError(f"{page.file.src_uri}: give the step a title in the nav.")
+            page.title = step_title(steps.index(page.url) + 1, page.title)
+    config.extra["lesson_steps"] = list(steps)
+    return nav
 
 
 def _copy_offline_search_shim(root: Path, site: Path, config: Any) -> None:

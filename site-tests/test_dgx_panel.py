@@ -20,8 +20,8 @@ from engine.browser import update
 from engine.lesson import cluster
 from engine.words.format import format_GB
 
-STEP_4 = "steps/04-train-it-anyway/"
-STEP_8 = "steps/08-serve-the-model/"
+STEP_4 = "steps/train-it-anyway/"
+STEP_8 = "steps/serve-the-model/"
 DEPLOY = "[data-widget=deploy_model]"
 PANEL = "[data-widget=dgx_panel]"
 STORE_KEY = "lesson:session:dgx-1"

@@ -35,13 +35,13 @@ def test_every_page_stays_on_its_origin_logs_no_error_and_passes_axe(
 
 def test_widgets_stay_live_across_instant_navigation(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/08-serve-the-model/"))
+    page.goto(root_site.page_url("steps/serve-the-model/"))
     wait_live(page)
     page.evaluate("window.__sameDocument = true")
     engine_workers = "() => performance.getEntriesByType('resource').filter(e => e.name.endsWith('/js/engine-worker.js')).length"
     assert page.evaluate(engine_workers) == 1
     page.click("a.md-footer__link--next")
-    page.wait_for_url("**/steps/09-follow-one-request/")
+    page.wait_for_url("**/steps/follow-one-request/")
     wait_live(page)
     # Instant navigation swapped the page without a reload, and reused the one engine worker.
     assert page.evaluate("window.__sameDocument") is True
@@ -55,7 +55,7 @@ def test_widgets_stay_live_across_instant_navigation(watched: Watched, root_site
 
 def test_an_offline_reload_after_one_visit_stays_live(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/pile-of-numbers/"))
     wait_live(page)
     # The service worker registers once the engine is live; wait until it controls the page
     # and has cached this page.
@@ -83,8 +83,8 @@ def test_an_offline_reload_after_one_visit_stays_live(watched: Watched, root_sit
 def test_the_site_works_under_a_sub_path(watched: Watched, subpath_site: Site) -> None:
     page = watched.page
     page.goto(subpath_site.page_url(""))
-    page.click("a[href$='steps/01-pile-of-numbers/']")
-    page.wait_for_url("**/lesson/steps/01-pile-of-numbers/")
+    page.click("a[href$='steps/pile-of-numbers/']")
+    page.wait_for_url("**/lesson/steps/pile-of-numbers/")
     wait_live(page)
     assert page.evaluate("location.pathname").startswith("/lesson/")
     requested_paths = {
@@ -98,7 +98,7 @@ def test_the_offline_copy_opens_from_disk_with_build_time_numbers(
 ) -> None:
     w = open_watched(browser)
     try:
-        index = offline_copy / "steps" / "01-pile-of-numbers.html"
+        index = offline_copy / "steps" / "pile-of-numbers.html"
         assert index.exists(), "the offline copy uses .html page files"
         w.page.goto(index.as_uri())
         result = w.page.inner_text("[data-widget=model_size] .widget-result")
@@ -117,7 +117,7 @@ def test_widgets_are_readable_in_both_colour_schemes(
 ) -> None:
     w = open_watched(browser, color_scheme=scheme)
     try:
-        w.page.goto(root_site.page_url("steps/08-serve-the-model/"))
+        w.page.goto(root_site.page_url("steps/serve-the-model/"))
         wait_live(w.page)
         assert run_axe(w.page) == []
     finally:
@@ -126,7 +126,7 @@ def test_widgets_are_readable_in_both_colour_schemes(
 
 def test_search_works_after_the_engine_is_live(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/pile-of-numbers/"))
     wait_live(page)
     page.click("label.md-search__icon, .md-search__input", timeout=10_000)
     # The index is built in the background after the engine is live; a query typed before it

@@ -13,7 +13,7 @@ from engine.browser import update
 from engine.lesson import cluster
 from engine.words.format import format_GB
 
-PAGE = "steps/04-train-it-anyway/"
+PAGE = "steps/train-it-anyway/"
 LAUNCH = "[data-widget=launch_training]"
 PANEL = "[data-widget=dgx_panel]"
 

@@ -9,7 +9,7 @@ import time
 from playwright.sync_api import Browser, Page
 from support import Site, Watched, open_watched, wait_live, wait_matches_cpython
 
-PAGE = "steps/05-training-run/"
+PAGE = "steps/training-run/"
 SELECTOR = "[data-widget=training_run]"
 SCALE = {"": 1.0, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 

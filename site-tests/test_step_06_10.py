@@ -11,7 +11,7 @@ from engine.words.format import format_seconds
 
 def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/06-training-at-scale/"))
+    page.goto(root_site.page_url("steps/training-at-scale/"))
     selector = "[data-widget=training_at_scale]"
     wait_live(page)
     wait_matches_cpython(page, "training_at_scale")
@@ -49,7 +49,7 @@ def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Si
 
 def test_side_by_side_renders_both_columns_and_goes_live(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/10-side-by-side/"))
+    page.goto(root_site.page_url("steps/side-by-side/"))
     selector = "[data-widget=side_by_side]"
     # Both columns are there before the engine loads (computed at build time).
     assert page.locator(selector + " td[data-column=train]").count() == 11

@@ -19,7 +19,7 @@ from support import (
 from engine.browser import update
 from engine.lesson import drills
 
-PAGE = "steps/07-drill-training-memory/"
+PAGE = "steps/drill-training-memory/"
 NAME = "drill_training_memory"
 SELECTOR = f"[data-widget={NAME}]"
 STORE_KEY = "lesson:local:drill-7"

@@ -11,8 +11,8 @@ from support import Site, Watched, open_watched, run_axe, wait_live, wait_matche
 
 from engine.numbers.catalog import get_hardware
 
-STEP_11 = "steps/11-cpu-and-gpu/"
-STEP_12 = "steps/12-same-prompt-on-cpus/"
+STEP_11 = "steps/cpu-and-gpu/"
+STEP_12 = "steps/same-prompt-on-cpus/"
 COMPARE = "[data-widget=cpu_vs_gpu]"
 RACE = "[data-widget=cpu_gpu_race]"
 

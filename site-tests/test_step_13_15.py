@@ -14,9 +14,9 @@ from engine.numbers.catalog import get_hardware, get_model
 @pytest.mark.parametrize(
     "path, name",
     [
-        ("steps/13-compute/", "mfu_calculator"),
-        ("steps/14-capacity/", "capacity_gate"),
-        ("steps/15-bandwidth/", "bandwidth_ceiling"),
+        ("steps/compute/", "mfu_calculator"),
+        ("steps/capacity/", "capacity_gate"),
+        ("steps/bandwidth/", "bandwidth_ceiling"),
     ],
 )
 def test_each_widget_goes_live_and_matches_cpython(
@@ -33,7 +33,7 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/13-compute/"))
+    page.goto(root_site.page_url("steps/compute/"))
     selector = "[data-widget=mfu_calculator]"
     wait_live(page)
     per_token = compute.training_flops_per_token(get_model("llama-3.1-8b")).model
@@ -65,7 +65,7 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
 
 def test_70b_on_one_h100_is_refused_and_a_way_out_fits(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/14-capacity/"))
+    page.goto(root_site.page_url("steps/capacity/"))
     selector = "[data-widget=capacity_gate]"
     wait_live(page)
     wait_matches_cpython(page, "capacity_gate")
@@ -86,7 +86,7 @@ def test_70b_on_one_h100_is_refused_and_a_way_out_fits(watched: Watched, root_si
 
 def test_choosing_int4_raises_the_ceiling(watched: Watched, root_site: Site) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/15-bandwidth/"))
+    page.goto(root_site.page_url("steps/bandwidth/"))
     selector = "[data-widget=bandwidth_ceiling]"
     wait_live(page)
     bf16 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user

@@ -31,9 +31,9 @@ from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.serving import DecodeStep, decode_step
 from engine.words.format import format_seconds, format_tokens_per_s
 
-ROOF_PAGE = "steps/16-roofline/"
+ROOF_PAGE = "steps/roofline/"
 ROOF = "[data-widget=roofline_chart]"
-DRILL_PAGE = "steps/17-drill-will-it-fit/"
+DRILL_PAGE = "steps/drill-will-it-fit/"
 DRILL_NAME = "drill_will_it_fit"
 DRILL = f"[data-widget={DRILL_NAME}]"
 STORE_KEY = "lesson:local:drill-17"

@@ -16,8 +16,8 @@ from engine.numbers.plan import plan
 from engine.words.answers import answers
 from engine.words.format import format_usd
 
-STEP_18 = "steps/18-where-ai-runs/"
-STEP_19 = "steps/19-five-questions/"
+STEP_18 = "steps/where-ai-runs/"
+STEP_19 = "steps/five-questions/"
 LADDER = "[data-widget=device_ladder]"
 RENT = "[data-widget=own_vs_rent]"
 FIVE = "[data-widget=five_questions]"

@@ -22,8 +22,8 @@ from engine.numbers.roofline import ridge_point
 from engine.widgets.playground import WIDGET
 from engine.words.format import format_GB
 
-CHEAT_PAGE = "steps/20-cheat-sheet/"
-PLAYGROUND_PAGE = "steps/21-playground/"
+CHEAT_PAGE = "steps/cheat-sheet/"
+PLAYGROUND_PAGE = "steps/playground/"
 NAME = "playground"
 SELECTOR = f"[data-widget={NAME}]"
 PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")

@@ -10,9 +10,9 @@ from engine.numbers import memory, serving
 from engine.words.format import format_GB, format_seconds
 
 PAGES = {
-    "layer_matrices": "steps/02-ai-ml-dl/",
-    "train_vs_serve": "steps/03-training-needs-more-memory/",
-    "request_timeline": "steps/09-follow-one-request/",
+    "layer_matrices": "steps/ai-ml-dl/",
+    "train_vs_serve": "steps/training-needs-more-memory/",
+    "request_timeline": "steps/follow-one-request/",
 }
 
 

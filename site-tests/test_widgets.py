@@ -42,7 +42,7 @@ def test_every_widget_page_renders_build_time_results_without_javascript(
         w.context.close()
 
 
-@pytest.mark.parametrize("path", ["steps/01-pile-of-numbers/", "steps/08-serve-the-model/"])
+@pytest.mark.parametrize("path", ["steps/pile-of-numbers/", "steps/serve-the-model/"])
 def test_widgets_go_live_and_match_cpython(watched: Watched, root_site: Site, path: str) -> None:
     page = watched.page
     page.goto(root_site.page_url(path))
@@ -61,7 +61,7 @@ def test_changing_an_input_changes_the_output_as_the_engine_says(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/pile-of-numbers/"))
     wait_live(page)
     selector = "[data-widget=model_size]"
     before = page.inner_text(selector + " .widget-result")
@@ -95,7 +95,7 @@ def test_bad_input_shows_the_engine_message_inline(
     watched: Watched, root_site: Site, typed: str, message_part: str
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/pile-of-numbers/"))
     wait_live(page)
     selector = "[data-widget=model_size]"
     page.select_option(selector + " select[name=model]", "custom")
@@ -128,7 +128,7 @@ def test_while_the_runtime_loads_the_build_time_result_stays_with_its_size_state
     held: list[Route] = []
     # The largest runtime file waits until the loading state has been read.
     watched.context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
-    page.goto(root_site.page_url("steps/01-pile-of-numbers/"))
+    page.goto(root_site.page_url("steps/pile-of-numbers/"))
     widget = page.locator("[data-widget=model_size]")
     built = widget.locator(".widget-result").inner_html()
     page.wait_for_function(

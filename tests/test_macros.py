@@ -89,3 +89,16 @@ def test_a_bad_widget_line_fails_the_build_with_its_message(tmp_path: Path) -> N
     assert completed.returncode != 0
     output = completed.stdout + completed.stderr
     assert "Widget 'serve_plan' has no input 'gpu'" in output
+
+
+def test_steps_are_numbered_by_the_navigation_order_alone() -> None:
+    nav = [("index.md", ""), ("steps/b.md", "steps/b/"), ("glossary.md", "glossary/"),
+           ("steps/a.md", "steps/a/")]
+    steps = authoring.number_steps(nav)
+    assert steps == ("steps/b/", "steps/a/")
+    header = authoring.step_header({}, "steps/a/", "Some words here.", steps)
+    assert 'data-step="2"' in header
+    assert "Step 2 of 2 · about 1 minute (3 words)" in header
+    assert authoring.step_title(2, "Serve the model") == "Step 2 · Serve the model"
+    with pytest.raises(authoring.AuthoringError, match="step page"):
+        authoring.step_header({}, "glossary/", "Words.", steps)

@@ -59,6 +59,17 @@ export const engine = {
     worker.postMessage({ type: "init" });
     return readyPromise;
   },
+  /**
+   * Start the worker once the page has painted (or after `fallbackMs`), so the text and the
+   * build-time numbers paint first. The head script (partials/boot-engine.html) knows when
+   * that is; without it (instant navigation from a page without widgets) the page painted
+   * long ago.
+   */
+  startAfterFirstPaint(fallbackMs) {
+    const early = window.__lessonEarlyEngine;
+    if (early && early.afterFirstPaint) early.afterFirstPaint(() => engine.start(), fallbackMs);
+    else engine.start();
+  },
   /** Resolves when the engine is live; does not start it. */
   ready() {
     return readyPromise;

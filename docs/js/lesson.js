@@ -160,29 +160,14 @@ function focusableTerms() {
   }
 }
 
-function startAfterFirstPaint() {
-  const start = () => engine.start();
-  setTimeout(start, 100);
-  try {
-    new PerformanceObserver((list, observer) => {
-      if (list.getEntriesByName("first-contentful-paint").length) {
-        observer.disconnect();
-        start();
-      }
-    }).observe({ type: "paint", buffered: true });
-  } catch {
-    /* no paint timing: the timeout starts it */
-  }
-}
-
 function mountAll() {
   nameThemeLandmarks();
   focusableTerms();
   trackProgress();
   const widgets = document.querySelectorAll("[data-widget]");
-  // Let the text and build-time numbers paint first (start on the first contentful paint,
-  // or after 100 ms at the latest), and start Python only where a widget needs it.
-  if (widgets.length) startAfterFirstPaint();
+  // Start Python only where a widget needs it, once the page has painted (or after 100 ms at
+  // the latest).
+  if (widgets.length) engine.startAfterFirstPaint(100);
   widgets.forEach(mount);
   registerOffline();
 }

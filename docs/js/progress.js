@@ -2,8 +2,19 @@
 // drills they have completed. Shown at the top of the navigation, with a reset button.
 // A stored value that is broken or not ours is ignored (and replaced), never fatal.
 const KEY = "lesson:progress";
-// The step count comes from the page (the build writes it once, from the macros).
-const TOTAL_STEPS = Number(document.querySelector('meta[name="lesson-steps"]')?.content) || 0;
+// The steps' addresses in order, written into every page by the build (numbered by the nav's
+// order, macros/build_hook.py): step N is STEP_URLS[N - 1].
+const STEP_URLS = readStepUrls();
+const TOTAL_STEPS = STEP_URLS.length;
+
+function readStepUrls() {
+  try {
+    const urls = JSON.parse(document.getElementById("lesson-steps")?.textContent || "[]");
+    return Array.isArray(urls) ? urls.map(String) : [];
+  } catch {
+    return [];
+  }
+}
 
 function empty() {
   return { version: 1, steps: [], drills: [] };
@@ -61,18 +72,29 @@ function render(progress) {
   }
 }
 
+function stepOfLink(link) {
+  const href = link.getAttribute("href");
+  if (!href || href.startsWith("#")) return 0;
+  const path = new URL(href, location.href).pathname;
+  // Addresses are relative to the site's root, which may be a sub-path: match the end.
+  return STEP_URLS.findIndex((url) => url && path.endsWith("/" + url)) + 1;
+}
+
 function tagNavLinks() {
-  // Step pages' nav titles start with "Step N ·"; tag them so visited steps can be ticked.
+  // Tag the nav's links to step pages so visited steps can be ticked.
   for (const link of document.querySelectorAll(".md-sidebar--primary .md-nav__link")) {
-    const match = /^\s*Step (\d+)\b/.exec(link.textContent);
-    if (match) link.dataset.step = match[1];
+    const step = stepOfLink(link);
+    if (step) link.dataset.step = String(step);
   }
+}
+
+function currentStep() {
+  return Number(document.querySelector(".step-meta[data-step]")?.dataset.step) || 0;
 }
 
 export function trackProgress() {
   const progress = readProgress();
-  const meta = document.querySelector(".step-meta[data-step]");
-  if (meta) mark(progress.steps, Number(meta.dataset.step));
+  mark(progress.steps, currentStep());
   write(progress);
   tagNavLinks();
   render(progress);
@@ -85,10 +107,10 @@ export function trackProgress() {
 let listening = false;
 
 function onWidgetUpdated(event) {
-  const done = event.target.querySelector("[data-drill-complete]");
-  if (!done) return;
+  if (!event.target.querySelector("[data-drill-complete]")) return;
+  // A drill is kept by the step it is on (the page's own number, from the build).
   const progress = readProgress();
-  mark(progress.drills, Number(done.dataset.drillComplete));
+  mark(progress.drills, currentStep());
   write(progress);
   render(progress);
 }
