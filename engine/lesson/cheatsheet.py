@@ -117,8 +117,8 @@ def _sheet(
         column_heads(headers),
         body,
         caption=caption,
-        extra_class="s5-sheet",
-        class_="s5-table",
+        extra_class="cheat-sheet",
+        class_="cheat-table",
         data_cheat=name,
     )
 

@@ -78,7 +78,7 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
             _line(c),
             c.step.tokens_per_s_per_user,
             ("part-2" if c.hardware.id == chosen else "part-0")
-            + ("" if c.fits else " s2-nofit-bar"),
+            + ("" if c.fits else " ceiling-nofit"),
             row={"data_device": c.hardware.id},
             bold=c.hardware.id == chosen,
         )
@@ -97,7 +97,7 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
     )
     description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
     return chart(
-        content, css="s2-ceilings", name=label, label=description, width=width, height=len(rows) * row_h + 4
+        content, css="ceiling-chart", name=label, label=description, width=width, height=len(rows) * row_h + 4
     )
 
 
@@ -132,7 +132,7 @@ def render(values: Values) -> str:
     verdict = tag(
         "p",
         esc(verdict_text),
-        class_="widget-verdict s2-ceiling",
+        class_="widget-verdict ceiling-verdict",
         data_tokens_per_s=f"{step.tokens_per_s_per_user:.6g}",
     )
     bytes_per = get_format(weight_format).bytes_per_number

@@ -103,7 +103,7 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
             tag(
                 "td",
                 esc("fits" if p.fits else "does not fit"),
-                class_="s2-fits" if p.fits else "s2-nofit",
+                class_="gate-fits" if p.fits else "gate-nofit",
             ),
             tag("td", esc(_room(p))),
         )
@@ -115,7 +115,7 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
         "".join(body),
         caption="Ways out, each planned by the engine" if refused else "Other ways to run it",
         label="Ways out",
-        extra_class="s2-ways",
+        extra_class="gate-ways",
     )
 
 

@@ -130,8 +130,8 @@ Cell = tuple[str, str, str]  # (main text, detail text, "yes" | "no" | "")
 
 def _cell(cell: Cell) -> str:
     main, detail, verdict = cell
-    strong = tag("strong", esc(main), class_=f"s4-{verdict}" if verdict else None)
-    return strong + (tag("span", esc(detail), class_="s4-sub") if detail else "")
+    strong = tag("strong", esc(main), class_=f"ladder-{verdict}" if verdict else None)
+    return strong + (tag("span", esc(detail), class_="ladder-detail") if detail else "")
 
 
 def _device_cell(rung: Rung) -> Cell:
@@ -249,7 +249,7 @@ def render(values: Values) -> str:
         "Train it?",
         f"Training time at {mfu:.0%} MFU",
     )
-    grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="s4-ladder")
+    grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
     summary = [
         f"Smallest rung that can serve {model.name}: {first_serve}."
         if first_serve
@@ -258,7 +258,7 @@ def render(values: Values) -> str:
         if first_train
         else "No rung here can hold its training state.",
     ]
-    verdict = tag("p", esc(" ".join(summary)), class_="s4-summary")
+    verdict = tag("p", esc(" ".join(summary)), class_="ladder-summary")
     notes = tag(
         "details",
         tag("summary", "How the ladder is computed")

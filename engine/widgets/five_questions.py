@@ -57,7 +57,7 @@ def render(values: Values) -> str:
     items = "".join(
         tag(
             "li",
-            tag("span", esc(question), class_="s4-question") + esc(answered[key]),
+            tag("span", esc(question), class_="five-question") + esc(answered[key]),
             data_question=key,
         )
         for key, question in QUESTIONS
@@ -68,7 +68,7 @@ def render(values: Values) -> str:
         + tag("ul", "".join(tag("li", esc(a)) for a in memory_assumptions(p.memory))),
         class_="widget-notes",
     )
-    return head + tag("ol", items, class_="s4-answers") + notes
+    return head + tag("ol", items, class_="five-answers") + notes
 
 
 WIDGET = Widget(

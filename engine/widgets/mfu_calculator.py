@@ -82,15 +82,15 @@ def mfu_gauge(mfu: float, *, label: str, width: int = WIDTH) -> str:
     description = f"{label}: {_percent(mfu)} of peak; {BAND} is good for large training runs."
     content = (
         rect(left, bar_y, usable, bar_h, class_="track", rx=3)
-        + rect(low, bar_y, band, bar_h, class_="s2-band")
+        + rect(low, bar_y, band, bar_h, class_="mfu-band")
         + rect(left, bar_y + 6, usable * mfu, bar_h - 12, class_="part-0")
-        + line(x, 10, x, bar_y + bar_h + 4, class_="s2-marker")
+        + line(x, 10, x, bar_y + bar_h + 4, class_="mfu-marker")
         + text(x, 10, f"MFU {_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
         + text(left, below, "0 %")
         + text(low + band / 2, below, f"good for large runs: {BAND}", anchor="middle")
         + text(left + usable, below, "100 % (peak)", anchor="end")
     )
-    return chart(content, css="s2-gauge", name=label, label=description, width=width, height=bar_y + bar_h + 26)
+    return chart(content, css="mfu-gauge", name=label, label=description, width=width, height=bar_y + bar_h + 26)
 
 
 def _verdict(mfu: float) -> tuple[str, str]:
@@ -99,14 +99,14 @@ def _verdict(mfu: float) -> tuple[str, str]:
         return (
             f"Below the {BAND} that large runs reach: the GPUs spend much of their time waiting "
             "(data loading, communication, small kernels).",
-            "s2-low",
+            "mfu-low",
         )
     if mfu <= GOOD_MFU_HIGH:
         return f"Good: within the {BAND} that well-tuned large training runs reach.", "fits"
     return (
         f"Above the {BAND} that large runs usually reach: excellent if true, so check the "
         "throughput, the GPU count and the format of the peak.",
-        "s2-high",
+        "mfu-high",
     )
 
 
@@ -166,7 +166,7 @@ def render(values: Values) -> str:
             f"{format_count(tokens)} tokens on {_gpus(gpus, gpu.name)} at {_percent(mfu)} MFU: "
             f"{format_seconds(seconds)}."
         ),
-        class_="widget-verdict s2-time",
+        class_="widget-verdict mfu-time",
         data_seconds=f"{seconds:.6g}",
     )
     useful = all_peak * mfu

@@ -21,7 +21,7 @@ from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_assumptions, r
 from engine.words.format import format_usd
 
 SYSTEM = "dgx-1"
-_GRID = {"class_": "s4-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
+_GRID = {"class_": "cost-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +167,8 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     parts = [
         rect(f.left, f.top, f.plot_w, f.plot_h, class_="track"),
         ticks("y", y, marks, f, offset=6, grid=_GRID),
-        polyline(points, class_="s4-owned"),
-        line(f.left, rent_y, f.end, rent_y, class_="s4-rent"),
+        polyline(points, class_="cost-owned"),
+        line(f.left, rent_y, f.end, rent_y, class_="cost-rent"),
         text(
             f.end - 4, rent_y - 5, f"rent {format_usd(r.rent_usd_per_gpu_hour)}", anchor="end"
         ),
@@ -187,7 +187,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
                 f.top - 12,
                 f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}",
                 anchor="end",
-                class_="s4-off-top",
+                class_="cost-off-top",
             )
         )
     if r.break_even_utilisation is not None:
@@ -204,9 +204,9 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     if r.owned_usd_per_used_gpu_hour > y_max:
         # Above the chart: an arrow at the top edge pointing up, not a point that lies.
         arrow = [(nx - 6, f.top + 9), (nx + 6, f.top + 9), (nx, f.top - 1)]
-        parts.append(polygon(arrow, title=now_title, class_="s4-now"))
+        parts.append(polygon(arrow, title=now_title, class_="cost-now"))
     else:
-        parts.append(circle(nx, ny, 5, title=now_title, class_="s4-now"))
+        parts.append(circle(nx, ny, 5, title=now_title, class_="cost-now"))
     description = (
         "Cost per used GPU-hour against utilisation: owning falls from "
         f"{format_usd(r.curve[0][1])} at {r.curve[0][0]:.0%} to {format_usd(at_full)} at "
@@ -219,11 +219,11 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         + f"; at {r.utilisation:.0%} owning costs "
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
-    svg = chart("".join(parts), css="s4-cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
+    svg = chart("".join(parts), css="cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
     return svg + legend(
         [
-            ("s4-swatch-owned", "Owned, per used GPU-hour"),
-            ("s4-swatch-rent", "Rented, per GPU-hour"),
+            ("cost-swatch-owned", "Owned, per used GPU-hour"),
+            ("cost-swatch-rent", "Rented, per GPU-hour"),
         ]
     )
 

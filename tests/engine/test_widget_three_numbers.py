@@ -71,7 +71,7 @@ def test_mfu_verdict_follows_the_band() -> None:
     high = text_of(render("mfu_calculator", tokens_per_s="100000"))
     assert "Below the 35–55 %" in low
     assert "Above the 35–55 %" in high
-    assert "s2-low" in render("mfu_calculator", tokens_per_s="20000")
+    assert "mfu-low" in render("mfu_calculator", tokens_per_s="20000")
 
 
 def test_mfu_uses_the_chosen_format_and_gpu_count() -> None:

@@ -381,7 +381,7 @@ def test_hostile_text_comes_back_as_an_error_not_markup() -> None:
 
 
 def _svg(html: str) -> str:
-    match = re.search(r'<svg class="chart s4-cost-chart".*?</svg>', html, re.S)
+    match = re.search(r'<svg class="chart cost-chart".*?</svg>', html, re.S)
     assert match
     return match.group(0)
 
@@ -392,7 +392,7 @@ def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisat
     assert ">USD per used GPU-hour</text>" in svg
     top = float(re.search(r'<rect class="track" x="[0-9.]+" y="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
     height = float(re.search(r'<rect class="track" [^>]*height="([0-9.]+)"', svg).group(1))  # type: ignore[union-attr]
-    points = re.search(r'class="s4-owned" points="([^"]+)"', svg).group(1).split()  # type: ignore[union-attr]
+    points = re.search(r'class="cost-owned" points="([^"]+)"', svg).group(1).split()  # type: ignore[union-attr]
     ys = [float(p.split(",")[1]) for p in points]
     assert min(ys) >= top - 0.05 and max(ys) <= top + height + 0.05
     # round ticks from $0 to the axis top, each labelled in dollars
@@ -406,9 +406,9 @@ def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisat
     assert first_usd > y_max
     assert f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}" in svg
     if r.owned_usd_per_used_gpu_hour > y_max:  # the reader's point is an arrow at the top
-        assert '<polygon class="s4-now"' in svg and '<circle class="s4-now"' not in svg
+        assert '<polygon class="cost-now"' in svg and '<circle class="cost-now"' not in svg
     else:
-        assert '<circle class="s4-now"' in svg
+        assert '<circle class="cost-now"' in svg
 
 
 def test_nice_axis_top() -> None:
