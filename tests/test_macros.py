@@ -92,8 +92,12 @@ def test_a_bad_widget_line_fails_the_build_with_its_message(tmp_path: Path) -> N
 
 
 def test_steps_are_numbered_by_the_navigation_order_alone() -> None:
-    nav = [("index.md", ""), ("steps/b.md", "steps/b/"), ("glossary.md", "glossary/"),
-           ("steps/a.md", "steps/a/")]
+    nav = [
+        ("index.md", ""),
+        ("steps/b.md", "steps/b/"),
+        ("glossary.md", "glossary/"),
+        ("steps/a.md", "steps/a/"),
+    ]
     steps = authoring.number_steps(nav)
     assert steps == ("steps/b/", "steps/a/")
     header = authoring.step_header({}, "steps/a/", "Some words here.", steps)
