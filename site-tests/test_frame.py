@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from support import Site, Watched, pages
+from support import Site, Watched, pages, wait_live
 
 
 def test_a_reader_walks_from_home_through_the_steps_by_the_pages_own_links(
@@ -83,3 +83,24 @@ def test_glossary_terms_show_their_definition_on_focus(watched: Watched, root_si
     assert term.get_attribute("tabindex") == "0"
     page.goto(root_site.page_url("glossary/"))
     assert page.locator("dl.glossary dt").count() >= 10
+
+
+def test_the_engine_starts_after_instant_navigation_from_a_page_without_widgets(
+    watched: Watched, root_site: Site
+) -> None:
+    # The glossary has no widget, so its head has no engine start script: after instant
+    # navigation to a step with widgets, lesson.js starts the engine itself.
+    page = watched.page
+    page.goto(root_site.page_url("glossary/"))
+    assert page.evaluate("window.__lessonEarlyEngine === undefined")
+    page.evaluate("window.__sameDocument = true")
+    link = ".md-sidebar--primary a.md-nav__link[href$='steps/train-it-anyway/']"
+    # The nav's links carry the step number the build gave the page (its place in the nav).
+    assert page.get_attribute(link, "data-step") == "4"
+    page.click(link)
+    page.wait_for_url("**/steps/train-it-anyway/")
+    wait_live(page)
+    assert page.evaluate("window.__sameDocument") is True
+    assert page.get_attribute(".step-meta", "data-step") == "4"
+    workers = "() => performance.getEntriesByType('resource').filter(e => e.name.endsWith('/js/engine-worker.js')).length"
+    assert page.evaluate(workers) == 1

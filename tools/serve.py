@@ -35,9 +35,19 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class SiteServer(http.server.ThreadingHTTPServer):
+    """A threading server that says nothing when a browser drops a connection mid-response
+    (it does, closing a page or a test's browser context)."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 def make_server(directory: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
     handler = functools.partial(SiteHandler, directory=str(directory))
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return SiteServer((host, port), handler)
 
 
 def address(server: http.server.ThreadingHTTPServer) -> str:
