@@ -4,9 +4,8 @@ the keyboard reaches."""
 
 from __future__ import annotations
 
-from conftest import Site, open_watched
-from pages import pages
 from playwright.sync_api import Browser
+from support import Site, open_watched, pages
 
 PHONE = {"width": 390, "height": 844}
 MIN_TEXT_PX = 11.0
