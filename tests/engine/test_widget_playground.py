@@ -206,9 +206,28 @@ def test_a_typed_parameter_count_is_a_generic_model() -> None:
     ],
 )
 def test_bad_inputs_are_refused_naming_the_input(overrides: dict[str, str], field: str) -> None:
+    # The training inputs show (and are checked) when the task is training.
+    train_only = {"mfu", "tokens", "target_days", "sharding", "optimizer", "convention",
+                  "recompute", "micro_batch", "seq_len", "tp"}
+    if field in train_only:
+        overrides = {"task": "train", **overrides}
     error = refused(**overrides)
     assert error.field == field
     assert error.field in {c.name for c in WIDGET.controls}
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        {"model": "llama-3.1-70b", "params": "abc"},  # the count typed, then a model chosen
+        {"task": "serve", "mfu": "abc", "target_days": "x"},  # the training inputs, hidden
+        {"task": "train", "batch": "0", "prompt": "inf"},  # the serving inputs, hidden
+    ],
+)
+def test_fields_the_choices_hide_are_not_checked(hidden: dict[str, str]) -> None:
+    # Issue 17, item 4: an error must never sit in a field the reader cannot see.
+    reply = json.loads(update("playground", json.dumps(hidden)))
+    assert "error" not in reply, reply
 
 
 def test_an_empty_select_from_a_link_gets_a_clear_message() -> None:
