@@ -127,6 +127,14 @@ def llama_8b_long_context() -> dict[str, Any]:
     return llama_shaped(LLAMA_8B, [1, 16], [8192, 32768], [])
 
 
+def llama_8b_short_prefill() -> dict[str, Any]:
+    """Short prompts, where fixed costs per kernel rather than FLOPs or bytes set the time:
+    prefill of 1 x 16 ... 1 x 1,024 tokens run eagerly (no CUDA graph, as serving stacks run
+    prefill), and one eager decode step for comparison with the graph-captured ones."""
+    return llama_shaped(LLAMA_8B, [], [], [(1, 16), (1, 128), (1, 512), (1, 1024)],
+                        eager_decode=True)
+
+
 def llama_70b_shaped() -> dict[str, Any]:
     """Llama 3.1 70B shapes in bf16 (about 141 GB of weights) on the one GPU, if they fit."""
     return llama_shaped(LLAMA_70B, [1, 8], [1024], [(1, 2048)])
@@ -137,6 +145,8 @@ def llama_shaped(
     batches: list[int],
     contexts: list[int],
     prefills: list[tuple[int, int]],
+    *,
+    eager_decode: bool = False,
 ) -> dict[str, Any]:
     layers, hidden, heads, kv_heads, head_dim, ffn, vocab = shape
     dt = torch.bfloat16
@@ -186,6 +196,12 @@ def llama_shaped(
             out[f"prefill_b{batch}_t{tokens}_ms"] = round(s * 1e3, 2)
             params = weight_bytes / 2
             out[f"prefill_b{batch}_t{tokens}_TFLOP_per_s_2N"] = round(2 * params * batch * tokens / s / 1e12, 1)
+        if eager_decode:
+            ks = [torch.randn(1, kv_heads, 1024, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
+            vs = [torch.randn(1, kv_heads, 1024, head_dim, device="cuda", dtype=dt) for _ in range(layers)]
+            x = torch.randn(1, 1, hidden, device="cuda", dtype=dt)
+            s = bench(lambda: forward(x, ks, vs, False), repeats=30)
+            out["decode_b1_ctx1024_eager_ms"] = round(s * 1e3, 3)
     return out
 
 

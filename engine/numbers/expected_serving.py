@@ -9,6 +9,8 @@ data/links.toml:
   forward pass spends a measured share of its time outside both (norms, activations);
 - decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
 - every layer launches a fixed number of kernels, each with a fixed latency;
+- a prefill runs eagerly (stacks capture only decode steps in CUDA graphs), so it never takes
+  less than the host's time to dispatch its layers (what sets a short prompt's time);
 - tensor parallelism over g GPUs adds two all-reduces per layer of batch x tokens x hidden x
   2 bytes (bf16 activations) over the GPUs' links (:mod:`engine.numbers.communication`);
 - a mixture of experts reads the experts its tokens are routed to: with uniform routing the
@@ -33,6 +35,7 @@ from engine.numbers.catalog.efficiency import (
     kernel_seconds_per_layer,
     matmul_fraction,
     memory_fraction,
+    prefill_host_seconds_per_layer,
 )
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import GroupLink, all_reduce_seconds, group_link
@@ -123,7 +126,7 @@ class ExpectedServe:
 def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: GroupLink
            ) -> tuple[Basis, ...]:
     out = [matmul_fraction(hw, cf), attention_fraction(), forward_matmul_share(),
-           memory_fraction(hw, wf), kernel_seconds_per_layer()]
+           memory_fraction(hw, wf), kernel_seconds_per_layer(), prefill_host_seconds_per_layer()]
     if g > 1:
         links = get_links(hw.id)
         out.append(Basis(f"tensor-parallel link: {link.name}, bytes/s each way per GPU after "
@@ -193,7 +196,10 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: s
     mem = pre.memory_seconds * (pre.bytes_read - w_b + w_e) / pre.bytes_read \
         / memory_fraction(hw, wf).value
     comm = _tp_all_reduces(m, b * s, group_link(get_links(hw.id), g))
-    return max(comp, mem) + m.layers * kernel_seconds_per_layer().value + comm, comm
+    gpu_seconds = max(comp, mem) + m.layers * kernel_seconds_per_layer().value + comm
+    # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
+    host_seconds = m.layers * prefill_host_seconds_per_layer().value
+    return max(gpu_seconds, host_seconds), comm
 
 
 def expected_serve(model: object, hardware: object, *, prompt_tokens: int, output_tokens: int,

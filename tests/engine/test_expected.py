@@ -262,3 +262,16 @@ def test_cli_train_contract(capsys):
                  "--task", "train", "--sharding", "zero3", "--mfu", "0.3")["train"]["expected"]
     assert given["mfu"] == 0.3 and given["mfu_given"]
     assert given["basis"][0]["name"].startswith("MFU given")
+
+
+def test_a_short_prompt_waits_for_the_host_to_dispatch_its_layers() -> None:
+    # bench/measured/h200-2026-11-30-short-prefill.json: an eager prefill of a Llama 3.1
+    # 8B-shaped model took 7.25 ms for 16 tokens and for 128 tokens on one H200; worked by
+    # hand, 32 layers x 227 us = 7.264 ms, the floor of any prefill of this model.
+    short = [expected_serve("llama-3.1-8b", "h200", prompt_tokens=n, output_tokens=2)
+             for n in (16, 128)]
+    assert short[0].ttft_seconds == short[1].ttft_seconds == pytest.approx(32 * 227e-6)
+    assert short[1].ttft_seconds == pytest.approx(7.25e-3, rel=0.01)
+    # A long prompt is set by its FLOPs, above the floor (measured 50.41 ms for 2,048 tokens).
+    long = expected_serve("llama-3.1-8b", "h200", prompt_tokens=2048, output_tokens=2)
+    assert long.ttft_seconds == pytest.approx(50.41e-3, rel=0.1)

@@ -100,6 +100,14 @@ def kernel_seconds_per_layer() -> Basis:
                  n * each, f"{k['per_kernel_source']}; {k['per_layer_source']}")
 
 
+def prefill_host_seconds_per_layer() -> Basis:
+    """Host time to dispatch one layer of an eager (not graph-captured) prefill (s): the floor
+    of a short prompt's prefill."""
+    p = _data()["prefill"]
+    return Basis("host dispatch per layer of an eager prefill (seconds)",
+                 float(p["host_seconds_per_layer"]), p["source"])
+
+
 def attention_fraction() -> Basis:
     """Fraction of the dense peak attention kernels (FlashAttention) reach."""
     a = _data()["attention"]
