@@ -36,6 +36,7 @@ SCRIPT_FILES = (
     "js/store.js",
     "js/clock.js",
     "js/address.js",
+    "js/bounded.js",
     "js/progress.js",
     "js/runtime-config.js",
     STYLE_BUNDLE,

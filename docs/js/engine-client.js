@@ -25,7 +25,11 @@ function onMessage(event) {
   } else if (message.type === "result") {
     const resolve = pending.get(message.id);
     pending.delete(message.id);
-    if (resolve) resolve(JSON.parse(message.json));
+    // A runtime that failed fatally may answer with no JSON at all: settle the render as a
+    // failure rather than throw here and leave it waiting for ever.
+    if (!resolve) return;
+    if (typeof message.json === "string") resolve(JSON.parse(message.json));
+    else resolve({ error: "The engine failed: the Python runtime stopped.", field: "widget", fatal: true });
   }
 }
 

@@ -6,6 +6,7 @@ import { registerOffline } from "./offline.js";
 import { store } from "./store.js";
 import { startClock } from "./clock.js";
 import { applyAddress, writeAddress } from "./address.js";
+import { MAX_STORED_CHARS, refusal } from "./bounded.js";
 import { trackProgress } from "./progress.js";
 
 function controlsOf(root) {
@@ -46,6 +47,8 @@ function setStatus(root, state, text) {
   if (text !== undefined && status) status.textContent = text;
 }
 
+const LIVE = "Live: computed by the engine in your browser.";
+
 function mount(root) {
   if (root.dataset.mounted) return;
   root.dataset.mounted = "1";
@@ -79,10 +82,13 @@ function mount(root) {
   async function render(extra) {
     const reply = await engine.render(root.dataset.widget, { ...readInputs(root), ...extra });
     clearErrors(root);
+    if (reply.fatal) setStatus(root, "error");
     if (reply.error) {
       showError(root, reply);
       return reply;
     }
+    // The status describes this render: an earlier failure or note is gone once it is live.
+    if (root.dataset.state === "live") setStatus(root, "live", LIVE);
     for (const [name, value] of Object.entries(reply.set || {})) setInput(root, name, value);
     output.innerHTML = reply.html; // rendered and escaped by the engine
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
@@ -116,27 +122,42 @@ function mount(root) {
   engine.onProgress((stage) => {
     if (root.dataset.state === "loading") setStatus(root, "loading", stage);
   });
+  // Read now, while every widget on the page sees the same kept value (the first to start
+  // forgets a refused one).
+  const keptRefusal = storeKey ? refusal(store.load(storeKey) || "", MAX_STORED_CHARS) : "";
   engine
     .ready()
     .then(async () => {
       if (!root.isConnected) return;
+      const notes = [];
+      if (keptRefusal) notes.push(`the saved state: ${keptRefusal}`);
       if (storeKey) {
         const kept = store.load(storeKey);
-        if (kept !== null) setInput(root, "state", kept);
+        if (kept !== null && refusal(kept, MAX_STORED_CHARS)) store.forget(storeKey);
+        else if (kept !== null) setInput(root, "state", kept);
       }
+      const defaults = JSON.parse(root.dataset.inputs);
       const fromAddress = applyAddress(root, setInput);
+      notes.push(...fromAddress.notes);
       let reply = await refresh();
-      let note = "";
-      if (reply.error && (storeKey || fromAddress)) {
-        // A kept or linked value the engine refuses (corrupted, or from another version):
-        // start from the page's own inputs, and say what was ignored.
-        if (storeKey) store.forget(storeKey);
-        note = ` Ignored a saved or linked value: ${reply.error}`;
-        for (const [name, value] of Object.entries(JSON.parse(root.dataset.inputs))) setInput(root, name, value);
+      // A linked value the engine refuses: drop that one, keep the others, say which.
+      while (reply.error && fromAddress.applied.delete(reply.field)) {
+        notes.push(`${reply.field}: ${reply.error}`);
+        setInput(root, reply.field, defaults[reply.field]);
         reply = await refresh();
       }
+      if (reply.error && !reply.fatal && (storeKey || fromAddress.applied.size)) {
+        // A kept or linked value the engine refuses as a whole (corrupted, or from another
+        // version): start from the page's own inputs, and say what was ignored.
+        if (storeKey) store.forget(storeKey);
+        notes.push(reply.error);
+        for (const [name, value] of Object.entries(defaults)) setInput(root, name, value);
+        reply = await refresh();
+      }
+      if (reply.fatal) return;
       // Live once the engine's own result is on screen.
-      setStatus(root, "live", `Live: computed by the engine in your browser.${note}`);
+      const note = notes.length ? ` Ignored a saved or linked value: ${notes.join(" ")}` : "";
+      setStatus(root, "live", `${LIVE}${note}`);
     })
     .catch((error) => {
       setStatus(root, "error", `The live engine could not start (${error.message}). The numbers shown were computed when the page was built.`);

@@ -14,10 +14,11 @@ function area(key) {
 }
 
 export const store = {
+  /** The kept value as stored (null when none); check it with bounded.js before use. */
   load(key) {
     try {
       const value = area(key)?.getItem(PREFIX + key);
-      return typeof value === "string" && value.length < 200000 ? value : null;
+      return typeof value === "string" ? value : null;
     } catch {
       return null;
     }
