@@ -28,7 +28,9 @@ export function readProgress() {
   try {
     const raw = JSON.parse(window.localStorage.getItem(KEY) || "null");
     if (!raw || raw.version !== 1 || !Array.isArray(raw.steps) || !Array.isArray(raw.drills)) return empty();
-    return { version: 1, steps: raw.steps.filter(isWhole), drills: raw.drills.filter(isWhole) };
+    // Each step once, whatever was stored (a crafted value could repeat one).
+    const unique = (list) => [...new Set(list.filter(isWhole))];
+    return { version: 1, steps: unique(raw.steps), drills: unique(raw.drills) };
   } catch {
     return empty();
   }
