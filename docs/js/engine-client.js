@@ -1,43 +1,164 @@
 // The page's side of the engine: one module Web Worker per tab running Pyodide with the
 // engine wheel, shared by every widget and kept across instant navigation.
+//
+// Never stuck: a start that fails (a blocked script, wasm or wheel; a wheel that will not
+// unpack; a worker that errors) or stalls (no progress for STALL_MS), and a render that gets
+// no answer within RENDER_MS (a worker that died, e.g. out of memory), end in the "failed"
+// state, which every widget shows with its build-time numbers kept. A worker that dies in
+// mid-session is restarted once, on the next render, before the engine gives up;
+// `engine.retry()` (the widgets' "Try again") starts a fresh worker.
+
+// No progress for this long while starting means the start is stuck (ms). A reader sees the
+// error state 20 s after the last sign of progress, within the 30 s the lesson promises.
+const STALL_MS = 20_000;
+// A render takes milliseconds; no answer for this long means the worker is gone (ms).
+const RENDER_MS = 8_000;
+
 let worker = null;
 let nextId = 1;
-const pending = new Map();
+const pending = new Map(); // id -> {resolve, reject, message}
 const progressListeners = new Set();
+const stateListeners = new Set();
 let lastStage = "";
-let resolveReady;
-let rejectReady;
-const readyPromise = new Promise((resolve, reject) => {
-  resolveReady = resolve;
-  rejectReady = reject;
-});
+let state = "idle"; // idle | loading | ready | failed
+let failure = "";
+let restartsLeft = 1;
+let stallTimer = 0;
+let ready = makeReady();
+
+function makeReady() {
+  const deferred = {};
+  deferred.promise = new Promise((resolve, reject) => {
+    deferred.resolve = resolve;
+    deferred.reject = reject;
+  });
+  deferred.promise.catch(() => {}); // failures reach the widgets through onState
+  return deferred;
+}
+
+function setState(next, detail = "") {
+  state = next;
+  if (next === "failed") failure = detail;
+  for (const listener of stateListeners) listener(next, detail);
+}
+
+function armStallTimer() {
+  clearTimeout(stallTimer);
+  stallTimer = setTimeout(() => {
+    fail("the Python runtime stopped making progress while starting (a slow or interrupted download?)");
+  }, STALL_MS);
+}
+
+/** Give up: stop the worker, refuse what waits on it, and tell every widget. */
+function fail(reason) {
+  clearTimeout(stallTimer);
+  if (worker) worker.terminate();
+  worker = null;
+  for (const request of pending.values()) request.reject(new Error(reason));
+  pending.clear();
+  ready.reject(new Error(reason));
+  setState("failed", reason);
+}
 
 function onMessage(event) {
   const message = event.data;
   if (message.type === "progress") {
     lastStage = message.stage;
+    armStallTimer();
     for (const listener of progressListeners) listener(message.stage);
   } else if (message.type === "ready") {
-    progressListeners.clear();
-    resolveReady();
+    clearTimeout(stallTimer);
+    ready.resolve();
+    setState("ready");
   } else if (message.type === "failed") {
-    rejectReady(new Error(message.error));
+    fail(`the Python runtime could not be loaded: ${message.error}`);
   } else if (message.type === "result") {
-    const resolve = pending.get(message.id);
+    const request = pending.get(message.id);
     pending.delete(message.id);
-    // A runtime that failed fatally may answer with no JSON at all: settle the render as a
-    // failure rather than throw here and leave it waiting for ever.
-    if (!resolve) return;
-    if (typeof message.json === "string") resolve(JSON.parse(message.json));
-    else resolve({ error: "The engine failed: the Python runtime stopped.", field: "widget", fatal: true });
+    if (!request) return;
+    clearTimeout(request.timer);
+    restartsLeft = 1; // this worker works: a later death may be restarted again
+    // A runtime that failed fatally may answer with no JSON at all: the engine has failed.
+    if (typeof message.json !== "string") return fail("the Python runtime stopped");
+    request.resolve(JSON.parse(message.json));
   }
+}
+
+function onError(event) {
+  if (event && typeof event.preventDefault === "function") event.preventDefault();
+  const reason = (event && event.message) || "the engine's worker stopped";
+  if (state === "ready") {
+    // Died in mid-session: the next render restarts it once.
+    if (worker) worker.terminate();
+    worker = null;
+    for (const request of pending.values()) clearTimeout(request.timer);
+    const waiting = [...pending.values()];
+    pending.clear();
+    for (const request of waiting) resend(request);
+  } else {
+    fail(`the Python runtime could not be loaded: ${reason}`);
+  }
+}
+
+function listen(target) {
+  target.addEventListener("message", onMessage);
+  target.addEventListener("error", onError);
+}
+
+/** A new worker, told to start; progress is watched from now on. */
+function spawn() {
+  ready = makeReady();
+  lastStage = "";
+  setState("loading");
+  armStallTimer();
+  try {
+    worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
+  } catch (error) {
+    fail(`this browser cannot start the engine's worker (${error.message})`);
+    return;
+  }
+  listen(worker);
+  worker.postMessage({ type: "init" });
+}
+
+function send(request) {
+  const id = nextId++;
+  const sentTo = worker;
+  pending.set(id, request);
+  request.timer = setTimeout(() => {
+    pending.delete(id);
+    if (worker === sentTo) {
+      // Gone or stuck: a fresh one takes over.
+      worker.terminate();
+      worker = null;
+    }
+    resend(request);
+  }, RENDER_MS);
+  sentTo.postMessage({ ...request.message, id });
+}
+
+/**
+ * The worker that had `request` is gone: start another (once: the allowance comes back
+ * with the next answer) and send `request` again; or give up.
+ */
+function resend(request) {
+  if (!worker) {
+    if (restartsLeft <= 0) {
+      const reason = "the engine stopped answering (the browser may have run out of memory)";
+      request.reject(new Error(reason));
+      fail(reason);
+      return;
+    }
+    restartsLeft -= 1;
+    spawn();
+  }
+  ready.promise.then(() => send(request), (error) => request.reject(error));
 }
 
 export const engine = {
   /** Start the worker (once per tab). */
   start() {
-    if (worker) return readyPromise;
-    const onError = (event) => rejectReady(new Error(event.message || "the engine worker failed to load"));
+    if (state !== "idle") return ready.promise;
     const early = window.__lessonEarlyEngine;
     if (early) early.start(); // no-op once the head script has started it at first paint
     if (early && early.worker) {
@@ -46,22 +167,22 @@ export const engine = {
       worker = early.worker;
       worker.removeEventListener("message", early.listener);
       worker.removeEventListener("error", early.listener);
-      worker.addEventListener("message", onMessage);
-      worker.addEventListener("error", onError);
+      setState("loading");
+      armStallTimer();
+      listen(worker);
       for (const event of early.messages) (event.type === "error" ? onError : onMessage)(event);
       early.messages = [];
-      return readyPromise;
+      return ready.promise;
     }
-    try {
-      worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
-    } catch (error) {
-      rejectReady(error);
-      return readyPromise;
-    }
-    worker.addEventListener("message", onMessage);
-    worker.addEventListener("error", onError);
-    worker.postMessage({ type: "init" });
-    return readyPromise;
+    spawn();
+    return ready.promise;
+  },
+  /** After a failure: a fresh worker, with its restart allowance back. */
+  retry() {
+    if (state !== "failed") return ready.promise;
+    restartsLeft = 1;
+    spawn();
+    return ready.promise;
   },
   /**
    * Start the worker once the page has painted (or after `fallbackMs`), so the text and the
@@ -76,20 +197,35 @@ export const engine = {
   },
   /** Resolves when the engine is live; does not start it. */
   ready() {
-    return readyPromise;
+    return ready.promise;
+  },
+  /** The worker now running (tests terminate it to play a worker that died), or null. */
+  get worker() {
+    return worker;
   },
   onProgress(listener) {
     progressListeners.add(listener);
     if (lastStage) listener(lastStage);
   },
+  /**
+   * Call `listener(state, reason)` now and on every change: "loading", "ready", "failed"
+   * (reason: a sentence on what failed). Returns a function that stops the calls.
+   */
+  onState(listener) {
+    stateListeners.add(listener);
+    if (state !== "idle") listener(state, state === "failed" ? failure : "");
+    return () => stateListeners.delete(listener);
+  },
   /** Ask the engine to render widget `name` for `inputs`; resolves to {html} or {error, field}. */
   async render(name, inputs) {
-    await readyPromise;
-    const id = nextId++;
-    return new Promise((resolve) => {
-      pending.set(id, resolve);
-      worker.postMessage({ type: "render", id, widget: name, inputs: JSON.stringify(inputs) });
-    });
+    if (state === "failed") throw new Error(failure);
+    const message = { type: "render", widget: name, inputs: JSON.stringify(inputs) };
+    if (!worker && state === "ready") {
+      // The worker died since the last render: restart it once.
+      return new Promise((resolve, reject) => resend({ resolve, reject, message }));
+    }
+    await ready.promise;
+    return new Promise((resolve, reject) => send({ resolve, reject, message }));
   },
 };
 

@@ -71,6 +71,7 @@ function mount(root) {
     chain = chain.then(() => {
       if (!isAction) plainQueued = false;
       return render(extra).catch((error) => {
+        if (root.dataset.state === "error") return { error: error.message, field: "widget" };
         const reply = { error: `The engine failed: ${error.message}`, field: "widget" };
         showError(root, reply);
         return reply;
@@ -122,46 +123,75 @@ function mount(root) {
   engine.onProgress((stage) => {
     if (root.dataset.state === "loading") setStatus(root, "loading", stage);
   });
+
   // Read now, while every widget on the page sees the same kept value (the first to start
   // forgets a refused one).
   const keptRefusal = storeKey ? refusal(store.load(storeKey) || "", MAX_STORED_CHARS) : "";
-  engine
-    .ready()
-    .then(async () => {
-      if (!root.isConnected) return;
-      const notes = [];
-      if (keptRefusal) notes.push(`the saved state: ${keptRefusal}`);
-      if (storeKey) {
-        const kept = store.load(storeKey);
-        if (kept !== null && refusal(kept, MAX_STORED_CHARS)) store.forget(storeKey);
-        else if (kept !== null) setInput(root, "state", kept);
-      }
-      const defaults = JSON.parse(root.dataset.inputs);
-      const fromAddress = applyAddress(root, setInput);
-      notes.push(...fromAddress.notes);
-      let reply = await refresh();
-      // A linked value the engine refuses: drop that one, keep the others, say which.
-      while (reply.error && fromAddress.applied.delete(reply.field)) {
-        notes.push(`${reply.field}: ${reply.error}`);
-        setInput(root, reply.field, defaults[reply.field]);
-        reply = await refresh();
-      }
-      if (reply.error && !reply.fatal && (storeKey || fromAddress.applied.size)) {
-        // A kept or linked value the engine refuses as a whole (corrupted, or from another
-        // version): start from the page's own inputs, and say what was ignored.
-        if (storeKey) store.forget(storeKey);
-        notes.push(reply.error);
-        for (const [name, value] of Object.entries(defaults)) setInput(root, name, value);
-        reply = await refresh();
-      }
-      if (reply.fatal) return;
-      // Live once the engine's own result is on screen.
-      const note = notes.length ? ` Ignored a saved or linked value: ${notes.join(" ")}` : "";
-      setStatus(root, "live", `${LIVE}${note}`);
-    })
-    .catch((error) => {
-      setStatus(root, "error", `The live engine could not start (${error.message}). The numbers shown were computed when the page was built.`);
-    });
+
+  async function goLive() {
+    const notes = [];
+    if (keptRefusal) notes.push(`the saved state: ${keptRefusal}`);
+    if (storeKey) {
+      const kept = store.load(storeKey);
+      if (kept !== null && refusal(kept, MAX_STORED_CHARS)) store.forget(storeKey);
+      else if (kept !== null) setInput(root, "state", kept);
+    }
+    const defaults = JSON.parse(root.dataset.inputs);
+    const fromAddress = applyAddress(root, setInput);
+    notes.push(...fromAddress.notes);
+    let reply = await refresh();
+    if (root.dataset.state === "error") return; // the engine failed meanwhile: it says so
+    // A linked value the engine refuses: drop that one, keep the others, say which.
+    while (reply.error && fromAddress.applied.delete(reply.field)) {
+      notes.push(`${reply.field}: ${reply.error}`);
+      setInput(root, reply.field, defaults[reply.field]);
+      reply = await refresh();
+    }
+    if (reply.error && !reply.fatal && (storeKey || fromAddress.applied.size)) {
+      // A kept or linked value the engine refuses as a whole (corrupted, or from another
+      // version): start from the page's own inputs, and say what was ignored.
+      if (storeKey) store.forget(storeKey);
+      notes.push(reply.error);
+      for (const [name, value] of Object.entries(defaults)) setInput(root, name, value);
+      reply = await refresh();
+    }
+    if (reply.fatal || root.dataset.state === "error") return;
+    // Live once the engine's own result is on screen.
+    const note = notes.length ? ` Ignored a saved or linked value: ${notes.join(" ")}` : "";
+    setStatus(root, "live", `${LIVE}${note}`);
+  }
+
+  let stop = null;
+  stop = engine.onState((engineState, reason) => {
+    if (!root.isConnected) {
+      if (stop) stop();
+      return;
+    }
+    if (engineState === "failed") showEngineFailure(root, reason);
+    else if (engineState === "loading" && root.dataset.state === "error") {
+      for (const button of root.querySelectorAll(".widget-retry")) button.remove();
+      setStatus(root, "loading", "Starting the engine again…");
+    } else if (engineState === "ready" && root.dataset.state !== "live") goLive();
+  });
+}
+
+// The engine failed to start or stopped: keep the build-time numbers, say what failed and
+// what the reader can do, and offer to start it again.
+function showEngineFailure(root, reason) {
+  setStatus(
+    root,
+    "error",
+    `The live engine stopped: ${reason}. The numbers shown were computed when the page was ` +
+      "built, for the inputs it opened with. Try again, or reload the page; if it keeps " +
+      "failing, a network filter or an old browser may be blocking the Python runtime.",
+  );
+  if (root.querySelector(".widget-retry")) return;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "widget-retry md-button";
+  button.textContent = "Try again";
+  button.addEventListener("click", () => engine.retry());
+  root.querySelector(".widget-status").after(button);
 }
 
 // The theme's search dialog has no accessible name; give it one.

@@ -80,7 +80,7 @@ def _config_part(read: ConfigModel, text: str) -> str:
                      "not carry it (paste it again there).")
     items = tag("ul", "".join(tag("li", esc(n)) for n in notes), class_="widget-notes") \
         if notes else ""
-    return (tag("h3", "Your model, as read from its config.json", class_="playground-heading")
+    return (tag("h2", "Your model, as read from its config.json", class_="playground-heading")
             + definition_list(shape_rows(read)) + items)
 
 
@@ -135,7 +135,7 @@ def _serve_part(p: Plan) -> str:
     )
     notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),
                 class_="widget-notes")
-    return tag("h3", "Serving timeline", class_="playground-heading") + chart + figures + notes
+    return tag("h2", "Serving timeline", class_="playground-heading") + chart + figures + notes
 
 
 def _train_part(p: Plan) -> str:
@@ -171,7 +171,7 @@ def _train_part(p: Plan) -> str:
     ]
     notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_TRAINING_WORDS)),
                 class_="widget-notes")
-    return tag("h3", "Training time", class_="playground-heading") + definition_list(rows) + notes
+    return tag("h2", "Training time", class_="playground-heading") + definition_list(rows) + notes
 
 
 def render(values: Values) -> str:
@@ -209,10 +209,10 @@ def render(values: Values) -> str:
     return (
         head
         + (_config_part(read, values.text(CONFIG.name)) if read else "")
-        + tag("h3", "Memory per GPU", class_="playground-heading")
+        + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed
-        + tag("h3", "The five answers", class_="playground-heading")
+        + tag("h2", "The five answers", class_="playground-heading")
         + tag("ol", items, class_="playground-answers")
         + notes
     )

@@ -174,7 +174,7 @@ def render(values: Values) -> str:
         ("Cost per hour", train_hour, serve_hour),
         ("Cost per million tokens", train_million, serve_million),
     ]
-    head = tag("thead", tag("tr", column_heads(("", "Training job", "Service"))))
+    head = tag("thead", tag("tr", column_heads(("Compared", "Training job", "Service"))))
     body = "".join(
         tag(
             "tr",
