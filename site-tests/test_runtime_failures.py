@@ -88,6 +88,11 @@ def test_a_download_that_never_answers_stalls_into_the_error_state(
     assert held, "the wasm request was made and never answered"
     assert "stopped making progress" in watched.page.inner_text(WIDGET + " .widget-status")
     assert_failed_with_numbers_kept(watched.page)
+    # "Try again" drops the stalled worker, and the renders that waited on it go to a fresh one.
+    watched.context.unroute("**/pyodide/pyodide.asm.wasm")
+    watched.page.click(WIDGET + " button.widget-retry")
+    wait_live(watched.page)
+    assert watched.page.locator(WIDGET + " button.widget-retry").count() == 0
 
 
 def test_a_worker_that_dies_mid_session_is_restarted_on_the_next_input(

@@ -2,7 +2,8 @@
 // engine wheel, shared by every widget and kept across instant navigation.
 //
 // Never stuck: a start that fails (a blocked script, wasm or wheel; a wheel that will not
-// unpack; a worker that errors) or stalls (no progress for STALL_MS), and a render that gets
+// unpack; a worker that errors) or stalls (no progress for STALL_MS: said, and still live if
+// the start finishes after all), and a render that gets
 // no answer within RENDER_MS (a worker that died, e.g. out of memory), end in the "failed"
 // state, which every widget shows with its build-time numbers kept. A worker that dies in
 // mid-session is restarted once, on the next render, before the engine gives up;
@@ -45,7 +46,8 @@ function setState(next, detail = "") {
 function armStallTimer() {
   clearTimeout(stallTimer);
   stallTimer = setTimeout(() => {
-    fail("the Python runtime stopped making progress while starting (a slow or interrupted download?)");
+    // Said, but not given up: a slow download may still finish, and then the widgets go live.
+    setState("failed", "the Python runtime stopped making progress while starting (a slow or interrupted download?)");
   }, STALL_MS);
 }
 
@@ -181,7 +183,11 @@ export const engine = {
   retry() {
     if (state !== "failed") return ready.promise;
     restartsLeft = 1;
+    if (worker) worker.terminate(); // a stalled start
+    worker = null;
+    const stalled = ready; // renders waiting on the stalled start go to the fresh worker
     spawn();
+    ready.promise.then(stalled.resolve, stalled.reject);
     return ready.promise;
   },
   /**

@@ -168,10 +168,12 @@ function mount(root) {
       return;
     }
     if (engineState === "failed") showEngineFailure(root, reason);
-    else if (engineState === "loading" && root.dataset.state === "error") {
+    else {
       for (const button of root.querySelectorAll(".widget-retry")) button.remove();
-      setStatus(root, "loading", "Starting the engine again…");
-    } else if (engineState === "ready" && root.dataset.state !== "live") goLive();
+      if (engineState === "loading" && root.dataset.state === "error") {
+        setStatus(root, "loading", "Starting the engine again…");
+      } else if (engineState === "ready" && root.dataset.state !== "live") goLive();
+    }
   });
 }
 
