@@ -71,7 +71,7 @@ def test_a_render_answered_with_no_json_ends_in_the_error_state(
     )
     assert result[0] == "settled"
     assert result[1] == "error"
-    assert "The engine failed" in result[2]
+    assert "The live engine stopped: the Python runtime stopped" in result[2]
 
 
 def test_one_bad_value_in_a_link_drops_only_that_value_and_the_note_goes_with_the_next_render(

@@ -79,9 +79,12 @@ function onMessage(event) {
     pending.delete(message.id);
     if (!request) return;
     clearTimeout(request.timer);
-    restartsLeft = 1; // this worker works: a later death may be restarted again
     // A runtime that failed fatally may answer with no JSON at all: the engine has failed.
-    if (typeof message.json !== "string") return fail("the Python runtime stopped");
+    if (typeof message.json !== "string") {
+      request.reject(new Error("the Python runtime stopped"));
+      return fail("the Python runtime stopped");
+    }
+    restartsLeft = 1; // this worker works: a later death may be restarted again
     request.resolve(JSON.parse(message.json));
   }
 }

@@ -4,12 +4,48 @@ import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { RUNTIME } from "./runtime-config.js";
 
 let update = null;
+let stage = "";
+let lastBeat = 0;
 
-function progress(stage) {
+function progress(next) {
+  stage = next;
   postMessage({ type: "progress", stage });
 }
 
+// Every chunk the runtime's downloads receive is a sign of progress (at most one message a
+// second): the page's stall timer (engine-client.js) then catches a download that stopped,
+// never one that is merely slow.
+function withProgress(fetchOnce) {
+  return async (...args) => {
+    const response = await fetchOnce(...args);
+    if (!response.body) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        const now = Date.now();
+        if (now - lastBeat > 1000) {
+          lastBeat = now;
+          postMessage({ type: "progress", stage });
+        }
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
+}
+
 async function init() {
+  const plainFetch = self.fetch;
+  self.fetch = withProgress(plainFetch.bind(self));
   try {
     progress(`Downloading the Python runtime (about ${RUNTIME.download_MB} MB, once)…`);
     // The engine wheel downloads while Pyodide starts.
@@ -22,11 +58,14 @@ async function init() {
       fullStdLib: false,
     });
     progress("Loading the engine…");
-    pyodide.unpackArchive(await wheel, "wheel");
+    const wheelBytes = await wheel;
+    self.fetch = plainFetch;
+    pyodide.unpackArchive(wheelBytes, "wheel");
     const browser = pyodide.pyimport("engine.browser");
     update = browser.update;
     postMessage({ type: "ready" });
   } catch (error) {
+    self.fetch = plainFetch;
     postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
   }
 }
