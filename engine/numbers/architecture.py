@@ -194,11 +194,6 @@ def counts_from_shapes(m: ModelSpec) -> tuple[int, float, int]:
     return total, active, routed
 
 
-def lm_head_flops_per_token(m: ModelSpec) -> float:
-    """FLOPs of the output projection for one token (counted even when tied)."""
-    return 2.0 * m.hidden * m.vocab
-
-
 def layer_components(m: ModelSpec, kind: str = "auto") -> list[Component]:
     """The matrices of ONE transformer layer (``copies`` divided by the number of layers).
 

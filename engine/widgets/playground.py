@@ -64,14 +64,6 @@ def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
     return model_from(values), None
 
 
-def run_plan(values: Values) -> Plan:
-    """Ask :func:`engine.numbers.plan.plan` with the inputs the current choices show: a field
-    they hide (the typed parameter count beside a catalogue model, the other task's inputs) is
-    neither read nor checked, so an error can never sit where the reader cannot see it."""
-    model, _ = chosen_model(values)
-    return plan(model=model, **plan_arguments(values, every_task=False))
-
-
 def _config_part(read: ConfigModel, text: str) -> str:
     notes = config_notes(read)
     if len(text) > ADDRESS_MAX_CHARS:
@@ -176,6 +168,9 @@ def _train_part(p: Plan) -> str:
 
 def render(values: Values) -> str:
     model, read = chosen_model(values)
+    # Only the inputs the current choices show: a field they hide (the typed parameter count
+    # beside a catalogue model, the other task's inputs) is neither read nor checked, so an
+    # error never sits where the reader cannot see it.
     p = plan(model=model, **plan_arguments(values, every_task=False))
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"

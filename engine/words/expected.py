@@ -23,8 +23,3 @@ def at_best_and_expected(bound_seconds: float, expected_seconds: float) -> str:
     """'5.84 ms at best, 6.91 ms expected'."""
     return (f"{format_seconds(bound_seconds)} at best, "
             f"{format_seconds(expected_seconds)} expected")
-
-
-def speed_at_best_and_expected(bound_per_s: float, expected_per_s: float, unit: str) -> str:
-    """'171 tokens/s at best, 145 expected'."""
-    return f"{bound_per_s:,.0f} {unit} at best, {expected_per_s:,.0f} expected"
