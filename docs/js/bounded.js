@@ -1,10 +1,12 @@
 // Bounds on a saved or linked value, checked before it is sent to the engine: a value far too
 // long, or nested so deeply that parsing it would overflow the WebAssembly stack (about 5,000
 // brackets kill Pyodide), is refused here with a reason. The engine applies the same bounds
-// (engine/numbers/bounded_json.py); this file only keeps such text out of the worker.
-export const MAX_STORED_CHARS = 200_000;
-// The engine's DEFAULT_MAX_DEPTH (engine/numbers/bounded_json.py).
-const MAX_DEPTH = 64;
+// (engine/numbers/bounded_json.py); this file only keeps such text out of the worker. The
+// bounds are the engine's, written into runtime-config.js by the build.
+import { RUNTIME } from "./runtime-config.js";
+
+export const MAX_STORED_CHARS = RUNTIME.max_input_chars;
+const MAX_DEPTH = RUNTIME.max_json_depth;
 
 /** The deepest nesting of [ and { in `text`, brackets inside JSON strings not counted. */
 function nestingDepth(text) {
