@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from engine.numbers import validate
 from engine.numbers.catalog.links import LinkSpec, collective_spec
 
+ACTIVATION_BYTES = 2.0  # bf16 activations travel between GPUs (tensor, pipeline, expert)
+
 
 @dataclass(frozen=True, slots=True)
 class GroupLink:

@@ -38,7 +38,7 @@ from engine.numbers.catalog.efficiency import (
     prefill_host_seconds_per_layer,
 )
 from engine.numbers.catalog.links import get_links
-from engine.numbers.communication import GroupLink, all_reduce_seconds, group_link
+from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import get_format
 from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
@@ -50,8 +50,6 @@ from engine.numbers.serving import (
     _sum_steps,
     weight_bytes_read,
 )
-
-ACTIVATION_BYTES = 2.0  # bf16 activations travel between tensor-parallel GPUs
 
 
 def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:

@@ -35,6 +35,7 @@ from engine.numbers.catalog.efficiency import (
 )
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
+    ACTIVATION_BYTES,
     all_gather_seconds,
     all_reduce_seconds,
     all_to_all_seconds,
@@ -49,7 +50,6 @@ from engine.numbers.memory import RECOMPUTE, SHARDINGS
 from engine.numbers.parallelism import StepSplit, Traffic, check_split
 from engine.numbers.records import JsonShape, Record
 
-ACTIVATION_BYTES = 2.0  # bf16 activations between tensor-parallel GPUs
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
 
 

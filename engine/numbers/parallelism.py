@@ -36,11 +36,6 @@ class Split:
     chips_per_server: int
 
     @property
-    def servers(self) -> int:
-        """Servers the job fills (the last one may be part full)."""
-        return -(-self.gpus // self.chips_per_server)
-
-    @property
     def stage_share(self) -> float:
         """Share of the model's layers the fullest stage holds (1 without pipelining)."""
         return self.stage_layers / self.layers
