@@ -67,3 +67,21 @@ def test_a_pasted_config_drives_the_figures_and_junk_gets_a_message(
     page.select_option(f"{SELECTOR} select[name=model]", "llama-3.1-8b")
     assert not page.is_visible(BOX)
     wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)
+
+
+def test_your_model_in_another_calculator(watched: Watched, root_site: Site) -> None:
+    """Step 'Break it: number two, capacity': the admission gate offers the same choice; a
+    pasted Mixtral config is admitted or refused by the engine, live, with a note on it."""
+    page = watched.page
+    selector = "[data-widget=capacity_gate]"
+    box = f"{selector} textarea[name=config]"
+    page.goto(root_site.page_url("steps/capacity/"))
+    wait_live(page)
+    assert not page.is_visible(box)
+    page.select_option(f"{selector} select[name=model]", "config")
+    assert page.is_visible(box)
+    text = (CONFIGS / "Mixtral-8x7B-v0.1.json").read_text(encoding="utf-8")
+    page.fill(box, text)
+    wait_matches_cpython(page, "capacity_gate", selector, timeout_ms=20_000)
+    note = page.inner_text(f"{selector} .your-model-note")
+    assert "your config.json" in note and format_count(model_from_config(text).model.params) in note

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.numbers import quantities
-from engine.numbers.catalog import ModelSpec, list_hardware, list_models, resolve_model
+from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
+from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
 from engine.numbers.formats import FORMATS
-from engine.render.fields import Amount, Choice, Count, Values
+from engine.render.fields import Amount, Choice, Count, Text, Values
+from engine.render.html import esc, tag
+from engine.words.format import format_count
 
 CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
+YOUR_MODEL = "config"
+YOUR_MODEL_LABEL = "Your model (paste a config.json)"
+# The longest value the page address keeps (docs/js/address.js: MAX_VALUE_CHARS).
+ADDRESS_MAX_CHARS = 2000
 
 
 def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
@@ -18,12 +27,71 @@ def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
-def catalog_model_field(default: str = "llama-3.1-8b") -> Choice:
-    """The "Model" select over the catalogue's lesson models (no typed parameter count)."""
-    return Choice("model", "Model", default, options=model_options(with_custom=False))
+def catalog_model_field(default: str = "llama-3.1-8b", *, your_model: bool = False) -> Choice:
+    """The "Model" select over the catalogue's lesson models (no typed parameter count), and
+    with ``your_model`` the reader's own config.json (the widget then also takes
+    :data:`CONFIG` and reads the model with :func:`chosen_model`)."""
+    options = model_options(with_custom=False)
+    if your_model:
+        options += ((YOUR_MODEL, YOUR_MODEL_LABEL),)
+    return Choice("model", "Model", default, options=options)
 
 
 MODEL = Choice("model", "Model", "llama-3.1-8b", options=model_options())
+# The same, with the reader's own config.json as a further choice.
+MODEL_OR_CONFIG = MODEL.but(options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LABEL)))
+# The pasted config.json: its box is shown (and read) only while "your model" is chosen
+# (docs/css/lesson.css hides it otherwise).
+CONFIG = Text(
+    "config", "Your config.json", "", control_kind="textarea",
+    hint=f"Used when the model is '{YOUR_MODEL_LABEL}': paste a Hugging Face config.json. "
+    "The engine reads it here, in your browser; it is sent nowhere.",
+)
+
+
+def pasted_config(values: Values, model_field: Choice) -> ConfigModel | None:
+    """The model read from the pasted config.json when the reader chose it, else None
+    (EngineError naming 'config' when the text is not a config the engine can read)."""
+    if values[model_field] != YOUR_MODEL:
+        return None
+    return model_from_config(values[CONFIG])
+
+
+def chosen_model(values: Values, model_field: Choice) -> ModelSpec:
+    """The catalogue model ``model_field`` names, or the reader's own from its config.json."""
+    read = pasted_config(values, model_field)
+    return read.model if read else get_model(values[model_field])
+
+
+def your_model_note(values: Values, model_field: Choice) -> str:
+    """A line saying which model a widget computed for, when it is the reader's own (else
+    ''), and whether the page address can carry the config."""
+    read = pasted_config(values, model_field)
+    if read is None:
+        return ""
+    m = read.model
+    count = format_count(m.params) + " parameters"
+    if m.is_moe:
+        count += f", {format_count(m.active_params)} active per token"
+    words = (f"Figures for the model your config.json describes ({m.family}, {count}), read "
+             "here in your browser.")
+    guesses = len(read.assumed) + len(read.left_out)
+    if guesses:
+        words += (f" The engine assumed {guesses} thing{'s' if guesses > 1 else ''} the config "
+                  "does not say; the playground lists each.")
+    if len(values.text(CONFIG.name)) > ADDRESS_MAX_CHARS:
+        words += (f" The config is longer than the {ADDRESS_MAX_CHARS:,} characters a page "
+                  "address keeps: a link to this page will not carry it.")
+    return tag("p", esc(words), class_="widget-note your-model-note")
+
+
+def noting_your_model(render: Callable[[Values], str],
+                      model_field: Choice) -> Callable[[Values], str]:
+    """``render`` with :func:`your_model_note` above its result (a widget's declaration)."""
+    def rendered(values: Values) -> str:
+        return your_model_note(values, model_field) + render(values)
+    rendered.__doc__ = render.__doc__
+    return rendered
 PARAMS = Count(
     "params",
     "Parameter count",
@@ -34,22 +102,28 @@ PARAMS = Count(
 )
 
 
-def model_fields(*, hint_aside: str = "") -> tuple[Choice, Count]:
-    """The "model" select (the catalogue, or a typed count) and the "params" count it uses.
+def model_fields(*, hint_aside: str = "") -> tuple[Choice, Count, Text]:
+    """The "model" select (the catalogue, a typed count or the reader's config.json), the
+    "params" count and the "config" text it uses.
 
     ``hint_aside`` is added to the count's hint, before its full stop (e.g. examples).
     """
-    return MODEL, PARAMS.but(hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'{hint_aside}.")
+    return (MODEL_OR_CONFIG,
+            PARAMS.but(hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'{hint_aside}."),
+            CONFIG)
 
 
 def model_from(values: Values, *, check_params: bool = False) -> ModelSpec:
-    """The model the fields of :func:`model_fields` name: the chosen catalogue model, or
-    a generic one from the typed parameter count (EngineError naming "model" or "params").
+    """The model the fields of :func:`model_fields` name: the chosen catalogue model, a
+    generic one from the typed parameter count, or the reader's own from its config.json
+    (EngineError naming "model", "params" or "config").
 
     ``check_params``: check the typed count even when a catalogue model is chosen (an
     address carries it all the same).
     """
-    model_id = values[MODEL]
+    model_id = values[MODEL_OR_CONFIG]
+    if model_id == YOUR_MODEL:
+        return chosen_model(values, MODEL_OR_CONFIG)
     if model_id == CUSTOM_MODEL or check_params:
         params = values[PARAMS]
         if model_id == CUSTOM_MODEL:

@@ -6,13 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers import memory, serving
-from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.formats import get_format
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
+    CONFIG,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
     weight_format_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
@@ -101,13 +104,13 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
     )
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 FORMAT = weight_format_field()
 HARDWARE = hardware_field("Device", gpus_only=False)
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     weight_format = get_format(values[FORMAT]).id
     chosen = get_hardware(values[HARDWARE])
     ids = list(DEVICES) if chosen.id in DEVICES else [*DEVICES, chosen.id]
@@ -178,8 +181,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="bandwidth_ceiling",
     title="Bandwidth: the ceiling on decode speed",
-    fields=(MODEL, FORMAT, HARDWARE),
-    render=render,
+    fields=(MODEL, CONFIG, FORMAT, HARDWARE),
+    render=noting_your_model(render, MODEL),
     summary="The most tokens per second one user can get: bytes read per token over memory "
     "bandwidth, on the chosen device and across the catalogue.",
 )

@@ -6,15 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers import memory
-from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, definition_list, esc, table_box, tag
 from engine.render.options import (
+    CONFIG,
     CONTEXT,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
     weight_format_field,
 )
 from engine.render.widget import Values, Widget
@@ -22,7 +25,7 @@ from engine.words.format import format_count, format_GB
 
 SMALLER_FORMATS = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
-MODEL = catalog_model_field("llama-3.1-70b")
+MODEL = catalog_model_field("llama-3.1-70b", your_model=True)
 HARDWARE = hardware_field()
 FORMAT = weight_format_field()
 CONTEXT_TO_HOLD = CONTEXT.but(label="Context to hold")
@@ -120,7 +123,7 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     weight_format = get_format(values[FORMAT]).id
     context = values[CONTEXT_TO_HOLD]
@@ -178,8 +181,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="capacity_gate",
     title="Capacity: does it fit at all?",
-    fields=(MODEL, HARDWARE, FORMAT, CONTEXT_TO_HOLD),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, FORMAT, CONTEXT_TO_HOLD),
+    render=noting_your_model(render, MODEL),
     summary="Whether a model fits one GPU at all, the arithmetic of a refusal, and the ways "
     "out: more GPUs, smaller weights, a bigger GPU.",
 )

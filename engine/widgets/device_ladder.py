@@ -22,9 +22,11 @@ from engine.render.options import (
     CONTEXT,
     GPUS,
     MFU,
+    MODEL_OR_CONFIG,
     TRAINING_TOKENS,
     model_fields,
     model_from,
+    noting_your_model,
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
@@ -272,7 +274,7 @@ WIDGET = Widget(
     name="device_ladder",
     title="From a phone to a cluster",
     fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
-    render=render,
+    render=noting_your_model(render, MODEL_OR_CONFIG),
     summary="Phone, laptop, workstation GPU, one server and a cluster: can each serve the "
     "model (in which format, how fast) and hold its training state (how long to train).",
 )

@@ -10,7 +10,14 @@ from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
 from engine.numbers.memory import SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
 from engine.render.html import esc, tag
-from engine.render.options import SERVING_WEIGHT_FORMATS, format_options, model_fields, model_from
+from engine.render.options import (
+    MODEL_OR_CONFIG,
+    SERVING_WEIGHT_FORMATS,
+    format_options,
+    model_fields,
+    model_from,
+    noting_your_model,
+)
 from engine.render.widget import Values, Widget
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
@@ -75,7 +82,7 @@ WIDGET = Widget(
     name="five_questions",
     title="Five questions, any workload",
     fields=(*model_fields(), *FIELDS.values()),
-    render=render,
+    render=noting_your_model(render, MODEL_OR_CONFIG),
     summary="Any workload (model, hardware, GPUs, serve or train): does it fit, what limits "
     "its speed, how many GPUs, why would it fail, what does it cost.",
 )

@@ -8,9 +8,14 @@ from engine.numbers.architecture import (
     components,
     layer_components,
 )
-from engine.numbers.catalog import get_model
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import CONTEXT, catalog_model_field
+from engine.render.options import (
+    CONFIG,
+    CONTEXT,
+    catalog_model_field,
+    chosen_model,
+    noting_your_model,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count
 
@@ -44,7 +49,7 @@ def _layers_in_scope(model_layers: int, dense_layers: int, experts: int, scope: 
     return model_layers - dense_layers if experts > 1 else model_layers
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 EARLIER_TOKENS = CONTEXT.but(
     label="Context",
     default="1024",
@@ -53,7 +58,7 @@ EARLIER_TOKENS = CONTEXT.but(
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     context = values[EARLIER_TOKENS]
     layer = layer_components(model)
     layer_rows = [
@@ -137,8 +142,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="layer_matrices",
     title="The matrices inside a model",
-    fields=(MODEL, EARLIER_TOKENS),
-    render=render,
+    fields=(MODEL, CONFIG, EARLIER_TOKENS),
+    render=noting_your_model(render, MODEL),
     summary="The matrices of one layer with shapes, parameters and FLOPs per token, adding up "
     "to the model's parameter count and about 2 × parameters FLOPs.",
 )

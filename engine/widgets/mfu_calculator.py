@@ -4,19 +4,22 @@ time of a token budget at an assumed MFU, with the arithmetic shown."""
 from __future__ import annotations
 
 from engine.numbers import compute, quantities
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
 from engine.numbers.expected_training import expected_train
 from engine.numbers.formats import get_format
 from engine.render.fields import Amount, Choice
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
+    CONFIG,
     GPUS,
     MFU,
     TRAINING_TOKENS,
     catalog_model_field,
+    chosen_model,
     format_options,
     hardware_field,
+    noting_your_model,
 )
 from engine.render.plot import WIDTH, chart
 from engine.render.svg import line, rect, text
@@ -40,7 +43,7 @@ MODES = (
 BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
 
 MODE = Choice("mode", "I know", "mfu", options=MODES)
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 FORMAT = Choice(
     "format",
@@ -112,7 +115,7 @@ def _verdict(mfu: float) -> tuple[str, str]:
 
 def render(values: Values) -> str:
     mode = values[MODE]
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     number_format = get_format(values[FORMAT])
     peak = gpu.peak_flops_per_s(number_format.id)
@@ -202,8 +205,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="mfu_calculator",
     title="Compute: MFU and training time",
-    fields=(MODE, MODEL, HARDWARE, FORMAT, GPU_COUNT, TOKENS_PER_S, ASSUMED_MFU, TOKEN_BUDGET),
-    render=render,
+    fields=(MODE, MODEL, CONFIG, HARDWARE, FORMAT, GPU_COUNT, TOKENS_PER_S, ASSUMED_MFU, TOKEN_BUDGET),
+    render=noting_your_model(render, MODEL),
     summary="Model FLOPs utilisation from a measured training throughput, or the wall-clock "
     "time of a token budget at an assumed MFU, with the arithmetic.",
 )

@@ -9,7 +9,13 @@ from engine.numbers.formats import get_format
 from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import format_options, model_fields, model_from
+from engine.render.options import (
+    MODEL_OR_CONFIG,
+    format_options,
+    model_fields,
+    model_from,
+    noting_your_model,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
@@ -47,7 +53,7 @@ WIDGET = Widget(
     name="model_size",
     title="How big is a model?",
     fields=(*model_fields(hint_aside=" (e.g. 7e9 or 7,000,000,000)"), FORMAT),
-    render=render,
+    render=noting_your_model(render, MODEL_OR_CONFIG),
     summary="Size in GB and FLOPs per token for a model and a number format, and the opening "
     "serving plan on one H100.",
 )

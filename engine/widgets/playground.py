@@ -18,15 +18,21 @@ from __future__ import annotations
 from engine.lesson.config_model import config_notes, shape_rows
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
 from engine.numbers.catalog import ModelSpec
-from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
+from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
-from engine.render.fields import Choice, Text
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import MODEL, model_from
+from engine.render.options import (
+    ADDRESS_MAX_CHARS,
+    CONFIG,
+    MODEL,
+    MODEL_OR_CONFIG,
+    model_from,
+    pasted_config,
+)
 from engine.render.widget import Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
@@ -38,19 +44,6 @@ from engine.words.expected import (
 )
 from engine.words.memory import memory_assumptions
 
-YOUR_MODEL = "config"
-YOUR_MODEL_LABEL = "Your model (paste a config.json)"
-# The longest value the page address keeps (docs/js/address.js: MAX_VALUE_CHARS).
-ADDRESS_MAX_CHARS = 2000
-
-PLAYGROUND_MODEL = Choice("model", MODEL.label, MODEL.default,
-                          options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LABEL)))
-CONFIG = Text(
-    "config", "Your config.json", "", control_kind="textarea",
-    hint=f"Used when the model is '{YOUR_MODEL_LABEL}': paste a Hugging Face config.json. "
-    "The engine reads it here, in your browser; it is sent nowhere.",
-)
-
 
 def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
     """The model the inputs name, and the config it was read from when it was pasted.
@@ -58,8 +51,8 @@ def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
     The pasted config is read only when its choice is made (the box is hidden otherwise);
     the typed count is checked even when unused, as the address carries it all the same.
     """
-    if values[PLAYGROUND_MODEL] == YOUR_MODEL:
-        read = model_from_config(values[CONFIG])
+    read = pasted_config(values, MODEL_OR_CONFIG)
+    if read is not None:
         return read.model, read
     return model_from(values), None
 
@@ -215,7 +208,7 @@ def render(values: Values) -> str:
 
 FIELDS = tuple(
     g for f in PLAN_FIELDS.values()
-    for g in ((PLAYGROUND_MODEL,) if f.name == MODEL.name else
+    for g in ((MODEL_OR_CONFIG,) if f.name == MODEL.name else
               (f, CONFIG) if f.name == "params" else (f,))
 )
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from engine.numbers import serving
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.serving import RequestTimeline
 from engine.render.charts import timeline
 from engine.render.html import definition_list, esc, table, tag
-from engine.render.options import OUTPUT_TOKENS, PROMPT_TOKENS, catalog_model_field, hardware_field
+from engine.render.options import (
+    CONFIG,
+    OUTPUT_TOKENS,
+    PROMPT_TOKENS,
+    catalog_model_field,
+    chosen_model,
+    hardware_field,
+    noting_your_model,
+)
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
 from engine.words.format import format_seconds
@@ -16,7 +24,7 @@ from engine.words.format import format_seconds
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000
 SHORT_TOKENS = 100
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 
 
@@ -29,7 +37,7 @@ def _share(part: float, whole: float) -> str:
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     prompt = values[PROMPT_TOKENS]
     answer = values[OUTPUT_TOKENS]
@@ -141,8 +149,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="request_timeline",
     title="Follow one request",
-    fields=(MODEL, HARDWARE, PROMPT_TOKENS, OUTPUT_TOKENS),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, PROMPT_TOKENS, OUTPUT_TOKENS),
+    render=noting_your_model(render, MODEL),
     summary="The timeline of one request: prefill, decode steps, time to first token, time per "
     "output token and total time; a long question against a long answer.",
 )

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.memory import ServingMemory, serving_memory
 from engine.numbers.quantities import Quantity
@@ -22,10 +22,13 @@ from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.render.fields import Choice, Count
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
+    CONFIG,
     CONTEXT,
     catalog_model_field,
+    chosen_model,
     format_options,
     hardware_field,
+    noting_your_model,
 )
 from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
@@ -321,7 +324,7 @@ def _fits_text(mem: ServingMemory) -> str:
     return f"does not fit: {format_GB(mem.per_gpu_bytes)}"
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 FORMAT = Choice("format", "Weights stored as", "bf16", options=format_options("bf16", "fp8", "int4"))
 ROOFLINE_CONTEXT = CONTEXT.but(default="1024")
@@ -338,7 +341,7 @@ BATCH_LOG2 = Count(
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     hw = get_hardware(values[HARDWARE])
     fmt = values[FORMAT]
     context = values[ROOFLINE_CONTEXT]
@@ -512,8 +515,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="roofline_chart",
     title="The roofline: maths or memory",
-    fields=(MODEL, HARDWARE, FORMAT, ROOFLINE_CONTEXT, BATCH_LOG2),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, FORMAT, ROOFLINE_CONTEXT, BATCH_LOG2),
+    render=noting_your_model(render, MODEL),
     summary="A log-log roofline for one GPU and number format, with prefill and decode at "
     "several batch sizes on it; a batch slider shows throughput rising and time per token "
     "changing, and when decode turns compute-bound.",

@@ -7,17 +7,24 @@ not 4 times faster than on one.
 from __future__ import annotations
 
 from engine.numbers import quantities
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.catalog.links import get_links
 from engine.numbers.expected_serving import DecodeParts, decode_parts
 from engine.render.fields import Count
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.log_lines import log_lines
-from engine.render.options import CONTEXT, catalog_model_field, hardware_field
+from engine.render.options import (
+    CONFIG,
+    CONTEXT,
+    catalog_model_field,
+    chosen_model,
+    hardware_field,
+    noting_your_model,
+)
 from engine.render.widget import Values, Widget
 from engine.words.format import format_seconds
 
-MODEL = catalog_model_field("llama-3.1-70b")
+MODEL = catalog_model_field("llama-3.1-70b", your_model=True)
 HARDWARE = hardware_field().but(default="l40s")
 GPUS = Count("gpus", "Tensor-parallel GPUs", "8", unit="GPUs", control_kind="select",
              options=(("1", "1"), ("2", "2"), ("4", "4"), ("8", "8")),
@@ -34,7 +41,7 @@ def _ms(seconds: float) -> str:
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     hw = get_hardware(values[HARDWARE])
     gpus = values[GPUS]
     context = values[CONTEXT_TOKENS]
@@ -88,8 +95,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="roofline_three_roofs",
     title="A roofline with three roofs",
-    fields=(MODEL, HARDWARE, GPUS, CONTEXT_TOKENS),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, GPUS, CONTEXT_TOKENS),
+    render=noting_your_model(render, MODEL),
     summary="Tensor-parallel serving: the maths, memory and all-reduce time of one decode step "
     "as the batch grows, and why more GPUs are not proportionally faster.",
 )

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 from engine.numbers import memory
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.render.charts import memory_bar
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
     BATCH,
+    CONFIG,
     CONTEXT,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
     weight_format_field,
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
 from engine.words.memory import memory_assumptions
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 FORMAT = weight_format_field()
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     context_tokens = values[CONTEXT]
     batch = values[BATCH]
@@ -65,8 +68,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="serve_plan",
     title="Deploy a model on one GPU",
-    fields=(MODEL, HARDWARE, FORMAT, CONTEXT, BATCH),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, FORMAT, CONTEXT, BATCH),
+    render=noting_your_model(render, MODEL),
     summary="Serving memory on one GPU: weights, KV cache, activations, overhead; the context "
     "and concurrency the rest of the GPU can hold.",
 )

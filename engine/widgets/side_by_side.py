@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.numbers import cost, roofline
 from engine.numbers.architecture import check_tensor_parallel
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
@@ -13,9 +13,12 @@ from engine.render.charts import memory_bar
 from engine.render.html import column_heads, esc, tag
 from engine.render.options import (
     BATCH,
+    CONFIG,
     GPUS,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
 )
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
@@ -33,7 +36,7 @@ CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
 MAX_GPUS = 100_000
 MAX_BATCH = 4096
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 _AT_MOST = "a hundred thousand GPUs is more than any one job here needs"
 TRAIN_GPUS = GPUS.but(name="train_gpus", label="GPUs for training", default="8").within(
@@ -72,7 +75,7 @@ def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     train_gpus = values[TRAIN_GPUS]
     serve_gpus = check_tensor_parallel(model, values[SERVE_GPUS], SERVE_GPUS.name)
@@ -233,8 +236,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="side_by_side",
     title="One model, two jobs: training and serving",
-    fields=(MODEL, HARDWARE, TRAIN_GPUS, SERVE_GPUS, SERVED_BATCH),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, TRAIN_GPUS, SERVE_GPUS, SERVED_BATCH),
+    render=noting_your_model(render, MODEL),
     summary="The same model on the same GPU as a training job and as a service: what is "
     "measured, memory, the limit, batch, scheduling and cost, side by side.",
 )

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from engine.numbers import memory
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.formats import get_format
 from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
+    CONFIG,
     MICRO_BATCH,
     SEQ_LEN,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
@@ -31,7 +34,7 @@ def _verdict(what: str, used: float, capacity: float) -> str:
     return tag("p", esc(text), class_="widget-verdict " + ("fits" if fits else "refused"))
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 OPTIMIZER = Choice(
     "optimizer",
@@ -63,7 +66,7 @@ def _block(task: str, mem: memory.ServingMemory | memory.TrainingMemory, what: s
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     optimizer = values[OPTIMIZER]
     convention = values[CONVENTION]
@@ -129,8 +132,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="train_vs_serve",
     title="Serving versus training, on one GPU",
-    fields=(MODEL, HARDWARE, OPTIMIZER, CONVENTION, MICRO_BATCH, SEQ_LEN, RECOMPUTE),
-    render=render,
+    fields=(MODEL, CONFIG, HARDWARE, OPTIMIZER, CONVENTION, MICRO_BATCH, SEQ_LEN, RECOMPUTE),
+    render=noting_your_model(render, MODEL),
     summary="Serving and training memory side by side on one GPU; the training state per "
     "parameter (16 bytes for Adam in mixed precision) against the 2 bytes serving needs.",
 )

@@ -5,7 +5,7 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 from __future__ import annotations
 
 from engine.numbers import compute, cost
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import SHARDINGS, TrainingMemory
@@ -15,13 +15,16 @@ from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
+    CONFIG,
     GPUS,
     MFU,
     TARGET_DAYS,
     TENSOR_PARALLEL,
     TRAINING_TOKENS,
     catalog_model_field,
+    chosen_model,
     hardware_field,
+    noting_your_model,
 )
 from engine.render.widget import Values, Widget
 from engine.words.answers import answers, price_note
@@ -39,7 +42,7 @@ from engine.words.memory import memory_assumptions
 
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 
-MODEL = catalog_model_field("llama-3.1-405b")
+MODEL = catalog_model_field("llama-3.1-405b", your_model=True)
 TOKENS = TRAINING_TOKENS.but(hint="15.6e12 is 15.6 trillion")
 HARDWARE = hardware_field()
 GPU_COUNT = GPUS.but(default="16384")
@@ -55,7 +58,7 @@ TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP
 
 
 def render(values: Values) -> str:
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     gpu = get_hardware(values[HARDWARE])
     tokens = values[TOKENS]
     mfu = values[MFU]
@@ -188,8 +191,8 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="training_at_scale",
     title="Train a big model on many GPUs",
-    fields=(MODEL, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP),
-    render=render,
+    fields=(MODEL, CONFIG, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP),
+    render=noting_your_model(render, MODEL),
     summary="A big model on many GPUs: memory per GPU with sharded state, wall-clock time, the "
     "fewest GPUs that fit and the count that meets a deadline.",
 )

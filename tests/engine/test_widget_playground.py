@@ -264,7 +264,7 @@ def config_text(name: str) -> str:
 
 
 def test_pasted_config_drives_every_figure() -> None:
-    from engine.widgets.playground import ADDRESS_MAX_CHARS, YOUR_MODEL
+    from engine.render.options import ADDRESS_MAX_CHARS, YOUR_MODEL
 
     text = config_text("Llama-3.1-8B")
     assert len(text) < ADDRESS_MAX_CHARS
@@ -278,7 +278,7 @@ def test_pasted_config_drives_every_figure() -> None:
 
 
 def test_pasted_moe_config_shows_active_and_notes() -> None:
-    from engine.widgets.playground import YOUR_MODEL
+    from engine.render.options import YOUR_MODEL
 
     text = config_text("DeepSeek-V3")
     html = render(model=YOUR_MODEL, config=text, gpus="8", format="fp8")
@@ -289,7 +289,7 @@ def test_pasted_moe_config_shows_active_and_notes() -> None:
 
 
 def test_pasted_junk_says_what_is_wrong_beside_the_box() -> None:
-    from engine.widgets.playground import YOUR_MODEL
+    from engine.render.options import YOUR_MODEL
 
     for junk, said in (("{not json", "not valid JSON"), ("[1]", "must be a JSON object"),
                        ('{"model_type": "llama"}', "hidden_size: missing"),
@@ -304,7 +304,7 @@ def test_hidden_config_is_not_read() -> None:
 
 
 def test_long_config_is_said_not_kept_in_the_address() -> None:
-    from engine.widgets.playground import ADDRESS_MAX_CHARS, YOUR_MODEL
+    from engine.render.options import ADDRESS_MAX_CHARS, YOUR_MODEL
 
     text = config_text("DeepSeek-V3")
     long_text = text + " " * (ADDRESS_MAX_CHARS - len(text) + 1)
@@ -316,7 +316,7 @@ def test_long_config_is_said_not_kept_in_the_address() -> None:
 
 
 def test_hostile_name_in_config_is_escaped() -> None:
-    from engine.widgets.playground import YOUR_MODEL
+    from engine.render.options import YOUR_MODEL
 
     data = json.loads(config_text("Llama-3.1-8B"))
     data["_name_or_path"] = "<img src=x onerror=alert(1)>"
