@@ -44,7 +44,11 @@ PUBLISHED = [
      "Hugging Face page of microsoft/Phi-3-mini-4k-instruct: 3.82B params (safetensors)"),
     ("pythia-1.4b", 1_414_647_808, 0, 0.005,
      "EleutherAI/pythia README, model table: 1,414,647,808 total parameters"),
-    ("falcon-7b", 7e9, 0, 0.012, "tiiuae/falcon-7b model card: '7B parameters' (rounded)"),
+    ("falcon-7b", 6.92e9, 0, 0.005,
+     "Hugging Face page of tiiuae/falcon-7b: 6.92B params (safetensors); the card's '7B' rounds it"),
+    ("gemma-3-1b-it", 1.0e9, 0, 0.005,
+     "Gemma 3 Technical Report (arXiv 2503.19786) Table 1, 1B: 302M embedding + 698M "
+     "non-embedding parameters"),
 ]
 
 
