@@ -42,10 +42,38 @@ Slip = tuple[str, float, str]  # (mistake id, the bytes that slip gives, what it
 
 # ----------------------------------------------------------------------------- answers
 
-_ANSWER = re.compile(
-    r"^\s*(?P<number>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE
-)
 _THOUSANDS = re.compile(r"^[0-9]{1,3}(?:,[0-9]{3})+$")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerUnit:
+    """How a drill's answers are written: the unit's name (in messages), an example answer,
+    the unit words accepted after the number (lower case, each with its factor to the unit;
+    '' is a bare number), refused unit words with their message, the largest answer, and
+    the pattern unit words are read with."""
+
+    name: str
+    example: str
+    accepted: tuple[tuple[str, float], ...]
+    refused: tuple[tuple[str, str], ...] = ()
+    maximum: float = MAX_ANSWER_GB
+    unit_pattern: str = "[a-z]*"
+
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(
+            r"^\s*(?P<number>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?P<unit>"
+            + self.unit_pattern
+            + r")\s*$",
+            re.IGNORECASE,
+        )
+
+
+GB_ANSWER = AnswerUnit(
+    "GB",
+    "42.5",
+    (("", 1.0), ("gb", 1.0)),
+    (("gib", "Give the answer in GB (10^9 bytes), not GiB."),),
+)
 
 
 def parse_answer_GB(text: object, field: str = "answer") -> float:
@@ -55,24 +83,36 @@ def parse_answer_GB(text: object, field: str = "answer") -> float:
     Refused: '' (empty), '128,5' (use a point for decimals), '119.7 GiB' or any other unit,
     '1e2', negative numbers, zero, and any other text.
     """
+    return parse_answer(text, GB_ANSWER, field)
+
+
+def parse_answer(text: object, unit: AnswerUnit, field: str = "answer") -> float:
+    """The reader's answer in ``unit`` as a float, or EngineError naming ``field``: a
+    positive number written out (a point for decimals, commas only grouping thousands),
+    followed by nothing or one of the unit's accepted words (converted by its factor)."""
+    name, example = unit.name, unit.example
     if not isinstance(text, str):
-        raise EngineError("Type your answer as a number of GB.", field)
+        raise EngineError(f"Type your answer as a number of {name}.", field)
     if not text.strip():
-        raise EngineError("Your answer is empty: type a number of GB, such as 42.5.", field)
+        raise EngineError(
+            f"Your answer is empty: type a number of {name}, such as {example}.", field
+        )
     shown = text.strip() if len(text.strip()) <= 20 else text.strip()[:20] + "..."
     if len(text) > MAX_ANSWER_CHARS:
-        raise EngineError(f"{shown!r} is too long for an answer: type a number of GB.", field)
-    match = _ANSWER.match(text)
+        raise EngineError(f"{shown!r} is too long for an answer: type a number of {name}.", field)
+    match = unit.pattern().match(text)
     if not match:
-        _refuse_other_numbers(text.strip(), field)
+        _refuse_other_numbers(text.strip(), unit, field)
         raise EngineError(
-            f"Your answer must be a number of GB, such as 42.5, not {shown!r}.", field
+            f"Your answer must be a number of {name}, such as {example}, not {shown!r}.", field
         )
-    number, unit = match.group("number"), match.group("unit").lower()
-    if unit == "gib":
-        raise EngineError("Give the answer in GB (10^9 bytes), not GiB.", field)
-    if unit not in ("", "gb"):
-        raise EngineError(f"Give the answer in GB, not {unit[:8]!r}.", field)
+    number, word = match.group("number"), match.group("unit").lower()
+    refused = dict(unit.refused)
+    if word in refused:
+        raise EngineError(refused[word], field)
+    factors = dict(unit.accepted)
+    if word not in factors:
+        raise EngineError(f"Give the answer in {name}, not {word[:8]!r}.", field)
     whole = number.split(".")[0]
     if "," in whole and not _THOUSANDS.match(whole):
         raise EngineError(
@@ -82,11 +122,11 @@ def parse_answer_GB(text: object, field: str = "answer") -> float:
         raise EngineError("Use a point for decimals (128.5), with no comma after it.", field)
     value = float(number.replace(",", ""))
     if not value > 0:
-        raise EngineError("Your answer must be more than 0 GB.", field)
-    return value
+        raise EngineError(f"Your answer must be more than 0 {name}.", field)
+    return value * factors[word]
 
 
-def _refuse_other_numbers(text: str, field: str) -> None:
+def _refuse_other_numbers(text: str, unit: AnswerUnit, field: str) -> None:
     """Say what is wrong with numbers the answer format does not take: a negative number,
     scientific notation (too large, or to be written out), a number too large to be a float."""
     try:
@@ -96,10 +136,11 @@ def _refuse_other_numbers(text: str, field: str) -> None:
     if value != value:  # NaN
         return
     if value <= 0:
-        raise EngineError("Your answer must be more than 0 GB.", field)
-    if value > MAX_ANSWER_GB:
+        raise EngineError(f"Your answer must be more than 0 {unit.name}.", field)
+    if value > unit.maximum:
         raise EngineError(
-            f"{text[:20]!r} GB is far too large: no answer here is over {MAX_ANSWER_GB:,.0f} GB.",
+            f"{text[:20]!r} {unit.name} is far too large: no answer here is over "
+            f"{unit.maximum:,.0f} {unit.name}.",
             field,
         )
     raise EngineError(f"Write the number out, such as {value:,.6g}, not {text[:20]!r}.", field)
@@ -361,8 +402,10 @@ class QuestionBase:
 
 
 __all__ = [
+    "GB_ANSWER",
     "MAX_SEED",
     "TOLERANCE",
+    "AnswerUnit",
     "BaseFeedback",
     "QuestionBase",
     "QuestionLike",
@@ -370,6 +413,7 @@ __all__ = [
     "Slip",
     "first_drawn",
     "next_seed",
+    "parse_answer",
     "parse_answer_GB",
     "parse_fits",
     "parse_seed",

@@ -80,7 +80,8 @@ def score_html(score: Score, goal: int, step: int) -> str:
 @dataclass(frozen=True)
 class DrillView(Generic[Q]):
     """One drill's widget: its step, what it calls a question, its catalogue of mistakes,
-    and how it draws a question, checks an answer and draws the memory bar."""
+    and how it draws a question, checks an answer and draws its picture (the memory bar;
+    '' for none)."""
 
     step: int
     noun: str  # 'question' or 'scenario'
@@ -91,6 +92,7 @@ class DrillView(Generic[Q]):
     working_title: str = "The working:"
     data: Callable[[Q], Mapping[str, str]] = lambda _: {}
     goal: int = GOAL
+    cleared: tuple[str, ...] = ("answer", "fits")  # the inputs a new question empties
 
     def question_html(self, q: Q) -> str:
         lead = tag("strong", esc(f"{self.noun.capitalize()} {q.seed:,}.")) + " " + esc(q.lead)
@@ -144,7 +146,7 @@ class DrillView(Generic[Q]):
         feedback_html = ""
         if action == "new":
             seed = next_seed(seed)
-            set_inputs.update(seed=str(seed), answer="", fits="")
+            set_inputs.update(seed=str(seed), **dict.fromkeys(self.cleared, ""))
         question = self.question(seed)
         if action == "check":
             feedback = self.check(question, values)
