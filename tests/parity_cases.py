@@ -107,6 +107,7 @@ HOSTILE_CASES: list[tuple[str, dict[str, str]]] = [
     ("dgx_panel", {"state": "[" * 20_000}),
     ("launch_training", {"state": "{" * 20_000}),
     ("drill_will_it_fit", {"state": "[" * 20_000}),
+    ("drill_speed", {"state": "[" * 20_000}),
 ]
 
 

@@ -4,15 +4,16 @@ the feedback on an answer, and the parts of a question that do not depend on its
 A question is drawn deterministically from a seed (``random.Random(seed)``), so a question
 number in a link reproduces it exactly, in CPython and in Pyodide alike.
 
-Answers are numbers in GB (10^9 bytes). :func:`parse_answer_GB` accepts ``128.5``,
-``128.5 GB``, ``128.5gb`` and ``1,234.5`` (a comma only groups thousands); it refuses
-``128,5`` (a decimal comma), other units, and anything that is not a positive number. An
+Answers are numbers in a drill's unit (:class:`AnswerUnit`; the memory drills' is GB, 10^9
+bytes). :func:`parse_answer_GB` accepts ``128.5``, ``128.5 GB``, ``128.5gb`` and ``1,234.5``
+(a comma only groups thousands); it refuses ``128,5`` (a decimal comma), other units, and
+anything that is not a positive number; :func:`parse_answer` does the same in any unit. An
 answer is right within :data:`TOLERANCE` (2 %) of the engine's figure; a wrong one is
 compared, with the same tolerance, with the answers the typical slips give.
 
 The drills themselves (their scenarios and their catalogues of mistakes) are
-:mod:`engine.lesson.drills` (step 7, training memory) and :mod:`engine.lesson.drill_fit` (step 17, will it
-fit?).
+:mod:`engine.lesson.drills` (step 7, training memory), :mod:`engine.lesson.drill_fit` (step 17, will it
+fit?) and :mod:`engine.lesson.drill_speed` (step 17, how fast?).
 """
 
 from __future__ import annotations
