@@ -306,6 +306,18 @@ class BaseFeedback(Record):
         return f"{self.headline} {self.explanation}".strip()
 
 
+def slip_words(slip: Slip | None, shown_answer: str) -> tuple[str, str]:
+    """(explanation, mistake id) for a wrong number: the matched slip's words and id, or, when
+    no slip matches, a line saying so about ``shown_answer`` (the answer in words) and
+    'unknown'."""
+    if slip is not None:
+        return slip[2], slip[0]
+    return (
+        f"Your {shown_answer} does not match a typical slip; follow the working below.",
+        "unknown",
+    )
+
+
 # ---------------------------------------------------------------------------- questions
 
 
@@ -418,5 +430,6 @@ __all__ = [
     "parse_answer_GB",
     "parse_fits",
     "parse_seed",
+    "slip_words",
     "within",
 ]

@@ -29,6 +29,7 @@ from engine.lesson.drill_core import (
     parse_answer_GB,
     parse_fits,
     parse_seed,
+    slip_words,
     within,
 )
 from engine.numbers import memory
@@ -561,16 +562,8 @@ def check_answer(question: FitQuestion, fits: object, answer_text: object = "") 
             if verdict_ok
             else f"Not quite: {truth}, and each GPU needs {right}."
         )
-        matched = question.slip_matching(answer)
-        if matched is not None:
-            return result(False, headline, matched[2], matched[0])
-        return result(
-            False,
-            headline,
-            f"Your {format_GB(answer * GB)} does not match a typical slip; follow the working "
-            "below.",
-            "unknown",
-        )
+        words, mistake = slip_words(question.slip_matching(answer), format_GB(answer * GB))
+        return result(False, headline, words, mistake)
     headline = f"Not quite: {truth}. Each GPU needs {right}."
     slip = question.slip_for_verdict(says_fits)
     if slip is None:

@@ -33,6 +33,7 @@ from engine.lesson.drill_core import (
     first_drawn,
     parse_answer,
     parse_seed,
+    slip_words,
     within,
 )
 from engine.numbers import architecture, memory, serving, validate
@@ -578,16 +579,8 @@ def check_answer(question: SpeedQuestion, limit: object, answer_text: object) ->
         if limit_ok
         else f"Not quite: {right}, set by {truth}."
     )
-    slip = question.slip_matching(answer)
-    if slip is not None:
-        return result(False, headline, slip[2], slip[0])
-    return result(
-        False,
-        headline,
-        f"Your {question.answer_words(answer)} does not match a typical slip; follow the "
-        "working below.",
-        "unknown",
-    )
+    words, mistake = slip_words(question.slip_matching(answer), question.answer_words(answer))
+    return result(False, headline, words, mistake)
 
 
 __all__ = [

@@ -32,6 +32,7 @@ from engine.lesson.drill_core import (
     parse_answer_GB,
     parse_fits,
     parse_seed,
+    slip_words,
     within,
 )
 from engine.numbers import memory
@@ -516,20 +517,8 @@ def check_answer(
     verdict_note = ""
     if says_fits is not None and says_fits != question.fits:
         verdict_note = " And so it fits." if question.fits else " And so it does not fit."
-    slip = question.slip_matching(answer)
-    if slip is not None:
-        mistake, _, words = slip
-        return Feedback(False, headline, words + verdict_note, working, mistake, answer, expected)
-    return Feedback(
-        False,
-        headline,
-        f"Your {format_GB(answer * GB)} does not match a typical slip; follow the working "
-        "below." + verdict_note,
-        working,
-        "unknown",
-        answer,
-        expected,
-    )
+    words, mistake = slip_words(question.slip_matching(answer), format_GB(answer * GB))
+    return Feedback(False, headline, words + verdict_note, working, mistake, answer, expected)
 
 
 __all__ = [
