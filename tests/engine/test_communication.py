@@ -95,3 +95,16 @@ def test_pipeline_bubble():
     # Narayanan et al. 2021 (section 2.2): (p - 1) / (m + p - 1); 4 stages, 12 micro-batches.
     assert pipeline_bubble_fraction(4, 12) == pytest.approx(3 / 15)
     assert pipeline_bubble_fraction(1, 5) == 0.0
+
+
+def test_mi300x_collectives_follow_rccl_cost_model():
+    # ROCm/rccl src/graph/tuning.cc: baseLat Ring/LL 12.0 us, 0.8 us per xGMI step. A 16 KB
+    # all-reduce over 8 MI300X: 2 x 7/8 x 16,384 / (448e9 x 0.8) + (12.0 + 14 x 0.8) us
+    # = 0.08 + 23.2 = 23.28 us (NCCL's NVLink figures would give 10.2 us).
+    link = group_link(get_links("mi300x"), 8)
+    by_hand = 2 * 7 / 8 * 16_384 / (448e9 * 0.8) + (12.0 + 14 * 0.8) * 1e-6
+    assert all_reduce_seconds(16_384, link) == pytest.approx(by_hand, rel=1e-12)
+    assert all_reduce_seconds(16_384, link) == pytest.approx(23.28e-6, rel=1e-3)
+    assert "rccl" in get_links("mi300x").latency_source.lower()
+    # NVIDIA chips keep NCCL's base latency.
+    assert get_links("h100-sxm").base_latency_seconds == pytest.approx(3.6e-6)

@@ -15,7 +15,7 @@ from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
 
-LATENCY_KINDS = ("nvlink", "pcie", "network")
+LATENCY_KINDS = ("nvlink", "pcie", "network", "xgmi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +72,8 @@ def _link(hw_id: str, e: dict[str, Any], lat: dict[str, Any]) -> LinkSpec:
         chips_per_server=int(e["chips_per_server"]),
         step_latency_seconds=float(lat[f"{kind}_step_us"]) * 1e-6,
         network_step_latency_seconds=float(lat["network_step_us"]) * 1e-6,
-        base_latency_seconds=float(lat["base_us"]) * 1e-6,
-        latency_source=lat["source"],
+        base_latency_seconds=float(lat.get(f"{kind}_base_us", lat["base_us"])) * 1e-6,
+        latency_source=lat.get(f"{kind}_source", lat["source"]),
         source=e["source"],
         pairs_only=bool(e.get("pairs_only", False)),
         pcie_bytes_per_s=float(e.get("pcie_GB_per_s_each_way", 0.0)) * 1e9,
