@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 from engine.numbers.catalog import ModelSpec, get_hardware, get_model
 from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
+from engine.numbers.energy import plan_energy
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_count, format_flops, format_TFLOP_per_s
@@ -30,9 +32,10 @@ from engine.words.format import format_count, format_flops, format_TFLOP_per_s
 TOPICS: dict[str, str] = {
     "compute": "Counting the work",
     "chips": "One chip: the datasheet peak against the best measured matrix multiply",
+    "energy": "Energy: a training run's electricity",
 }
 
-UNITS = ("flops", "percent", "days", "gpu_hours", "flops_per_s", "tokens_per_s")
+UNITS = ("flops", "percent", "days", "gpu_hours", "flops_per_s", "tokens_per_s", "mwh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +176,23 @@ def _palm_mfu() -> Prediction:
         mfu * 100.0,
         "(6 × 540.35 billion + attention) FLOPs per token × "
         f"238,300 tokens/s ÷ (6,144 chips × {_tflops(peak)})",
+    )
+
+
+def _bloom_energy() -> Prediction:
+    # BLOOM's final run as published (arXiv 2211.05100, sections 3.4-3.5): 176.247 billion
+    # parameters, 366 billion tokens of 2,048, 384 A100 80GB in TP 4 x PP 12 x DP 8, ZeRO-1,
+    # a global batch of 2,048 sequences. The engine's plan at its default MFU, and the energy
+    # of that time at rated power times the catalogue's PUE.
+    p = plan(params=176.247e9, hardware="a100-80gb", gpus=384, task="train", tokens=366e9,
+             seq_len=2048, tp=4, pp=12, sharding="zero1", global_batch_tokens=2048 * 2048)
+    energy = plan_energy(p)
+    assert energy is not None and energy.megawatt_hours is not None and p.train is not None
+    pw = energy.power
+    return Prediction(
+        energy.megawatt_hours,
+        f"{p.gpus:,} GPUs × {pw.power_W_per_gpu:,.0f} W (rated) × PUE {pw.pue:g} × "
+        f"{p.train.seconds / SECONDS_PER_DAY:,.1f} days at {p.train.mfu:.0%} MFU",
     )
 
 
@@ -332,6 +352,22 @@ COMPARISONS: tuple[Comparison, ...] = (
         "compute, so its datasheet peak is as far out of reach.",
         lambda: _peak_of("h200"),
     ),
+    Comparison(
+        "bloom-energy",
+        "energy",
+        "BLOOM 176B: electricity of the final training run",
+        "mwh",
+        433.196,
+        "433 MWh (1,082,990 GPU-hours × 400 W)",
+        "Luccioni, Viguier and Ligozat, 'Estimating the Carbon Footprint of BLOOM, a 176B "
+        "Parameter Language Model' (JMLR 24, 2023; arXiv 2211.02001), section 4: dynamic "
+        "consumption 433,196 kWh, the GPU-hours times the A100's 400 W TDP",
+        "The published figure counts the GPUs alone at their rated power; the engine also "
+        "multiplies by the industry-average PUE (1.58) for cooling and power delivery, which "
+        "pushes it up, while its 40 % MFU makes the run shorter than BLOOM's 1.08 million "
+        "GPU-hours, which pulls it down. The paper adds 257 MWh of idle servers besides.",
+        _bloom_energy,
+    ),
 )
 
 
@@ -391,6 +427,8 @@ def format_value(value: float, unit: str) -> str:
         return format_TFLOP_per_s(value)
     if unit == "tokens_per_s":
         return f"{_sig(value)} tokens/s"
+    if unit == "mwh":
+        return f"{_sig(value)} MWh"
     raise EngineError(f"Unknown unit {unit!r}.", "unit")
 
 
