@@ -18,6 +18,7 @@ from engine.lesson.cluster.words import gpu_list
 from engine.numbers import bounded_json
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.render.fields import Text, hidden
 from engine.render.html import esc, tag
 from engine.render.plot import stacked_bar
@@ -176,6 +177,18 @@ def _gpu_table(state: cluster.ClusterState) -> str:
     )
 
 
+def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
+    """'; a well-tuned stack: about N tokens/s (M% MFU)', the engine's expected speed of the
+    job beside the MFU it was launched with; empty if the engine cannot model the job."""
+    try:
+        e = expected_train(job.model_id, state.system.gpu, tokens=job.tokens,
+                           gpus=len(job.gpus), sharding=job.sharding, recompute=job.recompute,
+                           micro_batch=job.micro_batch, seq_len=job.seq_len)
+    except EngineError:
+        return ""
+    return f"; a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({e.mfu:.0%} MFU)"
+
+
 def _jobs_table(state: cluster.ClusterState) -> str:
     running = state.running_jobs()
     if not running:
@@ -189,8 +202,8 @@ def _jobs_table(state: cluster.ClusterState) -> str:
         else:
             status = (
                 f"{progress.phase}, {progress.progress:.0%} done, "
-                f"{progress.tokens_per_s:,.0f} tokens/s, about "
-                f"{format_seconds(progress.seconds_left)} left"
+                f"{progress.tokens_per_s:,.0f} tokens/s at {job.mfu:.0%} MFU, about "
+                f"{format_seconds(progress.seconds_left)} left" + _expected_words(state, job)
             )
         swatch = tag("span", "", class_=f"swatch {colours[job.id]}", aria_hidden="true")
         rows.append(

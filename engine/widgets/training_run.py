@@ -8,9 +8,12 @@ one :func:`~engine.numbers.training_run.training_run_at` for the moment shown.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine.numbers import memory
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.compute import training_flops_per_token
+from engine.numbers.expected_training import ExpectedTrain, expected_train
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     CHINCHILLA_VOCAB,
@@ -61,6 +64,15 @@ TOKENS = TRAINING_TOKENS.but(
 ).within(maximum=MAX_TOKENS, reason="the simulation runs up to a quadrillion tokens")
 
 
+@lru_cache(maxsize=8)
+def _expected(tokens: float) -> ExpectedTrain:
+    """The bound and the expected run at full speed: they depend on the budget alone, so the
+    clock's frames do not recompute them."""
+    system = get_system(SYSTEM)
+    return expected_train(get_model(MODEL), system.gpu, tokens=tokens, gpus=system.gpu_count,
+                          sharding=SHARDING, compute_format=TRAINING_FORMAT)
+
+
 def render(values: Values) -> str:
     system = get_system(SYSTEM)
     gpu = system.gpu
@@ -80,6 +92,7 @@ def render(values: Values) -> str:
     )
     now = training_run_at(run.inputs, elapsed)
     finished = now.phase == "finished"
+    expected = _expected(tokens)
 
     # The loss curve: the whole run faint, the part already run bold. The first sample (the
     # untrained model, before start-up ends) is far above the rest and is left off the scale.
@@ -183,6 +196,12 @@ def render(values: Values) -> str:
                 "The whole run",
                 f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
                 f"{run.gpu_hours:,.0f} GPU-hours",
+            ),
+            (
+                "Best case and expected, at full speed",
+                f"at best {format_seconds(expected.bound_seconds)} (every GPU at its peak, "
+                f"which no run reaches); a well-tuned stack is expected to reach about "
+                f"{expected.mfu:.0%} MFU: {format_seconds(expected.seconds)}",
             ),
             ("Training FLOPs (6 × active parameters × tokens + attention)",
              format_flops(run.total_flops)),

@@ -25,7 +25,9 @@ from engine.lesson.cluster import (
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import serving_memory, training_memory
+from engine.words.format import format_seconds
 
 GB = 1e9
 
@@ -63,6 +65,20 @@ def test_new_cluster_is_an_empty_dgx1() -> None:
     assert "679.5 GB" in c.log[0].message  # 8 x 84.94 GB
     with pytest.raises(EngineError, match="Unknown system"):
         new_cluster("dgx-9")
+
+
+def test_an_accepted_training_job_says_the_expected_speed_beside_its_mfu() -> None:
+    # Llama 3.1 8B, ZeRO-3 on all eight H100s, 1e9 tokens at the default 40 % MFU: the
+    # arithmetic ends with the engine's expected MFU, speed and time for the same job, and the
+    # bound (every GPU at its peak), which the time at 40 % MFU can never beat.
+    r = launch_training(new_cluster(), "llama-3.1-8b", tuple(range(8)), "zero3", tokens=1e9)
+    assert r.accepted and r.job is not None
+    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=1e9, gpus=8, sharding="zero3",
+                       seq_len=r.job.seq_len, micro_batch=1)
+    assert r.arithmetic[-1] == (
+        f"Expected: a well-tuned stack reaches about {e.mfu:.0%} MFU on these GPUs, "
+        f"{e.tokens_per_s:,.0f} tokens/s: about {format_seconds(e.seconds)} (at best "
+        f"{format_seconds(e.bound_seconds)}, every GPU at its peak).")
 
 
 def test_deploy_the_8b_model_on_one_gpu() -> None:

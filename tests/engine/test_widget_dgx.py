@@ -16,6 +16,7 @@ from engine.lesson.dgx_view import DEFAULT_STATE, dump_state, load_state
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Rendered
 from engine.words.format import format_GB
@@ -83,6 +84,12 @@ def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
     assert "training Llama 3.1 8B (ZeRO-3" in text and "GPUs 0-7" in text
     progress = state.progress(job)
     assert f"{progress.progress:.0%} done" in text
+    # Beside the MFU it was launched with, the engine's expected speed of the same job.
+    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=job.tokens, gpus=8, sharding="zero3",
+                       recompute=job.recompute, micro_batch=job.micro_batch, seq_len=job.seq_len)
+    assert (f"tokens/s at {job.mfu:.0%} MFU" in text
+            and f"a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({e.mfu:.0%} MFU)"
+            in text)
     messages = [e.message for e in state.log]
     positions = [out.html.index(m.replace("'", "&#x27;")) for m in reversed(messages)]
     assert positions == sorted(positions)  # newest first

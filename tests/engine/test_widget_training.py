@@ -12,6 +12,7 @@ from engine.browser import update
 from engine.numbers import compute, cost, memory, roofline
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.numbers.plan import plan
 from engine.numbers.training_run import (
     CHINCHILLA_E,
@@ -74,6 +75,18 @@ def test_training_run_at_start_shows_the_whole_run() -> None:
     assert html.count('class="chart gpu-meters"') == 1
     assert "GPU 7" in text and "GPU 8" not in text
     assert 'role="img"' in html and "aria-label=" in html
+
+
+def test_training_run_shows_the_bound_and_the_expected_beside_the_chosen_mfu() -> None:
+    # Llama 3.1 8B on dgx-1, 1e12 tokens, ZeRO-3: the bound is its FLOPs at the raw bf16 peak
+    # of 8 H100s (no run beats it), the expected value what a tuned stack reaches; neither
+    # follows the MFU the reader picks.
+    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=1e12, gpus=8, sharding="zero3")
+    for mfu in ("0.2", "0.6"):
+        text = text_of(render("training_run", tokens="1e12", mfu=mfu))
+        assert (f"at best {format_seconds(e.bound_seconds)} (every GPU at its peak" in text)
+        assert (f"expected to reach about {e.mfu:.0%} MFU: {format_seconds(e.seconds)}" in text)
+    assert e.bound_seconds < e.seconds
 
 
 def test_training_run_loss_axis_is_marked_cut_and_the_loss_is_explained() -> None:

@@ -37,6 +37,7 @@ from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import (
     OPTIMIZERS,
     RECOMPUTE,
@@ -179,6 +180,20 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
 DEFAULT_SEQ_LEN = 4096
 
 
+def _expected_lines(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: int, shard: str,
+                    rec: str, mb: int, seq: int) -> tuple[str, ...]:
+    """The engine's expected speed of the job beside the MFU it was given (none when the
+    engine cannot model the job)."""
+    try:
+        e = expected_train(model, gpu, tokens=tokens, gpus=gpus, sharding=shard, recompute=rec,
+                           micro_batch=mb, seq_len=seq)
+    except EngineError:
+        return ()
+    return (f"Expected: a well-tuned stack reaches about {e.mfu:.0%} MFU on these GPUs, "
+            f"{e.tokens_per_s:,.0f} tokens/s: about {format_seconds(e.seconds)} (at best "
+            f"{format_seconds(e.bound_seconds)}, every GPU at its peak).",)
+
+
 def launch_training(
     state: ClusterState | Mapping[str, object],
     model_id: str = "llama-3.1-8b",
@@ -254,6 +269,7 @@ def launch_training(
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")
+    lines.extend(_expected_lines(model, system.gpu, budget, len(idx), shard, rec, mb, seq))
     message = (f"{job.id}: training {model.name} on {where}: {format_GB(mem.per_gpu_bytes)} of "
                f"{format_GB(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
                f"{format_seconds(run.total_seconds)}.")
