@@ -123,7 +123,7 @@ class ExpectedServe:
 
 def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: GroupLink
            ) -> tuple[Basis, ...]:
-    out = [matmul_fraction(hw, cf), attention_fraction(), forward_matmul_share(),
+    out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
            memory_fraction(hw, wf), kernel_seconds_per_layer(), prefill_host_seconds_per_layer()]
     if g > 1:
         links = get_links(hw.id)
@@ -155,7 +155,7 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format).value * forward_matmul_share().value
+    f_mm = matmul_fraction(hw, k.compute_format, wf).value * forward_matmul_share().value
     f_attn = attention_fraction().value
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
@@ -185,7 +185,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: s
     attn = min(b * architecture.attention_flops_per_layer_token(m)
                * architecture.causal_attended_layer_tokens(m, s), pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
-    comp = pre.compute_seconds * (share / matmul_fraction(hw, pre.compute_format).value
+    comp = pre.compute_seconds * (share / matmul_fraction(hw, pre.compute_format, wf).value
                                   + (1.0 - share) / attention_fraction().value
                                   ) / forward_matmul_share().value
     bpn = get_format(wf).bytes_per_number
@@ -254,7 +254,7 @@ def decode_parts(model: object, hardware: object, *, context_tokens: int, batch:
     k = _costs(m, hw, b, wf, kf, g)
     seg = k.at(context_tokens)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format).value * forward_matmul_share().value
+    f_mm = matmul_fraction(hw, k.compute_format, wf).value * forward_matmul_share().value
     f_attn = attention_fraction().value
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)

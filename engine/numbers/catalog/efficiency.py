@@ -47,15 +47,22 @@ def _data() -> dict[str, Any]:
                 raise EngineError(f"efficiency.toml memory.{kind}.{key} must be in (0, 1].")
     for chip, row in data["matmul"].items():
         for key, v in row.items():
-            if key != "source" and not 0 < float(v) <= 1:
+            if key not in ("source", "formats") and not 0 < float(v) <= 1:
                 raise EngineError(f"efficiency.toml matmul.{chip}.{key} must be in (0, 1].")
     return data
 
 
-def matmul_fraction(hw: HardwareSpec, compute_format: str) -> Basis:
-    """Fraction of ``hw``'s dense peak in ``compute_format`` that large matmuls reach."""
+def matmul_fraction(hw: HardwareSpec, compute_format: str, weight_format: str = "") -> Basis:
+    """Fraction of ``hw``'s dense peak in ``compute_format`` that large matmuls reach.
+
+    llama.cpp's formats (``weight_format`` q4_0, q8_0...) multiplied in int8 run its own
+    kernels, whose measured rate applies on every chip ([matmul.ggml])."""
     key = _MATMUL_KEY.get(compute_format, "bf16")
     table = _data()["matmul"]
+    ggml = table["ggml"]
+    if weight_format in ggml["formats"] and compute_format in ggml:
+        return Basis(f"matmul efficiency (llama.cpp's {compute_format} kernels for "
+                     f"{weight_format})", float(ggml[compute_format]), ggml["source"])
     row = table.get(hw.id, {})
     if compute_format in row and compute_format != key:  # a chip-specific row, e.g. fp16
         key = compute_format
