@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.lesson.claim_figures import CLAIM_FIGURES
 from engine.lesson.network_figures import NETWORK_FIGURES
 from engine.numbers import memory
 from engine.numbers.architecture import layer_components
@@ -251,6 +252,7 @@ FIGURES: dict[str, Figure] = {
         purchase_price,
         break_even,
         *NETWORK_FIGURES,
+        *CLAIM_FIGURES,
     )
 }
 

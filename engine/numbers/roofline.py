@@ -67,6 +67,30 @@ def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
     return training_flops_per_token(m).model * t / (2.0 * state * m.params)
 
 
+# Bytes of weight traffic per parameter in one micro-batch, bf16 throughout: the weights
+# read in the forward pass (2) and again in the backward pass (2), and the gradient buffer
+# read and written as this micro-batch's gradients are added in (2 + 2).
+MICRO_BATCH_BYTES_PER_PARAM = 8.0
+
+
+def micro_batch_intensity(model: object, *, micro_batch: object = 1,
+                          seq_len: object = 4096) -> float:
+    """FLOPs per byte of one micro-batch of ``micro_batch`` sequences of ``seq_len`` tokens:
+    model FLOPs per token (about 6 x active N, attention included) x tokens / (8 bytes x N).
+
+    The weights are re-read for every micro-batch, so this, not the state read once per
+    optimiser step, is the intensity the GPU sees: about 0.75 x the micro-batch's tokens.
+    Activation traffic is left out (it lowers the intensity a little more).
+    """
+    m = as_model(model)
+    sequences = validate.integer(micro_batch, "micro_batch", label="Micro-batch",
+                                 maximum=1_000_000)
+    length = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
+    tokens = float(sequences * length)
+    flops = training_flops_per_token(m, length).model * tokens
+    return flops / (MICRO_BATCH_BYTES_PER_PARAM * m.params)
+
+
 @dataclass(frozen=True, slots=True)
 class RooflinePoint(Record):
     """One workload on the chart: FLOP/byte, attainable FLOP/s and its bound."""

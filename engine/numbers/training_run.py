@@ -46,11 +46,17 @@ CHINCHILLA_A = 406.4
 CHINCHILLA_B = 410.7
 CHINCHILLA_ALPHA = 0.34
 CHINCHILLA_BETA = 0.28
-# The fit's tokenizer (SentencePiece, 32,000 tokens): an untrained model guessing uniformly
-# has a loss of ln(32,000) = 10.37 nats, which caps the curve near zero tokens, where the
-# fit diverges.
+# An untrained model guessing uniformly among its vocabulary has a loss of ln(vocabulary):
+# that caps the curve near zero tokens, where the fit diverges. The fit's own tokenizer
+# (SentencePiece, 32,000 tokens) is the default; a run of a catalogue model passes its
+# vocabulary (Llama 3.1: 128,256 tokens, ln = 11.76 nats).
 CHINCHILLA_VOCAB = 32_000
 INITIAL_LOSS = math.log(CHINCHILLA_VOCAB)
+
+
+def initial_loss(vocab: int) -> float:
+    """An untrained model's loss in nats per token: ln(vocabulary size), a uniform guess."""
+    return math.log(validate.integer(vocab, "vocab", label="Vocabulary", minimum=2))
 
 # Longest run the simulation accepts (about 3 million years): beyond it, inputs are a typo.
 MAX_RUN_SECONDS = 1e14
@@ -81,11 +87,11 @@ def _loss(n: float, d: float) -> float:
     return result
 
 
-def _curve_loss(n: float, d: float) -> float:
-    """The loss shown on the curve: the fit, capped at an untrained model's ln(32,000)."""
+def _curve_loss(n: float, d: float, start: float) -> float:
+    """The loss shown on the curve: the fit, capped at an untrained model's ``start``."""
     if d <= 0.0:
-        return INITIAL_LOSS
-    return min(_loss(n, d), INITIAL_LOSS)
+        return start
+    return min(_loss(n, d), start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +121,7 @@ class TrainingRunInputs(Record):
     checkpoint_interval_seconds: float = 3600.0
     checkpoint_seconds: float = 60.0
     flops_per_token: float = 0.0
+    vocab: int = CHINCHILLA_VOCAB
 
     def __post_init__(self) -> None:
         v = validate
@@ -150,6 +157,8 @@ class TrainingRunInputs(Record):
             "flops_per_token": v.number(self.flops_per_token, "flops_per_token",
                                         label="FLOPs per token", allow_minimum=True,
                                         maximum=1e18),
+            "vocab": v.integer(self.vocab, "vocab", label="Vocabulary", minimum=2,
+                               maximum=100_000_000),
         }
         for name, value in checks.items():
             object.__setattr__(self, name, value)
@@ -189,6 +198,11 @@ class TrainingRunInputs(Record):
     def model_flops_per_token(self) -> float:
         """Model FLOPs per token: ``flops_per_token`` if given, else factor x params."""
         return self.flops_per_token or self.flops_per_token_factor * self.params
+
+    @property
+    def initial_loss(self) -> float:
+        """The untrained model's loss, ln(vocab) nats per token: where the curve starts."""
+        return initial_loss(self.vocab)
 
     @property
     def steady_tokens_per_s(self) -> float:
@@ -292,7 +306,7 @@ def _sample(inp: TrainingRunInputs, t: _Timing, elapsed: float) -> TrainingSampl
         utilisation=inp.utilisation * speed,
         flops_done=tokens * inp.model_flops_per_token,
         seconds_left=max(t.total_seconds - elapsed, 0.0),
-        loss=_curve_loss(inp.params, tokens),
+        loss=_curve_loss(inp.params, tokens, inp.initial_loss),
     )
 
 
@@ -333,6 +347,7 @@ def simulate_training_run(
     checkpoint_interval_seconds: float = 3600.0,
     checkpoint_seconds: float = 60.0,
     flops_per_token: float = 0.0,
+    vocab: int = CHINCHILLA_VOCAB,
 ) -> TrainingRun:
     """Simulate one training run: totals and ``samples`` points evenly spaced in wall-clock
     time from 0 to the end (both included).
@@ -345,7 +360,7 @@ def simulate_training_run(
         utilisation=utilisation, flops_per_token_factor=flops_per_token_factor,
         startup_seconds=startup_seconds, warmup_seconds=warmup_seconds,
         checkpoint_interval_seconds=checkpoint_interval_seconds,
-        checkpoint_seconds=checkpoint_seconds, flops_per_token=flops_per_token,
+        checkpoint_seconds=checkpoint_seconds, flops_per_token=flops_per_token, vocab=vocab,
     )
     n = validate.integer(samples, "samples", label="Samples", minimum=2, maximum=10_000)
     t = _timing(inp)
@@ -364,7 +379,7 @@ def simulate_training_run(
         checkpoint_pause_seconds=t.checkpoints * inp.checkpoint_seconds,
         total_seconds=t.total_seconds,
         gpu_hours=inp.gpus * t.total_seconds / SECONDS_PER_HOUR,
-        final_loss=_curve_loss(inp.params, inp.tokens),
+        final_loss=_curve_loss(inp.params, inp.tokens, inp.initial_loss),
         samples=points,
     )
 

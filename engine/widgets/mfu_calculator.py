@@ -3,6 +3,7 @@ time of a token budget at an assumed MFU, with the arithmetic shown."""
 
 from __future__ import annotations
 
+from engine.lesson.claim_figures import EXAMPLE_TRAINING_TOKENS_PER_S
 from engine.numbers import compute, quantities
 from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
@@ -56,7 +57,7 @@ GPU_COUNT = GPUS.but(default="8")
 TOKENS_PER_S = Amount(
     "tokens_per_s",
     "Measured throughput",
-    "60000",
+    f"{EXAMPLE_TRAINING_TOKENS_PER_S:.0f}",
     unit="tokens/s",
     hint="Training tokens per second, all GPUs together (used to find MFU).",
     quantity=quantities.TOKENS_PER_S,

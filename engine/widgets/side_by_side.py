@@ -110,7 +110,8 @@ def render(values: Values) -> str:
                               compute_format=t.compute_format)
     serve_tps = batch * s.tokens_per_s_per_user
     ridge = roofline.ridge_point(gpu)
-    step_intensity = roofline.train_step_intensity(model, tokens_per_step=TOKENS_PER_STEP)
+    step_intensity = roofline.micro_batch_intensity(model, micro_batch=tm.micro_batch,
+                                                    seq_len=tm.seq_len)
     train_bound = roofline.bound(step_intensity, gpu)
     decode = s.first_step
     train_hour, train_million = _money(train, t.tokens_per_s, "trained")
@@ -156,8 +157,9 @@ def render(values: Values) -> str:
         ("Memory per GPU", _memory_cell(train), _memory_cell(serve)),
         (
             "Limited by",
-            f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte of training "
-            f"state per step, against the chip's ridge of {ridge:,.0f}",
+            f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte read for each "
+            f"micro-batch of {tm.micro_batch:,} × {tm.seq_len:,} tokens (the weights are read "
+            f"again for every micro-batch), against the chip's ridge of {ridge:,.0f}",
             f"{decode.bound.capitalize()}: each decode step does "
             f"{decode.arithmetic_intensity:,.0f} FLOPs per byte read (prefill: "
             f"{s.prefill.bound})",

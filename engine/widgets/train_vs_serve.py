@@ -10,6 +10,7 @@ from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     CONFIG,
+    CONTEXT,
     MICRO_BATCH,
     SEQ_LEN,
     catalog_model_field,
@@ -23,6 +24,9 @@ from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_L
 from engine.words.memory import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
 SERVING_FORMAT = "bf16"
+# Serving is step 1's plan: one request with the lesson's default context, not the training
+# sequence length, so the two steps show one serving total for the same model and GPU.
+SERVING_CONTEXT_TOKENS = int(CONTEXT.default)
 
 
 
@@ -78,8 +82,7 @@ def render(values: Values) -> str:
         model,
         gpu,
         weight_format=SERVING_FORMAT,
-        context_tokens=seq_len,
-        batch=micro_batch,
+        context_tokens=SERVING_CONTEXT_TOKENS,
     )
     train = memory.training_memory(
         model,
@@ -91,7 +94,12 @@ def render(values: Values) -> str:
         recompute=recompute,
     )
     scale = max(serve.per_gpu_bytes, train.per_gpu_bytes, gpu.memory_bytes)
-    serve_block = _block("Serving", serve, f"{model.name} on one {gpu.name}", scale)
+    serve_block = _block(
+        "Serving",
+        serve,
+        f"{model.name} on one {gpu.name}, one request of {SERVING_CONTEXT_TOKENS:,} tokens",
+        scale,
+    )
     train_block = _block("Training", train, f"{model.name} on one {gpu.name}", scale)
 
     serve_bpp = get_format(SERVING_FORMAT).bytes_per_number
@@ -106,6 +114,10 @@ def render(values: Values) -> str:
     figures = definition_list(
         [
             (f"Serving: bytes per parameter ({SERVING_FORMAT} weights)", f"{serve_bpp:g}"),
+            (
+                "Serving: one request's context (KV cache)",
+                f"{SERVING_CONTEXT_TOKENS:,} tokens, as in step 1",
+            ),
             ("Training: bytes per parameter, before activations", f"{train_bpp:g}"),
             ("Training ÷ serving, per parameter", f"{train_bpp / serve_bpp:g}×"),
             ("Training state for the whole model", format_GB(train.state_bytes_total)),

@@ -16,8 +16,6 @@ from engine.numbers.compute import training_flops_per_token
 from engine.numbers.expected_training import ExpectedTrain, expected_train
 from engine.numbers.training_run import (
     CHINCHILLA_E,
-    CHINCHILLA_VOCAB,
-    INITIAL_LOSS,
     simulate_training_run,
     training_run_at,
 )
@@ -89,7 +87,9 @@ def render(values: Values) -> str:
         mfu=mfu,
         samples=CURVE_SAMPLES,
         flops_per_token=training_flops_per_token(model).model,
+        vocab=model.vocab,
     )
+    start_loss = run.inputs.initial_loss
     now = training_run_at(run.inputs, elapsed)
     finished = now.phase == "finished"
     expected = _expected(tokens)
@@ -103,7 +103,7 @@ def render(values: Values) -> str:
         curve,
         label=(
             f"Training loss of {model.name} over the run's {format_seconds(run.total_seconds)}: "
-            f"from {INITIAL_LOSS:.2f} untrained to {run.final_loss:.2f} at the end; now "
+            f"from {start_loss:.2f} untrained to {run.final_loss:.2f} at the end; now "
             f"{now.loss:.2f} after {format_elapsed(now.elapsed_seconds)}."
         ),
         x_label="wall-clock time",
@@ -116,16 +116,16 @@ def render(values: Values) -> str:
         y_range=(bottom, top),
         y_cut_note=(
             f"axis cut: it shows {bottom:.2f} to {top:.2f}; the untrained model starts at "
-            f"{INITIAL_LOSS:.2f}"
+            f"{start_loss:.2f}"
         ),
     )
     loss_words = (
         "Loss is how surprised the model is by each next token of its training text, in nats "
         "per token: lower is better. An untrained model guesses among "
-        f"{CHINCHILLA_VOCAB:,} tokens at random, a loss of ln {CHINCHILLA_VOCAB:,} = "
-        f"{INITIAL_LOSS:.2f}. The curve follows the Chinchilla fit (Hoffmann et al. 2022), "
+        f"the {model.vocab:,} tokens of its vocabulary at random, a loss of ln {model.vocab:,} = "
+        f"{start_loss:.2f}. The curve follows the Chinchilla fit (Hoffmann et al. 2022), "
         f"which falls fast and then levels off towards {CHINCHILLA_E:.2f}; the chart's axis "
-        f"starts at {bottom:.2f}, not at zero, so the first drop from {INITIAL_LOSS:.2f} is "
+        f"starts at {bottom:.2f}, not at zero, so the first drop from {start_loss:.2f} is "
         "off the top."
     )
     chart = (

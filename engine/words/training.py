@@ -5,7 +5,7 @@ engine.numbers.training_run's inputs.
 
 from __future__ import annotations
 
-from engine.numbers.training_run import INITIAL_LOSS, TrainingRunInputs
+from engine.numbers.training_run import TrainingRunInputs
 from engine.words.format import format_count, format_seconds, format_TFLOP_per_s
 
 
@@ -47,6 +47,7 @@ def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
         "Loss: Chinchilla fit L = 1.69 + 406.4/N^0.34 + 410.7/D^0.28 (Hoffmann et al. 2022, "
         "approach 3), in nats per token, for their data and tokenizer: indicative, not a "
         "prediction for this model. Each point is the fit at the tokens seen so far, capped "
-        f"at ln(32,000) = {INITIAL_LOSS:.2f} for an untrained model.",
+        f"at ln({inp.vocab:,}) = {inp.initial_loss:.2f}, an untrained model guessing among its "
+        "vocabulary.",
     ]
     return tuple(out)

@@ -16,8 +16,6 @@ from engine.numbers.expected_training import expected_train
 from engine.numbers.plan import plan
 from engine.numbers.training_run import (
     CHINCHILLA_E,
-    CHINCHILLA_VOCAB,
-    INITIAL_LOSS,
     TrainingRun,
     simulate_training_run,
     training_run_at,
@@ -56,6 +54,7 @@ def _run(tokens: float = 1e12, mfu: float = 0.4) -> TrainingRun:
         mfu=mfu,
         samples=60,
         flops_per_token=compute.training_flops_per_token("llama-3.1-8b").model,
+        vocab=get_model("llama-3.1-8b").vocab,
     )
 
 
@@ -95,20 +94,20 @@ def test_training_run_loss_axis_is_marked_cut_and_the_loss_is_explained() -> Non
     text = text_of(html)
     svg = re.search(r'<svg class="chart line-chart".*?</svg>', html, re.S)
     assert svg
-    # the axis runs between the curve's own ends (after start-up), not from the untrained 10.37
+    # the axis runs between the curve's own ends (after start-up), not from the untrained 11.76
     losses = [s.loss for s in run.samples[1:]]
     top, final = max(losses), run.final_loss
     bottom = final - 0.05 * (top - final)
     assert f">{top:.2f}</text>" in svg.group(0) and f">{bottom:.2f}</text>" in svg.group(0)
     note = (
         f"axis cut: it shows {bottom:.2f} to {top:.2f}; the untrained model starts at "
-        f"{INITIAL_LOSS:.2f}"
+        "11.76"
     )
     assert note in svg.group(0)
     assert svg.group(0).count('class="axis"') == 4  # two axes and the two strokes of the cut
     # and in words, next to the chart
     assert "lower is better" in text
-    assert f"ln {CHINCHILLA_VOCAB:,} = {INITIAL_LOSS:.2f}" in text
+    assert "ln 128,256 = 11.76" in text  # Llama 3.1's vocabulary (config.json vocab_size)
     assert "Chinchilla fit" in text and f"towards {CHINCHILLA_E:.2f}" in text
     assert f"axis starts at {bottom:.2f}, not at zero" in text
 

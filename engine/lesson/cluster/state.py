@@ -268,7 +268,7 @@ def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: 
     return TrainingRunInputs(
         params=model.params, tokens=tokens, gpus=gpus,
         peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
-        flops_per_token=per_token.model,
+        flops_per_token=per_token.model, vocab=model.vocab,
     )
 
 

@@ -1,0 +1,72 @@
+"""Issue 12, section 2: each claim the lesson makes, checked against the engine, so a prose
+number and the widget beside it cannot drift apart again."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.lesson import figures
+from engine.numbers.catalog import get_model
+from engine.numbers.compute import training_flops_per_token
+from engine.numbers.roofline import micro_batch_intensity
+from engine.numbers.training_run import initial_loss
+from engine.registry import get_widget
+
+STEPS = Path(__file__).resolve().parents[2] / "docs" / "steps"
+
+
+def render(name: str, **overrides: object) -> str:
+    widget = get_widget(name)
+    return widget.run(widget.defaults(overrides)).html
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_steps_1_and_3_show_one_serving_total_for_the_same_model_and_gpu() -> None:
+    step_1 = figures.serve_total("llama-3.1-8b", "h100-sxm")  # pile-of-numbers.md
+    step_3 = text_of(render("train_vs_serve"))
+    assert f"Serving: {step_1} of" in step_3
+    assert "8,192 tokens, as in step 1" in step_3
+
+
+def test_step_5_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
+    # Llama 3.1's tokenizer has 128,256 tokens (config.json vocab_size); ln 128,256 = 11.76.
+    assert get_model("llama-3.1-8b").vocab == 128_256
+    assert initial_loss(128_256) == pytest.approx(11.7618, abs=1e-4)
+    text = text_of(render("training_run"))
+    assert "ln 128,256 = 11.76" in text and "32,000" not in text
+    assert "ln(128,256) = 11.76" in text  # the assumptions list says the same
+
+
+def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
+    time = figures.get_figure("example_train_time")(tokens="15e12")
+    mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
+    text = text_of(render("mfu_calculator"))
+    assert time == "7.92 years"  # 15e12 tokens / 60,000 tokens/s
+    assert f"= {time}" in text and f"MFU {mfu}." in text
+    assert figures.get_figure("example_throughput")() == "60,000 tokens/s"
+
+
+def test_step_16_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
+    prose = " ".join((STEPS / "roofline.md").read_text(encoding="utf-8").split())
+    assert "never the sum" not in prose
+    assert "whichever takes longer: the bound" in prose and "it is the sum: the upper end" in prose
+
+
+def test_step_10_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> None:
+    model = get_model("llama-3.1-8b")
+    # 6 N + attention FLOPs per token x 4,096 tokens over 8 bytes per parameter: the weights
+    # are read in the forward and the backward pass and the gradients added in, every time.
+    per_token = training_flops_per_token(model, 4096).model
+    expected = per_token * 4096 / (8 * model.params)
+    assert micro_batch_intensity(model, micro_batch=1, seq_len=4096) == pytest.approx(expected)
+    assert 3_000 < expected < 3_500  # about 0.75 x the micro-batch's tokens, not 786,432
+    text = text_of(render("side_by_side"))
+    assert f"{expected:,.0f} FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text
+    assert "786,432" not in text and "per byte of training state" not in text
+
