@@ -1,8 +1,11 @@
-"""Step 11: a server's CPUs against a GPU, figure by figure, drawn to scale.
+"""Step 11: a server's CPUs against its GPUs, figure by figure, drawn to scale.
 
-The default is dgx-1's own pair: its two Xeon Platinum 8480C sockets against one of its
-H100s. Every figure comes from the catalogue (scaled by the chip counts) and every ratio is
-GPU side / CPU side, computed here, once, for the page and for the browser alike.
+The default is server against server: dgx-1's two Xeon Platinum 8480C sockets against its
+eight H100s. Every figure comes from the catalogue (scaled by the chip counts) and every
+ratio is GPU side / CPU side, computed here, once, for the page and for the browser alike.
+Peaks are labelled by code path and format: the CPU's matrix units (AMX, bf16) and its
+ordinary vector units (AVX-512, fp32) against the GPU's tensor cores (bf16, dense); beside
+them, what a tuned matrix multiply reaches on each (measured, efficiency.toml).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_hardware
+from engine.numbers.code_paths import CodePath, code_path, cpu_code_paths
 from engine.render.fields import Choice, Count
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
@@ -20,7 +24,6 @@ from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
 from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
-PEAK_FORMAT = "bf16"
 
 
 def cpu_options() -> tuple[tuple[str, str], ...]:
@@ -35,7 +38,7 @@ CHIPS = quantities.CHIPS_COMPARED
 CPU = Choice("cpu", "CPU", "xeon-8480c", options=cpu_options())
 CPUS = Count("cpus", "Number of CPUs", "2", unit="sockets", hint="dgx-1 has two", quantity=CHIPS)
 GPU = Choice("gpu", "GPU", "h100-sxm", options=gpu_only_options())
-GPUS = Count("gpus", "Number of GPUs", "1", unit="GPUs", hint="dgx-1 has eight", quantity=CHIPS)
+GPUS = Count("gpus", "Number of GPUs", "8", unit="GPUs", hint="dgx-1 has eight", quantity=CHIPS)
 
 
 def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:
@@ -60,6 +63,7 @@ class Metric:
     gpu_value: float
     cpu_text: str
     gpu_text: str
+    drawn: bool = True  # drawn as a pair of bars; cores and lanes are only in the table
 
     @property
     def ratio(self) -> float:
@@ -76,11 +80,6 @@ def _lanes(chip: HardwareSpec, n: int) -> tuple[float, str]:
     return float(count), f"{count:,} lanes"
 
 
-def _peak(chip: HardwareSpec, n: int) -> tuple[float, str]:
-    flops_per_s = chip.peak_flops_per_s(PEAK_FORMAT) * n
-    return flops_per_s, format_TFLOP_per_s(flops_per_s)
-
-
 def _bandwidth(chip: HardwareSpec, n: int) -> tuple[float, str]:
     bytes_per_s = chip.bandwidth_bytes_per_s * n
     return bytes_per_s, format_bandwidth(bytes_per_s)
@@ -91,23 +90,52 @@ def _capacity(chip: HardwareSpec, n: int) -> tuple[float, str]:
     return memory_bytes, f"{format_GB(memory_bytes)} {chip.memory_type}"
 
 
-# key, label, and each side's total over its n chips with its text
-_FIGURES: tuple[tuple[str, str, Callable[[HardwareSpec, int], tuple[float, str]]], ...] = (
+# key, label, and each side's total over its n chips with its text (table only: cores and
+# lanes count hardware, but the peaks below already say what it does)
+_COUNTS: tuple[tuple[str, str, Callable[[HardwareSpec, int], tuple[float, str]]], ...] = (
     ("units", "Cores (on a GPU: SMs or compute units)", _units),
-    ("lanes", "Arithmetic lanes working side by side", _lanes),
-    ("peak", "Peak maths, bf16 dense (FLOP/s)", _peak),
+    ("lanes", "fp32 arithmetic lanes working side by side", _lanes),
+)
+_MEMORY: tuple[tuple[str, str, Callable[[HardwareSpec, int], tuple[float, str]]], ...] = (
     ("bandwidth", "Memory bandwidth", _bandwidth),
     ("capacity", "Memory capacity", _capacity),
 )
 
 
+def _flops(path: CodePath, n: int, *, reached: bool = False) -> tuple[float, str]:
+    flops_per_s = (path.reached_flops_per_s if reached else path.peak_flops_per_s) * n
+    return flops_per_s, format_TFLOP_per_s(flops_per_s)
+
+
+def _maths(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[Metric]:
+    """Each CPU code path's paper peak against the GPU's dense tensor peak, then what a tuned
+    matrix multiply reaches on the CPU's best path and on the GPU (measured efficiencies)."""
+    tensor = code_path(gpu)
+    paths = cpu_code_paths(cpu)
+    metrics = [
+        Metric(f"peak_{p.id}", f"Paper peak: CPU {p.label} / GPU {tensor.label}",
+               *_pair(_flops(p, cpus), _flops(tensor, gpus)))
+        for p in paths
+    ]
+    best = paths[0]
+    metrics.append(Metric(
+        "reached", f"A tuned matrix multiply reaches (measured): CPU {best.label} / GPU "
+        f"{tensor.label}", *_pair(_flops(best, cpus, reached=True),
+                                  _flops(tensor, gpus, reached=True))))
+    return metrics
+
+
+def _pair(cpu: tuple[float, str], gpu: tuple[float, str]) -> tuple[float, float, str, str]:
+    return cpu[0], gpu[0], cpu[1], gpu[1]
+
+
 def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[Metric]:
     """The figures of ``cpus`` CPU sockets and ``gpus`` GPUs, totals for each side."""
-    metrics = []
-    for key, label, total in _FIGURES:
-        cpu_value, cpu_text = total(cpu, cpus)
-        gpu_value, gpu_text = total(gpu, gpus)
-        metrics.append(Metric(key, label, cpu_value, gpu_value, cpu_text, gpu_text))
+    metrics = [Metric(key, label, *_pair(total(cpu, cpus), total(gpu, gpus)), drawn=False)
+               for key, label, total in _COUNTS]
+    metrics += _maths(cpu, cpus, gpu, gpus)
+    metrics += [Metric(key, label, *_pair(total(cpu, cpus), total(gpu, gpus)))
+                for key, label, total in _MEMORY]
     return metrics
 
 
@@ -189,32 +217,51 @@ def _has(ratio: float, more: str, less: str) -> str:
     return f"{format_ratio(ratio)} the {more}" if ratio >= 1 else f"{1 / ratio:,.1f}× {less}"
 
 
+def _measured_notes(cpu: HardwareSpec, gpu: HardwareSpec) -> str:
+    """Where each 'reached' figure comes from: the measured efficiency and its source."""
+    items = [
+        tag("li", esc(f"{p.label} of {c.name}: a tuned matrix multiply reaches "
+                      f"{p.efficiency.value:.0%} of the paper peak. {p.efficiency.source}."))
+        for c, paths in ((cpu, cpu_code_paths(cpu)[:1]), (gpu, (code_path(gpu),)))
+        for p in paths
+    ]
+    return tag("ul", "".join(items), class_="widget-notes measured-notes")
+
+
+def _lead(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> str:
+    system = get_system(SYSTEM)
+    if (cpu.id, cpus, gpu.id) != (system.cpu.id, system.cpu_count, system.gpu.id) or (
+        gpus > system.gpu_count
+    ):
+        return ""
+    share = "one" if gpus == 1 else "all" if gpus == system.gpu_count else f"{gpus}"
+    return f"{system.name}: its {cpus} CPUs against {share} of its {system.gpu_count} GPUs. "
+
+
 def render(values: Values) -> str:
     cpu, cpus, gpu, gpus = read_chips(values)
     cpu_name, gpu_name = side_name(cpu, cpus), side_name(gpu, gpus)
     metrics = compare(cpu, cpus, gpu, gpus)
     by_key = {m.key: m for m in metrics}
-    peak = by_key["peak"]
-    system = get_system(SYSTEM)
-    lead = ""
-    if (cpu.id, cpus, gpu.id) == (system.cpu.id, system.cpu_count, system.gpu.id) and (
-        gpus <= system.gpu_count
-    ):
-        share = "one" if gpus == 1 else "all" if gpus == system.gpu_count else f"{gpus}"
-        lead = f"{system.name}: its {cpus} CPUs against {share} of its {system.gpu_count} GPUs. "
+    paths = cpu_code_paths(cpu)
+    peaks = [
+        f"{format_ratio(by_key[f'peak_{p.id}'].ratio)} the paper peak of their {p.label}"
+        for p in paths
+    ]
     clauses = [
-        _has(by_key["peak"].ratio, "peak FLOP/s", "lower peak FLOP/s"),
+        " and ".join(peaks),
+        f"{format_ratio(by_key['reached'].ratio)} the FLOP/s in a measured matrix multiply",
         _has(by_key["bandwidth"].ratio, "memory bandwidth", "less memory bandwidth"),
         _has(by_key["capacity"].ratio, "memory", "less memory"),
     ]
     verdict = tag(
         "p",
         esc(
-            f"{lead}Against the CPU side, the GPU side has {clauses[0]}, {clauses[1]} "
-            f"and {clauses[2]}."
+            f"{_lead(cpu, cpus, gpu, gpus)}Against the CPUs, the GPU side has {clauses[0]}; "
+            f"{clauses[1]}; {clauses[2]} and {clauses[3]}."
         ),
         class_="widget-verdict",
-        data_peak_ratio=f"{peak.ratio:.6g}",
+        data_peak_ratio=f"{by_key[f'peak_{paths[0].id}'].ratio:.6g}",
     )
     # The caution follows the chosen chips: each low-confidence peak with the catalogue's own
     # words on how it was derived (Intel's AMX for the Xeon, AVX-512 for the EPYC, ...).
@@ -231,21 +278,24 @@ def render(values: Values) -> str:
         )
         for c in low
     )
-    bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics)
+    bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics if m.drawn)
     return (
         verdict
         + warning
         + tag("div", bars, class_="cpu-gpu-bars")
         + _figures_table(metrics, cpu_name, gpu_name)
+        + _measured_notes(cpu, gpu)
         + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low))
     )
 
 
 WIDGET = Widget(
     name="cpu_vs_gpu",
-    title="The CPUs and a GPU of one server, side by side",
+    title="The CPUs and the GPUs of one server, side by side",
     fields=(CPU, CPUS, GPU, GPUS),
     render=render,
-    summary="Cores and lanes, peak bf16 FLOP/s, memory bandwidth and capacity of a server's "
-    "CPUs against a GPU, drawn to scale, with the GPU / CPU ratios.",
+    summary="A server's CPUs against its GPUs, drawn to scale with the GPU / CPU ratios: "
+    "paper peaks by code path (CPU matrix units in bf16, vector units in fp32; GPU tensor "
+    "cores in bf16), what a tuned matrix multiply reaches on each, memory bandwidth and "
+    "capacity; cores and lanes in the table.",
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.lesson import figures
-from engine.numbers.catalog import get_model
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.roofline import micro_batch_intensity
 from engine.numbers.training_run import initial_loss
@@ -70,3 +70,29 @@ def test_step_10_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> No
     assert f"{expected:,.0f} FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text
     assert "786,432" not in text and "per byte of training state" not in text
 
+
+@pytest.mark.parametrize(("cpu_id", "clock_hz"), [("xeon-8480c", 2.0e9), ("epyc-9654", 2.4e9)])
+def test_step_11_counts_cpu_lanes_as_its_fp32_peak_assumes(cpu_id: str, clock_hz: float) -> None:
+    # fp32 peak = lanes x 2 FLOPs (a fused multiply-add) x base clock: 56 cores x 2 AVX-512
+    # FMA units x 16 lanes for the Xeon (DGX H100 datasheet: 2.0 GHz); 96 x 16 for the EPYC.
+    cpu = get_hardware(cpu_id)
+    assert cpu.lanes * 2 * clock_hz == pytest.approx(cpu.peak_flops_per_s("fp32"), rel=1e-3)
+
+
+def test_step_11_names_the_cores_its_table_shows() -> None:
+    prose = (STEPS / "cpu-and-gpu.md").read_text(encoding="utf-8")
+    assert "a few dozen large, clever cores" not in prose
+    assert figures.get_figure("server_cpu_cores")() == "112"
+    assert "112 cores" in text_of(render("cpu_vs_gpu"))
+
+
+def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
+    text = text_of(render("cpu_vs_gpu"))
+    matrix = figures.get_figure("server_gpu_over_cpu")()
+    vector = figures.get_figure("server_gpu_over_cpu")(path="vector")
+    measured = figures.get_figure("server_gpu_over_cpu")(measured=True)
+    # 8 x 989.4 / (2 x 114.688) = 34.5; / (2 x 7.168) = 552; measured 0.803 / 0.187 of those.
+    assert (matrix, vector, measured) == ("34.5×", "552×", "148×")
+    assert f"{matrix} the paper peak of their AMX matrix units (bf16)" in text
+    assert f"{vector} the paper peak of their AVX-512 vector units (fp32)" in text
+    assert f"{measured} the FLOP/s in a measured matrix multiply" in text

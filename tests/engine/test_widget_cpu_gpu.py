@@ -13,8 +13,11 @@ import pytest
 
 from engine.browser import update
 from engine.numbers.catalog import get_hardware, get_model, get_system
+from engine.numbers.catalog.efficiency import memory_fraction
+from engine.numbers.code_paths import code_path
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import expected_prefill_seconds
 from engine.numbers.serving import prefill
 from engine.registry import get_widget, widget_names
 from engine.render.widget import render_page_widget
@@ -42,30 +45,34 @@ def test_both_widgets_are_registered() -> None:
 # ------------------------------------------------------------------ cpu_vs_gpu (step 11)
 
 
-def test_the_default_is_dgx1s_two_cpus_against_one_of_its_gpus() -> None:
+def test_the_default_is_server_against_server_dgx1s_two_cpus_against_its_eight_gpus() -> None:
     system = get_system("dgx-1")
     widget = get_widget("cpu_vs_gpu")
     defaults = widget.defaults()
     assert defaults["cpu"] == system.cpu.id
     assert int(defaults["cpus"]) == system.cpu_count
     assert defaults["gpu"] == system.gpu.id
-    assert defaults["gpus"] == "1"
+    assert int(defaults["gpus"]) == system.gpu_count == 8
     text = text_of(render("cpu_vs_gpu"))
-    assert f"its {system.cpu_count} CPUs against one of its {system.gpu_count} GPUs" in text
+    assert f"its {system.cpu_count} CPUs against all of its {system.gpu_count} GPUs" in text
+    assert "its 2 CPUs against one of its 8 GPUs" in text_of(render("cpu_vs_gpu", gpus="1"))
 
 
 def test_the_figures_are_the_catalogues_scaled_by_the_chip_counts() -> None:
     cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
-    metrics = {m.key: m for m in cpu_vs_gpu.compare(cpu, 2, gpu, 1)}
+    metrics = {m.key: m for m in cpu_vs_gpu.compare(cpu, 2, gpu, 8)}
     assert metrics["units"].cpu_value == 2 * cpu.compute_units
-    assert metrics["lanes"].gpu_value == gpu.lanes
-    assert metrics["peak"].cpu_value == 2 * cpu.peak_flops_per_s("bf16")
-    assert metrics["peak"].gpu_value == gpu.peak_flops_per_s("bf16")
+    assert metrics["lanes"].gpu_value == 8 * gpu.lanes
+    assert metrics["peak_matrix"].cpu_value == 2 * cpu.peak_flops_per_s("bf16")
+    assert metrics["peak_vector"].cpu_value == 2 * cpu.peak_flops_per_s("fp32")
+    assert metrics["peak_matrix"].gpu_value == 8 * gpu.peak_flops_per_s("bf16")
     assert metrics["bandwidth"].cpu_value == 2 * cpu.bandwidth_bytes_per_s
-    assert metrics["capacity"].gpu_value == gpu.memory_bytes
-    peak_ratio = gpu.peak_flops_per_s("bf16") / (2 * cpu.peak_flops_per_s("bf16"))
-    assert metrics["peak"].ratio == pytest.approx(peak_ratio)
-    assert 4.0 < peak_ratio < 4.5  # 989.4 / (2 x 114.688)
+    assert metrics["capacity"].gpu_value == 8 * gpu.memory_bytes
+    # By hand: 8 x 989.4 / (2 x 114.688) AMX bf16 = 34.5; / (2 x 7.168) AVX-512 fp32 = 552.
+    assert metrics["peak_matrix"].ratio == pytest.approx(34.5, rel=1e-3)
+    assert metrics["peak_vector"].ratio == pytest.approx(552.1, rel=1e-3)
+    # Measured: 0.803 x 7,915 (stas00 MAMF, H100) / (0.187 x 229.4) (oneDNN #1992, AMX).
+    assert metrics["reached"].ratio == pytest.approx(0.803 * 7915.2 / (0.187 * 229.376), rel=1e-3)
     assert metrics["capacity"].ratio < 1  # the CPUs hold more memory
 
 
@@ -73,13 +80,17 @@ def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
     html = render("cpu_vs_gpu")
     text = text_of(html)
     cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
-    for metric in cpu_vs_gpu.compare(cpu, 2, gpu, 1):
+    for metric in cpu_vs_gpu.compare(cpu, 2, gpu, 8):
         assert metric.cpu_text in text and metric.gpu_text in text
         assert cpu_vs_gpu.format_ratio(metric.ratio) in text
         assert f'data-metric="{metric.key}"' in html
-    assert "229.4 TFLOP/s" in text and "989.4 TFLOP/s" in text
-    assert "614.4 GB/s" in text and "3.35 TB/s" in text
+    assert "229.4 TFLOP/s" in text and "7,915.2 TFLOP/s" in text and "14.3 TFLOP/s" in text
+    assert "AMX matrix units (bf16)" in text and "AVX-512 vector units (fp32)" in text
+    assert "tensor cores (bf16, dense)" in text
+    assert "614.4 GB/s" in text and "26.8 TB/s" in text
+    # cores and lanes are in the table only: three maths bars and two memory bars
     assert html.count('role="img"') == 5
+    assert '<svg class="chart paired-bars" data-metric="units"' not in html
     for label in re.findall(r'aria-label="([^"]*)"', html):
         assert label.strip()
     assert "NaN" not in text and "inf" not in text.lower().replace("infinity", "")
@@ -87,16 +98,16 @@ def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
 
 def test_the_bars_are_drawn_to_scale() -> None:
     html = render("cpu_vs_gpu")
-    peak_svg = re.search(r'<svg[^>]*data-metric="peak".*?</svg>', html, re.S)
+    peak_svg = re.search(r'<svg[^>]*data-metric="peak_matrix".*?</svg>', html, re.S)
     assert peak_svg
     widths = dict(
         re.findall(r'data-side="(cpu|gpu)" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', peak_svg[0])
     )
     cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
-    expected = 2 * cpu.peak_flops_per_s("bf16") / gpu.peak_flops_per_s("bf16")
+    expected = 2 * cpu.peak_flops_per_s("bf16") / (8 * gpu.peak_flops_per_s("bf16"))
     assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(expected, rel=1e-3)
-    # By hand: 2 sockets x 114.7 TFLOP/s (the catalogue's AMX bf16 figure) / 989.4 (H100).
-    assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(0.2319, rel=2e-3)
+    # By hand: 2 sockets x 114.7 TFLOP/s (the catalogue's AMX bf16 figure) / 8 x 989.4.
+    assert float(widths["cpu"]) / float(widths["gpu"]) == pytest.approx(0.02898, rel=5e-3)
 
 
 def test_the_low_confidence_cpu_peak_is_flagged_with_the_catalogues_note() -> None:
@@ -135,22 +146,24 @@ def test_tables_carry_no_class_so_the_theme_styles_them(
 def test_changing_the_chips_changes_the_ratio() -> None:
     default = {
         m.key: m.ratio
-        for m in cpu_vs_gpu.compare(get_hardware("xeon-8480c"), 2, get_hardware("h100-sxm"), 1)
+        for m in cpu_vs_gpu.compare(get_hardware("xeon-8480c"), 2, get_hardware("h100-sxm"), 8)
     }
     html = render("cpu_vs_gpu", cpu="epyc-9654", gpu="b200", gpus="8")
+    # The EPYC has no matrix units: its best path is its AVX-512 vector units in fp32.
     ratio = (
         8
         * get_hardware("b200").peak_flops_per_s("bf16")
-        / (2 * get_hardware("epyc-9654").peak_flops_per_s("bf16"))
+        / (2 * get_hardware("epyc-9654").peak_flops_per_s("fp32"))
     )
     assert f'data-peak-ratio="{ratio:.6g}"' in html
-    assert ratio != default["peak"]
+    assert ratio != default["peak_matrix"]
+    assert 'data-metric="peak_matrix"' not in html
     assert "8 × NVIDIA B200" in text_of(html)
     assert "dgx-1" not in text_of(html).split("Against")[0]
 
 
-def test_a_whole_dgx1_side_is_named_as_such() -> None:
-    assert "against all of its 8 GPUs" in text_of(render("cpu_vs_gpu", gpus="8"))
+def test_one_gpu_of_dgx1_is_named_as_such() -> None:
+    assert "against one of its 8 GPUs" in text_of(render("cpu_vs_gpu", gpus="1"))
 
 
 @pytest.mark.parametrize(
@@ -205,46 +218,69 @@ def lane(html: str, kind: str) -> dict[str, str]:
     return dict(re.findall(r'([\w-]+)="([^"]*)"', found[1]))
 
 
-def expected_prefill(tokens: int = 1000, model: str = "llama-3.1-8b") -> tuple[float, float]:
+def expected_prefill(tokens: int = 1000, model: str = "llama-3.1-8b",
+                     path: str = "matrix") -> tuple[float, float]:
+    """(CPUs, GPUs) expected seconds of the race's default prefill: all eight GPUs."""
     system = get_system("dgx-1")
-    cpu = prefill(model, system.cpu, prompt_tokens=tokens, gpus=system.cpu_count).seconds
-    gpu = prefill(model, system.gpu, prompt_tokens=tokens).seconds
+    cpu_pre = prefill(model, system.cpu, prompt_tokens=tokens, gpus=system.cpu_count)
+    cpu_path = code_path(system.cpu, path)
+    share = memory_fraction(system.cpu, "bf16").value
+    cpu = max(cpu_pre.flops / (2 * cpu_path.reached_flops_per_s),
+              cpu_pre.memory_seconds / share)
+    gpu_pre = prefill(model, system.gpu, prompt_tokens=tokens, gpus=8)
+    gpu = expected_prefill_seconds(get_model(model), system.gpu, gpu_pre, "bf16")[0]
     return cpu, gpu
 
 
-def test_the_prefill_times_are_the_engines() -> None:
+def test_the_prefill_times_are_the_engines_bound_and_expected() -> None:
     html, values = race()
     t_cpu, t_gpu = expected_prefill()
     text = text_of(html)
     assert format_seconds(t_cpu) in text and format_seconds(t_gpu) in text
-    assert f"{t_cpu / t_gpu:,.1f}×" in text
     assert float(lane(html, "cpu")["data-seconds"]) == pytest.approx(t_cpu)
     assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(t_gpu)
     assert t_gpu < t_cpu
-    # Compute-bound, so time = FLOPs / peak.
+    # The bound: compute-bound, so time = FLOPs / peak of all eight GPUs.
     system = get_system("dgx-1")
-    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=1000).flops
-    assert t_gpu == pytest.approx(flops / system.gpu.peak_flops_per_s("bf16"))
+    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=1000, gpus=8).flops
+    bound = float(lane(html, "gpu")["data-bound-seconds"])
+    assert bound == pytest.approx(flops / (8 * system.gpu.peak_flops_per_s("bf16")))
+    assert f"{format_seconds(bound)} at best, {format_seconds(t_gpu)} expected" in text
     assert format_flops(flops) in text
-    assert values["race"].startswith("prefill;llama-3.1-8b;")
+    assert values["race"] == "prefill;llama-3.1-8b;1000;8;matrix"
 
 
-def test_the_training_step_is_six_n_d_over_the_peak() -> None:
+def test_the_reader_chooses_the_cpu_code_path() -> None:
+    amx, _ = race()
+    vector, _ = race(path="vector")
+    t_amx, t_vector = expected_prefill(), expected_prefill(path="vector")
+    assert float(lane(amx, "cpu")["data-seconds"]) == pytest.approx(t_amx[0])
+    assert float(lane(vector, "cpu")["data-seconds"]) == pytest.approx(t_vector[0])
+    assert "AVX-512 vector units (fp32)" in text_of(vector)
+    assert "14.3 TFLOP/s" in text_of(vector)  # 2 x 56 cores x 64 FLOP/cycle x 2.0 GHz
+
+
+def test_the_training_step_is_six_n_d_over_the_peak_of_the_whole_server() -> None:
     system = get_system("dgx-1")
     model = get_model("llama-3.1-8b")
     flops = training_flops_per_token(model).model * 1048576
-    t_gpu = flops / system.gpu.peak_flops_per_s("bf16")
+    t_gpu = flops / (8 * system.gpu.peak_flops_per_s("bf16"))
     t_cpu = flops / (system.cpu_count * system.cpu.peak_flops_per_s("bf16"))
     html, values = race(task="train")
     text = text_of(html)
     assert format_flops(flops) in text
     assert format_seconds(t_gpu) in text and format_seconds(t_cpu) in text
-    assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(t_gpu)
+    assert float(lane(html, "gpu")["data-bound-seconds"]) == pytest.approx(t_gpu)
     # By hand: (6 x 7,504,658,432 matmul weights + 12 x 32 x 4,096 x 4,096 attention, PaLM
-    # appendix B) x 1,048,576 tokens = 5.397e16 FLOPs / 989.4e12 = 54.55 s.
-    assert float(lane(html, "gpu")["data-seconds"]) == pytest.approx(54.55, rel=1e-3)
-    assert "does not fit" in text  # 128.5 GB of state against one H100's 80 GB
-    assert values["speed"] == cpu_gpu_race.pick_speed(t_cpu)
+    # appendix B) x 1,048,576 tokens = 5.397e16 FLOPs / (8 x 989.4e12) = 6.82 s.
+    assert t_gpu == pytest.approx(6.819, rel=1e-3)
+    # The server trains it: its state is sharded over the eight GPUs, and fits.
+    assert "sharded over the 8 GPUs" in text and "which fits" in text
+    expected_cpu = float(lane(html, "cpu")["data-seconds"])
+    assert values["speed"] == cpu_gpu_race.pick_speed(expected_cpu)
+    # One GPU is still there to choose, and says it could not hold the training state.
+    one = text_of(race(task="train", gpus="1")[0])
+    assert "does not fit" in one  # 128.5 GB of state against one H100's 80 GB
 
 
 def test_the_race_runs_gpu_first_and_marks_its_end() -> None:
@@ -289,7 +325,7 @@ def test_a_short_prompt_is_memory_bound_and_says_so() -> None:
 
 def test_the_page_starts_with_the_race_set_up() -> None:
     page = render_page_widget(get_widget("cpu_gpu_race"), "r1", {})
-    assert 'name="race" value="prefill;llama-3.1-8b;1000"' in page
+    assert 'name="race" value="prefill;llama-3.1-8b;1000;8;matrix"' in page
     assert 'data-clock="play"' in page
 
 
@@ -297,6 +333,8 @@ def test_the_page_starts_with_the_race_set_up() -> None:
     ("field", "value"),
     [
         ("task", "decode"),
+        ("path", "gpu"),
+        ("gpus", "3"),
         ("model", HOSTILE),
         ("prompt_tokens", "0"),
         ("prompt_tokens", "2.5"),

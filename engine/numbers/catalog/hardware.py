@@ -60,6 +60,8 @@ class HardwareSpec(Record):
     assumptions: tuple[str, ...] = ()
     memory_marketed_GB: float = 0.0
     memory_basis: str = ""
+    matrix_unit: str = ""  # a CPU's matrix units (Intel AMX), if it has them
+    vector_unit: str = ""  # a CPU's vector instructions (AVX-512)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -134,6 +136,8 @@ def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
         assumptions=tuple(e.get("assumptions", ())),
         memory_marketed_GB=float(e.get("memory_marketed_GB", 0.0)),
         memory_basis=e["memory_basis"],
+        matrix_unit=e.get("matrix_unit", ""),
+        vector_unit=e.get("vector_unit", ""),
     )
 
 
