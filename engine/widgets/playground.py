@@ -98,11 +98,13 @@ def _serve_part(p: Plan) -> str:
         [
             (
                 "Time to first token",
-                f"{fmt.format_seconds(run.ttft_seconds)} ({s.prefill.bound}-bound)",
+                f"{at_best_and_expected(run.ttft_seconds, s.expected.ttft_seconds)} "
+                f"({s.prefill.bound}-bound)",
             ),
             (
                 "Time per output token",
-                f"{fmt.format_seconds(s.tpot_seconds)} ({s.first_step.bound}-bound)",
+                f"{at_best_and_expected(s.tpot_seconds, s.expected.decode_seconds_per_token)} "
+                f"({s.first_step.bound}-bound)",
             ),
             ("Tokens/s per user", f"{s.tokens_per_s_per_user:,.1f}"),
             ("Tokens/s, whole batch", f"{mem.batch * s.tokens_per_s_per_user:,.1f}"),
@@ -112,10 +114,6 @@ def _serve_part(p: Plan) -> str:
                 f"Requests of {mem.context_tokens:,} tokens that fit",
                 f"{mem.max_concurrent_requests:,}",
             ),
-            ("First token, with a tuned server",
-             at_best_and_expected(run.ttft_seconds, s.expected.ttft_seconds)),
-            ("Per output token, with a tuned server",
-             at_best_and_expected(s.tpot_seconds, s.expected.decode_seconds_per_token)),
         ]
     )
     notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),

@@ -11,9 +11,12 @@ import pytest
 from engine.lesson import figures
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import training_flops_per_token
+from engine.numbers.expected_serving import expected_serve
 from engine.numbers.roofline import micro_batch_intensity
+from engine.numbers.serving import prefill
 from engine.numbers.training_run import initial_loss
 from engine.registry import get_widget
+from engine.words.format import format_seconds
 
 STEPS = Path(__file__).resolve().parents[2] / "docs" / "steps"
 
@@ -96,3 +99,24 @@ def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
     assert f"{matrix} the paper peak of their AMX matrix units (bf16)" in text
     assert f"{vector} the paper peak of their AVX-512 vector units (fp32)" in text
     assert f"{measured} the FLOP/s in a measured matrix multiply" in text
+
+
+@pytest.mark.parametrize("name", ["request_timeline", "five_questions", "playground"])
+def test_steps_9_19_21_give_the_prefill_as_a_bound_with_the_expected_value(name: str) -> None:
+    text = text_of(render(name))
+    model, gpu = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
+    prompt = 1000 if name == "request_timeline" else 1024
+    output = 300 if name == "request_timeline" else 256
+    bound = prefill(model, gpu, prompt_tokens=prompt).seconds
+    expected = expected_serve(model, gpu, prompt_tokens=prompt, output_tokens=output).ttft_seconds
+    assert expected > bound
+    assert format_seconds(bound) in text and format_seconds(expected) in text
+    if name != "five_questions":  # its answer words it 'at best ... expected' in a sentence
+        assert f"{format_seconds(bound)} at best" in text
+    # no first-token time stands alone: every mention of the bound says it is one
+    for found in re.finditer(re.escape(format_seconds(bound)), text):
+        after = text[found.end():found.end() + 40]
+        before = text[max(0, found.start() - 60):found.start()]
+        chart_label = before.endswith(("prefill: ", "first token ")) and not before.endswith(
+            "Time to first token ")  # the timeline's own labels, drawn beside its legend
+        assert "at best" in after or chart_label
