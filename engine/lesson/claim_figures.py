@@ -3,7 +3,7 @@ number the widget next to it shows by default, so prose and widget cannot disagr
 
 from __future__ import annotations
 
-from engine.numbers.catalog import get_hardware, get_system, resolve_model
+from engine.numbers.catalog import get_hardware, get_system, prices, resolve_model
 from engine.numbers.code_paths import code_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.words.format import format_seconds, format_tokens_per_s
@@ -57,5 +57,11 @@ def matmul_share(hardware: str, path: str = "matrix") -> str:
     return f"{code_path(get_hardware(hardware), path).efficiency.value * 100:.0f} %"
 
 
+def ownership_overhead() -> str:
+    """The yearly cost of owning beyond the servers and their power (facility, network,
+    staff), from the catalogue's published data-centre model: '11.6 %'."""
+    return f"{prices().overhead_fraction_per_year * 100:.1f} %"
+
+
 CLAIM_FIGURES = (example_throughput, example_mfu, example_train_time, server_cpu_cores,
-                 server_gpu_over_cpu, matmul_share)
+                 server_gpu_over_cpu, matmul_share, ownership_overhead)

@@ -36,7 +36,8 @@ from engine.numbers.units import HOURS_PER_YEAR, SECONDS_PER_HOUR
 class CatalogPrices(Record):
     """Which catalogue entries a ``*_from_catalog`` wrapper used for the prices not given:
     the cloud offer, the purchase, the power figure (a whole system's, or else one GPU's
-    rating), and whether the PUE and the electricity price are the catalogue's."""
+    rating), and whether the PUE, the electricity price and the yearly overhead are the
+    catalogue's."""
 
     rent: CloudPrice | None = None
     purchase: PurchasePrice | None = None
@@ -44,6 +45,7 @@ class CatalogPrices(Record):
     power_gpu: HardwareSpec | None = None
     pue: bool = False
     electricity: bool = False
+    overhead: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +272,7 @@ def rent_vs_own_from_catalog(
     hardware_id: str = "h100-sxm",
     utilisation: float = 0.5,
     years: float = DEFAULT_YEARS,
-    overhead_fraction_per_year: float = 0.0,
+    overhead_fraction_per_year: float | None = None,
     rent_usd_per_gpu_hour: float | None = None,
     purchase_usd: float | None = None,
     gpus: int | None = None,
@@ -280,7 +282,8 @@ def rent_vs_own_from_catalog(
 ) -> RentVsOwn:
     """:func:`rent_vs_own` with every price not given taken from the catalogue: the default
     cloud offer and purchase for ``hardware_id``, US industrial power and the industry
-    average PUE. Power is the whole system's (CPUs, fans, network included) when the
+    average PUE, and the yearly overhead (facility, network, staff) of a published data-centre
+    cost model. Power is the whole system's (CPUs, fans, network included) when the
     purchase is a catalogue system such as dgx-1, otherwise the GPUs' own rating. Each
     default used is named in the result's ``catalog`` (its date and source go into the
     assumptions)."""
@@ -312,7 +315,10 @@ def rent_vs_own_from_catalog(
                               "power_W")
     catalog = CatalogPrices(rent=rent_offer, purchase=purchase, power_system=power_system,
                             power_gpu=power_gpu, pue=pue is None,
-                            electricity=usd_per_kWh is None)
+                            electricity=usd_per_kWh is None,
+                            overhead=overhead_fraction_per_year is None)
+    if overhead_fraction_per_year is None:
+        overhead_fraction_per_year = p.overhead_fraction_per_year
     return rent_vs_own(
         rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, purchase_usd=purchase_usd, years=years,
         power_W=power_W, pue=p.pue if pue is None else pue,

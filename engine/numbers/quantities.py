@@ -213,6 +213,10 @@ UTILISATION_PERCENT = Quantity(
     "number", "%", 0.1, 100,
     "the share of hours the GPUs are busy, from 0.1 % to every hour",
 )
+OVERHEAD_PERCENT_PER_YEAR = Quantity(
+    "number", "% of the purchase a year", 0, 100,
+    "facility, network and staff cost from nothing to the price of the servers every year",
+)
 PURCHASE_GPUS = Quantity(
     "integer", "GPUs", 1, 1_000_000,
     "a purchase holds at least one GPU; a million is more than any one buyer owns",

@@ -66,12 +66,13 @@ class Rung:
 
 
 def ladder(cluster_gpus: int) -> tuple[Rung, ...]:
-    """Phone, personal computer, workstation GPU, the lesson's server, a cluster of them."""
+    """Phone (the memory iOS lets one app use), a top-end desktop (a 192 GB Mac Studio), a
+    workstation GPU, the lesson's server, a cluster of them."""
     server = get_system(SERVER)
     per_server = server.gpu_count
     return (
-        Rung("Phone", get_hardware("apple-a17-pro"), 1, 1),
-        Rung("Laptop or desktop", get_hardware("apple-m2-ultra"), 1, 1),
+        Rung("Phone, one app's share", get_hardware("apple-a17-pro"), 1, 1),
+        Rung("Top-end desktop (Mac Studio)", get_hardware("apple-m2-ultra"), 1, 1),
         Rung("Workstation GPU", get_hardware("rtx-4090"), 1, 1),
         Rung(f"One server ({SERVER})", server.gpu, per_server, per_server),
         Rung("Cluster", server.gpu, cluster_gpus, min(per_server, cluster_gpus)),
@@ -209,7 +210,7 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
         "Training time: 6 × active parameters × tokens FLOPs (+ attention) at the chips' dense bf16 peak × MFU.",
-        "Phone and laptop figures are rough (see the hardware catalogue's notes).",
+        "Phone and desktop figures are rough (see the hardware catalogue's notes).",
     )
 
 
@@ -230,9 +231,9 @@ def render(values: Values) -> str:
         assert tp.train is not None
         token_count = tp.train.tokens
         if sp.memory.fits and not first_serve:
-            first_serve = rung.role.lower()
+            first_serve = rung.role[0].lower() + rung.role[1:]
         if tp.memory.fits and not first_train:
-            first_train = rung.role.lower()
+            first_train = rung.role[0].lower() + rung.role[1:]
         plans.append((sp, tp))
         device = tag("th", _cell(_device_cell(rung)), scope="row")
         cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
@@ -275,6 +276,6 @@ WIDGET = Widget(
     title="From a phone to a cluster",
     fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
     render=noting_your_model(render, MODEL_OR_CONFIG),
-    summary="Phone, laptop, workstation GPU, one server and a cluster: can each serve the "
+    summary="Phone, desktop, workstation GPU, one server and a cluster: can each serve the "
     "model (in which format, how fast) and hold its training state (how long to train).",
 )

@@ -57,6 +57,12 @@ def defaults() -> dict[str, Default]:
             f"{p.power_usd_per_kWh:g}",
             f"Electricity {format_usd(p.power_usd_per_kWh)}/kWh ({p.power_date}; {p.power_source})",
         ),
+        "overhead_percent": Default(
+            f"{p.overhead_fraction_per_year * 100:g}",
+            f"Overhead {p.overhead_fraction_per_year:.1%} of the purchase a year "
+            f"({p.overhead_date}; {p.overhead_source})",
+            "a published data-centre cost model (Epoch AI, 2026).",
+        ),
         "years": Default(
             f"{DEFAULT_YEARS:g}", "Years of use: an illustrative period, not a sourced figure"
         ),
@@ -106,6 +112,10 @@ ELECTRICITY = _starting(
     "usd_per_kWh", "Electricity price", quantities.USD_PER_KWH, unit="USD per kWh"
 )
 YEARS = _starting("years", "Years of use", quantities.YEARS, unit="years")
+OVERHEAD = _starting(
+    "overhead_percent", "Facility, network and staff", quantities.OVERHEAD_PERCENT_PER_YEAR,
+    unit="% of the purchase a year", hint=_hint("overhead_percent"),
+)
 UTILISATION = Amount(
     "utilisation", "Utilisation", "50", unit="% of hours busy",
     quantity=quantities.UTILISATION_PERCENT,
@@ -131,6 +141,7 @@ def compare(values: Values) -> RentVsOwn:
         usd_per_kWh=values[ELECTRICITY],
         utilisation=values[UTILISATION] / 100.0,
         gpus=values[GPUS],
+        overhead_fraction_per_year=values[OVERHEAD] / 100.0,
         sources=sources,
     )
 
@@ -270,8 +281,9 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="own_vs_rent",
     title="Own or rent?",
-    fields=(PURCHASE, GPUS, POWER, PUE, ELECTRICITY, YEARS, UTILISATION, RENT),
+    fields=(PURCHASE, GPUS, POWER, PUE, ELECTRICITY, YEARS, OVERHEAD, UTILISATION, RENT),
     render=render,
     summary="Owning against renting per used GPU-hour: purchase, power, PUE, electricity, "
-    "years and utilisation against a cloud price; the break-even utilisation, charted.",
+    "years, facility, network and staff overhead and utilisation against a cloud price; the "
+    "break-even utilisation, charted.",
 )

@@ -42,7 +42,7 @@ def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
     ]
     if overhead > 0:
         out.append(
-            f"Overhead: {format_usd(per_gpu)} × {overhead:.0%} a year / {HOURS_PER_YEAR:,.0f} h"
+            f"Overhead: {format_usd(per_gpu)} × {overhead:.1%} a year / {HOURS_PER_YEAR:,.0f} h"
             f" = {format_usd(r.overhead_usd_per_hour)} per GPU per hour, busy or idle."
         )
     out += [
@@ -66,8 +66,8 @@ def rent_vs_own_assumptions(r: RentVsOwn) -> tuple[str, ...]:
     overhead = r.overhead_fraction_per_year
     return (
         f"Straight-line depreciation over {r.years:g} years, no resale value, no interest.",
-        "Overhead (hosting, staff, networking, maintenance): "
-        + (f"{overhead:.0%} of the purchase price a year." if overhead > 0
+        "Overhead (the building with its power and cooling, networking, staff, maintenance): "
+        + (f"{overhead:.1%} of the purchase price a year." if overhead > 0
            else "not included (0 %)."),
         "Power drawn only while busy; idle draw ignored (favours owning slightly).",
         "Renting billed only for the hours used (on-demand); reserved or spot prices differ.",
@@ -137,4 +137,7 @@ def _catalog_lines(catalog: CatalogPrices | None, rent_label: str = "") -> tuple
     if catalog.electricity:
         lines.append(_price_line("Electricity", f"{format_usd(p.power_usd_per_kWh)}/kWh",
                                  p.power_date, p.power_source))
+    if catalog.overhead:
+        lines.append(_price_line("Overhead", f"{p.overhead_fraction_per_year:.1%} of the "
+                                 "purchase a year", p.overhead_date, p.overhead_source))
     return tuple(lines)

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from engine.lesson import figures
-from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog import get_hardware, get_model, prices
 from engine.numbers.compute import training_flops_per_token
+from engine.numbers.cost import rent_vs_own_from_catalog
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.roofline import micro_batch_intensity
 from engine.numbers.serving import prefill
@@ -120,3 +121,19 @@ def test_steps_9_19_21_give_the_prefill_as_a_bound_with_the_expected_value(name:
         chart_label = before.endswith(("prefill: ", "first token ")) and not before.endswith(
             "Time to first token ")  # the timeline's own labels, drawn beside its legend
         assert "at best" in after or chart_label
+
+
+def test_step_18_owning_pays_for_the_building_network_and_staff() -> None:
+    # Epoch AI (2026-05-14): TCO $8.5B a year, servers $5B over 5 years, energy $0.6B, so the
+    # rest is (8.5 - 5 - 0.6) / (5 x 5) = 0.116 of the server purchase a year.
+    assert prices().overhead_fraction_per_year == pytest.approx((8.5 - 5 - 0.6) / 25, abs=1e-3)
+    with_overhead = rent_vs_own_from_catalog()
+    bare = rent_vs_own_from_catalog(overhead_fraction_per_year=0.0)
+    assert with_overhead.break_even_utilisation is not None
+    assert bare.break_even_utilisation is not None
+    assert with_overhead.break_even_utilisation > bare.break_even_utilisation + 0.1
+    assert figures.get_figure("break_even")() == f"{with_overhead.break_even_utilisation:.0%}"
+    text = text_of(render("own_vs_rent"))
+    assert "not included (0 %)" not in text and "11.6% of the purchase price a year" in text
+    prose = (STEPS / "where-ai-runs.md").read_text(encoding="utf-8")
+    assert "are left out" not in prose and 'figure("ownership_overhead")' in prose

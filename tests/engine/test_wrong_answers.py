@@ -76,8 +76,9 @@ def test_capacities_are_the_bytes_a_program_can_allocate() -> None:
         hw = get_hardware(h)
         assert hw.memory_basis, h
         # More than the name's figure in 10^9 bytes, less than the same figure in GiB,
-        # except the M2 Ultra, whose GPU may use 75 % of the unified memory by default.
-        if h != "apple-m2-ultra":
+        # except the M2 Ultra, whose GPU may use 75 % of the unified memory by default, and
+        # the phone, where iOS gives one app about 6 GB of 8 (introlab/rtabmap #1446).
+        if h not in ("apple-m2-ultra", "apple-a17-pro"):
             assert hw.memory_marketed_GB * 1e9 * 0.95 < hw.memory_bytes
             assert hw.memory_bytes <= hw.memory_marketed_GB * GiB
 

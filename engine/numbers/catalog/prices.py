@@ -66,6 +66,9 @@ class Prices(Record):
     pue_source: str
     pue_hyperscale: float
     pue_hyperscale_source: str
+    overhead_fraction_per_year: float  # facility, network, staff: share of the purchase a year
+    overhead_date: str
+    overhead_source: str
 
     def cloud_for(self, hardware_id: str) -> tuple[CloudPrice, ...]:
         return tuple(p for p in self.cloud if p.hardware == hardware_id)
@@ -108,4 +111,7 @@ def prices() -> Prices:
         pue_source=data["pue"]["source"],
         pue_hyperscale=float(data["pue"]["hyperscale_value"]),
         pue_hyperscale_source=data["pue"]["hyperscale_source"],
+        overhead_fraction_per_year=float(data["overhead"]["fraction_of_purchase_per_year"]),
+        overhead_date=str(data["overhead"]["date"]),
+        overhead_source=data["overhead"]["source"],
     )
