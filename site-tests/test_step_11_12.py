@@ -88,6 +88,7 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
     wait_live(page)
     inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert inputs["elapsed"] == "0"
+    assert (inputs["gpus"], inputs["path"]) == ("8", "matrix")  # server against server
     assert not lane_finished(page, "gpu") and not lane_finished(page, "cpu")
     t_gpu = float(str(page.get_attribute(RACE + " [data-lane=gpu]", "data-seconds")))
     t_cpu = float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds")))
@@ -116,6 +117,16 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
     inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert inputs["elapsed"] == "0"
     assert float(inputs["speed"]) > 1
+
+    # The CPUs' vector units instead of their matrix units: a new race, the engine's times.
+    amx = float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds")))
+    page.select_option(RACE + " select[name=path]", "vector")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .widget-controls [name=race]').value.endsWith('vector')",
+        arg=RACE,
+    )
+    wait_matches_cpython(page, "cpu_gpu_race", RACE)
+    assert float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds"))) > amx
 
 
 def test_step_12_with_reduced_motion_the_race_still_advances(

@@ -284,8 +284,13 @@ def render(values: Values) -> str:
         + warning
         + tag("div", bars, class_="cpu-gpu-bars")
         + _figures_table(metrics, cpu_name, gpu_name)
-        + _measured_notes(cpu, gpu)
-        + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low))
+        + tag(
+            "details",
+            tag("summary", "Where these figures come from")
+            + _measured_notes(cpu, gpu)
+            + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
+            class_="widget-sources",
+        )
     )
 
 

@@ -360,3 +360,15 @@ def test_the_race_through_the_browser_entry_point() -> None:
     assert "<script" not in page
     bad = json.loads(update("cpu_gpu_race", json.dumps({"model": HOSTILE})))
     assert bad["field"] == "model"
+
+
+def test_the_working_is_kept_in_closed_details_and_the_fit_stays_in_view() -> None:
+    prefill_html, _ = race()
+    assert "<details" in prefill_html and "<details open" not in prefill_html
+    assert '<ul class="widget-notes"></ul>' not in prefill_html
+    train_html, _ = race(task="train")
+    seen = train_html.split("<details")[0]
+    assert "sharded over the 8 GPUs" in text_of(seen)
+    compare_html = render("cpu_vs_gpu")
+    assert "<details" in compare_html and "Where these figures come from" in compare_html
+    assert "oneDNN issue #1992" in text_of(compare_html.split("<details")[1])
