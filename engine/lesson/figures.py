@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.lesson.claim_figures import CLAIM_FIGURES
+from engine.lesson.finetune import FINETUNE_FIGURES
 from engine.lesson.network_figures import NETWORK_FIGURES
 from engine.numbers import memory
 from engine.numbers.architecture import layer_components
@@ -253,6 +254,7 @@ FIGURES: dict[str, Figure] = {
         break_even,
         *NETWORK_FIGURES,
         *CLAIM_FIGURES,
+        *FINETUNE_FIGURES,
     )
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.lesson.finetune import finetune_memory
 from engine.lesson.reality import table as reality
 from engine.lesson.reality_check import summary_html as measured_summary
 from engine.lesson.reality_check import table as measured
@@ -51,6 +52,7 @@ TABLES: dict[str, Table] = {
     "reality": reality,
     "measured": measured,
     "measured_summary": measured_summary,
+    "finetune_memory": finetune_memory,
     **CHEAT_TABLES,
 }
 

@@ -126,6 +126,11 @@ MICRO_BATCH = Quantity(
     "integer", "sequences", 1, 1_000_000,
     "at least one sequence per step; a million is far beyond any GPU's memory",
 )
+LORA_RANK = Quantity(
+    "integer", "", 1, 4096,
+    "an adapter's rank: 4 to 64 in the LoRA and QLoRA papers; 4,096 is as wide as a small "
+    "model's layers",
+)
 GPUS = Quantity(
     "integer", "GPUs", 1, 10_000_000,
     "one GPU up to ten million, hundreds of times the largest clusters built",
