@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.lesson.claim_figures import CLAIM_FIGURES
+from engine.lesson.decode_figures import DECODE_FIGURES
 from engine.lesson.finetune import FINETUNE_FIGURES
 from engine.lesson.network_figures import NETWORK_FIGURES
 from engine.numbers import memory
@@ -255,6 +256,7 @@ FIGURES: dict[str, Figure] = {
         *NETWORK_FIGURES,
         *CLAIM_FIGURES,
         *FINETUNE_FIGURES,
+        *DECODE_FIGURES,
     )
 }
 

@@ -1,0 +1,55 @@
+"""Decode's FLOPs per byte as the batch grows: the rule 'intensity is about the batch size'
+and the KV cache's ceiling on it.
+
+A decode step reads the weights once for the whole batch and does about 2 FLOPs per
+parameter for each request; in bf16 a parameter is 2 bytes, so with no context the step's
+FLOPs per byte is about the batch (Llama 3.1 8B: 0.93 per request, as its embedding table
+is read but does no maths). Each request also reads its own KV cache, which batching cannot share: the
+step's FLOPs per byte then approach, from below, one request's FLOPs over its own KV bytes,
+however large the batch. Every number comes from engine.numbers.serving.decode_step.
+"""
+
+from __future__ import annotations
+
+from engine.numbers import quantities
+from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.serving import decode_step
+
+
+def compute_bound_batch(model: object, hardware: object, *, context_tokens: object = 0,
+                        weight_format: object = "bf16") -> int | None:
+    """The smallest batch whose decode step is compute-bound (intensity past the ridge);
+    None if no batch up to the largest the engine accepts gets there (the KV cache's
+    ceiling is below the ridge). Bisection: the intensity only grows with the batch."""
+    m, hw = as_model(model), as_hardware(hardware)
+
+    def compute_bound(b: int) -> bool:
+        return decode_step(m, hw, batch=b, context_tokens=context_tokens,
+                           weight_format=weight_format, kv_format="bf16").bound == "compute"
+
+    lo, hi = 1, int(quantities.BATCH.maximum)
+    if not compute_bound(hi):
+        return None
+    if compute_bound(lo):
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if compute_bound(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def kv_ceiling_flops_per_byte(model: object, hardware: object, *, context_tokens: object,
+                              weight_format: object = "bf16") -> float | None:
+    """The FLOPs per byte decode approaches as the batch grows without bound: one more
+    request's FLOPs over its own KV-cache bytes. None with no context (no ceiling: the
+    intensity grows with the batch)."""
+    m, hw = as_model(model), as_hardware(hardware)
+    one, two = (decode_step(m, hw, batch=b, context_tokens=context_tokens,
+                            weight_format=weight_format, kv_format="bf16") for b in (1, 2))
+    extra_bytes = two.bytes_read - one.bytes_read
+    if extra_bytes <= 0:
+        return None
+    return (two.flops - one.flops) / extra_bytes
