@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.numbers.catalog import get_hardware, get_system, prices, resolve_model
 from engine.numbers.code_paths import code_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
+from engine.numbers.training_runs import tokens_or_run
 from engine.words.format import format_seconds, format_tokens_per_s
 
 # Step 13's worked example: a measured training throughput of Llama 3.1 8B on dgx-1's eight
@@ -26,9 +27,10 @@ def example_mfu(model: str, gpus: int = 8, hardware: str = "h100-sxm") -> str:
     return f"{share * 100:.1f} %"
 
 
-def example_train_time(tokens: float) -> str:
-    """``tokens`` at that throughput: '7.92 years' for 15 trillion tokens."""
-    return format_seconds(float(tokens) / EXAMPLE_TRAINING_TOKENS_PER_S)
+def example_train_time(tokens: float | str) -> str:
+    """``tokens`` (a count or a run's name) at that throughput: '8.24 years' for Llama 3.1's
+    15.6 trillion."""
+    return format_seconds(tokens_or_run(tokens) / EXAMPLE_TRAINING_TOKENS_PER_S)
 
 
 def server_cpu_cores(system: str = "dgx-1") -> str:

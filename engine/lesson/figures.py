@@ -25,6 +25,8 @@ from engine.numbers.compute import (
 from engine.numbers.compute import flops_per_token as _flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import decode_step, request_timeline
+from engine.numbers.training_runs import run_tokens as run_tokens_count
+from engine.numbers.training_runs import tokens_or_run
 from engine.numbers.units import GiB
 from engine.words.format import (
     format_bandwidth,
@@ -135,18 +137,25 @@ def time_per_token(
     return format_seconds(run.tpot_seconds)
 
 
-def _model_training_flops(model: str, tokens: float) -> float:
-    """Model FLOPs of a run: about 6 x active parameters x tokens, plus attention."""
-    return training_flops_per_token(resolve_model(model_id=model)).model * float(tokens)
+def _model_training_flops(model: str, tokens: float | str) -> float:
+    """Model FLOPs of a run (``tokens`` a count or a run's name, 'demo' or 'llama-3.1'):
+    about 6 x active parameters x tokens, plus attention."""
+    return training_flops_per_token(resolve_model(model_id=model)).model * tokens_or_run(tokens)
 
 
-def train_flops(model: str, tokens: float) -> str:
+def run_tokens(run: str) -> str:
+    """A named run's tokens: '15.6 trillion' for 'llama-3.1', '1 trillion' for 'demo'."""
+    return f"{run_tokens_count(run) / 1e12:g} trillion"
+
+
+def train_flops(model: str, tokens: float | str) -> str:
     """Training FLOPs, about 6 x parameters x tokens plus attention: '3.94 × 10^25 FLOPs'."""
     return format_flops(_model_training_flops(model, tokens))
 
 
 def train_time(
-    model: str, tokens: float, gpus: int = 1, hardware: str = "h100-sxm", mfu: float = DEFAULT_MFU
+    model: str, tokens: float | str, gpus: int = 1, hardware: str = "h100-sxm",
+    mfu: float = DEFAULT_MFU,
 ) -> str:
     """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
     total = _model_training_flops(model, tokens)
@@ -243,6 +252,7 @@ FIGURES: dict[str, Figure] = {
         time_per_token,
         train_flops,
         train_time,
+        run_tokens,
         mfu_assumed,
         mfu_good_band,
         bandwidth,

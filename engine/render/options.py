@@ -8,6 +8,7 @@ from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
 from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
 from engine.numbers.formats import FORMATS
+from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice, Count, Text, Values
 from engine.render.html import esc, tag
 from engine.words.format import format_count
@@ -174,8 +175,16 @@ OUTPUT_TOKENS = Count(
 )
 GPUS = Count("gpus", "GPU count", "1", quantity=quantities.GPUS)
 MFU = Amount("mfu", "MFU", "0.4", hint="0.4 means 40 %", quantity=quantities.MFU)
+
+
+def tokens_text(tokens: float) -> str:
+    """A token count as a field's default, in trillions: '15.6e12', '1e12'."""
+    return f"{tokens / 1e12:g}e12"
+
+
 TRAINING_TOKENS = Amount(
-    "tokens", "Training tokens", "15.6e12", quantity=quantities.TRAINING_TOKENS
+    "tokens", "Training tokens", tokens_text(LLAMA_3_1_PRETRAINING_TOKENS),
+    quantity=quantities.TRAINING_TOKENS,
 )
 TARGET_DAYS = Amount("target_days", "Target", "90", unit="days", quantity=quantities.TARGET_DAYS)
 MICRO_BATCH = Count(

@@ -15,6 +15,7 @@ from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
+from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.numbers.units import TB
 from engine.render.fields import OptionalAmount
 from engine.render.html import column_heads, esc, table_box, tag
@@ -27,6 +28,7 @@ from engine.render.options import (
     model_fields,
     model_from,
     noting_your_model,
+    tokens_text,
 )
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
@@ -45,7 +47,8 @@ TOKENS = OptionalAmount(
     "Training tokens",
     "",
     unit="tokens",
-    hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
+    hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal "
+    f"budget (Llama 3.1's real pretraining used {tokens_text(LLAMA_3_1_PRETRAINING_TOKENS)}).",
     quantity=TRAINING_TOKENS.quantity,
 )
 TRAINING_MFU = MFU.but(hint="Share of peak FLOP/s training achieves, e.g. 0.4 for 40 %.")
@@ -239,7 +242,9 @@ def render(values: Values) -> str:
         cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
         rows.append(tag("tr", device + cells))
     token_words = f"{format_count(token_count)} tokens" + (
-        "" if tokens is not None else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+        "" if tokens is not None else
+        f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal budget; Llama 3.1 "
+        f"really used {format_count(LLAMA_3_1_PRETRAINING_TOKENS)})"
     )
     caption = (
         f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "

@@ -9,6 +9,7 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
 from engine.numbers.expected_training import expected_train
 from engine.numbers.formats import get_format
+from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
@@ -21,6 +22,7 @@ from engine.render.options import (
     format_options,
     hardware_field,
     noting_your_model,
+    tokens_text,
 )
 from engine.render.plot import WIDTH, chart
 from engine.render.svg import line, rect, text
@@ -64,7 +66,9 @@ TOKENS_PER_S = Amount(
 )
 ASSUMED_MFU = MFU.but(label="Assumed MFU", hint="0.4 means 40 % (used to find time).")
 TOKEN_BUDGET = TRAINING_TOKENS.but(
-    label="Token budget", default="15e12", hint="15e12 is 15 trillion training tokens."
+    label="Token budget", default=tokens_text(LLAMA_3_1_PRETRAINING_TOKENS),
+    hint=f"{tokens_text(LLAMA_3_1_PRETRAINING_TOKENS)} is Llama 3.1's real pretraining, "
+    f"{format_count(LLAMA_3_1_PRETRAINING_TOKENS)} tokens.",
 )
 
 

@@ -9,6 +9,7 @@ from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import Plan, plan
+from engine.numbers.training_runs import DEMO_PRETRAINING_TOKENS
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, esc, tag
 from engine.render.options import (
@@ -25,7 +26,7 @@ from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
 from engine.words.memory import memory_assumptions
 
-TRAIN_TOKENS = 1e12  # the step 5 run's budget
+TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"
 TRAIN_MFU = DEFAULT_MFU
 SEQ_LEN = 4096

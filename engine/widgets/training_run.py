@@ -19,10 +19,11 @@ from engine.numbers.training_run import (
     simulate_training_run,
     training_run_at,
 )
+from engine.numbers.training_runs import DEMO_PRETRAINING_TOKENS
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.curves import gpu_meters, line_chart
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field
+from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field, tokens_text
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_count,
@@ -38,7 +39,7 @@ SYSTEM = "dgx-1"
 SHARDING = "zero3"  # the training state (128.5 GB) does not fit one GPU: shard it over eight
 TRAINING_FORMAT = "bf16"
 CURVE_SAMPLES = 60
-DEFAULT_TOKENS = "1e12"
+DEFAULT_TOKENS = tokens_text(DEMO_PRETRAINING_TOKENS)  # a small pretraining run for the demo
 MAX_TOKENS = 1e15
 
 SPEEDS = (

@@ -14,6 +14,7 @@ from engine.lesson import figures
 from engine.numbers import compute, memory, serving
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.registry import get_widget, widget_names
 from engine.widgets.bandwidth_ceiling import DEVICES
 from engine.words.format import format_GB, format_seconds
@@ -62,7 +63,8 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
         "(attention over 4,096 tokens) = 51.5 billion FLOPs" in text
     assert "51.5 billion × 60,000 tokens/s" in text
     assert "8 × 989.4 TFLOP/s" in text
-    seconds = compute.training_seconds(per_token * 15e12, 8, H100_BF16, mfu)
+    # The default budget is Llama 3.1's real pretraining (engine.numbers.training_runs).
+    seconds = compute.training_seconds(per_token * LLAMA_3_1_PRETRAINING_TOKENS, 8, H100_BF16, mfu)
     assert format_seconds(seconds) in text
 
 

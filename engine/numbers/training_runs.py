@@ -1,0 +1,40 @@
+"""The lesson's training runs, one storyline, each number once.
+
+- Step 4 asks about **fine-tuning**: adapting Llama 3.1 8B, already trained, to a team's own
+  data (a memory question there; engine.numbers.adapters for LoRA and QLoRA).
+- Steps 5 and 10 watch a **small pretraining run for the demo**: Llama 3.1 8B from scratch on
+  dgx-1 on ``DEMO_PRETRAINING_TOKENS``, a fifteenth of the real run, so it ends in weeks.
+- Steps 6 and 13 use **Llama 3.1's real pretraining**, ``LLAMA_3_1_PRETRAINING_TOKENS``.
+- Step 18 asks for the **compute-optimal** budget of any model, Chinchilla's 20 tokens per
+  parameter (``engine.numbers.plan.CHINCHILLA_TOKENS_PER_PARAM``): 161 billion for 8B.
+"""
+
+from __future__ import annotations
+
+from engine.numbers import validate
+
+DEMO_PRETRAINING_TOKENS = 1e12
+# Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3 (pre-training): the 405B
+# was pre-trained on 15.6T text tokens; the Llama 3.1 model card gives ~15T for every size.
+LLAMA_3_1_PRETRAINING_TOKENS = 15.6e12
+
+RUNS = {
+    "demo": DEMO_PRETRAINING_TOKENS,
+    "llama-3.1": LLAMA_3_1_PRETRAINING_TOKENS,
+}
+RUN_WORDS = {
+    "demo": "a small pretraining run for the demo",
+    "llama-3.1": "Llama 3.1's real pretraining",
+}
+
+
+def run_tokens(run: object) -> float:
+    """Tokens of a named run ('demo', 'llama-3.1')."""
+    return RUNS[validate.choice(run, "run", tuple(RUNS))]
+
+
+def tokens_or_run(tokens: object) -> float:
+    """A token count as an author writes it in a figure: a number, or a run's name."""
+    if isinstance(tokens, str) and tokens in RUNS:
+        return RUNS[tokens]
+    return validate.number(tokens, "tokens", label="Training tokens", maximum=1e16)
