@@ -1,0 +1,35 @@
+"""A term is explained on or before the first step that uses it, in the navigation's order
+(mkdocs.yml numbers the steps), so moving a step cannot leave a term used before it is taught."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP_LINE = re.compile(r"^\s*-\s+\"[^\"]*\":\s+(steps/[a-z0-9-]+\.md)\s*$", re.M)
+# term as used -> what its explanation looks like (the bold first mention of its definition)
+EXPLAINED_BY = {
+    "KV cache": r"\*\*query\*\*.*\*\*key\*\*.*\*\*value\*\*",
+    "compute-bound": r"called \*\*compute-bound\*\*",
+    "memory-bound": r"\*\*memory-bound\*\*",
+    "LoRA": r"Train small adapters instead \(LoRA, QLoRA\)",
+}
+
+
+def step_texts() -> list[tuple[str, str]]:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    paths = STEP_LINE.findall(nav)
+    assert len(paths) >= 20
+    return [(p, (ROOT / "docs" / p).read_text(encoding="utf-8")) for p in paths]
+
+
+def test_each_term_is_explained_no_later_than_its_first_use() -> None:
+    steps = step_texts()
+    for term, explanation in EXPLAINED_BY.items():
+        first_use = next(i for i, (_, text) in enumerate(steps) if term in text)
+        explained = [i for i, (_, text) in enumerate(steps) if re.search(explanation, text, re.S)]
+        assert explained, f"{term!r} is never explained"
+        assert explained[0] <= first_use, (
+            f"{term!r} is used in {steps[first_use][0]} before {steps[explained[0]][0]} "
+            "explains it")
