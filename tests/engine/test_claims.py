@@ -48,10 +48,10 @@ def test_step_5_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
 
 
 def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
-    time = figures.get_figure("example_train_time")(tokens="15e12")
+    time = figures.get_figure("example_train_time")(tokens="llama-3.1")
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
     text = text_of(render("mfu_calculator"))
-    assert time == "7.92 years"  # 15e12 tokens / 60,000 tokens/s
+    assert time == "8.24 years"  # Llama 3.1's 15.6e12 tokens / 60,000 tokens/s
     assert f"= {time}" in text and f"MFU {mfu}." in text
     assert figures.get_figure("example_throughput")() == "60,000 tokens/s"
 
