@@ -1,72 +1,173 @@
-// Service worker: the runtime (Pyodide core, engine wheel, scripts) is cached at install,
-// pages and their assets as the reader visits them. The runtime and the theme's hashed assets
-// are cache-first (they never change under one name); everything else is network-first, so
-// an online reader always gets fresh pages. The build hook fills in VERSION and PRECACHE.
+// Service worker: keeps the lesson readable offline, one build at a time.
+//
+// The build (macros/service_worker.py) fills in FILES, every file of the lesson by site path
+// with a digest of its bytes, and VERSION, a digest of that list. This worker answers for
+// those files from its own cache, `lesson-VERSION`, and from nothing else, so the pages,
+// assets and runtime a reader gets always belong to one build. A file is stored under its
+// digest (path?sha=digest), and only once its bytes match it: a new build copies the files
+// it shares with the older cache and downloads only the ones that changed.
+//
+// At install it keeps the runtime and the offline page (INSTALL); the rest of the lesson when
+// a page asks for it ("save-lesson", sent once the page is live and the browser idle), or at
+// once when the reader already had the whole lesson from an older build. Older `lesson-`
+// caches go when this one activates, that is once it holds what they held.
 const VERSION = "__BUILD_VERSION__";
-const PRECACHE = __PRECACHE_LIST__;
+const FILES = __FILES__;
+const INSTALL = __INSTALL__;
+const FALLBACK = "__FALLBACK__";
+const DIGEST_HEX_CHARS = __DIGEST_HEX_CHARS__;
 const CACHE = `lesson-${VERSION}`;
+const SCOPE = self.registration.scope;
+// Files fetched at once while saving: few, so a page the reader opens meanwhile is not kept
+// waiting behind them.
+const BATCH = 4;
+// Stored in the cache once it holds every file: the reader keeps the whole lesson.
+const COMPLETE = new URL("__lesson-complete", SCOPE).href;
+
+const keyOf = (path) => new URL(`${path}?sha=${FILES[path]}`, SCOPE).href;
+const pathOf = (url) => url.slice(SCOPE.length).split(/[?#]/)[0];
+const saveData = () => Boolean(self.navigator.connection && self.navigator.connection.saveData);
+
+async function digestOf(buffer) {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", buffer));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, DIGEST_HEX_CHARS);
+}
+
+// Keep `response` as this build's `path` if its bytes are that file's; say whether it was.
+async function keep(cache, path, response) {
+  if (!response.ok) return false;
+  if ((await digestOf(await response.clone().arrayBuffer())) !== FILES[path]) return false;
+  await cache.put(keyOf(path), response);
+  return true;
+}
+
+// One file into this build's cache: already there, the same bytes from an older build's
+// cache, or the network (revalidating what the browser's HTTP cache holds).
+async function save(cache, path) {
+  const key = keyOf(path);
+  if (await cache.match(key)) return;
+  const older = await caches.match(key);
+  if (older) return cache.put(key, older);
+  const url = new URL(path, SCOPE).href;
+  if (await keep(cache, path, await fetch(url, { cache: "no-cache", priority: "low" }))) return;
+  // The HTTP cache answered with another build's bytes: ask the server itself.
+  if (await keep(cache, path, await fetch(url, { cache: "reload", priority: "low" }))) return;
+  throw new Error(`the server holds another build of ${path}`);
+}
+
+async function saveAll(paths, onProgress = () => {}) {
+  const cache = await caches.open(CACHE);
+  for (let i = 0; i < paths.length; i += BATCH) {
+    await Promise.all(paths.slice(i, i + BATCH).map((path) => save(cache, path)));
+    onProgress(Math.min(i + BATCH, paths.length), paths.length);
+  }
+}
+
+async function isComplete(cacheName = CACHE) {
+  return Boolean(await (await caches.open(cacheName)).match(COMPLETE));
+}
+
+async function olderCompleteCache() {
+  for (const name of await caches.keys()) {
+    if (name.startsWith("lesson-") && name !== CACHE && (await isComplete(name))) return true;
+  }
+  return false;
+}
+
+async function broadcast(message) {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
+}
+
+let saving = null; // the running "save the whole lesson", shared by every page that asks
+
+function saveLesson() {
+  if (!saving) {
+    const all = Object.keys(FILES);
+    const report = (saved, total) => broadcast({ type: "offline-progress", saved, total, version: VERSION });
+    saving = (async () => {
+      if (!(await isComplete())) {
+        await saveAll(all, report);
+        await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
+      }
+      await broadcast({ type: "offline-ready", total: all.length, version: VERSION });
+    })()
+      .catch((error) => broadcast({ type: "offline-failed", reason: String(error.message || error), version: VERSION }))
+      .finally(() => {
+        saving = null;
+      });
+  }
+  return saving;
+}
+
+// The reader opted out: keep what any page needs to open offline (INSTALL), drop the rest.
+async function forgetLesson() {
+  const cache = await caches.open(CACHE);
+  const kept = new Set(INSTALL.map(keyOf));
+  for (const request of await cache.keys()) {
+    if (!kept.has(request.url)) await cache.delete(request);
+  }
+  await broadcast({ type: "offline-off", version: VERSION });
+}
 
 self.addEventListener("install", (event) => {
-  const base = self.registration.scope;
   event.waitUntil(
-    caches
-      .open(CACHE)
-      // force-cache: take the runtime from the HTTP cache the page just filled, rather
-      // than downloading the runtime again.
-      .then((cache) => cache.addAll(PRECACHE.map((path) => new Request(new URL(path, base), { cache: "force-cache" }))))
-      .then(() => self.skipWaiting()),
+    (async () => {
+      // A reader who had the whole lesson from an older build gets this build's whole lesson
+      // before this worker takes over; the older worker serves the older build meanwhile.
+      const whole = !saveData() && (await olderCompleteCache());
+      await saveAll(whole ? Object.keys(FILES) : INSTALL);
+      if (whole) await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
+      await self.skipWaiting();
+    })(),
   );
 });
 
 self.addEventListener("activate", (event) => {
-  // Navigation preload: the browser asks the network for a page while this worker starts up,
-  // instead of after.
-  const preload = self.registration.navigationPreload ? self.registration.navigationPreload.enable() : null;
   event.waitUntil(
-    Promise.resolve(preload)
-      .then(() => caches.keys())
-      .then((keys) => Promise.all(keys.filter((k) => k.startsWith("lesson-") && k !== CACHE).map((k) => caches.delete(k))))
-      .then(() => self.clients.claim()),
+    (async () => {
+      // Pages are answered from the cache: a navigation preload would fetch each one again.
+      if (self.registration.navigationPreload) await self.registration.navigationPreload.disable();
+      const older = (await caches.keys()).filter((name) => name.startsWith("lesson-") && name !== CACHE);
+      await Promise.all(older.map((name) => caches.delete(name)));
+      await self.clients.claim();
+    })(),
   );
 });
 
 self.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "cache-urls") {
-    const urls = event.data.urls.filter((url) => url.startsWith(self.registration.scope));
-    event.waitUntil(
-      caches.open(CACHE).then((cache) =>
-        Promise.all(urls.map((url) => cache.match(url).then((hit) => hit || cache.add(url).catch(() => undefined)))),
-      ),
-    );
+  const data = event.data || {};
+  if (data.type === "save-lesson") event.waitUntil(saveLesson());
+  else if (data.type === "forget-lesson") event.waitUntil(forgetLesson());
+  else if (data.type === "save-urls" && Array.isArray(data.urls)) {
+    // A reader who does not keep the whole lesson still keeps the pages they open.
+    const paths = data.urls.filter((url) => String(url).startsWith(SCOPE)).map(pathOf);
+    event.waitUntil(saveAll([...new Set(paths)].filter((path) => path in FILES)).catch(() => undefined));
   }
 });
 
-async function networkFirst(request, preloaded) {
+// A listed file: from this build's cache, else from the network (and kept if it is this
+// build's). Anything else: the network. A page that cannot be had either way: the offline page.
+async function answer(request, path) {
   const cache = await caches.open(CACHE);
+  if (path in FILES) {
+    const hit = await cache.match(keyOf(path));
+    if (hit) return hit;
+  }
   try {
-    const response = (await preloaded) || (await fetch(request));
-    if (response.ok) cache.put(request, response.clone());
+    const response = await fetch(request);
+    if (path in FILES) keep(cache, path, response.clone()).catch(() => undefined);
     return response;
   } catch (error) {
-    const hit = await cache.match(request, { ignoreSearch: true });
-    if (hit) return hit;
-    throw error;
+    if (request.mode !== "navigate" || !(await cache.match(keyOf(FALLBACK)))) throw error;
+    const fallback = new URL(FALLBACK, SCOPE);
+    fallback.searchParams.set("from", request.url.slice(SCOPE.length));
+    return Response.redirect(fallback.href, 302);
   }
-}
-
-async function cacheFirst(request) {
-  const cache = await caches.open(CACHE);
-  const hit = await cache.match(request);
-  if (hit) return hit;
-  const response = await fetch(request);
-  if (response.ok) cache.put(request, response.clone());
-  return response;
 }
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method !== "GET" || !request.url.startsWith(self.registration.scope)) return;
-  const path = request.url.slice(self.registration.scope.length).split("?")[0];
-  const immutable = PRECACHE.includes(path) || path.startsWith("assets/");
-  event.respondWith(immutable ? cacheFirst(request) : networkFirst(request, event.preloadResponse));
+  if (request.method !== "GET" || !request.url.startsWith(SCOPE)) return;
+  const path = pathOf(request.url);
+  if (path in FILES || request.mode === "navigate") event.respondWith(answer(request, path));
 });

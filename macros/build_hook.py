@@ -3,7 +3,8 @@
 Copies the Pyodide core from node_modules (installed from npm at the exact version pinned in
 package.json), with its standard library partly precompiled (macros/runtime_bytecode.py),
 builds the engine wheel, and writes the two generated files the browser needs:
-``js/runtime-config.js`` (where the wheel is) and ``sw.js`` (what to cache for offline use).
+``js/runtime-config.js`` (where the wheel is) and ``sw.js`` (every file of the lesson, kept
+for offline reading, and the build's version).
 The site then requests nothing outside its own origin.
 """
 
@@ -184,10 +185,16 @@ def on_post_build(config: Any, **_: Any) -> None:
         f"export const RUNTIME = {json.dumps(runtime, sort_keys=True)};\n"
     )
 
-    precache = [f"pyodide/{n}" for n in PYODIDE_CORE_FILES] + [wheel_path, *SCRIPT_FILES]
-    sw = site / "sw.js"
-    sw.write_text(
-        sw.read_text()
-        .replace("__BUILD_VERSION__", version)
-        .replace("__PRECACHE_LIST__", json.dumps(precache))
-    )
+    runtime_files = [f"pyodide/{n}" for n in PYODIDE_CORE_FILES] + [wheel_path, *SCRIPT_FILES]
+    _write_service_worker(site, config, runtime_files)
+
+
+def _write_service_worker(site: Path, config: Any, runtime: list[str]) -> None:
+    """``sw.js`` with the list of every shipped file and the build's version (a digest of them
+    all; see macros/service_worker.py). Runs last: it reads every file the build wrote."""
+    from macros.service_worker import offline_files, write_service_worker
+
+    template = (site / "sw.js").read_text("utf-8")
+    left_out = config.extra.get("style_sources", [])
+    files = offline_files(site, runtime, left_out, directory_urls=config.use_directory_urls)
+    write_service_worker(site, template, files)

@@ -1,36 +1,144 @@
-// Registers the service worker that keeps the lesson usable offline, and hands it the
-// current page and everything the page loaded, so a reload without a network still works.
-let registered = false;
+// Offline reading: registers the service worker (docs/sw.js) and, once the page is live and
+// the browser idle, asks it to save the whole lesson, unless the reader said no here or the
+// browser's data saver is on. The indicator in the footer says how far saving has got, and
+// its checkbox keeps the reader's choice on this device (store.js).
+import { store } from "./store.js";
 
-function cacheThisPage(registration) {
-  const worker = registration.active || registration.waiting || registration.installing;
-  if (!worker) return;
+const CHOICE_KEY = "local:offline"; // "on" or "off"; none: on, unless data saver is on
+let registered = false;
+let listening = false;
+// What the worker said last, shown again on each page instant navigation brings in.
+let last = { state: "waiting" };
+
+function dataSaver() {
+  return Boolean(navigator.connection && navigator.connection.saveData);
+}
+
+function wanted() {
+  const choice = store.load(CHOICE_KEY);
+  return choice === "on" || (choice !== "off" && !dataSaver());
+}
+
+function describe(report) {
+  switch (report.state) {
+    case "ready":
+      return "Available offline: every page of this lesson is saved on this device.";
+    case "saving":
+      if (!report.total) return "Saving this lesson for offline reading…";
+      return `Saving this lesson for offline reading: ${report.saved} of ${report.total} files.`;
+    case "failed":
+      return "Saving for offline reading stopped (the network failed); it goes on from the next page you open.";
+    case "off":
+      return dataSaver() && store.load(CHOICE_KEY) !== "off"
+        ? "Data saver is on, so the lesson is not saved for offline reading: pages you open are kept."
+        : "Not saved for offline reading: pages you open are kept.";
+    default:
+      return "This lesson is saved for offline reading once this page is ready.";
+  }
+}
+
+function indicator() {
+  return document.querySelector("[data-lesson-offline]");
+}
+
+function show(report) {
+  last = report;
+  const box = indicator();
+  if (!box) return;
+  box.hidden = false;
+  box.dataset.offlineState = report.state;
+  const status = box.querySelector("[role=status]");
+  // Screen readers announce the status once saving ends, not at every file.
+  status.setAttribute("aria-busy", String(report.state === "saving"));
+  status.textContent = describe(report);
+  box.querySelector("input[name=save-offline]").checked = wanted();
+}
+
+async function activeWorker() {
+  const registration = await navigator.serviceWorker.ready;
+  return registration.active;
+}
+
+function thisPageAndItsFiles() {
   const urls = [location.href.split("#")[0]];
   for (const entry of performance.getEntriesByType("resource")) {
     if (entry.name.startsWith(location.origin)) urls.push(entry.name);
   }
-  worker.postMessage({ type: "cache-urls", urls });
+  return urls;
+}
+
+async function ask() {
+  const worker = await activeWorker();
+  if (wanted()) {
+    worker.postMessage({ type: "save-lesson" });
+  } else {
+    worker.postMessage({ type: "save-urls", urls: thisPageAndItsFiles() });
+    show({ state: "off" });
+  }
+}
+
+function listen() {
+  if (listening) return;
+  listening = true;
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    const data = event.data || {};
+    if (data.type === "offline-progress" && wanted()) show({ state: "saving", saved: data.saved, total: data.total });
+    else if (data.type === "offline-ready" && wanted()) show({ state: "ready" });
+    else if (data.type === "offline-failed" && wanted()) show({ state: "failed" });
+    else if (data.type === "offline-off") show({ state: "off" });
+  });
+}
+
+function bindChoice() {
+  const box = indicator();
+  const toggle = box && box.querySelector("input[name=save-offline]");
+  if (!toggle || toggle.dataset.bound) return;
+  toggle.dataset.bound = "1";
+  toggle.addEventListener("change", async () => {
+    store.save(CHOICE_KEY, toggle.checked ? "on" : "off");
+    if (!registered) return show(toggle.checked ? { state: "waiting" } : { state: "off" });
+    const worker = await activeWorker();
+    worker.postMessage({ type: toggle.checked ? "save-lesson" : "forget-lesson" });
+    if (toggle.checked) show({ state: "saving", saved: 0, total: last.total || 0 });
+  });
+}
+
+// The offline page names the address that could not be opened: link to it for a retry.
+function linkTheMissedAddress() {
+  const link = document.querySelector("[data-offline-from]");
+  const from = new URLSearchParams(location.search).get("from");
+  if (!link || !from) return;
+  const target = new URL(from, new URL("../", location.href));
+  if (target.origin !== location.origin) return;
+  link.href = target.href;
+  link.textContent = target.pathname + target.search;
 }
 
 export function registerOffline() {
   if (!("serviceWorker" in navigator) || location.protocol === "file:") return;
-  // Register once the page is live and the browser is idle, so the runtime precache does not
-  // compete with the first render.
+  linkTheMissedAddress();
+  listen();
+  bindChoice();
+  show(wanted() || last.state !== "waiting" ? last : { state: "off" });
+  // Register once the page is live and the browser is idle, so neither the worker's install
+  // nor the saving competes with what the reader is waiting for.
   const hasWidgets = document.querySelector("[data-widget]") !== null;
   const live = hasWidgets
     ? new Promise((resolve) => document.addEventListener("widget:updated", resolve, { once: true }))
     : Promise.resolve();
   const idle = () =>
     new Promise((resolve) => ("requestIdleCallback" in window ? requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200)));
-  live.then(idle).then(async () => {
-    if (!registered) {
-      registered = true;
-      const url = new URL("../sw.js", import.meta.url);
-      await navigator.serviceWorker.register(url, { scope: new URL("../", import.meta.url).pathname });
-    }
-    const registration = await navigator.serviceWorker.ready;
-    cacheThisPage(registration);
-  }).catch(() => {
-    // Offline support is a bonus: the lesson works without it.
-  });
+  live
+    .then(idle)
+    .then(async () => {
+      if (!registered) {
+        registered = true;
+        const url = new URL("../sw.js", import.meta.url);
+        await navigator.serviceWorker.register(url, { scope: new URL("../", import.meta.url).pathname });
+      }
+      await ask();
+    })
+    .catch(() => {
+      // Offline reading is a bonus: the lesson works without it.
+    });
 }
