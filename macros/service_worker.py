@@ -22,6 +22,7 @@ FALLBACK_PAGES = {True: "offline/", False: "offline.html"}
 # and the worker itself (the browser keeps that one).
 _LEFT_OUT_PREFIXES = ("download/", "assets/javascripts/lunr/")
 _LEFT_OUT_NAMES = ("404.html", "sitemap.xml.gz", "sw.js")
+_EVERY_PAGE_READS = ("search/search_index.json", "sitemap.xml")
 DIGEST_HEX_CHARS = 16
 
 
@@ -29,7 +30,8 @@ DIGEST_HEX_CHARS = 16
 class OfflineFiles:
     """The worker's lists: every file to keep, by site path, with the first
     DIGEST_HEX_CHARS hex digits of its sha256; the paths kept as soon as the worker installs
-    (the runtime and the fallback page with its theme assets); the fallback page's path; and
+    (the runtime, the fallback page, the theme's assets, the search index and the
+    sitemap: what any page needs to open offline); the fallback page's path; and
     the build's version."""
 
     digests: dict[str, str]
@@ -88,8 +90,9 @@ def offline_files(
     missing = [p for p in (*runtime, fallback) if p not in digests]
     if missing:
         raise FileNotFoundError(f"the service worker lists files the build did not write: {missing}")
-    theme = [p for p in digests if p.startswith("assets/")]
-    install = (*runtime, fallback, *theme)
+    # Every page loads these too: the theme, and what its search and instant navigation read.
+    shell = [p for p in digests if p.startswith("assets/") or p in _EVERY_PAGE_READS]
+    install = (*runtime, fallback, *shell)
     listing = json.dumps(digests, sort_keys=True).encode()
     return OfflineFiles(digests, install, fallback, _digest(listing))
 

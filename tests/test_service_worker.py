@@ -54,7 +54,13 @@ def test_every_page_and_asset_is_listed_by_its_address_and_nothing_no_page_loads
         "sitemap.xml",
         "steps/compute/",
     ]
-    assert files.install == (*RUNTIME, "offline/", "assets/javascripts/bundle.1.min.js")
+    assert files.install == (
+        *RUNTIME,
+        "offline/",
+        "assets/javascripts/bundle.1.min.js",
+        "search/search_index.json",
+        "sitemap.xml",
+    )
     assert files.fallback == "offline/"
     assert files.digests["steps/compute/"] == hashlib.sha256(b"step").hexdigest()[:DIGEST_HEX_CHARS]
     assert files.bytes_by_path(tmp_path)["steps/compute/"] == len("step")

@@ -69,23 +69,44 @@ function thisPageAndItsFiles() {
 
 async function ask() {
   const worker = await activeWorker();
-  if (wanted()) {
-    worker.postMessage({ type: "save-lesson" });
-  } else {
-    worker.postMessage({ type: "save-urls", urls: thisPageAndItsFiles() });
-    show({ state: "off" });
-  }
+  // This page first, so it reopens offline even if the reader leaves the network right away.
+  worker.postMessage({ type: "save-urls", urls: thisPageAndItsFiles() });
+  if (wanted()) worker.postMessage({ type: "save-lesson" });
+  else show({ state: "off" });
 }
 
 function listen() {
   if (listening) return;
   listening = true;
+  followNewerBuilds();
   navigator.serviceWorker.addEventListener("message", (event) => {
     const data = event.data || {};
     if (data.type === "offline-progress" && wanted()) show({ state: "saving", saved: data.saved, total: data.total });
     else if (data.type === "offline-ready" && wanted()) show({ state: "ready" });
     else if (data.type === "offline-failed" && wanted()) show({ state: "failed" });
     else if (data.type === "offline-off") show({ state: "off" });
+  });
+}
+
+// A worker of a newer build took over this page (it was controlled by an older one): the
+// newer pages need their own scripts and runtime, so links now load pages in full, not by
+// instant navigation into this page's older scripts.
+function loadInFull(event) {
+  const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  if (!link || link.target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin || (url.pathname === location.pathname && url.search === location.search)) return;
+  event.preventDefault();
+  event.stopPropagation();
+  location.assign(url.href);
+}
+
+function followNewerBuilds() {
+  // The first worker to control this page is of its own build (it registered it).
+  let controlled = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (controlled) document.addEventListener("click", loadInFull, true);
+    controlled = true;
   });
 }
 
