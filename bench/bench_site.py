@@ -184,7 +184,8 @@ SW_SETTLED = """async () => {
   while (performance.now() < deadline) {
     for (const key of await caches.keys()) {
       const cache = await caches.open(key);
-      if (await cache.match(location.href.split("#")[0])) return !!reg.active;
+      // The worker keeps each file under its digest (?sha=...): docs/sw.js.
+      if (await cache.match(location.href.split("#")[0], { ignoreSearch: true })) return !!reg.active;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
