@@ -167,10 +167,14 @@ def test_one_visit_saves_the_lesson_and_every_page_goes_live_offline(
         page.evaluate("window.__sameDocument = true")
         walked = [""]
         while page.locator("a.md-footer__link--next").count():
+            target = page.evaluate("new URL(document.querySelector('a.md-footer__link--next').href).pathname")
+            # Instant navigation changes the address first and swaps the content after: mark
+            # this page's content, and wait until the next page's has replaced it.
+            page.evaluate("document.querySelector('.md-content').dataset.walked = '1'")
             page.click("a.md-footer__link--next")
             page.wait_for_function(
-                "n => location.pathname !== n && document.querySelectorAll('.md-content h1').length === 1",
-                arg="/" + walked[-1],
+                "t => location.pathname === t && document.querySelector('.md-content:not([data-walked]) h1')",
+                arg=target,
             )
             path = page.evaluate("location.pathname").lstrip("/")
             assert FALLBACK_TITLE not in page.inner_text(".md-content h1"), path
