@@ -1,8 +1,9 @@
 """MkDocs hook: ship the browser runtime with the site after each build.
 
 Copies the Pyodide core from node_modules (installed from npm at the exact version pinned in
-package.json), with its standard library partly precompiled (macros/runtime_bytecode.py),
-builds the engine wheel, and writes the two generated files the browser needs:
+package.json), with a standard library trimmed to what the site imports and precompiled
+(macros/runtime_bytecode.py, which also proves the trimmed runtime renders everything), builds
+the engine wheel as bytecode, and writes the two generated files the browser needs:
 ``js/runtime-config.js`` (where the wheel is) and ``sw.js`` (every file of the lesson, kept
 for offline reading, and the build's version).
 The site then requests nothing outside its own origin.
@@ -72,14 +73,24 @@ def _check_pyodide(root: Path) -> str:
     return installed
 
 
+def minimal_lock(stock_lock: bytes) -> bytes:
+    """Pyodide's package lock without its packages (the site loads none): loadPyodide still
+    reads the lock and checks its ``info`` (ABI version), so that part stays as npm ships it."""
+    info = json.loads(stock_lock)["info"]
+    return json.dumps({"info": info, "packages": {}}, sort_keys=True).encode()
+
+
 def _copy_pyodide(root: Path, site: Path, stdlib_zip: bytes) -> None:
-    """The Pyodide core into ``site/pyodide``, with the precompiled standard library."""
+    """The Pyodide core into ``site/pyodide``: the trimmed, precompiled standard library and a
+    lock without packages in place of the stock ones."""
     source = root / "node_modules" / "pyodide"
     target = site / "pyodide"
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_CORE_FILES:
         if name == "python_stdlib.zip":
             (target / name).write_bytes(stdlib_zip)
+        elif name == "pyodide-lock.json":
+            (target / name).write_bytes(minimal_lock((source / name).read_bytes()))
         else:
             shutil.copy2(source / name, target / name)
 
@@ -150,14 +161,15 @@ def on_post_build(config: Any, **_: Any) -> None:
     _bundle_styles(site, config)
     _copy_offline_search_shim(root, site, config)
     sys.path.insert(0, str(root))
-    from macros.runtime_bytecode import compile_runtime
+    from macros.runtime_bytecode import browser_wheel, check_runtime, compile_runtime
     from macros.wheel import build_engine_wheel
 
     pyodide_version = _check_pyodide(root)
     with tempfile.TemporaryDirectory() as tmp:
         bytecode = compile_runtime(root, build_engine_wheel(root, Path(tmp)))
     _copy_pyodide(root, site, bytecode.stdlib_zip)
-    wheel = build_engine_wheel(root, site / "wheels", dict(bytecode.engine_pyc))
+    wheel = browser_wheel(root, site / "wheels", bytecode)
+    check_runtime(root, wheel, site / "pyodide", bytecode)
     wheel_path = f"wheels/{wheel.name}"
 
     digest = hashlib.sha256(wheel.read_bytes())

@@ -1,45 +1,114 @@
-// Build step: bytecode for the reader's browser, compiled by the very Pyodide the site ships.
+// Build step: the runtime the reader's browser gets, made and checked by the very Pyodide the
+// site ships, under Node.
 //
-// Pyodide ships its standard library as source and compiles every module it imports on each
-// start (most of the runtime's start-up time). This script loads the engine from its plain
-// wheel, renders every widget once to learn which modules the site really uses, and writes:
-//   - the engine's modules as .pyc files (arcname -> base64, JSON), for the wheel;
-//   - python_stdlib.zip with each standard-library module that start-up or the engine imports
-//     replaced by its .pyc (the others stay as source: they still work, compiled when needed);
-//   - the list of the modules it compiled (JSON), for the build's record and the tests.
+// `compile` boots Pyodide on its stock standard library, loads the engine from its plain wheel
+// and runs the corpus (every widget under every input of tools/snapshot.py, every plan and the
+// parity cases); then, for each engine module that run loaded, it imports every standard-library
+// module that module names in an import statement anywhere (a lazy import on a path the corpus
+// missed is still shipped). What was loaded from the standard library by then, start-up
+// included, is what the site uses. It writes:
+//   - the engine's modules as .pyc files (arcname -> base64, JSON), for a sourceless wheel;
+//   - python_stdlib.zip holding the used modules only, as .pyc (no source beside them), with
+//     no column positions and no module or function docstrings;
+//   - a JSON record: the zip entries shipped, the modules imported by name, the imports that
+//     failed on the stock runtime (optional ones) and the corpus's digest.
+// `check` boots Pyodide on a given standard-library zip, package lock and wheel (the ones the
+// site ships), runs the
+// same corpus and imports, and writes the same record: the build compares the two.
 // All .pyc files are unchecked-hash (PEP 552): valid whatever the file times.
 //
-// Usage: node pyodide_compile.mjs ENGINE_WHEEL OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_MODULES_JSON
-import { readFile, writeFile } from "node:fs/promises";
+// Usage: node pyodide_compile.mjs compile WHEEL CORPUS_DIR OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_RECORD_JSON
+//        node pyodide_compile.mjs check WHEEL CORPUS_DIR STDLIB_ZIP LOCK_JSON IMPORTS_JSON OUT_RECORD_JSON
+import { createHash } from "node:crypto";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { loadPyodide } from "../node_modules/pyodide/pyodide.mjs";
 
-const [wheelPath, engineOut, stdlibOut, modulesOut] = process.argv.slice(2);
-const pyodide = await loadPyodide();
+const [mode, wheelPath, corpusDir, ...rest] = process.argv.slice(2);
+// No column positions in the bytecode (PEP 657): tracebacks keep their line numbers, the
+// files lose about a quarter of their size.
+const env = { PYTHONNODEBUGRANGES: "1" };
+const options = mode === "check" ? { stdLibURL: rest[0], lockFileURL: rest[1], env } : { env };
+const pyodide = await loadPyodide(options);
 pyodide.unpackArchive(new Uint8Array(await readFile(wheelPath)), "wheel");
-// First, before this script imports anything of its own: what start-up, the engine and every
-// widget's first render import from the standard library.
-const used = JSON.parse(pyodide.runPython(`
-import json, sys
-from engine import browser, registry
-for name in registry.widget_names():
-    browser.update(name, "{}")
+pyodide.FS.mkdirTree("/corpus");
+for (const name of await readdir(corpusDir)) {
+  pyodide.FS.writeFile(`/corpus/${name}`, await readFile(join(corpusDir, name)));
+}
+pyodide.globals.set("named_json", mode === "check" ? await readFile(rest[2], "utf8") : "null");
+// Before this script imports anything of its own: a finder last on sys.meta_path sees every
+// import that no other finder could satisfy, then the corpus runs and the named imports follow.
+const record = JSON.parse(pyodide.runPython(`
+import sys
+
+class _Missed:
+    names = set()
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        cls.names.add(name)
+        return None
+
+sys.meta_path.append(_Missed)
+sys.path.insert(0, "/corpus")
+import importlib, json
+import runtime_corpus
+corpus = runtime_corpus.run()
+named = json.loads(named_json)
+if named is None:
+    named = runtime_corpus.stdlib_imports_of_loaded_engine()
+for name in named:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
 stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
 origins = (getattr(getattr(m, "__spec__", None), "origin", None) or "" for m in list(sys.modules.values()))
-json.dumps(sorted(o[len(stdlib_zip) + 1:] for o in origins if o.startswith(stdlib_zip + "/") and o.endswith(".py")))
+json.dumps({
+    "entries": sorted({o[len(stdlib_zip) + 1:] for o in origins if o.startswith(stdlib_zip + "/")}),
+    "named": named,
+    "missed": sorted(_Missed.names),
+    "corpus": corpus,
+})
 `));
-pyodide.globals.set("used_json", JSON.stringify(used));
+record.digest = createHash("sha256").update(record.corpus).digest("hex");
+const widgets = Object.values(JSON.parse(record.corpus).widgets);
+record.widget_cases = widgets.reduce((n, cases) => n + Object.keys(cases).length, 0);
+delete record.corpus;
+
+if (mode === "check") {
+  await writeFile(rest[3], JSON.stringify(record));
+  process.exit(0);
+}
+const [engineOut, stdlibOut, recordOut] = rest;
+pyodide.globals.set("used_json", JSON.stringify(record.entries));
 const result = pyodide.runPython(`
 import base64, importlib.util, json, os, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 
-used = set(json.loads(used_json))
+used = [e for e in json.loads(used_json) if e.endswith(".py")]
 stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
 
+import ast
+
+def _without_docstrings(tree):
+    # Module and function docstrings only: no one reads them in the reader's browser. Class
+    # docstrings stay (dataclasses builds one, slowly, for a class that has none). Line
+    # numbers are unchanged.
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                node.body[0] = ast.copy_location(ast.Pass(), first) if len(node.body) == 1 else None
+                node.body = [n for n in node.body if n is not None]
+    return tree
+
 def pyc(source_bytes, filename):
-    code = compile(source_bytes, filename, "exec", dont_inherit=True)
+    tree = _without_docstrings(ast.parse(source_bytes, filename))
+    code = compile(tree, filename, "exec", dont_inherit=True)
     return _code_to_hash_pyc(code, importlib.util.source_hash(source_bytes), checked=False)
 
-# 1. The engine: every module, from the unpacked wheel.
+# 1. The engine: every module, from the unpacked wheel, as engine/x.pyc (sourceless).
 import engine
 package_root = os.path.dirname(os.path.dirname(engine.__file__))
 engine_pyc = {}
@@ -51,22 +120,21 @@ for folder, _, files in sorted(os.walk(os.path.dirname(engine.__file__))):
         rel = os.path.relpath(path, package_root)
         with open(path, "rb") as f:
             data = f.read()
-        engine_pyc[importlib.util.cache_from_source(rel)] = base64.b64encode(pyc(data, rel)).decode()
+        engine_pyc[rel + "c"] = base64.b64encode(pyc(data, rel)).decode()
 
-# 2. The standard library again, the used modules as bytecode, entries in the same order.
+# 2. The standard library the site uses, as bytecode only, entries in the stock zip's order.
 out_path = "/tmp/python_stdlib.zip"
 with zipfile.ZipFile(stdlib_zip) as source, zipfile.ZipFile(out_path, "w") as target:
     for info in source.infolist():
-        data = source.read(info)
-        if info.filename in used:
-            compiled = zipfile.ZipInfo(info.filename[:-3] + ".pyc", date_time=info.date_time)
-            compiled.compress_type = zipfile.ZIP_DEFLATED
-            compiled.external_attr = info.external_attr
-            target.writestr(compiled, pyc(data, f"{stdlib_zip}/{info.filename}"))
-        else:
-            target.writestr(info, data)
+        if info.filename not in used:
+            continue
+        compiled = zipfile.ZipInfo(info.filename[:-3] + ".pyc", date_time=info.date_time)
+        compiled.compress_type = zipfile.ZIP_DEFLATED
+        compiled.external_attr = info.external_attr
+        data = pyc(source.read(info), f"{stdlib_zip}/{info.filename}")
+        target.writestr(compiled, data, compresslevel=9)
 json.dumps(engine_pyc)
 `);
 await writeFile(engineOut, result);
 await writeFile(stdlibOut, pyodide.FS.readFile("/tmp/python_stdlib.zip"));
-await writeFile(modulesOut, JSON.stringify(used));
+await writeFile(recordOut, JSON.stringify(record));

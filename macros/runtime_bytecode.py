@@ -1,11 +1,15 @@
-"""Bytecode for the reader's browser, compiled at build time by the site's own Pyodide.
+"""The runtime for the reader's browser: only what runs, compiled at build time by the site's
+own Pyodide.
 
-Pyodide (from npm) ships its standard library as source, so every start compiles the ~130
-modules it imports: in our measurements about two thirds of the time from loading the runtime
-to Python being ready. ``macros/pyodide_compile.mjs`` runs that Pyodide under Node once per
-build, renders every widget to learn which modules the site uses, and returns them compiled:
-the engine's modules for its wheel, and ``python_stdlib.zip`` with the used modules as
-bytecode. Results are cached under ``build/`` by the hash of everything they depend on.
+Pyodide (from npm) ships its whole standard library as source (2.5 MB compressed), so every
+start compiled the ~130 modules it imports. ``macros/pyodide_compile.mjs`` runs that Pyodide
+under Node once per build, runs the corpus (``macros/runtime_corpus.py``: the tests' widget
+inputs, plans and parity cases) to learn which modules the site uses, and returns them
+compiled: the engine's modules for a sourceless wheel, and a ``python_stdlib.zip`` holding
+only the used modules, as bytecode. The build then boots Pyodide again on what it ships and
+runs the same corpus: a module the site imports that was left out fails the build, by name
+(:class:`TrimmedRuntimeError`). Results are cached under ``build/`` by the hash of everything
+they depend on.
 """
 
 from __future__ import annotations
@@ -20,50 +24,118 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from macros.wheel import build_engine_wheel
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
+# The corpus and the cases it runs, copied into Pyodide's file system.
+CORPUS_FILES = (
+    Path("macros") / "runtime_corpus.py",
+    Path("tools") / "snapshot.py",
+    Path("tests") / "parity_cases.py",
+)
 CACHE_DIR = Path("build") / "pyodide-bytecode"
 CACHE_DIR_ENV = "LESSON_BYTECODE_CACHE"  # another cache folder (the benchmark starts empty)
 CACHE_KEEP = 3  # entries kept: the newest ones (older sources, older Pyodide pins)
 STDLIB_ZIP = Path("node_modules") / "pyodide" / "python_stdlib.zip"
 
 
+class TrimmedRuntimeError(RuntimeError):
+    """The runtime the site ships misses a module the site imports, or renders differently."""
+
+
 @dataclass(frozen=True)
 class RuntimeBytecode:
     """What the build ships in place of source.
 
-    ``engine_pyc``: wheel arcname (``engine/__pycache__/x.cpython-314.pyc``) -> .pyc bytes.
-    ``stdlib_zip``: the whole ``python_stdlib.zip``, used modules as unchecked-hash .pyc.
-    ``stdlib_compiled``: the zip entries (``json/__init__.py``...) that became bytecode.
+    ``engine_pyc``: wheel arcname (``engine/x.pyc``, beside where the source was) -> .pyc bytes.
+    ``stdlib_zip``: the trimmed ``python_stdlib.zip``: used modules only, as unchecked-hash .pyc.
+    ``stdlib_compiled``: the stock zip's entries (``json/__init__.py``...) shipped as bytecode.
+    ``record``: what the compile run saw (``named``: the modules imported by name for the
+    engine's import statements; ``missed``: imports no finder satisfied on the stock runtime;
+    ``digest``: sha256 of the corpus's results; ``widget_cases``).
+    ``cache_entry``: the folder it was cached in (the check's result is kept there too).
     """
 
     engine_pyc: Mapping[str, bytes]
     stdlib_zip: bytes
     stdlib_compiled: tuple[str, ...]
+    record: Mapping[str, Any]
+    cache_entry: Path
 
 
 def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
     """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel."""
     inputs = [plain_wheel, project_root / STDLIB_ZIP, project_root / COMPILE_SCRIPT]
+    inputs += [project_root / path for path in CORPUS_FILES]
     digest = hashlib.sha256()
     for path in inputs:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     cache_dir = Path(os.environ.get(CACHE_DIR_ENV) or project_root / CACHE_DIR)
     cached = cache_dir / digest.hexdigest()[:24]
-    if not (cached / "modules.json").exists():
+    if not (cached / "record.json").exists():
         _compile_into(project_root, plain_wheel, cached)
         _prune(cached.parent)
     engine: dict[str, str] = json.loads((cached / "engine.json").read_text())
+    record: dict[str, Any] = json.loads((cached / "record.json").read_text())
     return RuntimeBytecode(
         engine_pyc={arc: base64.b64decode(data) for arc, data in engine.items()},
         stdlib_zip=(cached / "python_stdlib.zip").read_bytes(),
-        stdlib_compiled=tuple(json.loads((cached / "modules.json").read_text())),
+        stdlib_compiled=tuple(e for e in record["entries"] if e.endswith(".py")),
+        record=record,
+        cache_entry=cached,
     )
+
+
+def browser_wheel(project_root: Path, out_dir: Path, bytecode: RuntimeBytecode) -> Path:
+    """The engine's wheel as the browser gets it: bytecode and the pre-parsed catalogue, no
+    source and no TOML (the browser reads the catalogue's JSON)."""
+    return build_engine_wheel(project_root, out_dir, dict(bytecode.engine_pyc), sources=False)
+
+
+def check_runtime(
+    project_root: Path, wheel: Path, pyodide_dir: Path, bytecode: RuntimeBytecode
+) -> dict[str, Any]:
+    """Boot Pyodide under Node on the standard library and package lock in ``pyodide_dir`` and
+    on ``wheel`` (what the site ships), run the corpus and the named imports again, and return
+    that run's record. TrimmedRuntimeError, naming the modules, if an import failed there that
+    succeeded on the stock runtime, or if any result differs. A passed check is remembered in
+    the cache (by the hash of the three files)."""
+    stdlib_zip, lock = pyodide_dir / "python_stdlib.zip", pyodide_dir / "pyodide-lock.json"
+    shipped = [wheel.read_bytes(), stdlib_zip.read_bytes(), lock.read_bytes()]
+    digest = hashlib.sha256(b"".join(hashlib.sha256(data).digest() for data in shipped))
+    passed = bytecode.cache_entry / f"checked-{digest.hexdigest()[:24]}.json"
+    if passed.exists():
+        remembered: dict[str, Any] = json.loads(passed.read_text())
+        return remembered
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        named = work / "named.json"
+        named.write_text(json.dumps(bytecode.record["named"]))
+        out = work / "record.json"
+        corpus = _corpus_dir(project_root, work / "corpus")
+        args = [str(wheel), str(corpus), str(stdlib_zip), str(lock), str(named), str(out)]
+        _run_node(project_root, ["check", *args])
+        record: dict[str, Any] = json.loads(out.read_text())
+    left_out = sorted(set(record["missed"]) - set(bytecode.record["missed"]))
+    if left_out:
+        raise TrimmedRuntimeError(
+            "the site imports modules left out of the runtime it ships: "
+            f"{', '.join(left_out)} (macros/runtime_bytecode.py; see macros/runtime_corpus.py)"
+        )
+    if record["digest"] != bytecode.record["digest"]:
+        raise TrimmedRuntimeError(
+            "the corpus renders differently on the shipped runtime than on stock Pyodide "
+            "(macros/runtime_corpus.py): something it needs was left out"
+        )
+    passed.write_text(json.dumps(record))
+    return record
 
 
 def _prune(cache_dir: Path) -> None:
     entries = sorted(
-        (p for p in cache_dir.iterdir() if (p / "modules.json").exists()),
+        (p for p in cache_dir.iterdir() if (p / "record.json").exists()),
         key=lambda p: p.stat().st_mtime,
         reverse=True,
     )
@@ -72,23 +144,36 @@ def _prune(cache_dir: Path) -> None:
 
 
 def _compile_into(project_root: Path, plain_wheel: Path, target: Path) -> None:
-    node = shutil.which("node")
-    if node is None:
-        raise RuntimeError("Node.js is needed to build the site (Pyodide runs under it).")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         work = Path(tmp)
-        outputs = [work / "engine.json", work / "python_stdlib.zip", work / "modules.json"]
-        done = subprocess.run(
-            [node, str(project_root / COMPILE_SCRIPT), str(plain_wheel), *map(str, outputs)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"compiling for Pyodide failed:\n{done.stderr[-2000:]}")
+        corpus = _corpus_dir(project_root, work / "corpus")
+        outputs = [work / "engine.json", work / "python_stdlib.zip", work / "record.json"]
+        _run_node(project_root, ["compile", str(plain_wheel), str(corpus), *map(str, outputs)])
+        shutil.rmtree(corpus)
         # Renamed into place last, so an interrupted build never leaves half a cache entry.
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)
         work.mkdir()  # for TemporaryDirectory's clean-up
+
+
+def _corpus_dir(project_root: Path, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in CORPUS_FILES:
+        shutil.copy2(project_root / path, folder / path.name)
+    return folder
+
+
+def _run_node(project_root: Path, args: list[str]) -> None:
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("Node.js is needed to build the site (Pyodide runs under it).")
+    done = subprocess.run(
+        [node, str(project_root / COMPILE_SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"Pyodide under Node failed ({args[0]}):\n{done.stderr[-2000:]}")

@@ -40,18 +40,22 @@ def catalog_json() -> dict[str, bytes]:
 
 
 def build_engine_wheel(
-    project_root: Path, out_dir: Path, extra_files: dict[str, bytes] | None = None
+    project_root: Path,
+    out_dir: Path,
+    extra_files: dict[str, bytes] | None = None,
+    sources: bool = True,
 ) -> Path:
     """Write ``engine-<version>-py3-none-any.whl`` into ``out_dir`` and return its path.
 
     The catalogue goes in twice, as TOML and pre-parsed (:func:`catalog_json`).
     ``extra_files`` (arcname -> bytes) are added as they are, e.g. the engine's bytecode from
-    macros/runtime_bytecode.py.
+    macros/runtime_bytecode.py. Without ``sources`` the engine's .py and .toml files stay
+    out (the browser's wheel: its bytecode and the pre-parsed catalogue stand in for them).
     """
     name, version = project_version(project_root)
     package = project_root / "engine"
     files: list[tuple[str, bytes]] = []
-    for path in sorted(package.rglob("*")):
+    for path in sorted(package.rglob("*")) if sources else []:
         if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
             files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
     files.extend(sorted(catalog_json().items()))

@@ -1,0 +1,115 @@
+"""The runtime the site ships holds only what runs (macros/runtime_bytecode.py).
+
+The standard library is trimmed to the modules Pyodide's start-up and the engine import, as
+bytecode only; the engine's wheel carries bytecode, not source; the package lock lists no
+packages. Pyodide under Node, booted on exactly those files, renders every widget under every
+input of tools/snapshot.py, every plan and the parity cases as the stock runtime does, and a
+module the site imports that was left out fails the build with its name.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from macros.build_hook import minimal_lock
+from macros.runtime_bytecode import (
+    RuntimeBytecode,
+    TrimmedRuntimeError,
+    browser_wheel,
+    check_runtime,
+    compile_runtime,
+)
+from macros.wheel import build_engine_wheel
+from tools import snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+STOCK = ROOT / "node_modules" / "pyodide"
+
+
+@pytest.fixture(scope="module")
+def bytecode(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBytecode:
+    plain = build_engine_wheel(ROOT, tmp_path_factory.mktemp("plain-wheel"))
+    return compile_runtime(ROOT, plain)
+
+
+def _shipped(folder: Path, bytecode: RuntimeBytecode, stdlib_zip: bytes) -> tuple[Path, Path]:
+    """(wheel, pyodide folder) as the build writes them into site/."""
+    pyodide = folder / "pyodide"
+    pyodide.mkdir(parents=True)
+    (pyodide / "python_stdlib.zip").write_bytes(stdlib_zip)
+    (pyodide / "pyodide-lock.json").write_bytes(
+        minimal_lock((STOCK / "pyodide-lock.json").read_bytes())
+    )
+    return browser_wheel(ROOT, folder / "wheels", bytecode), pyodide
+
+
+def test_the_standard_library_holds_only_the_used_modules_as_bytecode(
+    bytecode: RuntimeBytecode,
+) -> None:
+    stock = set(zipfile.ZipFile(STOCK / "python_stdlib.zip").namelist())
+    shipped = zipfile.ZipFile(io.BytesIO(bytecode.stdlib_zip)).namelist()
+    assert all(name.endswith(".pyc") for name in shipped), "source shipped beside bytecode"
+    assert {name[:-1] for name in shipped} == set(bytecode.stdlib_compiled)
+    assert set(bytecode.stdlib_compiled) <= stock
+    # Start-up (asyncio, the pyodide package), the engine's imports (json, dataclasses) and
+    # its lazy ones (tomllib, imported only where the catalogue's JSON is missing).
+    needed = {"asyncio/__init__.py", "pyodide/__init__.py", "json/decoder.py", "dataclasses.py",
+              "pkgutil.py", "tomllib/_parser.py"}
+    assert needed <= set(bytecode.stdlib_compiled)
+    # Nothing the site runs imports these.
+    for gone in ("email/__init__.py", "unittest/__init__.py", "xml/__init__.py", "argparse.py",
+                 "doctest.py", "pydoc.py"):
+        assert gone in stock and gone[:-3] + ".pyc" not in shipped, gone
+    assert len(shipped) < len(stock) / 3
+
+
+def test_the_corpus_ran_every_widget_input_of_the_snapshot(bytecode: RuntimeBytecode) -> None:
+    cases = sum(len(results) for results in snapshot._widgets().values())
+    assert bytecode.record["widget_cases"] == cases
+    assert {"pkgutil", "tomllib", "json", "dataclasses"} <= set(bytecode.record["named"])
+
+
+def test_the_browser_wheel_is_bytecode_without_source(
+    tmp_path: Path, bytecode: RuntimeBytecode
+) -> None:
+    wheel = browser_wheel(ROOT, tmp_path, bytecode)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "engine/browser.pyc" in names and "engine/numbers/catalog/data/models.json" in names
+    assert not [n for n in names if n.endswith((".py", ".toml"))]
+    engine_modules = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "engine").rglob("*.py")}
+    assert engine_modules == {n for n in names if n.endswith(".pyc")}
+
+
+def test_the_lock_lists_no_packages_and_keeps_pyodides_info() -> None:
+    stock = json.loads((STOCK / "pyodide-lock.json").read_bytes())
+    lock = json.loads(minimal_lock((STOCK / "pyodide-lock.json").read_bytes()))
+    assert lock == {"info": stock["info"], "packages": {}}
+
+
+def test_the_shipped_runtime_renders_the_corpus_as_stock_pyodide(
+    tmp_path: Path, bytecode: RuntimeBytecode
+) -> None:
+    wheel, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
+    record = check_runtime(ROOT, wheel, pyodide, bytecode)
+    assert record["digest"] == bytecode.record["digest"]
+    assert record["widget_cases"] == bytecode.record["widget_cases"]
+    assert set(record["missed"]) <= set(bytecode.record["missed"])
+
+
+def test_a_module_left_out_fails_the_build_naming_it(
+    tmp_path: Path, bytecode: RuntimeBytecode
+) -> None:
+    source = zipfile.ZipFile(io.BytesIO(bytecode.stdlib_zip))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as target:
+        for info in source.infolist():
+            if not info.filename.startswith("tomllib/"):
+                target.writestr(info, source.read(info))
+    wheel, pyodide = _shipped(tmp_path, bytecode, buffer.getvalue())
+    with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: tomllib\b"):
+        check_runtime(ROOT, wheel, pyodide, bytecode)
