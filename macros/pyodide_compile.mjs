@@ -83,13 +83,12 @@ if (mode === "check") {
 const [engineOut, stdlibOut, recordOut] = rest;
 pyodide.globals.set("used_json", JSON.stringify(record.entries));
 const result = pyodide.runPython(`
-import base64, importlib.util, json, os, sys, zipfile
+import ast, base64, importlib.util, json, os, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 
 used = [e for e in json.loads(used_json) if e.endswith(".py")]
 stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
 
-import ast
 
 def _without_docstrings(tree):
     # Module and function docstrings only: no one reads them in the reader's browser. Class
@@ -104,6 +103,8 @@ def _without_docstrings(tree):
     return tree
 
 def pyc(source_bytes, filename):
+    # Line numbers stay: without them the traceback module fails (and with it every Python
+    # error Pyodide hands to JavaScript).
     tree = _without_docstrings(ast.parse(source_bytes, filename))
     code = compile(tree, filename, "exec", dont_inherit=True)
     return _code_to_hash_pyc(code, importlib.util.source_hash(source_bytes), checked=False)

@@ -1,6 +1,7 @@
 """Serve a built site on this machine only, with the MIME types Pyodide needs.
 
-Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] DIRECTORY   (--port 0: any free port)
+Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] [--gzip] DIRECTORY
+(--port 0: any free port; --gzip: compress as GitHub Pages does, see COMPRESSIBLE_TYPES)
 
 Tests and the benchmark use :func:`serving`: it binds first (port 0, so the system picks a free
 port and no other process can take it in between), then the caller builds for that address.
@@ -11,14 +12,45 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gzip
 import http.server
+import io
+import os
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 MIME_TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript"}
+
+# What GitHub Pages gzips on the fly for a browser that accepts it: text types (HTML, CSS,
+# JavaScript, JSON, SVG...: "GitHub Pages is already gzipping html, css, js, json",
+# stackoverflow.com/a/34636569, quoted with a measurement in maxence-charriere/go-app#866)
+# and, per that same report (2023, with a screenshot of the response), application/wasm.
+# Archives (.zip, .whl) and images other than SVG go as they are: already compressed.
+COMPRESSIBLE_TYPES = frozenset(
+    {
+        "text/html",
+        "text/css",
+        "text/javascript",
+        "text/plain",
+        "text/xml",
+        "application/javascript",
+        "application/json",
+        "application/manifest+json",
+        "application/xml",
+        "application/wasm",
+        "image/svg+xml",
+    }
+)
+GZIP_LEVEL = 6  # gzip's and most servers' default; the host's own level is not published
+
+
+@functools.lru_cache(maxsize=256)
+def _gzipped(path: str, mtime_ns: int, size: int) -> bytes:
+    """The file's bytes gzipped (cached while the file is unchanged: mtime and size)."""
+    return gzip.compress(Path(path).read_bytes(), compresslevel=GZIP_LEVEL, mtime=0)
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -29,6 +61,40 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         **MIME_TYPES,
     }
     verbose = False
+    compress = False  # gzip COMPRESSIBLE_TYPES when the browser accepts it (--gzip)
+
+    def send_head(self) -> BinaryIO | None:
+        compressed = self._compressed_head() if self.compress else None
+        return compressed if compressed is not None else super().send_head()
+
+    def _compressed_head(self) -> BinaryIO | None:
+        """Headers and a gzipped body, as a compressing static host sends them; None where it
+        would send the file as it is (another type, no gzip accepted, a redirect, a 404)."""
+        if "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return None
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].split("#", 1)[0].endswith("/"):
+                return None
+            path = os.path.join(path, "index.html")
+        content_type = self.guess_type(path)
+        if not os.path.isfile(path) or content_type.split(";")[0] not in COMPRESSIBLE_TYPES:
+            return None
+        stat = os.stat(path)
+        modified = self.date_time_string(int(stat.st_mtime))
+        if self.headers.get("If-Modified-Since") == modified:
+            self.send_response(http.HTTPStatus.NOT_MODIFIED)
+            self.end_headers()
+            return io.BytesIO(b"")
+        body = _gzipped(path, stat.st_mtime_ns, stat.st_size)
+        self.send_response(http.HTTPStatus.OK)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Last-Modified", modified)
+        self.end_headers()
+        return io.BytesIO(body)
 
     def log_message(self, format: str, *args: object) -> None:
         if self.verbose:
@@ -45,8 +111,15 @@ class SiteServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
-def make_server(directory: Path, host: str, port: int) -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(SiteHandler, directory=str(directory))
+class CompressingHandler(SiteHandler):
+    compress = True
+
+
+def make_server(
+    directory: Path, host: str, port: int, compress: bool = False
+) -> http.server.ThreadingHTTPServer:
+    handler_class = CompressingHandler if compress else SiteHandler
+    handler = functools.partial(handler_class, directory=str(directory))
     return SiteServer((host, port), handler)
 
 
@@ -57,13 +130,16 @@ def address(server: http.server.ThreadingHTTPServer) -> str:
 
 
 @contextlib.contextmanager
-def serving(directory: Path, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+def serving(
+    directory: Path, host: str = "127.0.0.1", port: int = 0, compress: bool = False
+) -> Iterator[str]:
     """Serve ``directory`` from a background thread; yields its address ('http://host:port/').
 
     The port is bound before anything is built, so the address can go into the build
     (SITE_URL); the directory is read per request and may be filled or rebuilt meanwhile.
+    ``compress``: gzip what GitHub Pages gzips (COMPRESSIBLE_TYPES).
     """
-    server = make_server(directory, host, port)
+    server = make_server(directory, host, port, compress)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -79,11 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--gzip", action="store_true", help="gzip text and wasm, as GitHub Pages does"
+    )
     args = parser.parse_args(argv)
     if not (args.directory / "index.html").exists():
         print(f"{args.directory} has no index.html: run `make build` first.", file=sys.stderr)
         return 1
-    server = make_server(args.directory, args.host, args.port)
+    server = make_server(args.directory, args.host, args.port, args.gzip)
     print(f"Serving the lesson at {address(server)}  (Ctrl+C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
