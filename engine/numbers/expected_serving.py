@@ -7,6 +7,8 @@ data/links.toml:
 
 - matmuls reach the chip's measured matmul efficiency, attention FlashAttention's, and a
   forward pass spends a measured share of its time outside both (norms, activations);
+- that time outside matmuls, and attention itself, run on 16-bit activations whatever the
+  weights: when the matmuls run in fp8 or int8 they do not speed up (:func:`_Maths`);
 - decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
 - every layer launches a fixed number of kernels, each with a fixed latency;
 - a prefill runs eagerly (stacks capture only decode steps in CUDA graphs), so it never takes
@@ -32,6 +34,7 @@ from engine.numbers.catalog.efficiency import (
     Basis,
     attention_fraction,
     forward_matmul_share,
+    forward_source,
     kernel_seconds_per_layer,
     matmul_fraction,
     memory_fraction,
@@ -63,6 +66,62 @@ def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens
     touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
     shared = model.params - model.routed_params
     return (shared + model.routed_params * touched) * bytes_per_number
+
+
+_WIDE_MATHS = ("bf16", "fp16", "fp32", "tf32")
+
+
+@dataclass(frozen=True, slots=True)
+class _Maths:
+    """Turns seconds at the raw peak of a pass's compute format into expected seconds.
+
+    ``matmul``: the chip's measured efficiency in the compute format; ``sixteen``: (peak of the
+    compute format) / (the chip's 16-bit peak), 1 when the maths is 16-bit or wider;
+    ``matmul16``: the 16-bit matmul efficiency; ``share``: the measured matmul share of a
+    forward pass. Attention (FlashAttention, bf16 softmax) and the kernels outside matmuls
+    (norms, activations, rotary embedding: measured as a share of a bf16 forward pass) act on
+    16-bit activations, so an fp8 or int8 matmul leaves their time as it was in 16 bits.
+    """
+
+    matmul: float
+    sixteen: float
+    matmul16: float
+    share: float
+    attention: float
+
+    def saving(self, matmul_raw_seconds: float) -> float:
+        """What the compute format saves on matmuls of ``matmul_raw_seconds`` (at its raw peak)
+        against running them in 16 bits (<= 0; exactly 0 for 16-bit maths)."""
+        return matmul_raw_seconds * (1.0 / self.matmul - self.sixteen / self.matmul16)
+
+    def matmuls(self, raw_seconds: float) -> float:
+        """Matmul seconds (at the raw peak) and the time outside matmuls that goes with them:
+        the 16-bit figure, less what the faster format saves on the matmuls themselves."""
+        return (raw_seconds * self.sixteen / (self.matmul16 * self.share)
+                + self.saving(raw_seconds))
+
+    def attention_seconds(self, raw_seconds: float) -> float:
+        """Attention seconds (given at the compute format's raw peak) at the 16-bit peak."""
+        return raw_seconds * self.sixteen / self.attention
+
+    def forward(self, raw_seconds: float, matmul_share: float) -> float:
+        """A forward pass of ``raw_seconds`` at the raw peak, ``matmul_share`` of it matmuls and
+        the rest attention: in 16 bits at the measured efficiencies and matmul share, less
+        what the compute format saves on the matmuls."""
+        return (raw_seconds * self.sixteen * (matmul_share / self.matmul16
+                                              + (1.0 - matmul_share) / self.attention)
+                / self.share + self.saving(raw_seconds * matmul_share))
+
+
+def _maths(hw: HardwareSpec, compute_format: str, wf: str) -> _Maths:
+    f_mm = matmul_fraction(hw, compute_format, wf).value
+    share = forward_matmul_share().value
+    f_attn = attention_fraction().value
+    if compute_format in _WIDE_MATHS:
+        return _Maths(f_mm, 1.0, f_mm, share, f_attn)
+    peak16, fmt16 = hw.compute_peak("bf16")
+    return _Maths(f_mm, dict(hw.peaks)[compute_format] / peak16,
+                  matmul_fraction(hw, fmt16).value, share, f_attn)
 
 
 def _tp_all_reduces(model: ModelSpec, tokens: int, link: GroupLink) -> float:
@@ -125,6 +184,11 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: Group
            ) -> tuple[Basis, ...]:
     out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
            memory_fraction(hw, wf), kernel_seconds_per_layer(), prefill_host_seconds_per_layer()]
+    maths = _maths(hw, cf, wf)
+    if maths.sixteen != 1.0:
+        out.append(Basis(f"attention and the time outside matmuls at the 16-bit rate ({cf} "
+                         f"peak / 16-bit peak; 16-bit matmul efficiency {maths.matmul16:g})",
+                         maths.sixteen, forward_source()))
     if g > 1:
         links = get_links(hw.id)
         out.append(Basis(f"tensor-parallel link: {link.name}, bytes/s each way per GPU after "
@@ -155,8 +219,7 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format, wf).value * forward_matmul_share().value
-    f_attn = attention_fraction().value
+    maths = _maths(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
@@ -164,8 +227,8 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     segments = []
     for seg in k.segments:
         # Matmul FLOPs pay the forward pass's non-matmul share (norms, activations per token).
-        a = max((seg.am + extra_w) / f_mem, seg.ac / f_mm) + fixed
-        per_c = max(seg.bm / f_mem, seg.bc / f_attn)
+        a = max((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac)) + fixed
+        per_c = max(seg.bm / f_mem, maths.attention_seconds(seg.bc))
         segments.append(replace(seg, am=a, bm=per_c, ac=a, bc=per_c))
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
 
@@ -185,9 +248,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: s
     attn = min(b * architecture.attention_flops_per_layer_token(m)
                * architecture.causal_attended_layer_tokens(m, s), pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
-    comp = pre.compute_seconds * (share / matmul_fraction(hw, pre.compute_format, wf).value
-                                  + (1.0 - share) / attention_fraction().value
-                                  ) / forward_matmul_share().value
+    comp = _maths(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
     bpn = get_format(wf).bytes_per_number
     w_b = weight_bytes_read(m, bpn, b * s)
     w_e = expected_weight_bytes_read(m, bpn, b * s)
@@ -254,12 +315,11 @@ def decode_parts(model: object, hardware: object, *, context_tokens: int, batch:
     k = _costs(m, hw, b, wf, kf, g)
     seg = k.at(context_tokens)
     f_mem = memory_fraction(hw, wf).value
-    f_mm = matmul_fraction(hw, k.compute_format, wf).value * forward_matmul_share().value
-    f_attn = attention_fraction().value
+    rates = _maths(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem
-    maths = seg.ac / f_mm + seg.bc * context_tokens / f_attn
+    maths = rates.matmuls(seg.ac) + rates.attention_seconds(seg.bc * context_tokens)
     comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
     kernels = m.layers * kernel_seconds_per_layer().value
     step = _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)

@@ -177,6 +177,18 @@ def test_summary_counts_the_rows():
             assert reality_check._title(c.measurement) in html
 
 
+def test_fp8_rows_that_are_compute_bound_stay_in_the_band():
+    # Attention and the kernels outside matmuls keep their 16-bit time under fp8 matmuls
+    # (data/efficiency.toml [forward]); before that rule the engine was 26-36 % too fast on
+    # these compute-bound FP8 rows of TensorRT-LLM and too slow on none of them.
+    for row_id in ("trtllm-h100-llama2-7b-ttft-2048", "trtllm-h200-llama2-70b-b512-128-128",
+                   "trtllm-h200-llama2-70b-b32-2048-128",
+                   "trtllm-h100-llama2-70b-tp2-b1024-128-128"):
+        c = next(c for c in CHECKED if c.measurement.id == row_id)
+        assert c.within and not c.beats_bound, (row_id, c.expected_error)
+    assert reality_check.summary().serving_within >= 58
+
+
 def test_checked_row_arithmetic():
     m = ROWS[0]
     c = reality_check.Checked(m, bound=m.value * 0.5, expected=m.value * 1.2)

@@ -128,6 +128,14 @@ def forward_matmul_share() -> Basis:
     return Basis("matmul share of a forward pass", float(f["matmul_share"]), f["source"])
 
 
+def forward_source() -> str:
+    """Why attention and the kernels outside matmuls keep their 16-bit time under fp8 or int8
+    matmuls (data/efficiency.toml [forward] and [attention])."""
+    f = _data()["forward"]
+    return (f"{f['source']}; those kernels and FlashAttention work on 16-bit activations "
+            f"whatever the weights are stored in; {_data()['attention']['source']}")
+
+
 @dataclass(frozen=True, slots=True)
 class TrainingDefaults:
     """Sourced assumptions of an expected training step."""
