@@ -10,6 +10,8 @@ data/links.toml:
 - that time outside matmuls, and attention itself, run on 16-bit activations whatever the
   weights: when the matmuls run in fp8 or int8 they do not speed up (:func:`_Maths`);
 - decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
+- a kernel's streaming and its maths overlap only in part: they add as
+  (memory^p + maths^p)^(1/p), p measured (:func:`overlap`), where the bound takes the max;
 - every layer launches a fixed number of kernels, each with a fixed latency;
 - a prefill runs eagerly (stacks capture only decode steps in CUDA graphs), so it never takes
   less than the host's time to dispatch its layers (what sets a short prompt's time);
@@ -20,12 +22,14 @@ data/links.toml:
   only k, the fewest any batch can touch);
 - KV-cache replication across GPUs and sliding windows come with the bound's bytes.
 
-Times: expected decode step = max(weights / bandwidth, matmul FLOPs / peak) + max(KV cache /
-bandwidth, attention FLOPs / peak) (each at its efficiency) + kernels + all-reduces.
+Times: expected decode step = overlap(weights / bandwidth, matmul FLOPs / peak) +
+overlap(KV cache / bandwidth, attention FLOPs / peak) (each at its efficiency) + kernels +
+all-reduces; a prefill, overlap(bytes, FLOPs) + kernels + all-reduces.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from engine.numbers import architecture
@@ -38,6 +42,7 @@ from engine.numbers.catalog.efficiency import (
     kernel_seconds_per_layer,
     matmul_fraction,
     memory_fraction,
+    overlap_exponent,
     prefill_host_seconds_per_layer,
 )
 from engine.numbers.catalog.links import get_links
@@ -66,6 +71,18 @@ def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens
     touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
     shared = model.params - model.routed_params
     return (shared + model.routed_params * touched) * bytes_per_number
+
+
+def overlap(memory_seconds: float, maths_seconds: float) -> float:
+    """Seconds of a kernel (or a pass) that streams for ``memory_seconds`` and computes for
+    ``maths_seconds``: (memory^p + maths^p)^(1/p), between their max and their sum. Linear in
+    both together, so a + b c per context token stays a + b c."""
+    p = overlap_exponent().value
+    top = max(memory_seconds, maths_seconds)
+    if top <= 0:
+        return 0.0
+    total = (memory_seconds / top) ** p + (maths_seconds / top) ** p
+    return top * math.pow(total, 1.0 / p)
 
 
 _WIDE_MATHS = ("bf16", "fp16", "fp32", "tf32")
@@ -183,7 +200,8 @@ class ExpectedServe:
 def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: GroupLink
            ) -> tuple[Basis, ...]:
     out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
-           memory_fraction(hw, wf), kernel_seconds_per_layer(), prefill_host_seconds_per_layer()]
+           memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
+           prefill_host_seconds_per_layer()]
     maths = _maths(hw, cf, wf)
     if maths.sixteen != 1.0:
         out.append(Basis(f"attention and the time outside matmuls at the 16-bit rate ({cf} "
@@ -211,11 +229,11 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
     step.
 
-    The bound overlaps everything (one max); real kernels do not: the weight matmuls (max of
-    reading the weights and their FLOPs) and attention (max of reading the KV cache and its
-    FLOPs) run one after the other, then the fixed costs. Within each segment of the bound
-    (a sliding window adds one) both parts are linear in the context c, so the result is
-    again a + b c (the same on both sides of the max).
+    The bound overlaps everything (one max); real kernels do not: the weight matmuls (reading
+    the weights and their FLOPs) and attention (reading the KV cache and its FLOPs)
+    run one after the other, each streaming and computing in part at once (:func:`overlap`),
+    then the fixed costs. Within each segment of the bound (a sliding window adds one) both
+    parts are linear in the context c, so the result is again a + b c.
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
@@ -227,8 +245,8 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     segments = []
     for seg in k.segments:
         # Matmul FLOPs pay the forward pass's non-matmul share (norms, activations per token).
-        a = max((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac)) + fixed
-        per_c = max(seg.bm / f_mem, maths.attention_seconds(seg.bc))
+        a = overlap((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac)) + fixed
+        per_c = overlap(seg.bm / f_mem, maths.attention_seconds(seg.bc))
         segments.append(replace(seg, am=a, bm=per_c, ac=a, bc=per_c))
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
 
@@ -255,7 +273,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: s
     mem = pre.memory_seconds * (pre.bytes_read - w_b + w_e) / pre.bytes_read \
         / memory_fraction(hw, wf).value
     comm = _tp_all_reduces(m, b * s, group_link(get_links(hw.id), g))
-    gpu_seconds = max(comp, mem) + m.layers * kernel_seconds_per_layer().value + comm
+    gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
     host_seconds = m.layers * prefill_host_seconds_per_layer().value
     return max(gpu_seconds, host_seconds), comm
@@ -288,7 +306,7 @@ class DecodeParts:
     serving): ``maths`` (matmuls and attention at their measured efficiencies), ``memory``
     (weights and KV cache at the measured share of the bandwidth), ``communication`` (two
     all-reduces per layer), ``kernels`` (fixed launch costs). ``seconds``: the expected step,
-    max(weights, matmuls) + max(KV cache, attention) + kernels + communication."""
+    overlap(weights, matmuls) + overlap(KV cache, attention) + kernels + communication."""
 
     batch: int
     gpus: int

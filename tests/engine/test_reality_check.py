@@ -186,7 +186,16 @@ def test_fp8_rows_that_are_compute_bound_stay_in_the_band():
                    "trtllm-h100-llama2-70b-tp2-b1024-128-128"):
         c = next(c for c in CHECKED if c.measurement.id == row_id)
         assert c.within and not c.beats_bound, (row_id, c.expected_error)
-    assert reality_check.summary().serving_within >= 58
+
+
+def test_short_prompts_pay_for_reading_and_multiplying_near_the_ridge():
+    # 128 tokens in fp16 on A100s: reading the weights and the maths take about as long as
+    # each other, and they overlap only in part (data/efficiency.toml [overlap], measured on
+    # an H200); with the roofline's max the engine was 43-44 % too fast on these rows.
+    for row_id in ("trtllm-a100-llama2-7b-ttft-128", "trtllm-a100-llama2-70b-tp4-ttft-128"):
+        c = next(c for c in CHECKED if c.measurement.id == row_id)
+        assert c.within and not c.beats_bound, (row_id, c.expected_error)
+    assert reality_check.summary().serving_within >= 61
 
 
 def test_checked_row_arithmetic():

@@ -115,6 +115,17 @@ def prefill_host_seconds_per_layer() -> Basis:
                  float(p["host_seconds_per_layer"]), p["source"])
 
 
+def overlap_exponent() -> Basis:
+    """p of (t_memory^p + t_maths^p)^(1/p): how a kernel's streaming and maths add up (1: not
+    at all overlapped; the larger p, the nearer the roofline's max)."""
+    o = _data()["overlap"]
+    value = float(o["exponent"])
+    if not value >= 1:
+        raise EngineError("efficiency.toml overlap.exponent must be >= 1.")
+    return Basis("overlap of streaming and maths: (memory^p + maths^p)^(1/p), p", value,
+                 o["source"])
+
+
 def attention_fraction() -> Basis:
     """Fraction of the dense peak attention kernels (FlashAttention) reach."""
     a = _data()["attention"]
