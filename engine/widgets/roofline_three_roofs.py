@@ -84,9 +84,10 @@ def render(values: Values) -> str:
     note = tag("p", esc(
         "Each roof is the expected time of one part of the step on its own: the maths at the "
         "measured matrix-multiply efficiency, the memory at the measured share of the "
-        "bandwidth, the all-reduces over the GPUs' links. The step adds them up (the parts do "
-        "not overlap in practice), with a fixed cost per layer for launching kernels. Whether a "
-        "batch fits in memory is not checked here."),
+        "bandwidth, the all-reduces over the GPUs' links. In the step, reading and maths overlap "
+        "only in part (more than the larger of the two, less than their sum); the all-reduces "
+        "and a fixed cost per layer for launching kernels add to that. Whether a batch fits in "
+        "memory is not checked here."),
         class_="widget-notes")
     return (tag("p", esc(verdict), class_="widget-verdict") + picture
             + (tag("p", esc(scaling)) if scaling else "") + figures + note)
