@@ -46,7 +46,10 @@ CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022: compute-optimal ~20 to
 
 @dataclass(frozen=True, slots=True)
 class ServeFigures:
-    """Speed of serving: the first decode step and the mean over the request (TPOT)."""
+    """Speed of serving, bounds: the batch's prefill, the first decode step and the mean over
+    the request (TPOT); ``ttft_seconds`` is one request's own prompt alone (whatever the
+    arrivals, no request sees its first token sooner), ``total_seconds`` the batch's prefill
+    and every decode step (the basis of the batch's output tokens per second)."""
 
     prompt_tokens: int
     output_tokens: int
@@ -226,6 +229,10 @@ def plan(
                                                      "Answer length")
         g = mem.gpus
         pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
+        # No arrival pattern gives a request its first token before its own prompt is read:
+        # that alone is the bound (requests arriving together each wait for more: expected).
+        own = (pre if mem.batch == 1 else
+               _prefill(m, hw, 1, s, mem.weight_format, mem.kv_format, g))
         k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
         first = _step(k, mem.batch, s + 1, g)
         steps = out - 1
@@ -233,7 +240,7 @@ def plan(
         tpot = dec / steps if steps else first.seconds
         exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
                              weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
-        figures = ServeFigures(s, out, pre, first, dec, tpot, pre.seconds, pre.seconds + dec,
+        figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
                                exp, g, replicas)
         return Plan(job, m, hw, g * replicas, mem, flops_per_token(m),
                     min_gpus_to_serve(mem), figures, None, price, offer)

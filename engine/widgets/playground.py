@@ -98,8 +98,10 @@ def _serve_part(p: Plan) -> str:
         [
             (
                 "Time to first token",
-                f"{at_best_and_expected(run.ttft_seconds, s.expected.ttft_seconds)} "
-                f"({s.prefill.bound}-bound)",
+                f"{at_best_and_expected(s.ttft_seconds, s.expected.ttft_seconds)} "
+                f"({s.prefill.bound}-bound"
+                + (f"; at best its own prompt alone, {fmt.format_seconds(run.ttft_seconds)} "
+                   f"when all {mem.batch:,} arrive together)" if mem.batch > 1 else ")"),
             ),
             (
                 "Time per output token",

@@ -94,7 +94,10 @@ def _limit_words(p: Plan) -> str:
         return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
                 f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
                 f"{s.prompt_tokens:,} tokens is {s.prefill.bound}-bound: "
-                f"{format_seconds(s.prefill.seconds)} to the first token at best. A well-tuned "
+                f"{format_seconds(s.ttft_seconds)} to the first token at best"
+                + (f" (a request's own prompt alone; {format_seconds(s.prefill.seconds)} when "
+                   f"all {d.batch:,} arrive together)" if d.batch > 1 else "")
+                + ". A well-tuned "
                 f"server is expected to take about {format_seconds(e.decode_seconds_per_token)} "
                 f"per token and {format_seconds(e.ttft_seconds)} to the first token.")
     t = p.train

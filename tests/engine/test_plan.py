@@ -63,3 +63,17 @@ def test_cost_needs_price_when_catalogue_has_none():
 def test_bad_inputs(kwargs):
     with pytest.raises(EngineError):
         plan(**kwargs)
+
+
+def test_first_token_bound_is_a_requests_own_prompt_whatever_the_batch() -> None:
+    # A server that admits requests one by one (continuous batching at a steady concurrency)
+    # gives each its first token after its own prompt; one that takes 8 at once, after all 8.
+    # Only the first holds for every arrival pattern, so it is the bound; the batch's prefill
+    # stays in the total time (all 8 prompts are read either way) and in the expected value.
+    one = plan(model="llama-3.1-8b", hardware="h100-sxm", prompt_tokens=2048, batch=1).serve
+    eight = plan(model="llama-3.1-8b", hardware="h100-sxm", prompt_tokens=2048, batch=8).serve
+    assert one is not None and eight is not None
+    assert eight.ttft_seconds == one.ttft_seconds
+    assert eight.prefill.seconds > 7 * one.prefill.seconds
+    assert eight.total_seconds == eight.prefill.seconds + eight.decode_seconds
+    assert eight.expected.ttft_seconds >= eight.prefill.seconds
