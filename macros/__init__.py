@@ -44,6 +44,11 @@ def define_env(env: Any) -> None:
         return authoring.step_header(env.page.meta, current_page(), env.markdown, steps)
 
     @env.macro  # type: ignore[untyped-decorator]
+    def lesson_minutes() -> str:
+        """'about N minutes': the sum of the steps' minutes, filled in after the build."""
+        return authoring.lesson_minutes_html()
+
+    @env.macro  # type: ignore[untyped-decorator]
     def next_step() -> str:
         """A button to the next page of the navigation (empty on the last page)."""
         following = getattr(env.page, "next_page", None)

@@ -18,6 +18,7 @@ from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 from engine.render.html import esc
 from engine.render.widget import render_page_widget
+from macros.reading_time import WIDGET_MINUTES, step_minutes, visible_words
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
 
@@ -81,47 +82,82 @@ def step_title(number: int, title: str) -> str:
     return f"Step {number} · {title}"
 
 
-READING_WORDS_PER_MINUTE = 238  # adult silent reading of non-fiction (Brysbaert 2019)
-WIDGET_MINUTES = 0.5  # a default allowance per widget, unless the page sets widget_minutes
-_MACRO_RE = re.compile(r"{{.*?}}|{%.*?%}", re.S)
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
-
-
-def reading_words(markdown: str) -> int:
-    """Words a reader reads on the page: the prose, without macro calls and markup."""
-    text = _MACRO_RE.sub(" ", markdown)
-    text = re.sub(r"<[^>]+>|\]\([^)]*\)|\{[^}]*\}", " ", text)
-    return len(_WORD_RE.findall(text))
+_WIDGET_CALL_RE = re.compile(r"{{\s*widget\(")
+_HEADER_RE = re.compile(
+    r'<p class="step-meta" data-step="(?P<step>\d+)" data-of="(?P<of>\d+)" '
+    r'data-widgets="(?P<widgets>\d+)" data-widget-minutes="(?P<widget_minutes>[0-9.]+)">'
+    r"[^<]*</p>"
+)
+# What the Home page's "about N minutes" says until the build has counted every step.
+LESSON_MINUTES_MARK = "@@lesson-minutes@@"
 
 
 def step_header(
     meta: Mapping[str, object], page: str, markdown: str, steps: Sequence[str]
 ) -> str:
-    """'Step 3 of 21 · about 2 minutes (240 words, 1 widget)'.
+    """The step's header, 'Step 3 of 21', to be completed once the page is built.
 
-    The step number is the page's place among ``steps`` (:func:`number_steps`); the minutes
-    are computed from the page's words and its widgets (`widget_minutes:` in the front matter
-    overrides the default allowance of half a minute per widget), so the time a step states
-    stays true as its prose changes.
+    The step number is the page's place among ``steps`` (:func:`number_steps`). The minutes
+    need the built page (the words a reader sees, widget output included), so
+    :func:`finish_step_header` adds them after the build; this records what it needs: the
+    number of widgets and their allowance (`widget_minutes:` in the front matter, or half a
+    minute per widget).
     """
     if page not in steps:
         raise AuthoringError(
             f"{page}: step_header() belongs on a step page (docs/{STEPS_FOLDER}, in the nav)."
         )
-    step = steps.index(page) + 1
-    words = reading_words(markdown)
-    widgets = len(re.findall(r"{{\s*widget\(", markdown))
+    widgets = len(_WIDGET_CALL_RE.findall(markdown))
     widget_minutes = meta.get("widget_minutes", widgets * WIDGET_MINUTES)
     if not isinstance(widget_minutes, int | float) or not 0 <= widget_minutes <= 15:
         raise AuthoringError(f"{page}: `widget_minutes:` must be a number of minutes (0-15).")
-    minutes = max(1, round(words / READING_WORDS_PER_MINUTE + widget_minutes))
-    widget_text = f", {widgets} widget{'s' if widgets != 1 else ''}" if widgets else ""
+    step = steps.index(page) + 1
     return (
-        f'<p class="step-meta" data-step="{step}" data-minutes="{minutes}" data-words="{words}" '
-        f'data-widget-minutes="{widget_minutes:g}">'
-        f"Step {step} of {len(steps)} · about {minutes} minute{'s' if minutes != 1 else ''}"
-        f" ({words:,} words{widget_text})</p>"
+        f'<p class="step-meta" data-step="{step}" data-of="{len(steps)}" '
+        f'data-widgets="{widgets}" data-widget-minutes="{widget_minutes:g}">'
+        f"Step {step} of {len(steps)}</p>"
     )
+
+
+def finish_step_header(page_html: str) -> tuple[str, int | None]:
+    """The built page with its step header stating its minutes, and those minutes.
+
+    'Step 3 of 21 · about 2 minutes (240 words, 1 widget)': the words are those a reader sees
+    as the page opens (:func:`macros.reading_time.visible_words`). A page without a step
+    header comes back unchanged, with None.
+    """
+    found = _HEADER_RE.search(page_html)
+    if found is None:
+        return page_html, None
+    words = visible_words(page_html)
+    widgets = int(found["widgets"])
+    widget_minutes = float(found["widget_minutes"])
+    minutes = step_minutes(words, widget_minutes)
+    widget_text = f", {widgets} widget{'s' if widgets != 1 else ''}" if widgets else ""
+    header = (
+        f'<p class="step-meta" data-step="{found["step"]}" data-minutes="{minutes}" '
+        f'data-words="{words}" data-widget-minutes="{found["widget_minutes"]}">'
+        f"Step {found['step']} of {found['of']} · about {minutes} "
+        f"minute{'s' if minutes != 1 else ''} ({words:,} words{widget_text})</p>"
+    )
+    return page_html[: found.start()] + header + page_html[found.end() :], minutes
+
+
+def lesson_minutes_html() -> str:
+    """'about N minutes' on the Home page: N is filled in by :func:`finish_lesson_minutes`."""
+    return f'<span class="lesson-minutes">about {LESSON_MINUTES_MARK} minutes</span>'
+
+
+def finish_lesson_minutes(text: str, step_minutes_by_page: Mapping[str, int],
+                          steps: Sequence[str]) -> str:
+    """``text`` with the lesson's total minutes, the sum of its steps', in place of the mark."""
+    missing = [page for page in steps if page not in step_minutes_by_page]
+    if missing:
+        raise AuthoringError(
+            f"steps without a step_header(), so without minutes: {', '.join(missing)}"
+        )
+    total = sum(step_minutes_by_page[page] for page in steps)
+    return text.replace(LESSON_MINUTES_MARK, str(total))
 
 
 def next_step_link(next_title: str | None, next_url: str | None) -> str:

@@ -155,9 +155,36 @@ def _bundle_styles(site: Path, config: Any) -> None:
     (site / STYLE_BUNDLE).write_text("\n".join(parts), "utf-8")
 
 
+# Each step's minutes, by address, as counted on its built page (on_post_page).
+_step_minutes: dict[str, int] = {}
+
+
+def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
+    """A step's header gets its minutes, counted on the page as built (widget output and
+    all, closed <details> left out): see macros/reading_time.py."""
+    from macros.authoring import finish_step_header
+
+    html, minutes = finish_step_header(output)
+    if minutes is not None:
+        _step_minutes[page.url] = minutes
+    return html
+
+
+def _state_lesson_minutes(site: Path, config: Any) -> None:
+    """The Home page's 'about N minutes' (and its text in the search index): N is the sum of
+    the steps' minutes, known only now that every step is built."""
+    from macros.authoring import LESSON_MINUTES_MARK, finish_lesson_minutes
+
+    steps = config.extra["lesson_steps"]
+    for path in [site / "index.html", *sorted((site / "search").glob("search_index.*"))]:
+        if path.exists() and LESSON_MINUTES_MARK in (text := path.read_text("utf-8")):
+            path.write_text(finish_lesson_minutes(text, _step_minutes, steps), "utf-8")
+
+
 def on_post_build(config: Any, **_: Any) -> None:
     root = _project_root(config)
     site = Path(config.site_dir)
+    _state_lesson_minutes(site, config)
     _bundle_styles(site, config)
     _copy_offline_search_shim(root, site, config)
     sys.path.insert(0, str(root))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from support import Site, Watched, pages, wait_live
+from support import Site, Watched, wait_live
 
 
 def test_a_reader_walks_from_home_through_the_steps_by_the_pages_own_links(
@@ -33,22 +33,6 @@ def test_a_reader_walks_from_home_through_the_steps_by_the_pages_own_links(
             arg=str(seen[-1]),
         )
     assert seen == list(range(1, 22))
-
-
-def test_every_step_states_its_minutes_and_the_lesson_takes_about_half_an_hour(
-    root_site: Site,
-) -> None:
-    minutes = {}
-    for path in pages(root_site.directory):
-        html = (root_site.directory / path / "index.html").read_text()
-        found = re.search(
-            r'class="step-meta" data-step="(\d+)" data-minutes="(\d+)" data-words="(\d+)"', html
-        )
-        if found:
-            minutes[int(found.group(1))] = int(found.group(2))
-            assert int(found.group(3)) > 50, f"step {found.group(1)} has almost no prose"
-    assert sorted(minutes) == list(range(1, 22)), "every one of the 21 steps states its time"
-    assert 24 <= sum(minutes.values()) <= 36, f"the lesson takes {sum(minutes.values())} minutes"
 
 
 def test_progress_survives_a_reload_and_ignores_a_corrupted_value(

@@ -1,0 +1,60 @@
+"""'About 30 minutes' is true of the pages a reader sees.
+
+Each step's header states minutes the build counted on the built page (macros/reading_time.py).
+Here Chromium recounts independently: it opens each step as a reader first sees it (scripts
+off, so the build-time widget output; closed <details> shut) and its innerText gives the words
+it renders. The header's minutes must follow the stated rule from the words on the page, and
+the 21 steps must come to about half an hour, the total the Home page states.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Browser
+from support import Site
+
+from macros.reading_time import READING_WORDS_PER_MINUTE
+
+WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
+HEADER_RE = re.compile(
+    r'class="step-meta" data-step="(\d+)" data-minutes="(\d+)" data-words="(\d+)" '
+    r'data-widget-minutes="([0-9.]+)"'
+)
+# What the browser shows that a count of the page source may not know: drop-down options
+# other than the chosen one are not on screen; the header states the count, so it is left out.
+RENDERED_TEXT_JS = """() => {
+  for (const e of document.querySelectorAll('article option:not(:checked), article .step-meta'))
+    e.remove();
+  return document.querySelector('article').innerText;
+}"""
+
+
+def test_each_step_states_the_minutes_of_what_a_reader_sees_and_they_total_half_an_hour(
+    root_site: Site, browser: Browser
+) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    minutes_by_step: dict[int, int] = {}
+    try:
+        for html_path in sorted(root_site.directory.glob("steps/*/index.html")):
+            found = HEADER_RE.search(html_path.read_text())
+            assert found, f"{html_path.parent.name}: no step header with its minutes"
+            step, minutes, words = (int(found.group(i)) for i in (1, 2, 3))
+            widget_minutes = float(found.group(4))
+            page.goto(html_path.as_uri())
+            rendered = len(WORD_RE.findall(page.evaluate(RENDERED_TEXT_JS)))
+            # The build's count reads the HTML, not the CSS: a few words the stylesheet hides
+            # (an unused field, a button for another case) still count there.
+            assert rendered * 0.92 <= words <= rendered * 1.08, (
+                f"step {step}: the header counts {words} words, Chromium shows {rendered}"
+            )
+            assert minutes == max(1, round(words / READING_WORDS_PER_MINUTE + widget_minutes))
+            minutes_by_step[step] = minutes
+    finally:
+        context.close()
+    assert sorted(minutes_by_step) == list(range(1, 22)), "every one of the 21 steps states its time"
+    total = sum(minutes_by_step.values())
+    assert 27 <= total <= 33, f"the lesson takes about {total} minutes, not about 30: {minutes_by_step}"
+    home = (root_site.directory / "index.html").read_text()
+    assert f'<span class="lesson-minutes">about {total} minutes</span>' in home
