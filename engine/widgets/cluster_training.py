@@ -14,6 +14,7 @@ from engine.numbers.plan import plan
 from engine.render.cluster_fields import PP, SEQ_LEN, SERVERS, SHARDING, SYSTEM, TP
 from engine.render.fields import Amount, Choice, Count
 from engine.render.html import definition_list, esc, tag
+from engine.render.secondary import secondary_list
 from engine.render.step_bar import step_bar
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -78,8 +79,7 @@ def render(values: Values) -> str:
              "GPUs (as Llama 3 was trained); the 1F1B pipeline schedule, interleaved when a "
              "GPU holds more than one chunk.",
              *(f"{b.name}: {format_bandwidth(b.value)}" for b in e.basis if "link" in b.name))
-    notes = tag("details", tag("summary", "Assumptions")
-                + tag("ul", "".join(tag("li", esc(w)) for w in words)), class_="widget-notes")
+    notes = secondary_list("Assumptions", words)
     return verdict + bar + facts + notes
 
 

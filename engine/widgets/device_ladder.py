@@ -30,6 +30,7 @@ from engine.render.options import (
     noting_your_model,
     tokens_text,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
 
@@ -267,12 +268,7 @@ def render(values: Values) -> str:
         else "No rung here can hold its training state.",
     ]
     verdict = tag("p", esc(" ".join(summary)), class_="ladder-summary")
-    notes = tag(
-        "details",
-        tag("summary", "How the ladder is computed")
-        + tag("ul", "".join(tag("li", esc(n)) for n in _notes(*plans[-1]))),
-        class_="widget-notes",
-    )
+    notes = secondary_list("How the ladder is computed", _notes(*plans[-1]))
     return verdict + grid + notes
 
 

@@ -18,6 +18,7 @@ from engine.render.options import (
     model_from,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
@@ -69,12 +70,7 @@ def render(values: Values) -> str:
         )
         for key, question in QUESTIONS
     )
-    notes = tag(
-        "details",
-        tag("summary", "Assumptions")
-        + tag("ul", "".join(tag("li", esc(a)) for a in memory_assumptions(p.memory))),
-        class_="widget-notes",
-    )
+    notes = secondary_list("Assumptions", memory_assumptions(p.memory))
     return head + tag("ol", items, class_="five-answers") + notes
 
 

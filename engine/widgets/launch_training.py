@@ -17,6 +17,7 @@ from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import esc, tag
 from engine.render.options import catalog_model_field
+from engine.render.secondary import secondary_list
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_count, format_GB
 from engine.words.labels import SHARDING_LABELS
@@ -108,8 +109,7 @@ def _ways_out(ways: tuple[cluster.WayOut, ...]) -> str:
 def _assumptions(result: cluster.ActionResult) -> str:
     if not result.assumptions:
         return ""
-    notes = "".join(tag("li", esc(a)) for a in result.assumptions)
-    return tag("details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes")
+    return secondary_list("Assumptions", result.assumptions)
 
 
 def result_html(result: cluster.ActionResult, note: str = "") -> str:

@@ -15,6 +15,7 @@ from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, rent_vs_own
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
+from engine.render.secondary import secondary_list
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_assumptions, rent_vs_own_verdict
@@ -263,18 +264,8 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    arithmetic = tag(
-        "details",
-        tag("summary", "The arithmetic")
-        + tag("ol", "".join(tag("li", esc(line)) for line in rent_vs_own_arithmetic(r))),
-        class_="widget-notes",
-    )
-    notes = tag(
-        "details",
-        tag("summary", "Assumptions and sources")
-        + tag("ul", "".join(tag("li", esc(line)) for line in rent_vs_own_assumptions(r))),
-        class_="widget-notes",
-    )
+    arithmetic = secondary_list("The arithmetic", rent_vs_own_arithmetic(r), ordered=True)
+    notes = secondary_list("Assumptions and sources", rent_vs_own_assumptions(r))
     return verdict + figures + cost_chart(r) + arithmetic + notes
 
 

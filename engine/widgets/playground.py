@@ -33,6 +33,7 @@ from engine.render.options import (
     model_from,
     pasted_config,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
@@ -188,12 +189,7 @@ def render(values: Values) -> str:
         for key, question in QUESTIONS
     )
     speed = _serve_part(p) if p.task == "serve" else _train_part(p)
-    notes = tag(
-        "details",
-        tag("summary", "Assumptions")
-        + tag("ul", "".join(tag("li", esc(a)) for a in memory_assumptions(mem))),
-        class_="widget-notes",
-    )
+    notes = secondary_list("Assumptions", memory_assumptions(mem))
     return (
         head
         + (_config_part(read, values.text(CONFIG.name)) if read else "")

@@ -32,6 +32,7 @@ from engine.render.options import (
 )
 from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
+from engine.render.secondary import secondary_list
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import at_best_and_expected
@@ -503,12 +504,7 @@ def render(values: Values) -> str:
             f"The {hw.name} has no {fmt} maths: weights are stored in {fmt} and the maths runs in "
             f"{compute_format}."
         )
-    details = tag(
-        "details",
-        tag("summary", "How the points are placed")
-        + tag("ul", "".join(tag("li", esc(n)) for n in notes)),
-        class_="widget-notes",
-    )
+    details = secondary_list("How the points are placed", notes)
     return bound + svg + figures + batch_table + details
 
 

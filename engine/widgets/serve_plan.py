@@ -16,6 +16,7 @@ from engine.render.options import (
     noting_your_model,
     weight_format_field,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
 from engine.words.memory import memory_assumptions
@@ -58,10 +59,7 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    notes = "".join(tag("li", esc(a)) for a in memory_assumptions(plan))
-    details = tag(
-        "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
-    )
+    details = secondary_list("Assumptions", memory_assumptions(plan))
     return verdict + bar + figures + details
 
 

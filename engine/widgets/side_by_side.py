@@ -21,6 +21,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
@@ -213,25 +214,17 @@ def render(values: Values) -> str:
             scale_bytes=scale,
         )
     )
-    notes = tag(
-        "details",
-        tag("summary", "Assumptions")
-        + tag(
-            "ul",
-            "".join(
-                tag("li", esc(a))
-                for a in (
-                    f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
-                    f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
-                    "Serving: best-case times (raw peak and full bandwidth, no queue), "
-                    f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
-                    "Costs: the same cloud price per GPU-hour for both; the service's cost per "
-                    "token assumes it is kept busy at this batch.",
-                    *memory_assumptions(train.memory),
-                )
-            ),
+    notes = secondary_list(
+        "Assumptions",
+        (
+            f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
+            f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
+            "Serving: best-case times (raw peak and full bandwidth, no queue), "
+            f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
+            "Costs: the same cloud price per GPU-hour for both; the service's cost per "
+            "token assumes it is kept busy at this batch.",
+            *memory_assumptions(train.memory),
         ),
-        class_="widget-notes",
     )
     return comparison + bars + notes
 

@@ -18,6 +18,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_LABELS, part_label
@@ -127,16 +128,9 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    sources = tag(
-        "details",
-        tag("summary", "Where these bytes per parameter come from")
-        + tag(
-            "ul",
-            tag("li", esc(CONVENTION_SOURCES[convention]))
-            + tag("li", esc(OPTIMIZER_SOURCES[optimizer])),
-        ),
-        class_="widget-notes",
-        open=True,
+    sources = secondary_list(
+        "Where these bytes per parameter come from",
+        (CONVENTION_SOURCES[convention], OPTIMIZER_SOURCES[optimizer]),
     )
     return serve_block + train_block + figures + state_table + sources
 

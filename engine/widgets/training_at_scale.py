@@ -26,6 +26,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.answers import answers, price_note
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -180,10 +181,8 @@ def render(values: Values) -> str:
             price_line,
         ]
     )
-    notes = "".join(tag("li", esc(a))
-                    for a in (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem)))
-    details = tag(
-        "details", tag("summary", "Assumptions") + tag("ul", notes), class_="widget-notes"
+    details = secondary_list(
+        "Assumptions", (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem))
     )
     return verdict + bar + figures + counts + details
 
