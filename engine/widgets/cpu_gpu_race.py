@@ -39,6 +39,7 @@ from engine.render.options import (
     speed_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.secondary import secondary_list
 from engine.render.widget import Rendered, Values, Widget
 from engine.words.expected import at_best_and_expected
 from engine.words.format import (
@@ -383,11 +384,8 @@ def render(values: Values) -> Rendered:
     # for the reader who opens it.
     fit = [n for n in notes if n.startswith(("The training state", "Only the maths"))]
     shown = tag("ul", "".join(tag("li", esc(n)) for n in fit), class_="widget-notes") if fit else ""
-    note_list = shown + tag(
-        "details",
-        tag("summary", "How these times are worked out")
-        + tag("ul", "".join(tag("li", esc(n)) for n in notes if n not in fit)),
-        class_="widget-notes",
+    note_list = shown + secondary_list(
+        "How these times are worked out", [n for n in notes if n not in fit]
     )
     html = (
         status

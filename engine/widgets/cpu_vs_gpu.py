@@ -19,6 +19,7 @@ from engine.numbers.code_paths import CodePath, code_path, cpu_code_paths
 from engine.render.fields import Choice, Count
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
 from engine.words.labels import side_name
@@ -284,12 +285,9 @@ def render(values: Values) -> str:
         + warning
         + tag("div", bars, class_="cpu-gpu-bars")
         + _figures_table(metrics, cpu_name, gpu_name)
-        + tag(
-            "details",
-            tag("summary", "Where these figures come from")
-            + _measured_notes(cpu, gpu)
-            + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
-            class_="widget-sources",
+        + secondary(
+            "Where these figures come from",
+            _measured_notes(cpu, gpu) + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
         )
     )
 

@@ -16,6 +16,7 @@ from engine.render.options import (
     chosen_model,
     noting_your_model,
 )
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count
 
@@ -127,14 +128,16 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    note = tag(
-        "p",
-        esc(
-            "The input embedding is a table lookup and the norms are a few FLOPs per number, "
-            "so the sum stays a little under 2 × parameters. Attention scores are extra work "
-            "that grows with the context, not with the weights."
+    note = secondary(
+        "Why the sum is a little under 2 × parameters",
+        tag(
+            "p",
+            esc(
+                "The input embedding is a table lookup and the norms are a few FLOPs per "
+                "number, so the sum stays a little under 2 × parameters. Attention scores are "
+                "extra work that grows with the context, not with the weights."
+            ),
         ),
-        class_="widget-note",
     )
     return figures + layer_table + totals_table + note
 

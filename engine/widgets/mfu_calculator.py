@@ -25,6 +25,7 @@ from engine.render.options import (
     tokens_text,
 )
 from engine.render.plot import WIDTH, chart
+from engine.render.secondary import secondary_list
 from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -201,8 +202,9 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_TRAINING_WORDS)),
-                class_="widget-notes")
+    notes = secondary_list(
+        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_TRAINING_WORDS)
+    )
     gauge = mfu_gauge(mfu, label="Assumed model FLOPs utilisation")
     return verdict + gauge + figures + notes
 

@@ -119,8 +119,9 @@ def _serve_part(p: Plan) -> str:
             ),
         ]
     )
-    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),
-                class_="widget-notes")
+    notes = secondary_list(
+        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_SERVING_WORDS)
+    )
     return tag("h2", "Serving timeline", class_="playground-heading") + chart + figures + notes
 
 
@@ -155,8 +156,9 @@ def _train_part(p: Plan) -> str:
          at_best_and_expected(t.bound_seconds, modelled.seconds)),
         ("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"),
     ]
-    notes = tag("ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_TRAINING_WORDS)),
-                class_="widget-notes")
+    notes = secondary_list(
+        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_TRAINING_WORDS)
+    )
     return tag("h2", "Training time", class_="playground-heading") + definition_list(rows) + notes
 
 

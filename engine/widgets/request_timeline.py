@@ -17,6 +17,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
 from engine.words.format import format_seconds
@@ -97,9 +98,8 @@ def render(values: Values) -> str:
             else []
         )
     )
-    two_numbers = tag(
-        "ul", tag("li", esc(BOUND_WORDS)) + tag("li", esc(EXPECTED_SERVING_WORDS)),
-        class_="widget-notes",
+    two_numbers = secondary_list(
+        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_SERVING_WORDS)
     )
 
     cases = (

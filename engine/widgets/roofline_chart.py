@@ -32,7 +32,7 @@ from engine.render.options import (
 )
 from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import at_best_and_expected
@@ -505,7 +505,9 @@ def render(values: Values) -> str:
             f"{compute_format}."
         )
     details = secondary_list("How the points are placed", notes)
-    return bound + svg + figures + batch_table + details
+    return (
+        bound + svg + figures + secondary("Every batch size, as a table", batch_table) + details
+    )
 
 
 WIDGET = Widget(

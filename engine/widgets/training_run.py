@@ -24,6 +24,7 @@ from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.curves import gpu_meters, line_chart
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field, tokens_text
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_count,
@@ -209,17 +210,13 @@ def render(values: Values) -> str:
             ("Watching time at this speed", format_seconds(run.total_seconds / speed)),
         ]
     )
-    notes = tag(
-        "ul",
-        "".join(tag("li", esc(a)) for a in training_run_assumptions(run.inputs))
-        + tag(
-            "li",
-            esc(
-                f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
-                f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3)."
-            ),
+    notes = secondary_list(
+        "How these figures are computed",
+        (
+            *training_run_assumptions(run.inputs),
+            f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
+            f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3).",
         ),
-        class_="widget-notes",
     )
     return status + progress + figures + chart + meters + notes
 
