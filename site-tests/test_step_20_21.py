@@ -130,7 +130,8 @@ def test_the_built_cheat_sheet_shows_the_engines_numbers(root_site: Site) -> Non
 def test_the_cheat_sheet_prints_on_at_most_two_a4_pages(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(CHEAT_PAGE))
-    page.wait_for_selector("table[data-cheat=cheat_decode_ceilings]")
+    # On screen the tables wait in closed <details>; printing opens them.
+    page.wait_for_selector("table[data-cheat=cheat_decode_ceilings]", state="attached")
     pdf = page.pdf(format="A4", print_background=False)
     pages = len(PAGE_OBJECT.findall(pdf))
     assert 1 <= pages <= 2, f"the cheat sheet prints on {pages} A4 pages"
