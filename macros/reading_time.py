@@ -6,7 +6,9 @@ writes each widget's first result into the page), read at :data:`READING_WORDS_P
 plus an allowance for working the widgets. Not counted: what a reader must open on purpose
 (the body of a closed ``<details>``; its ``<summary>`` counts), script and style, a
 drop-down's options other than the chosen one, tooltips (``title`` attributes, SVG
-``<title>``), elements marked ``hidden``, and the step header itself (it states the result).
+``<title>``), elements marked ``hidden``, a widget field the stylesheet shows only for one
+choice of model (the pasted config.json, the typed parameter count) while another is chosen,
+and the step header itself (it states the result).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ _VOID = frozenset(
      "track", "wbr"}
 )
 _NEVER_SHOWN = frozenset({"script", "style", "template", "noscript", "title", "desc"})
+# Fields docs/css/lesson.css hides unless the widget's model choice is this value:
+# (element, name) -> the model option that shows them.
+_SHOWN_FOR_MODEL = {("textarea", "config"): "config", ("input", "params"): "custom"}
 
 
 class _VisibleWords(HTMLParser):
@@ -34,12 +39,19 @@ class _VisibleWords(HTMLParser):
         self._open: list[tuple[str, bool, bool]] = []
         self._in_article = 0
         self.words: list[str] = []
+        self._chosen_model: str | None = None  # None: this widget has no model choice
+        self._in_model_select = False
+        # Where the open widget field's words start, and the model it needs to show (if any).
+        self._field_start: int | None = None
+        self._field_needs = ""
+        self._field_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _VOID:
-            return
         named = dict(attrs)
         classes = (named.get("class") or "").split()
+        self._note_model_choice(tag, named, classes)
+        if tag in _VOID:
+            return
         hides = (
             tag in _NEVER_SHOWN
             or "hidden" in named
@@ -51,13 +63,36 @@ class _VisibleWords(HTMLParser):
         if tag == "article":
             self._in_article += 1
 
+    def _note_model_choice(self, tag: str, named: dict[str, str | None], classes: list[str]) -> None:
+        """Follow the widget's chosen model, and the fields shown only for one choice."""
+        if tag == "div" and "widget" in classes:
+            self._chosen_model = None
+        elif tag == "select":
+            self._in_model_select = named.get("name") == "model"
+            if self._in_model_select:
+                self._chosen_model = ""
+        elif tag == "option" and self._in_model_select and "selected" in named:
+            self._chosen_model = named.get("value") or ""
+        elif tag == "div" and "widget-field" in classes:
+            self._field_start, self._field_needs = len(self.words), ""
+            self._field_depth = len(self._open) + 1
+        elif (tag, named.get("name")) in _SHOWN_FOR_MODEL and self._field_start is not None:
+            self._field_needs = _SHOWN_FOR_MODEL[(tag, named.get("name") or "")]
+
     def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._in_model_select = False
         if tag in _VOID or all(open_tag != tag for open_tag, _, _ in self._open):
             return
         while self._open:
             open_tag, _, _ = self._open.pop()
             if open_tag == "article":
                 self._in_article -= 1
+            if len(self._open) < self._field_depth and self._field_start is not None:
+                needs, chosen = self._field_needs, self._chosen_model
+                if needs and chosen is not None and needs != chosen:
+                    del self.words[self._field_start :]
+                self._field_start = None
             if open_tag == tag:
                 break
 

@@ -68,3 +68,18 @@ def test_the_home_page_states_the_sum_of_the_steps() -> None:
     assert "about 5 minutes" in done
     with pytest.raises(authoring.AuthoringError, match="steps/b/"):
         authoring.finish_lesson_minutes(text, {"steps/a/": 2}, ["steps/a/", "steps/b/"])
+
+
+def test_a_field_shown_only_for_another_model_choice_does_not_count() -> None:
+    def widget(chosen: str) -> str:
+        return (
+            '<article><div class="widget"><form><div class="widget-field"><label>Model</label>'
+            f'<select name="model"><option value="llama" {"selected" if chosen == "llama" else ""}>'
+            f'Llama</option><option value="config" {"selected" if chosen == "config" else ""}>'
+            "Yours</option></select></div>"
+            '<div class="widget-field"><label>Your config</label><textarea name="config">'
+            '</textarea><span class="widget-hint">Paste it here</span></div></form></div></article>'
+        )
+
+    assert visible_words(widget("llama")) == 2  # Model, Llama
+    assert visible_words(widget("config")) == 7  # Model, Yours, Your config, Paste it here
