@@ -11,6 +11,7 @@ from engine.numbers import adapters
 from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.memory import training_memory
 from engine.render.html import column_heads, esc, table_box, tag
+from engine.render.secondary import secondary
 from engine.words import adapters as adapter_words
 from engine.words.adapters import METHOD_LABELS, SOURCES, adapter_assumptions
 from engine.words.format import format_count, format_GB
@@ -63,8 +64,8 @@ def finetune_memory(hardware: str = HARDWARE) -> str:
     example = adapters.adapter_memory(ROWS[1][0], hw, method="lora")
     notes = " ".join((adapter_assumptions(example), *SOURCES))
     return table_box(column_heads(headers), body, caption=caption,
-                     data_table="finetune_memory") + tag(
-        "details", tag("summary", "Assumptions and sources") + tag("p", esc(notes)))
+                     data_table="finetune_memory") + secondary(
+        "Assumptions and sources", tag("p", esc(notes)))
 
 
 def nf4_bits() -> str:
