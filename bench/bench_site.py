@@ -54,7 +54,7 @@ import pytest  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright  # noqa: E402
 from support import CHROMIUM, CHROMIUM_ARGS, build_site  # noqa: E402
 
-from macros.build_hook import PYODIDE_CORE_FILES  # noqa: E402
+from macros.build_hook import PYODIDE_CORE_FILES, STDLIB_SHIPPED  # noqa: E402
 from macros.runtime_bytecode import CACHE_DIR_ENV  # noqa: E402
 from tools.serve import COMPRESSIBLE_TYPES, GZIP_LEVEL, serving  # noqa: E402
 
@@ -99,6 +99,7 @@ TARGET_BYTES_COMPRESSED = 5e6
 # ships it (copied from node_modules), "bare" the site's own copy (its standard library partly
 # precompiled at build time, macros/runtime_bytecode.py).
 BARE_PAGES = {"stock": "bench-stock-pyodide/", "bare": "pyodide/"}
+WHEEL_SUFFIXES = (".whl", ".whl.gz")
 
 BARE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide (benchmark)</title></head>
@@ -114,12 +115,24 @@ worker.postMessage({ type: "init", wheel: "__WHEEL__" });
 </body></html>
 """
 
+# Both take the engine wheel as the site ships it, one gzip stream (macros/solid_archive.py):
+# `.gz` downloads are decompressed as the lesson's worker does; "bare" takes the standard
+# library the same way (__STDLIB__), "stock" npm's python_stdlib.zip.
 BARE_WORKER = """import { loadPyodide } from "./__RUNTIME__pyodide.mjs";
+
+const plainFetch = self.fetch.bind(self);
+self.fetch = async (...args) => {
+  const response = await plainFetch(...args);
+  if (!response.ok || !String(args[0]).endsWith(".gz")) return response;
+  const body = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Response(body, { status: response.status, headers: response.headers });
+};
 
 self.addEventListener("message", async (event) => {
   try {
     const pyodide = await loadPyodide({
       indexURL: new URL("./__RUNTIME__", import.meta.url).href,
+      stdLibURL: new URL("./__RUNTIME____STDLIB__", import.meta.url).href,
       fullStdLib: false,
     });
     const response = await fetch(new URL(event.data.wheel, import.meta.url));
@@ -296,7 +309,7 @@ def build_with_retry(site_dir: Path, url: str) -> float:
 
 
 def write_bare_pages(site_dir: Path) -> None:
-    wheels = sorted((site_dir / "wheels").glob("*.whl"))
+    wheels = sorted((site_dir / "wheels").glob("*.whl.gz"))
     if not wheels:
         raise SystemExit(f"no engine wheel in {site_dir / 'wheels'}")
     wheel = f"wheels/{wheels[-1].name}"
@@ -307,8 +320,9 @@ def write_bare_pages(site_dir: Path) -> None:
     for kind, runtime in BARE_PAGES.items():
         html = BARE_HTML.replace("__WHEEL__", wheel).replace("__KIND__", kind)
         (site_dir / f"bench-{kind}.html").write_text(html)
+        stdlib = STDLIB_SHIPPED if kind == "bare" else "python_stdlib.zip"
         (site_dir / f"bench-{kind}-worker.js").write_text(
-            BARE_WORKER.replace("__RUNTIME__", runtime)
+            BARE_WORKER.replace("__RUNTIME__", runtime).replace("__STDLIB__", stdlib)
         )
 
 
@@ -502,7 +516,7 @@ def files_by_live(load: Load, site_dir: Path) -> list[tuple[str, int, int]]:
     widget: the runtime's files one by one, the rest (page, theme, scripts) as one row."""
     live_epoch = load.time_origin + load.done
     rows = [w for w in wire(load.requests, site_dir) if w.end <= live_epoch and w.transferred]
-    runtime = [w for w in rows if "/pyodide/" in w.url or w.url.endswith(".whl")]
+    runtime = [w for w in rows if "/pyodide/" in w.url or w.url.endswith(WHEEL_SUFFIXES)]
     out = [(w.url.rsplit("/", 2)[-2] + "/" + w.url.rsplit("/", 1)[-1], w.raw, w.transferred)
            for w in sorted(runtime, key=lambda w: -w.transferred)]
     rest = [w for w in rows if w not in runtime]
@@ -565,7 +579,7 @@ def runtime_downloads_with_a_disk_cache(browser_type: Any, url: str) -> dict[str
             page.evaluate(SW_SETTLED)
             page.wait_for_timeout(500)
             for r in finished:
-                if "/pyodide/" not in r.url and not r.url.endswith(".whl"):
+                if "/pyodide/" not in r.url and not r.url.endswith(WHEEL_SUFFIXES):
                     continue
                 body = r.sizes()["responseBodySize"]
                 if r.service_worker is None:

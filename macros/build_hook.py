@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.browser import MAX_INPUT_CHARS
 from engine.numbers.bounded_json import DEFAULT_MAX_DEPTH
+from macros.solid_archive import SUFFIX, solid_gzip
 
 PYODIDE_CORE_FILES = (
     "pyodide.mjs",
@@ -28,6 +29,11 @@ PYODIDE_CORE_FILES = (
     "pyodide.asm.wasm",
     "python_stdlib.zip",
     "pyodide-lock.json",
+)
+# The standard library ships as one gzip stream (macros/solid_archive.py), under this name.
+STDLIB_SHIPPED = "python_stdlib.zip" + SUFFIX
+SHIPPED_PYODIDE_FILES = tuple(
+    STDLIB_SHIPPED if name == "python_stdlib.zip" else name for name in PYODIDE_CORE_FILES
 )
 # The lesson's stylesheets (mkdocs.yml extra_css, one file per subject) ship as one file: each
 # stylesheet in <head> is a request the first paint waits for.
@@ -81,14 +87,14 @@ def minimal_lock(stock_lock: bytes) -> bytes:
 
 
 def _copy_pyodide(root: Path, site: Path, stdlib_zip: bytes) -> None:
-    """The Pyodide core into ``site/pyodide``: the trimmed, precompiled standard library and a
-    lock without packages in place of the stock ones."""
+    """The Pyodide core into ``site/pyodide``: the trimmed, precompiled standard library (one
+    gzip stream) and a lock without packages in place of the stock ones."""
     source = root / "node_modules" / "pyodide"
     target = site / "pyodide"
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_CORE_FILES:
         if name == "python_stdlib.zip":
-            (target / name).write_bytes(stdlib_zip)
+            (target / STDLIB_SHIPPED).write_bytes(solid_gzip(stdlib_zip))
         elif name == "pyodide-lock.json":
             (target / name).write_bytes(minimal_lock((source / name).read_bytes()))
         else:
@@ -195,7 +201,11 @@ def on_post_build(config: Any, **_: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bytecode = compile_runtime(root, build_engine_wheel(root, Path(tmp)))
     _copy_pyodide(root, site, bytecode.stdlib_zip)
-    wheel = browser_wheel(root, site / "wheels", bytecode)
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = browser_wheel(root, Path(tmp), bytecode)
+        wheel = site / "wheels" / (plain.name + SUFFIX)
+        wheel.parent.mkdir(parents=True, exist_ok=True)
+        wheel.write_bytes(solid_gzip(plain.read_bytes()))
     check_runtime(root, wheel, site / "pyodide", bytecode)
     wheel_path = f"wheels/{wheel.name}"
 
@@ -207,10 +217,11 @@ def on_post_build(config: Any, **_: Any) -> None:
             digest.update((site / name).read_bytes())
     version = digest.hexdigest()[:16]
     # What a first visit downloads to go live (the loading message states it).
-    runtime_bytes = sum((site / "pyodide" / n).stat().st_size for n in PYODIDE_CORE_FILES)
+    runtime_bytes = sum((site / "pyodide" / n).stat().st_size for n in SHIPPED_PYODIDE_FILES)
     runtime_bytes += wheel.stat().st_size
     runtime = {
         "wheel": wheel_path,
+        "stdlib": f"pyodide/{STDLIB_SHIPPED}",
         "pyodide": pyodide_version,
         "version": version,
         "download_MB": round(runtime_bytes / 1e6),
@@ -224,7 +235,7 @@ def on_post_build(config: Any, **_: Any) -> None:
         f"export const RUNTIME = {json.dumps(runtime, sort_keys=True)};\n"
     )
 
-    runtime_files = [f"pyodide/{n}" for n in PYODIDE_CORE_FILES] + [wheel_path, *SCRIPT_FILES]
+    runtime_files = [f"pyodide/{n}" for n in SHIPPED_PYODIDE_FILES] + [wheel_path, *SCRIPT_FILES]
     _write_service_worker(site, config, runtime_files)
 
 

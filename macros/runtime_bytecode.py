@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from macros.solid_archive import SUFFIX, unpacked
 from macros.wheel import build_engine_wheel
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
@@ -98,12 +99,14 @@ def check_runtime(
     project_root: Path, wheel: Path, pyodide_dir: Path, bytecode: RuntimeBytecode
 ) -> dict[str, Any]:
     """Boot Pyodide under Node on the standard library and package lock in ``pyodide_dir`` and
-    on ``wheel`` (what the site ships), run the corpus and the named imports again, and return
-    that run's record. TrimmedRuntimeError, naming the modules, if an import failed there that
-    succeeded on the stock runtime, or if any result differs. A passed check is remembered in
-    the cache (by the hash of the three files)."""
-    stdlib_zip, lock = pyodide_dir / "python_stdlib.zip", pyodide_dir / "pyodide-lock.json"
-    shipped = [wheel.read_bytes(), stdlib_zip.read_bytes(), lock.read_bytes()]
+    on ``wheel`` (what the site ships: the standard library and the wheel as one gzip stream
+    each, decompressed here as the reader's browser does), run the corpus and the named
+    imports again, and return that run's record. TrimmedRuntimeError, naming the modules, if an
+    import failed there that succeeded on the stock runtime, or if any result differs. A passed
+    check is remembered in the cache (by the hash of the three files)."""
+    stdlib_gz = pyodide_dir / ("python_stdlib.zip" + SUFFIX)
+    lock = pyodide_dir / "pyodide-lock.json"
+    shipped = [wheel.read_bytes(), stdlib_gz.read_bytes(), lock.read_bytes()]
     digest = hashlib.sha256(b"".join(hashlib.sha256(data).digest() for data in shipped))
     passed = bytecode.cache_entry / f"checked-{digest.hexdigest()[:24]}.json"
     if passed.exists():
@@ -111,6 +114,10 @@ def check_runtime(
         return remembered
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        wheel = work / wheel.name.removesuffix(SUFFIX)
+        wheel.write_bytes(unpacked(shipped[0]))
+        stdlib_zip = work / "python_stdlib.zip"
+        stdlib_zip.write_bytes(unpacked(shipped[1]))
         named = work / "named.json"
         named.write_text(json.dumps(bytecode.record["named"]))
         out = work / "record.json"

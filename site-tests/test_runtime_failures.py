@@ -73,7 +73,21 @@ def test_a_wheel_that_fails_to_unpack_fails_clearly(watched: Watched, root_site:
     def junk(route: Route) -> None:
         route.fulfill(status=200, body=b"not a wheel at all", content_type="application/zip")
 
-    started = open_failing(watched, root_site, "**/wheels/*.whl", junk)
+    started = open_failing(watched, root_site, "**/wheels/*.whl.gz", junk)
+    wait_failed(watched.page, started)
+    assert_failed_with_numbers_kept(watched.page)
+
+
+@pytest.mark.allow_console_errors
+def test_a_standard_library_that_fails_to_decompress_fails_clearly(
+    watched: Watched, root_site: Site
+) -> None:
+    # The standard library ships as one gzip stream the worker decompresses: junk in its place
+    # (a host or proxy that mangled it) ends in the error state like any other failure.
+    def junk(route: Route) -> None:
+        route.fulfill(status=200, body=b"not gzip at all", content_type="application/gzip")
+
+    started = open_failing(watched, root_site, "**/pyodide/python_stdlib.zip.gz", junk)
     wait_failed(watched.page, started)
     assert_failed_with_numbers_kept(watched.page)
 

@@ -13,6 +13,7 @@ import parity_cases
 import pytest
 
 from macros.runtime_bytecode import RuntimeBytecode, browser_wheel, compile_runtime
+from macros.solid_archive import solid_gzip, unpacked
 from macros.wheel import build_engine_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,9 +35,11 @@ def pyodide_results(
     assert node, "Node.js is needed to run Pyodide outside the browser"
     # The wheel and the standard library as the site ships them, compiled at build time.
     out = tmp_path_factory.mktemp("runtime")
+    # The site ships both as one gzip stream each: these are those streams' contents.
     wheel = browser_wheel(ROOT, out, bytecode)
+    wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes())))
     stdlib = out / "python_stdlib.zip"
-    stdlib.write_bytes(bytecode.stdlib_zip)
+    stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip)))
     completed = subprocess.run(
         [
             node,

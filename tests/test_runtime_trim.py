@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.build_hook import minimal_lock
+from macros.build_hook import STDLIB_SHIPPED, minimal_lock
 from macros.runtime_bytecode import (
     RuntimeBytecode,
     TrimmedRuntimeError,
@@ -24,6 +24,7 @@ from macros.runtime_bytecode import (
     check_runtime,
     compile_runtime,
 )
+from macros.solid_archive import solid_gzip, stored_zip, unpacked
 from macros.wheel import build_engine_wheel
 from tools import snapshot
 
@@ -38,14 +39,18 @@ def bytecode(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBytecode:
 
 
 def _shipped(folder: Path, bytecode: RuntimeBytecode, stdlib_zip: bytes) -> tuple[Path, Path]:
-    """(wheel, pyodide folder) as the build writes them into site/."""
+    """(wheel, pyodide folder) as the build writes them into site/: the standard library and
+    the wheel as one gzip stream each."""
     pyodide = folder / "pyodide"
     pyodide.mkdir(parents=True)
-    (pyodide / "python_stdlib.zip").write_bytes(stdlib_zip)
+    (pyodide / STDLIB_SHIPPED).write_bytes(solid_gzip(stdlib_zip))
     (pyodide / "pyodide-lock.json").write_bytes(
         minimal_lock((STOCK / "pyodide-lock.json").read_bytes())
     )
-    return browser_wheel(ROOT, folder / "wheels", bytecode), pyodide
+    plain = browser_wheel(ROOT, folder / "plain", bytecode)
+    wheel = folder / (plain.name + ".gz")
+    wheel.write_bytes(solid_gzip(plain.read_bytes()))
+    return wheel, pyodide
 
 
 def test_the_standard_library_holds_only_the_used_modules_as_bytecode(
@@ -113,3 +118,19 @@ def test_a_module_left_out_fails_the_build_naming_it(
     wheel, pyodide = _shipped(tmp_path, bytecode, buffer.getvalue())
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: tomllib\b"):
         check_runtime(ROOT, wheel, pyodide, bytecode)
+
+
+def test_the_archives_ship_as_one_gzip_stream_of_stored_members(
+    tmp_path: Path, bytecode: RuntimeBytecode
+) -> None:
+    for archive in (bytecode.stdlib_zip, browser_wheel(ROOT, tmp_path, bytecode).read_bytes()):
+        shipped = solid_gzip(archive)
+        inside = zipfile.ZipFile(io.BytesIO(unpacked(shipped)))
+        original = zipfile.ZipFile(io.BytesIO(archive))
+        assert inside.namelist() == original.namelist()
+        assert {i.compress_type for i in inside.infolist()} == {zipfile.ZIP_STORED}
+        assert all(inside.read(name) == original.read(name) for name in original.namelist())
+        # One stream compresses across members: smaller than the per-member deflate.
+        assert len(shipped) < len(archive) * 0.95, (len(shipped), len(archive))
+        assert solid_gzip(archive) == shipped, "the same files give the same bytes"
+    assert stored_zip(bytecode.stdlib_zip) == unpacked(solid_gzip(bytecode.stdlib_zip))

@@ -14,7 +14,10 @@ function progress(next) {
 
 // Every chunk the runtime's downloads receive is a sign of progress (at most one message a
 // second): the page's stall timer (engine-client.js) then catches a download that stopped,
-// never one that is merely slow.
+// never one that is merely slow. The standard library and the engine wheel ship as one gzip
+// stream each (`.gz`, sent by the host as they are; macros/solid_archive.py): their bytes are
+// decompressed here, after progress counted them as they came off the wire, so Pyodide (which
+// fetches the standard library itself) and unpackArchive get the zip.
 function withProgress(fetchOnce) {
   return async (...args) => {
     const response = await fetchOnce(...args);
@@ -39,7 +42,10 @@ function withProgress(fetchOnce) {
       },
     });
     const { status, statusText, headers } = response;
-    return new Response(body, { status, statusText, headers });
+    const asked = args[0] instanceof Request ? args[0].url : String(args[0]);
+    const solid = response.ok && new URL(asked, self.location.href).pathname.endsWith(".gz");
+    const bytes = solid ? body.pipeThrough(new DecompressionStream("gzip")) : body;
+    return new Response(bytes, { status, statusText, headers });
   };
 }
 
@@ -55,6 +61,7 @@ async function init() {
     });
     const pyodide = await loadPyodide({
       indexURL: new URL("../pyodide/", import.meta.url).href,
+      stdLibURL: new URL(`../${RUNTIME.stdlib}`, import.meta.url).href,
       fullStdLib: false,
     });
     progress("Loading the engine…");
