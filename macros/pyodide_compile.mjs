@@ -6,11 +6,14 @@
 // parity cases); then, for each engine module that run loaded, it imports every standard-library
 // module that module names in an import statement anywhere (a lazy import on a path the corpus
 // missed is still shipped). What was loaded from the standard library by then, start-up
-// included, is what the site uses. It writes:
-//   - the engine's modules as .pyc files (arcname -> base64, JSON), for a sourceless wheel;
+// included, is what the site uses; the engine modules loaded, with every engine module their
+// import statements name (transitively), are the engine the browser needs. It writes:
+//   - those engine modules as .pyc files (arcname -> base64, JSON), for a sourceless wheel
+//     (the CLI and the build's tables and figures stay out);
 //   - python_stdlib.zip holding the used modules only, as .pyc (no source beside them), with
 //     no column positions and no module or function docstrings;
-//   - a JSON record: the zip entries shipped, the modules imported by name, the imports that
+//   - a JSON record: the zip entries shipped, the modules imported by name (standard library
+//     and engine: `check` imports them all, so one left out is named), the imports that
 //     failed on the stock runtime (optional ones) and the corpus's digest.
 // `check` boots Pyodide on a given standard-library zip, package lock and wheel (the ones the
 // site ships), runs the
@@ -53,10 +56,14 @@ sys.meta_path.append(_Missed)
 sys.path.insert(0, "/corpus")
 import importlib, json
 import runtime_corpus
-corpus = runtime_corpus.run()
+try:
+    corpus = runtime_corpus.run()
+except ImportError as error:  # a module left out: the named imports below name it
+    corpus = json.dumps({"failed": repr(error), "widgets": {}})
 named = json.loads(named_json)
 if named is None:
-    named = runtime_corpus.stdlib_imports_of_loaded_engine()
+    engine_modules = runtime_corpus.engine_modules_named()
+    named = runtime_corpus.stdlib_imports_of_loaded_engine() + engine_modules
 for name in named:
     try:
         importlib.import_module(name)
@@ -82,11 +89,13 @@ if (mode === "check") {
 }
 const [engineOut, stdlibOut, recordOut] = rest;
 pyodide.globals.set("used_json", JSON.stringify(record.entries));
+pyodide.globals.set("named_json", JSON.stringify(record.named));
 const result = pyodide.runPython(`
 import ast, base64, importlib.util, json, os, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 
 used = [e for e in json.loads(used_json) if e.endswith(".py")]
+shipped_engine = {sys.modules[name].__file__ for name in json.loads(named_json) if name.split(".")[0] == "engine"}
 stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
 
 
@@ -118,6 +127,8 @@ for folder, _, files in sorted(os.walk(os.path.dirname(engine.__file__))):
         if not name.endswith(".py"):
             continue
         path = os.path.join(folder, name)
+        if path not in shipped_engine:  # only the build and the CLI import it
+            continue
         rel = os.path.relpath(path, package_root)
         with open(path, "rb") as f:
             data = f.read()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
 import sys
 import traceback
 from typing import Any
@@ -45,22 +46,63 @@ def _a_traceback() -> list[tuple[str, int | None]]:
     raise AssertionError("json.loads('{') parsed")
 
 
+def _is_engine(name: str) -> bool:
+    return name == "engine" or name.startswith("engine.")
+
+
+def _loaded_engine_sources() -> list[tuple[str, str]]:
+    """(module name, source path) of each engine module loaded so far."""
+    loaded = sorted(sys.modules.items())
+    paths = ((name, getattr(module, "__file__", None) or "") for name, module in loaded)
+    return [(name, path) for name, path in paths if _is_engine(name) and path.endswith(".py")]
+
+
+def _named_in(path: str) -> set[str]:
+    """Every module an import statement anywhere in the file (functions included) may load:
+    ``from package import name`` counts ``package.name`` too (it may be a submodule)."""
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), path)
+    named: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            named.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            named.add(node.module)
+            named.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return named
+
+
+def engine_modules_named() -> list[str]:
+    """The engine modules loaded so far and, transitively, every engine module an import
+    statement in them names (a lazy import on a path the corpus did not take), each imported
+    here: the engine's part of the browser's wheel. The rest (the CLI, the build's tables and
+    figures) stays out. Needs the engine's sources (the plain wheel)."""
+    shipped: set[str] = set()
+    todo = [name for name, _ in _loaded_engine_sources()]
+    while todo:
+        name = todo.pop()
+        if name in shipped:
+            continue
+        shipped.add(name)
+        path = getattr(importlib.import_module(name), "__file__", None) or ""
+        if path.endswith(".py"):
+            todo.extend(n for n in _named_in(path) if _is_engine(n) and _engine_module_exists(n))
+    return sorted(shipped)
+
+
+def _engine_module_exists(name: str) -> bool:
+    """Whether ``name`` is an engine module or package, by its file (no import machinery:
+    ``from engine.x import function`` names no module)."""
+    package_root = os.path.dirname(os.path.dirname(sys.modules["engine"].__file__ or ""))
+    base = os.path.join(package_root, *name.split("."))
+    return os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py"))
+
+
 def stdlib_imports_of_loaded_engine() -> list[str]:
     """The modules named by an import statement anywhere (functions included) in the engine
     modules loaded so far, other than the engine's own: a lazy import on a path the corpus did
     not take is still shipped. Needs the engine's sources (the plain wheel)."""
     named: set[str] = set()
-    for name, module in sorted(sys.modules.items()):
-        path = getattr(module, "__file__", None) or ""
-        if not (name == "engine" or name.startswith("engine.")) or not path.endswith(".py"):
-            continue
-        with open(path, encoding="utf-8") as source:
-            tree = ast.parse(source.read(), path)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                named.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                named.add(node.module)
-                # `from package import submodule` loads the submodule too.
-                named.update(f"{node.module}.{alias.name}" for alias in node.names)
+    for _, path in _loaded_engine_sources():
+        named.update(_named_in(path))
     return sorted(n for n in named if n.split(".")[0] not in ("engine", "__future__"))

@@ -9,6 +9,7 @@ module the site imports that was left out fails the build with its name.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import zipfile
@@ -86,8 +87,14 @@ def test_the_browser_wheel_is_bytecode_without_source(
     names = zipfile.ZipFile(wheel).namelist()
     assert "engine/browser.pyc" in names and "engine/numbers/catalog/data/models.json" in names
     assert not [n for n in names if n.endswith((".py", ".toml"))]
-    engine_modules = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "engine").rglob("*.py")}
-    assert engine_modules == {n for n in names if n.endswith(".pyc")}
+    # The engine modules the corpus loaded, and those their imports name: no others.
+    named = {n.replace(".", "/") for n in bytecode.record["named"] if n.split(".")[0] == "engine"}
+    shipped = {n.removesuffix(".pyc").removesuffix("/__init__") for n in names if n.endswith(".pyc")}
+    assert shipped == named
+    assert {"engine/browser", "engine/registry", "engine/widgets/model_size"} <= shipped
+    # Only the command line and the build import these.
+    for build_only in ("engine/cli", "engine/__main__", "engine/lesson/tables", "engine/lesson/reality"):
+        assert (ROOT / (build_only + ".py")).exists() and build_only not in shipped, build_only
 
 
 def test_the_lock_lists_no_packages_and_keeps_pyodides_info() -> None:
@@ -134,3 +141,14 @@ def test_the_archives_ship_as_one_gzip_stream_of_stored_members(
         assert len(shipped) < len(archive) * 0.95, (len(shipped), len(archive))
         assert solid_gzip(archive) == shipped, "the same files give the same bytes"
     assert stored_zip(bytecode.stdlib_zip) == unpacked(solid_gzip(bytecode.stdlib_zip))
+
+
+def test_an_engine_module_left_out_fails_the_build_naming_it(
+    tmp_path: Path, bytecode: RuntimeBytecode
+) -> None:
+    engine_pyc = dict(bytecode.engine_pyc)
+    del engine_pyc["engine/numbers/memory.pyc"]
+    fewer = dataclasses.replace(bytecode, engine_pyc=engine_pyc)
+    wheel, pyodide = _shipped(tmp_path, fewer, bytecode.stdlib_zip)
+    with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: .*engine\.numbers\.memory\b"):
+        check_runtime(ROOT, wheel, pyodide, bytecode)
