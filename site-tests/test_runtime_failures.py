@@ -69,25 +69,19 @@ def test_blocked_runtime_script_fails_clearly(watched: Watched, root_site: Site)
 
 
 @pytest.mark.allow_console_errors
-def test_a_wheel_that_fails_to_unpack_fails_clearly(watched: Watched, root_site: Site) -> None:
-    def junk(route: Route) -> None:
-        route.fulfill(status=200, body=b"not a wheel at all", content_type="application/zip")
-
-    started = open_failing(watched, root_site, "**/wheels/*.whl.gz", junk)
-    wait_failed(watched.page, started)
-    assert_failed_with_numbers_kept(watched.page)
-
-
-@pytest.mark.allow_console_errors
-def test_a_standard_library_that_fails_to_decompress_fails_clearly(
-    watched: Watched, root_site: Site
+@pytest.mark.parametrize(
+    "pattern", ["**/wheels/*.whl.gz", "**/pyodide/python_stdlib.zip.gz"], ids=["wheel", "stdlib"]
+)
+def test_a_runtime_archive_that_fails_to_unpack_fails_clearly(
+    watched: Watched, root_site: Site, pattern: str
 ) -> None:
-    # The standard library ships as one gzip stream the worker decompresses: junk in its place
-    # (a host or proxy that mangled it) ends in the error state like any other failure.
+    # The engine wheel and the standard library ship as one gzip stream each, which the worker
+    # decompresses: junk in their place (a host or proxy that mangled them) ends in the error
+    # state like any other failure.
     def junk(route: Route) -> None:
-        route.fulfill(status=200, body=b"not gzip at all", content_type="application/gzip")
+        route.fulfill(status=200, body=b"not an archive at all", content_type="application/gzip")
 
-    started = open_failing(watched, root_site, "**/pyodide/python_stdlib.zip.gz", junk)
+    started = open_failing(watched, root_site, pattern, junk)
     wait_failed(watched.page, started)
     assert_failed_with_numbers_kept(watched.page)
 
