@@ -39,7 +39,7 @@ from engine.render.options import (
     speed_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.widget import Rendered, Values, Widget
 from engine.words.expected import at_best_and_expected
 from engine.words.format import (
@@ -366,9 +366,6 @@ def render(values: Values) -> Rendered:
     figures = definition_list(
         [
             ("Simulated time", format_elapsed(min(elapsed, slowest))),
-            (f"Work ({rule})", format_flops(gpu_time.flops)),
-            (f"Peak of {cpu.name}, {cpu.path.label}", format_TFLOP_per_s(cpu.peak)),
-            (f"Peak of {gpu.name}, {gpu.path.label}", format_TFLOP_per_s(gpu.peak)),
             (f"Time on {gpu.name}",
              at_best_and_expected(gpu_time.bound_seconds, gpu_time.expected_seconds)),
             (f"Time on {cpu.name}",
@@ -376,6 +373,13 @@ def render(values: Values) -> Rendered:
             ("The GPU side finishes sooner by",
              f"{times_sooner(ratio)} expected, "
              f"{times_sooner(cpu_time.bound_seconds / gpu_time.bound_seconds)} at best"),
+        ]
+    )
+    worked = definition_list(
+        [
+            (f"Work ({rule})", format_flops(gpu_time.flops)),
+            (f"Peak of {cpu.name}, {cpu.path.label}", format_TFLOP_per_s(cpu.peak)),
+            (f"Peak of {gpu.name}, {gpu.path.label}", format_TFLOP_per_s(gpu.peak)),
             ("Watching time at this speed", format_seconds(slowest / speed)),
         ]
     )
@@ -384,7 +388,7 @@ def render(values: Values) -> Rendered:
     # for the reader who opens it.
     fit = [n for n in notes if n.startswith(("The training state", "Only the maths"))]
     shown = tag("ul", "".join(tag("li", esc(n)) for n in fit), class_="widget-notes") if fit else ""
-    note_list = shown + secondary_list(
+    note_list = secondary_list(
         "How these times are worked out", [n for n in notes if n not in fit]
     )
     html = (
@@ -392,7 +396,11 @@ def render(values: Values) -> Rendered:
         + lanes
         + figures
         + _to_scale(cpu, gpu, t_cpu, t_gpu)
-        + _both_tasks_table(cpu, gpu, times, prompt_tokens, tokens_per_step)
+        + shown
+        + secondary(
+            "Worked out, and both kinds of work",
+            worked + _both_tasks_table(cpu, gpu, times, prompt_tokens, tokens_per_step),
+        )
         + note_list
     )
     return Rendered(html, set_inputs)

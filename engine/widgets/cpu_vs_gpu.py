@@ -282,12 +282,13 @@ def render(values: Values) -> str:
     bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics if m.drawn)
     return (
         verdict
-        + warning
         + tag("div", bars, class_="cpu-gpu-bars")
-        + _figures_table(metrics, cpu_name, gpu_name)
+        + secondary("All figures, with cores and lanes", _figures_table(metrics, cpu_name, gpu_name))
         + secondary(
-            "Where these figures come from",
-            _measured_notes(cpu, gpu) + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
+            "Where these figures come from, and how far to trust them",
+            warning
+            + _measured_notes(cpu, gpu)
+            + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
         )
     )
 
