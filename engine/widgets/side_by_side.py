@@ -21,7 +21,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
@@ -181,18 +181,12 @@ def render(values: Values) -> str:
         ("Cost per hour", train_hour, serve_hour),
         ("Cost per million tokens", train_million, serve_million),
     ]
-    head = tag("thead", tag("tr", column_heads(("Compared", "Training job", "Service"))))
-    body = "".join(
-        tag(
-            "tr",
-            tag("th", esc(name), scope="row")
-            + tag("td", esc(a), data_column="train")
-            + tag("td", esc(b), data_column="serve"),
-        )
-        for name, a, b in rows
+    headline = [r for r in rows if r[0] in HEADLINE_ROWS]
+    comparison = _table(f"{model.name} on {gpu.name}", headline)
+    rest = secondary(
+        "Every other row: expected speed, tail, memory, batch, scheduling, hourly cost",
+        _table(f"{model.name} on {gpu.name}: the rest", [r for r in rows if r not in headline]),
     )
-    caption = tag("caption", esc(f"{model.name} on {gpu.name}"))
-    comparison = tag("div", tag("table", caption + head + tag("tbody", body)), class_="side-by-side")
     scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
     bars = (
         tag(
@@ -226,7 +220,27 @@ def render(values: Values) -> str:
             *memory_assumptions(train.memory),
         ),
     )
-    return comparison + bars + notes
+    return comparison + bars + rest + notes
+
+
+# The rows step 10's prose speaks of; the rest of the comparison opens on purpose.
+HEADLINE_ROWS = frozenset({"The work", "What is measured", "Limited by", "Cost per million tokens"})
+
+
+def _table(caption: str, rows: list[tuple[str, str, str]]) -> str:
+    """The comparison rows as a table: one row per aspect, training then serving."""
+    head = tag("thead", tag("tr", column_heads(("Compared", "Training job", "Service"))))
+    body = "".join(
+        tag(
+            "tr",
+            tag("th", esc(name), scope="row")
+            + tag("td", esc(a), data_column="train")
+            + tag("td", esc(b), data_column="serve"),
+        )
+        for name, a, b in rows
+    )
+    return tag("div", tag("table", tag("caption", esc(caption)) + head + tag("tbody", body)),
+               class_="side-by-side")
 
 
 WIDGET = Widget(
