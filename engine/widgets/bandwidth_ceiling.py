@@ -19,6 +19,7 @@ from engine.render.options import (
     weight_format_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_bandwidth,
@@ -175,7 +176,7 @@ def render(values: Values) -> str:
         chosen=chosen.id,
         label=f"Single-user decode ceiling of {model.name} in {weight_format}, by device",
     )
-    return verdict + figures + chart
+    return verdict + chart + secondary("Worked out", figures)
 
 
 WIDGET = Widget(

@@ -20,6 +20,7 @@ from engine.render.options import (
     noting_your_model,
     weight_format_field,
 )
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
@@ -175,7 +176,12 @@ def render(values: Values) -> str:
         ]
     )
     rows = ways_out(model, gpu, weight_format, context)
-    return verdict + bar + figures + ways_out_table(rows, refused=not plan.fits)
+    return (
+        verdict
+        + bar
+        + secondary("Worked out", figures)
+        + ways_out_table(rows, refused=not plan.fits)
+    )
 
 
 WIDGET = Widget(

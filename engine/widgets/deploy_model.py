@@ -19,6 +19,7 @@ from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import BATCH, CONTEXT, catalog_model_field, weight_format_field
+from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_bytes, format_GB
 
@@ -65,7 +66,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
         f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} × {context:,} tokens × "
         f"{mem.kv_cache_bytes_per_token:,.0f} bytes)"
     )
-    figures = definition_list(
+    worked = definition_list(
         [
             ("Weights", f"{format_GB(mem.parts['weights'])} ({mem.weight_format})"),
             ("KV cache", kv_total),
@@ -75,6 +76,10 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
                 f"{format_GB(mem.parts['runtime_overhead'])})",
             ),
             ("This deployment in all", format_GB(mem.per_gpu_bytes)),
+        ]
+    )
+    figures = definition_list(
+        [
             (f"Free on GPU {gpu} before it", format_GB(free)),
             (
                 f"Tokens of context the rest of GPU {gpu} holds",
@@ -83,7 +88,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
             (f"Concurrent requests at {context:,} tokens each", f"{tokens // context:,}"),
         ]
     )
-    return bar + figures
+    return bar + figures + secondary("This deployment's memory, worked out", worked)
 
 
 def _result(result: cluster.ActionResult) -> str:

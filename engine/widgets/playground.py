@@ -33,7 +33,7 @@ from engine.render.options import (
     model_from,
     pasted_config,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.widget import Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
@@ -198,8 +198,7 @@ def render(values: Values) -> str:
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed
-        + tag("h2", "The five answers", class_="playground-heading")
-        + tag("ol", items, class_="playground-answers")
+        + secondary("The five answers, worked out", tag("ol", items, class_="playground-answers"))
         + notes
     )
 

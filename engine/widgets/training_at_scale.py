@@ -26,7 +26,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.answers import answers, price_note
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -172,11 +172,6 @@ def render(values: Values) -> str:
             ("Smallest GPU count that fits", fit_words),
             (f"GPUs to finish in {days:g} days", f"{t.gpus_for_target:,}"),
             (f"Wall-clock time on {plural(gpus, 'GPU')}", format_seconds(t.seconds)),
-            (
-                "With a tuned stack on these GPUs (communication included)",
-                f"{modelled.mfu:.0%} MFU, "
-                + at_best_and_expected(t.bound_seconds, modelled.seconds),
-            ),
             ("On one GPU", format_seconds(one_gpu)),
             price_line,
         ]
@@ -184,7 +179,16 @@ def render(values: Values) -> str:
     details = secondary_list(
         "Assumptions", (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem))
     )
-    return verdict + bar + figures + counts + details
+    tuned = definition_list(
+        [
+            (
+                "With a tuned stack on these GPUs (communication included)",
+                f"{modelled.mfu:.0%} MFU, "
+                + at_best_and_expected(t.bound_seconds, modelled.seconds),
+            ),
+        ]
+    )
+    return verdict + bar + tuned + counts + secondary("All figures", figures) + details
 
 
 WIDGET = Widget(

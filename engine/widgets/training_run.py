@@ -24,7 +24,7 @@ from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.curves import gpu_meters, line_chart
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field, tokens_text
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary, secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_count,
@@ -133,7 +133,7 @@ def render(values: Values) -> str:
     chart = (
         tag("p", esc("Loss so far (solid) and still to come (dashed)"), class_="widget-subtitle")
         + chart
-        + tag("p", esc(loss_words), class_="widget-notes loss-explained")
+        + secondary("What the loss measures", tag("p", esc(loss_words), class_="loss-explained"))
     )
 
     progress = tag(
@@ -199,6 +199,10 @@ def render(values: Values) -> str:
                 f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
                 f"{run.gpu_hours:,.0f} GPU-hours",
             ),
+        ]
+    )
+    worked = definition_list(
+        [
             (
                 "Best case and expected, at full speed",
                 f"at best {format_seconds(expected.bound_seconds)} (every GPU at its peak, "
@@ -218,7 +222,15 @@ def render(values: Values) -> str:
             f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3).",
         ),
     )
-    return status + progress + figures + chart + meters + notes
+    return (
+        status
+        + progress
+        + figures
+        + chart
+        + meters
+        + secondary("Best case, expected and the FLOPs, worked out", worked)
+        + notes
+    )
 
 
 WIDGET = Widget(
