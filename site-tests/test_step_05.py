@@ -130,3 +130,21 @@ def test_with_reduced_motion_the_run_still_advances(browser: Browser, root_site:
         assert w.console_errors == []
     finally:
         w.context.close()
+
+
+def test_a_block_the_reader_opened_stays_open_while_the_run_plays(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    wait_live(page)
+    wait_matches_cpython(page, "training_run", SELECTOR)
+    details = page.locator(SELECTOR + " .widget-result details").first
+    details.locator("summary").click()
+    assert details.evaluate("d => d.open")
+    press_start(page)
+    wait_tokens_above(page, 0.0)
+    first = tokens_done(page)
+    wait_tokens_above(page, first)  # at least one render replaced the output meanwhile
+    assert page.locator(SELECTOR + " .widget-result details").first.evaluate("d => d.open")
+    page.click(SELECTOR + ' [data-clock="pause"]')

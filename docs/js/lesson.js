@@ -91,7 +91,10 @@ function mount(root) {
     // The status describes this render: an earlier failure or note is gone once it is live.
     if (root.dataset.state === "live") setStatus(root, "live", LIVE);
     for (const [name, value] of Object.entries(reply.set || {})) setInput(root, name, value);
+    // A block the reader opened stays open across renders (an animation renders every tick).
+    const open = [...output.querySelectorAll("details")].map((d) => d.open);
     output.innerHTML = reply.html; // rendered and escaped by the engine
+    output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
     if (root.dataset.urlState) writeAddress(root, readInputs(root));
     root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
