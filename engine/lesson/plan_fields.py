@@ -87,38 +87,34 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         hint=f"Training. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
         quantity=TRAINING_TOKENS.quantity,
     ),
-    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: share of peak achieved, e.g. 0.4; "
-                   "on the command line, without it the expected figures model the MFU."),
+    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: e.g. 0.4; CLI without it: modelled."),
     "target_days": OptionalAmount(
         "target_days", "Finish within", "", unit="days", hint="Training. Optional.",
         quantity=quantities.TARGET_DAYS,
     ),
     "sharding": _choice("sharding", "Sharding", "none", SHARDING_LABELS, SHARDINGS),
     "tp": TENSOR_PARALLEL.but(
-        hint="Training: must divide the GPU count. Serving: all the GPUs unless given; a "
-        "smaller size makes replicas that share the batch (command line)."
+        hint="Training: divides the GPU count. Serving: all GPUs unless given."
     ),
     "pp": Count("pp", "Pipeline stages", "1", unit="stages", quantity=quantities.PIPELINE_STAGES,
-                hint="Training: the layers cut into this many stages, one after another."),
+                hint=TRAINING),
     "interleave": Count(
         "interleave", "Pipeline chunks per GPU", "1", unit="chunks",
         quantity=quantities.PIPELINE_CHUNKS,
-        hint="Training: above 1, the interleaved schedule (a smaller bubble, more sends).",
+        hint="Training: above 1, interleaved.",
     ),
     "global_batch_tokens": OptionalAmount(
         "global_batch", "Global batch", "", unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
-        hint="Training: tokens per optimiser step. Empty: the catalogue's "
-        f"{training_defaults().global_batch_tokens:,}.",
+        hint=f"Training. Empty: {training_defaults().global_batch_tokens:,}.",
     ),
     "nodes": OptionalAmount(
         "nodes", "Servers", "", unit="servers", quantity=quantities.SERVERS,
-        hint="Empty: the GPU count as given; else that many servers of the hardware, each "
-        "holding as many GPUs as its catalogue server (links.toml).",
+        hint="Empty: the GPU count as given.",
     ),
     "optimizer": _choice("optimizer", "Optimiser", "adam", OPTIMIZER_LABELS, OPTIMIZERS),
     "convention": _choice(
         "convention", "Precision convention", "mixed-16", CONVENTION_LABELS, CONVENTIONS,
-        hint="Training: bytes per parameter for weights and gradients.",
+        hint=TRAINING,
     ),
     "recompute": _choice(
         "recompute", "Activation recomputation", "selective", RECOMPUTE_LABELS, RECOMPUTE
@@ -130,7 +126,7 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         "Price per GPU-hour",
         "",
         unit="USD",
-        hint="Empty: the catalogue's cloud price for this hardware, if it has one.",
+        hint="Empty: the catalogue's cloud price.",
         quantity=quantities.USD_PER_GPU_HOUR,
     ),
 }

@@ -21,4 +21,4 @@ TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
            options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
            quantity=quantities.TENSOR_PARALLEL)
 PP = Count("pp", "Pipeline stages", "4", unit="stages", quantity=quantities.PIPELINE_STAGES,
-           hint="The layers cut into this many stages, one after another.")
+           hint="Layers split into this many stages.")

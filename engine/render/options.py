@@ -45,8 +45,7 @@ MODEL_OR_CONFIG = MODEL.but(options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LAB
 # (docs/css/lesson.css hides it otherwise).
 CONFIG = Text(
     "config", "Your config.json", "", control_kind="textarea",
-    hint=f"Used when the model is '{YOUR_MODEL_LABEL}': paste a Hugging Face config.json. "
-    "The engine reads it here, in your browser; it is sent nowhere.",
+    hint="A Hugging Face config.json; it stays in your browser.",
 )
 
 
@@ -98,7 +97,7 @@ PARAMS = Count(
     "Parameter count",
     "7e9",
     unit="parameters",
-    hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'.",
+    hint=f"For '{CUSTOM_MODEL_LABEL}'.",
     quantity=quantities.PARAMS,
 )
 
@@ -110,7 +109,7 @@ def model_fields(*, hint_aside: str = "") -> tuple[Choice, Count, Text]:
     ``hint_aside`` is added to the count's hint, before its full stop (e.g. examples).
     """
     return (MODEL_OR_CONFIG,
-            PARAMS.but(hint=f"Used when the model is '{CUSTOM_MODEL_LABEL}'{hint_aside}."),
+            PARAMS.but(hint=f"For '{CUSTOM_MODEL_LABEL}'{hint_aside}."),
             CONFIG)
 
 

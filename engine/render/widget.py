@@ -203,7 +203,7 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
     )
     status = tag(
         "p",
-        "Numbers computed when this page was built. Live updates start once the engine loads.",
+        "Numbers from the build; live once the engine loads.",
         class_="widget-status",
         role="status",
     )

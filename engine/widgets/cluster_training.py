@@ -32,7 +32,7 @@ INTERLEAVE = Count("interleave", "Chunks per GPU", "1", unit="chunks", control_k
                    quantity=quantities.PIPELINE_CHUNKS)
 GLOBAL_BATCH = Amount("global_batch", "Global batch", str(training_defaults().global_batch_tokens),
                       unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
-                      hint="Tokens per optimiser step (Llama 3 405B: 4M, later 16M).")
+                      hint="Llama 3 405B: 4M, later 16M.")
 
 
 def render(values: Values) -> str:

@@ -97,7 +97,7 @@ TOKENS_PER_STEP = Amount(
     quantity=quantities.TOKENS_PER_STEP,
 )
 SPEED = speed_field(SPEEDS, "0.01").but(
-    hint="Simulated time per real second; set to suit each new race"
+    hint="Simulated seconds per real second"
 )
 
 

@@ -28,7 +28,6 @@ from engine.render.options import (
     model_fields,
     model_from,
     noting_your_model,
-    tokens_text,
 )
 from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
@@ -48,11 +47,10 @@ TOKENS = OptionalAmount(
     "Training tokens",
     "",
     unit="tokens",
-    hint=f"Leave empty for {CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal "
-    f"budget (Llama 3.1's real pretraining used {tokens_text(LLAMA_3_1_PRETRAINING_TOKENS)}).",
+    hint=f"Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
     quantity=TRAINING_TOKENS.quantity,
 )
-TRAINING_MFU = MFU.but(hint="Share of peak FLOP/s training achieves, e.g. 0.4 for 40 %.")
+TRAINING_MFU = MFU.but(hint="0.4 means 40 %.")
 CLUSTER_GPUS = GPUS.but(
     name="cluster_gpus", label="GPUs in the cluster", default="16384", unit="H100s"
 ).within(maximum=MAX_CLUSTER_GPUS, reason="a million GPUs is beyond any cluster built")

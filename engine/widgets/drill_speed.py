@@ -30,8 +30,7 @@ ANSWER = Text(
     "Your answer",
     "",
     unit="ms or tokens/s, as asked",
-    hint="A number such as 4.8 (ms) or 1,200 (tokens/s); a point for decimals. Numbers "
-    f"within {drill_core.TOLERANCE * 100:g} % of the engine's figure count.",
+    hint=f"e.g. 4.8 or 1,200; within {drill_core.TOLERANCE * 100:g} % counts.",
 )
 
 

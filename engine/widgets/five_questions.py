@@ -39,9 +39,9 @@ FIELDS = {
         name="context_tokens", hint="Serving only."
     ),
     "tokens": PLAN_FIELDS["tokens"].but(
-        hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal)."
+        hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter."
     ),
-    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only: share of peak FLOP/s achieved, e.g. 0.4."),
+    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only, e.g. 0.4."),
     "sharding": PLAN_FIELDS["sharding"].but(
         options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS), hint="Training only."
     ),

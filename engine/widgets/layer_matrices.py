@@ -54,7 +54,7 @@ MODEL = catalog_model_field(your_model=True)
 EARLIER_TOKENS = CONTEXT.but(
     label="Context",
     default="1024",
-    hint="Earlier tokens the new token attends to (0 for none).",
+    hint="Earlier tokens attended to.",
 ).within(minimum=0)
 
 

@@ -54,7 +54,7 @@ FORMAT = Choice(
     "Maths in",
     "bf16",
     options=format_options("bf16", "fp16", "fp8", "fp32"),
-    hint="Sets the peak FLOP/s MFU is measured against.",
+    hint="Sets the peak.",
 )
 GPU_COUNT = GPUS.but(default="8")
 TOKENS_PER_S = Amount(
@@ -62,10 +62,10 @@ TOKENS_PER_S = Amount(
     "Measured throughput",
     f"{EXAMPLE_TRAINING_TOKENS_PER_S:.0f}",
     unit="tokens/s",
-    hint="Training tokens per second, all GPUs together (used to find MFU).",
+    hint="All GPUs together.",
     quantity=quantities.TOKENS_PER_S,
 )
-ASSUMED_MFU = MFU.but(label="Assumed MFU", hint="0.4 means 40 % (used to find time).")
+ASSUMED_MFU = MFU.but(label="Assumed MFU", hint="0.4 means 40 %.")
 TOKEN_BUDGET = TRAINING_TOKENS.but(
     label="Token budget", default=tokens_text(LLAMA_3_1_PRETRAINING_TOKENS),
     hint=f"{tokens_text(LLAMA_3_1_PRETRAINING_TOKENS)} is Llama 3.1's real pretraining, "

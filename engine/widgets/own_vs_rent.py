@@ -103,11 +103,11 @@ GPUS = Count(
 )
 POWER = _starting(
     "power_W", "Power while busy", quantities.POWER_W, unit="W",
-    hint="The whole purchase, all its GPUs together.",
+    hint="All its GPUs together.",
 )
 PUE = _starting(
     "pue", "PUE", quantities.PUE,
-    hint="Data-centre power per watt of IT load: cooling and losses included.",
+    hint="Facility watts per IT watt.",
 )
 ELECTRICITY = _starting(
     "usd_per_kWh", "Electricity price", quantities.USD_PER_KWH, unit="USD per kWh"
