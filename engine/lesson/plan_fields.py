@@ -87,7 +87,7 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         hint=f"Training. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
         quantity=TRAINING_TOKENS.quantity,
     ),
-    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training: e.g. 0.4; CLI without it: modelled."),
+    "mfu": MFU.but(default=str(DEFAULT_MFU), hint="Training. On the CLI, omit it to model MFU."),
     "target_days": OptionalAmount(
         "target_days", "Finish within", "", unit="days", hint="Training. Optional.",
         quantity=quantities.TARGET_DAYS,
