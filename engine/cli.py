@@ -41,12 +41,8 @@ _PASSED_AS_GIVEN = ("model", "params")  # and --config, read by the CLI
 _GIVEN_OR_NOT = ("mfu", "tp")
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _build() -> _Parser:
-    from engine.lesson.plan_fields import PLAN_FIELDS
+    from engine.lesson.plan_fields import PLAN_FIELDS, cli_flag
 
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
@@ -65,7 +61,7 @@ def _build() -> _Parser:
         if key in _PASSED_AS_GIVEN:
             continue
         default = f" (default {f.default})" if f.default else ""
-        q.add_argument(_flag(f.name), dest=f.name,
+        q.add_argument(cli_flag(f.name), dest=f.name,
                        default=None if key in _GIVEN_OR_NOT else f.default,
                        help=f"{f.help()}{default}. {f.hint}".strip())
     i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
@@ -178,11 +174,11 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
-    from engine.lesson.plan_fields import PLAN_FIELDS
+    from engine.lesson.plan_fields import PLAN_FIELDS, cli_flag
 
     names = {f.name for f in PLAN_FIELDS.values()}
     name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
-    return f"{_flag(name)}: {error.message}" if name in names else error.message
+    return f"{cli_flag(name)}: {error.message}" if name in names else error.message
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,6 +47,7 @@ SCRIPT_FILES = (
     "js/store.js",
     "js/clock.js",
     "js/address.js",
+    "js/share.js",
     "js/bounded.js",
     "js/progress.js",
     "js/runtime-config.js",

@@ -1,6 +1,8 @@
 // Mirrors a widget's inputs in the page address (?WIDGET.INPUT=value), so a link
-// reproduces exactly what the reader sees. Values go to the engine as text, which validates
-// them like any typed input; nothing from the address is ever put into the page as markup.
+// reproduces exactly what the reader sees, and writes the link "Copy link" copies (the
+// inputs the engine lists in data-link-inputs, and an anchor to the widget). Values go to
+// the engine as text, which validates them like any typed input; nothing from the address
+// is ever put into the page as markup.
 import { refusal } from "./bounded.js";
 
 const MAX_VALUE_CHARS = 2000;
@@ -9,8 +11,27 @@ function prefix(root) {
   return `${root.dataset.widget}.`;
 }
 
+function names(list) {
+  return new Set((list || "").split(",").filter(Boolean));
+}
+
+// The inputs kept in the address as the reader works: the widget's url_state, or every
+// input a link carries once the widget was opened from such a link (so the address stays true).
 function mirrored(root) {
-  return new Set((root.dataset.urlState || "").split(",").filter(Boolean));
+  return names(root.dataset.linked ? root.dataset.linkInputs : root.dataset.urlState);
+}
+
+/** Whether the address is kept up to date with this widget's inputs. */
+export function mirrors(root) {
+  return mirrored(root).size > 0;
+}
+
+// A link points at one widget (#its-id); where a page has two of the same widget, only
+// that one takes the link's values.
+function addressedTo(root) {
+  const target = location.hash.slice(1); // widget ids are plain: w-serve-plan-1
+  const twins = [...document.querySelectorAll(`[data-widget="${CSS.escape(root.dataset.widget)}"]`)];
+  return twins.length < 2 || !twins.some((twin) => twin.id === target) || root.id === target;
 }
 
 /**
@@ -20,12 +41,13 @@ function mirrored(root) {
 export function applyAddress(root, setInput) {
   const applied = new Set();
   const notes = [];
-  if (!root.dataset.urlState) return { applied, notes };
+  const linkable = names(root.dataset.linkInputs);
+  if (!linkable.size || !addressedTo(root)) return { applied, notes };
   const params = new URLSearchParams(location.search);
   for (const [key, value] of params) {
     if (!key.startsWith(prefix(root))) continue;
     const name = key.slice(prefix(root).length);
-    if (!mirrored(root).has(name) || !root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`)) continue;
+    if (!linkable.has(name) || !root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`)) continue;
     const why = refusal(value, MAX_VALUE_CHARS);
     if (why) notes.push(`${name}: ${why}`);
     else {
@@ -33,7 +55,26 @@ export function applyAddress(root, setInput) {
       applied.add(name);
     }
   }
+  if (applied.size) root.dataset.linked = "1";
   return { applied, notes };
+}
+
+/**
+ * The link to this widget as it is now: this page with the inputs a link carries (defaults
+ * too, so it keeps its meaning) and an anchor to the widget. `left` names the values too
+ * long for an address (a pasted config.json), which the link leaves out.
+ */
+export function linkTo(root, inputs) {
+  const params = new URLSearchParams();
+  const left = [];
+  for (const name of names(root.dataset.linkInputs)) {
+    if (!(name in inputs)) continue;
+    if (inputs[name].length > MAX_VALUE_CHARS) left.push(name);
+    else params.set(prefix(root) + name, inputs[name]);
+  }
+  const query = params.toString();
+  const page = location.href.split(/[?#]/)[0];
+  return { url: `${page}${query ? "?" + query : ""}#${root.id}`, left };
 }
 
 export function writeAddress(root, inputs) {

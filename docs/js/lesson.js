@@ -5,7 +5,8 @@ import { engine } from "./engine-client.js";
 import { registerOffline } from "./offline.js";
 import { store } from "./store.js";
 import { startClock } from "./clock.js";
-import { applyAddress, writeAddress } from "./address.js";
+import { applyAddress, mirrors, writeAddress } from "./address.js";
+import { mountCopy } from "./share.js";
 import { MAX_STORED_CHARS, refusal } from "./bounded.js";
 import { trackProgress } from "./progress.js";
 
@@ -96,13 +97,14 @@ function mount(root) {
     output.innerHTML = reply.html; // rendered and escaped by the engine
     output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
-    if (root.dataset.urlState) writeAddress(root, readInputs(root));
+    if (mirrors(root)) writeAddress(root, readInputs(root));
     root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
     return reply;
   }
   root.refresh = refresh;
 
   form.addEventListener("submit", (event) => event.preventDefault());
+  mountCopy(root, () => readInputs(root));
   // Every input goes to the engine at once (a render takes about a millisecond). Before the
   // engine is up, the request waits for it and then renders what the form holds by then.
   form.addEventListener("input", () => {

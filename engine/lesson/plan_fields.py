@@ -3,11 +3,13 @@
 One table, :data:`PLAN_FIELDS` (plan's keyword -> field), builds the playground's controls and
 its address state (the field names), the command line's flags (``--context``, ``--kv-format``:
 the same names) and parses both into the typed values :func:`plan` takes. A widget that asks
-only some of these questions (five_questions) reuses the same fields, relabelled.
+only some of these questions (five_questions) reuses the same fields, relabelled, and
+:func:`plan_command` writes any of them back as the command line that gives the same plan.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +23,7 @@ from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
     CONTEXT,
+    CUSTOM_MODEL,
     GPUS,
     MFU,
     MICRO_BATCH,
@@ -29,6 +32,7 @@ from engine.render.options import (
     SEQ_LEN,
     TENSOR_PARALLEL,
     TRAINING_TOKENS,
+    YOUR_MODEL,
     format_options,
     hardware_field,
 )
@@ -152,3 +156,52 @@ def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELD
             continue
         out[key] = values[f]
     return out
+
+
+COMMAND = ("python", "-m", "engine", "plan")
+# A pasted config.json reaches the command line as a file: the reader saves it under this name.
+CONFIG_FILE = "config.json"
+# What a POSIX shell reads as one plain word (shlex.quote's set): anything else is quoted.
+_SHELL_PLAIN = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def cli_flag(name: str) -> str:
+    """The command line's flag for the field ``name``: ``kv_format`` -> ``--kv-format``."""
+    return "--" + name.replace("_", "-")
+
+
+def shell_quote(word: str) -> str:
+    """``word`` as one word of a POSIX shell command line (single-quoted unless plain)."""
+    if _SHELL_PLAIN.fullmatch(word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _flag_text(value: object) -> str:
+    """A parsed value as the text its field parses back to the same value."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS) -> str:
+    """The ``python -m engine plan ...`` line that answers the plan these values describe.
+
+    Reads the values as :func:`plan_arguments` does for a widget (only the chosen task's
+    fields), so the command line gives the numbers the widget shows. Every flag the plan
+    reads is written out, defaults included, so the line keeps its meaning if a default
+    changes, except an empty optional amount (the command line's default is also empty).
+    ``--mfu`` is always given for training: without it the expected figures model the MFU.
+    A pasted config.json is named as the file :data:`CONFIG_FILE`.
+    """
+    model = values.text(MODEL.name)
+    if model == YOUR_MODEL:
+        words = ["--config", CONFIG_FILE]
+    elif model == CUSTOM_MODEL:
+        words = [cli_flag(PARAMS.name), _flag_text(values[PARAMS])]
+    else:
+        words = [cli_flag(MODEL.name), values[MODEL]]
+    for key, value in plan_arguments(values, fields, every_task=False).items():
+        if value is not None:
+            words += [cli_flag(PLAN_FIELDS[key].name), _flag_text(value)]
+    return " ".join((*COMMAND, *(shell_quote(w) for w in words)))

@@ -17,6 +17,10 @@ Besides visible controls a widget may have:
 - a clock: the browser advances the hidden input ``elapsed`` while it runs (it only counts
   time; the engine computes what that time means);
 - URL state: the named inputs are mirrored in the page address, so a link reproduces them.
+
+Every widget's frame has a "Copy link" button: the link carries :attr:`Widget.link_inputs`
+and points at the widget; a widget whose question is a plan also shows its command line
+(:func:`copy_command`) in its result.
 """
 
 from __future__ import annotations
@@ -84,6 +88,13 @@ class Widget:
             raise ValueError(f"widget {self.name}: url_state names inputs it does not have")
         if self.clock and "elapsed" not in names:
             raise ValueError(f"widget {self.name}: a clock needs a hidden 'elapsed' input")
+
+    @property
+    def link_inputs(self) -> tuple[str, ...]:
+        """The inputs a copied link carries: the address state when the widget declares one
+        (a drill's seed, not the reader's answer), else every visible input. Hidden state
+        (a simulation, a clock) stays on the reader's device."""
+        return self.url_state or tuple(c.name for c in self.controls if c.kind != "hidden")
 
     @property
     def controls(self) -> tuple[Control, ...]:
@@ -184,6 +195,27 @@ def render_actions(widget: Widget) -> str:
     return tag("div", "".join(buttons) + errors, class_="widget-actions")
 
 
+def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
+              extra: str = "") -> str:
+    """A copy button, its status (role=status) and the text field shown, selected, when the
+    browser cannot write the clipboard; ``extra`` is HTML placed after them."""
+    button = tag("button", esc(button_label), type="button", class_="md-button widget-copy-button",
+                 data_copy=kind, aria_label=button_name)
+    field = void_tag("input", type="text", readonly=True, hidden=True, class_="widget-copy-text",
+                     aria_label=text_label)
+    status = tag("span", "", class_="widget-copy-status", role="status")
+    return tag("div", button + status + field + extra, class_=f"widget-copy widget-copy-{kind}")
+
+
+def copy_command(command: str) -> str:
+    """A command line in a widget's result, with a button that copies it (shown on request:
+    it is for engineers at a terminal, and the reader's time goes to the lesson)."""
+    shown = tag("details", tag("summary", "Show the command")
+                + tag("pre", tag("code", esc(command), class_="widget-command-text")))
+    return _copy_row("Copy as command", "Copy as command: the same plan at a terminal",
+                     "command", "The command, to copy", shown)
+
+
 def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, object]) -> str:
     """The full widget as written into the page at build time, with its build-time result.
 
@@ -208,9 +240,11 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         role="status",
     )
     title = tag("p", esc(widget.title), class_="widget-title")
+    share = _copy_row("Copy link", "Copy link to this widget with its inputs", "link",
+                      "Link to this widget, to copy")
     return tag(
         "div",
-        title + form + output + status,
+        title + form + output + share + status,
         class_="widget",
         id=instance,
         data_widget=widget.name,
@@ -219,6 +253,7 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         # "true", not a bare attribute: a bare one reads as "" (falsy) in element.dataset.
         data_clock="true" if widget.clock else None,
         data_url_state=",".join(widget.url_state) or None,
+        data_link_inputs=",".join(widget.link_inputs) or None,
         # Numbers that change with every input are no use in the search index, and a
         # smaller index leaves the reader's CPU to the engine while the page loads.
         data_search_exclude=True,

@@ -6,7 +6,7 @@ the workload and lists them.
 
 from __future__ import annotations
 
-from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments, plan_command
 from engine.numbers.memory import SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
 from engine.render.html import esc, tag
@@ -19,7 +19,7 @@ from engine.render.options import (
     noting_your_model,
 )
 from engine.render.secondary import secondary_list
-from engine.render.widget import Values, Widget
+from engine.render.widget import Values, Widget, copy_command
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
 from engine.words.memory import memory_assumptions
@@ -71,7 +71,8 @@ def render(values: Values) -> str:
         for key, question in QUESTIONS
     )
     notes = secondary_list("Assumptions", memory_assumptions(p.memory))
-    return head + tag("ol", items, class_="five-answers") + notes
+    command = copy_command(plan_command(values, FIELDS))
+    return head + tag("ol", items, class_="five-answers") + notes + command
 
 
 WIDGET = Widget(

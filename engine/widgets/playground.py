@@ -16,7 +16,7 @@ the address (the page says so).
 from __future__ import annotations
 
 from engine.lesson.config_model import config_notes, shape_rows
-from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments, plan_command
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.expected_training import expected_train
@@ -34,7 +34,7 @@ from engine.render.options import (
     pasted_config,
 )
 from engine.render.secondary import secondary, secondary_list
-from engine.render.widget import Values, Widget
+from engine.render.widget import Values, Widget, copy_command
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
@@ -200,6 +200,7 @@ def render(values: Values) -> str:
         + speed
         + secondary("The five answers, worked out", tag("ol", items, class_="playground-answers"))
         + notes
+        + copy_command(plan_command(values))
     )
 
 

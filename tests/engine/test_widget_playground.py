@@ -272,6 +272,8 @@ def test_pasted_config_drives_every_figure() -> None:
     catalogue = text_of(render(model="llama-3.1-8b"))
     # The same shapes as the catalogue's Llama 3.1 8B: the same plan, figure for figure.
     tail = catalogue.split("Memory per GPU", 1)[1].replace("Llama 3.1 8B", "NAME")
+    # ... but for the command line, which reads the pasted config from a file.
+    tail = tail.replace("--model llama-3.1-8b", "--config config.json")
     assert pasted.split("Memory per GPU", 1)[1].replace("Your Llama model", "NAME") == tail
     assert "Your model, as read from its config.json" in pasted
     assert "8.03 billion (8,030,261,248)" in pasted

@@ -1,0 +1,57 @@
+// The widget frame's "Copy link" and a plan's "Copy as command": put the text on the
+// clipboard, or where the browser cannot (no clipboard API, no permission, an insecure
+// page), show it in a text field, selected, for the reader to copy. A link comes from the
+// form (address.js); a command is the engine's own text in the result. No formula here.
+import { linkTo } from "./address.js";
+
+async function toClipboard(text) {
+  try {
+    if (!window.isSecureContext || !navigator.clipboard) return false;
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false; // refused (no permission, page not focused): the field below does it
+  }
+}
+
+function textToCopy(root, button, inputs) {
+  if (button.dataset.copy === "link") {
+    const { url, left } = linkTo(root, inputs);
+    const note = left.length ? ` The link leaves out ${left.join(", ")}: too long for an address.` : "";
+    return { text: url, note };
+  }
+  const code = button.closest(".widget-copy").querySelector(".widget-command-text");
+  return { text: code ? code.textContent : "", note: "" };
+}
+
+function reset(row) {
+  row.querySelector(".widget-copy-status").textContent = "";
+  row.querySelector(".widget-copy-text").hidden = true;
+}
+
+/** Handle the copy buttons of the widget `root`; `readInputs()` gives its form's values. */
+export function mountCopy(root, readInputs) {
+  root.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-copy]");
+    if (!button || !root.contains(button)) return;
+    const row = button.closest(".widget-copy");
+    const field = row.querySelector(".widget-copy-text");
+    const status = row.querySelector(".widget-copy-status");
+    const { text, note } = textToCopy(root, button, readInputs());
+    field.value = text;
+    if (await toClipboard(text)) {
+      field.hidden = true;
+      status.textContent = `Copied.${note}`;
+    } else {
+      field.hidden = false;
+      field.focus();
+      field.select();
+      status.textContent = `Selected: press Ctrl+C (⌘C on a Mac) to copy it.${note}`;
+    }
+  });
+  // A changed input makes a copied link old news: say nothing rather than "Copied".
+  root.querySelector(".widget-controls").addEventListener("input", () => {
+    const row = root.querySelector(".widget-copy-link");
+    if (row) reset(row);
+  });
+}

@@ -1,0 +1,161 @@
+"""Copy link and copy as command (issue 12, section 4).
+
+A widget's "Copy link" gives an address that, opened in a fresh browser (a new context: no
+storage, no history), shows the same inputs and the same result; without the clipboard API
+the link is shown in a selected text field instead. A plan's "Copy as command" copies the
+command line the engine wrote, and that line run through the command line gives the answers
+the widget shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shlex
+from collections.abc import Iterator
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Page
+from support import Site, Watched, open_watched, wait_live, wait_matches_cpython
+
+from engine.cli import main
+from engine.lesson.plan_fields import COMMAND
+
+CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
+NO_CLIPBOARD = "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });"
+
+# One widget per kind of input: selects only, a typed number, a plan; and one input to
+# change once the link is open.
+CASES = [
+    ("steps/bandwidth/", "bandwidth_ceiling",
+     {"model": "llama-3.1-70b", "format": "fp8", "hardware": "h200"}, ("format", "bf16")),
+    ("steps/capacity/", "capacity_gate", {"context": "32768", "format": "int8"},
+     ("context", "4096")),
+    ("steps/five-questions/", "five_questions",
+     {"task": "train", "model": "llama-3.1-70b", "gpus": "64", "mfu": "0.35",
+      "sharding": "zero3"}, ("gpus", "32")),
+]
+
+
+@contextlib.contextmanager
+def opened(browser: Browser, **options: object) -> Iterator[Watched]:
+    watched = open_watched(browser, **options)
+    try:
+        yield watched
+        assert watched.console_errors == []
+    finally:
+        watched.context.close()
+
+
+def change(page: Page, selector: str, inputs: dict[str, str]) -> None:
+    for name, value in inputs.items():
+        field = page.locator(f"{selector} .widget-controls [name={name}]")
+        if field.evaluate("f => f.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
+def copy(page: Page, selector: str, kind: str) -> str:
+    """Press the widget's copy button of ``kind``; the clipboard's text once it says so."""
+    row = f"{selector} .widget-copy-{kind}"
+    page.click(f"{row} [data-copy={kind}]")
+    page.wait_for_function(
+        "row => document.querySelector(row + ' .widget-copy-status').textContent.startsWith('Copied.')",
+        arg=row,
+    )
+    return str(page.evaluate("navigator.clipboard.readText()"))
+
+
+@pytest.mark.parametrize(("path", "name", "inputs", "later"), CASES, ids=[c[1] for c in CASES])
+def test_a_copied_link_shows_the_same_state_in_a_fresh_browser(
+    browser: Browser, root_site: Site, path: str, name: str, inputs: dict[str, str],
+    later: tuple[str, str],
+) -> None:
+    selector = f"[data-widget={name}]"
+    with opened(browser, **CLIPBOARD) as first:
+        page = first.page
+        page.goto(root_site.page_url(path))
+        wait_live(page)
+        change(page, selector, inputs)
+        shown = wait_matches_cpython(page, name)
+        assert {k: shown.inputs[k] for k in inputs} == inputs
+        widget_id = page.get_attribute(selector, "id")
+        link = copy(page, selector, "link")
+    parts = urlsplit(link)
+    assert parts.fragment == widget_id
+    assert parts.path == urlsplit(root_site.page_url(path)).path
+    # Every input a link carries, defaults too, under the widget's name; nothing else.
+    assert dict(parse_qsl(parts.query, keep_blank_values=True)) == {
+        f"{name}.{k}": v for k, v in shown.inputs.items()
+    }
+    with opened(browser) as fresh:
+        page = fresh.page
+        page.goto(link)
+        wait_live(page)
+        again = wait_matches_cpython(page, name)
+        assert again == shown
+        assert "Ignored" not in page.inner_text(f"{selector} .widget-status")
+        # The address keeps following the widget the link opened.
+        change(page, selector, dict([later]))
+        page.wait_for_function(
+            "([key, value]) => new URLSearchParams(location.search).get(key) === value",
+            arg=[f"{name}.{later[0]}", later[1]],
+        )
+
+
+def test_without_the_clipboard_the_link_is_shown_selected(browser: Browser, root_site: Site) -> None:
+    path, name, inputs, _ = CASES[1]
+    selector = f"[data-widget={name}]"
+    with opened(browser) as first:
+        page = first.page
+        page.add_init_script(NO_CLIPBOARD)
+        page.goto(root_site.page_url(path))
+        wait_live(page)
+        change(page, selector, inputs)
+        shown = wait_matches_cpython(page, name)
+        page.click(f"{selector} [data-copy=link]")
+        field = page.locator(f"{selector} .widget-copy-link .widget-copy-text")
+        field.wait_for(state="visible")
+        assert page.inner_text(f"{selector} .widget-copy-link .widget-copy-status").startswith(
+            "Selected: press Ctrl+C"
+        )
+        link = field.input_value()
+        assert page.evaluate("() => String(window.getSelection())") == link or field.evaluate(
+            "f => f === document.activeElement && f.selectionStart === 0 "
+            "&& f.selectionEnd === f.value.length"
+        )
+        assert field.get_attribute("aria-label")
+        # A changed input clears the status: the link shown no longer says what is on screen.
+        change(page, selector, {"context": "4096"})
+        field.wait_for(state="hidden")
+    with opened(browser) as fresh:
+        fresh.page.goto(link)
+        wait_live(fresh.page)
+        assert wait_matches_cpython(fresh.page, name) == shown
+
+
+def test_copy_as_command_gives_the_answers_the_widget_shows(
+    watched: Watched, root_site: Site
+) -> None:
+    path, name, inputs, _ = CASES[2]
+    selector = f"[data-widget={name}]"
+    watched.context.grant_permissions(CLIPBOARD["permissions"])
+    page = watched.page
+    page.goto(root_site.page_url(path))
+    wait_live(page)
+    change(page, selector, inputs)
+    wait_matches_cpython(page, name)
+    command = copy(page, selector, "command")
+    assert command == page.text_content(f"{selector} .widget-command-text")
+    assert "--task train" in command and "--mfu 0.35" in command and "--gpus 64" in command
+    words = shlex.split(command)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*words[len(COMMAND) - 1:], "--json"]) == 0
+    answers = json.loads(out.getvalue())["answers"]
+    shown = page.inner_text(f"{selector} .widget-result")
+    for words_shown in answers.values():
+        assert words_shown in shown
