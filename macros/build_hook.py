@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.browser import MAX_INPUT_CHARS
 from engine.numbers.bounded_json import DEFAULT_MAX_DEPTH
+from engine.render.table_labels import stack_tables
 from macros.solid_archive import SUFFIX, solid_gzip
 
 PYODIDE_CORE_FILES = (
@@ -121,6 +122,11 @@ def on_config(config: Any, **_: Any) -> Any:
             OFFLINE_SEARCH_SHIM if "iframe-worker" in str(p) else p for p in polyfills
         ]
     return config
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """Every table of the page (markdown's too) labelled so that a phone can stack its rows."""
+    return stack_tables(html)
 
 
 def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> Any:

@@ -1,10 +1,10 @@
-"""Copy link and copy as command (issue 12, section 4).
+"""Copy link, copy as command, phones (issue 12, sections 4 and 5).
 
 A widget's "Copy link" gives an address that, opened in a fresh browser (a new context: no
 storage, no history), shows the same inputs and the same result; without the clipboard API
 the link is shown in a selected text field instead. A plan's "Copy as command" copies the
 command line the engine wrote, and that line run through the command line gives the answers
-the widget shows.
+the widget shows. At 390 px no table cell on any page lies outside the screen.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page
-from support import Site, Watched, open_watched, wait_live, wait_matches_cpython
+from support import Site, Watched, open_watched, pages, wait_live, wait_matches_cpython
 
 from engine.cli import main
 from engine.lesson.plan_fields import COMMAND
@@ -159,3 +159,42 @@ def test_copy_as_command_gives_the_answers_the_widget_shows(
     shown = page.inner_text(f"{selector} .widget-result")
     for words_shown in answers.values():
         assert words_shown in shown
+
+
+PHONE = {"width": 390, "height": 844}
+# Table cells outside the screen. A stacked table's head row is off screen on purpose (kept
+# for screen readers), its body cells carrying the heads as labels instead.
+CELLS_OFF_SCREEN = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const table of document.querySelectorAll('.md-content table')) {
+    if (!table.getBoundingClientRect().width) continue;  // in a closed panel
+    const stacked = getComputedStyle(table).display === 'block';
+    if (stacked && table.querySelector('td:not([data-label])')) out.push('unlabelled stacked cells');
+    for (const cell of table.querySelectorAll('th, td')) {
+      if (stacked && cell.closest('thead')) continue;
+      const box = cell.getBoundingClientRect();
+      if (box.width && (box.left < -0.5 || box.right > width + 0.5)) {
+        out.push(cell.textContent.trim().slice(0, 40));
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def test_on_a_phone_every_table_cell_is_on_screen(browser: Browser, root_site: Site) -> None:
+    every = pages(root_site.directory)
+    assert len(every) >= 21
+    stacked = 0
+    with opened(browser, viewport=PHONE) as phone:
+        page = phone.page
+        for path in every:
+            page.goto(root_site.page_url(path), wait_until="domcontentloaded")
+            assert page.evaluate(CELLS_OFF_SCREEN) == [], path
+            stacked += page.locator('table[data-stack="rows"]').count()
+        # Step 10's comparison stacks its rows, each value under its column's name.
+        page.goto(root_site.page_url("steps/side-by-side/"), wait_until="domcontentloaded")
+        cell = page.locator(".side-by-side td[data-label]").first
+        assert cell.evaluate("td => getComputedStyle(td, '::before').content") == '"Training job: "'
+    assert stacked >= 20

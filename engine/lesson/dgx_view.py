@@ -127,9 +127,11 @@ def _job_colours(state: cluster.ClusterState) -> dict[str, str]:
 # ---------------------------------------------------------------------------- the panel
 
 
-def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str) -> str:
+def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str,
+           *, stack: bool = True) -> str:
     """A panel table: ``caption``, a head row of ``columns``, the ``rows`` (whole ``<tr>``s),
-    in a ``<div>`` of ``class_``."""
+    in a ``<div>`` of ``class_``; ``stack=False``: it fits a phone as it is, rows unstacked
+    (engine/render/table_labels.py)."""
     head = "".join(tag("th", esc(h), scope="col") for h in columns)
     return tag(
         "div",
@@ -137,6 +139,7 @@ def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str)
             "table",
             tag("caption", esc(caption)) + tag("thead", tag("tr", head)) + tag("tbody", "".join(rows)),
             class_="dgx-table",  # a class: the theme leaves it unwrapped, same live and built
+            data_stack=None if stack else "never",
         ),
         class_=class_,
     )
@@ -174,6 +177,7 @@ def _gpu_table(state: cluster.ClusterState) -> str:
         ("GPU", "Memory in use", "Utilisation", "What runs there"),
         rows,
         "dgx-gpus chart",
+        stack=False,  # eight short rows of bars: the grid is the picture
     )
 
 

@@ -26,12 +26,13 @@ and points at the widget; a widget whose question is a plan also shows its comma
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.numbers.errors import EngineError
 from engine.render.fields import Control, Field, Values
 from engine.render.html import esc, json_island, tag, void_tag
+from engine.render.table_labels import stack_tables
 
 __all__ = ["Action", "Control", "Rendered", "Values", "Widget"]
 
@@ -124,7 +125,9 @@ class Widget:
         if action and action not in {a.name for a in self.actions}:
             raise EngineError(f"Widget {self.name!r} has no button {action[:40]!r}.", "action")
         result = self.render(Values(values, action))
-        return result if isinstance(result, Rendered) else Rendered(result)
+        rendered = result if isinstance(result, Rendered) else Rendered(result)
+        # Its tables labelled so that a phone can stack their rows (table_labels.py).
+        return replace(rendered, html=stack_tables(rendered.html))
 
 
 def render_control(control: Control, instance: str, value: str) -> str:

@@ -275,7 +275,7 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     for b in (*MARKED_BATCHES, 2048):
         ok, n_bytes, _ = memory(b)
         cell = f"yes, {format_GB(n_bytes)}" if ok else f"does not fit: {format_GB(n_bytes)}"
-        assert f"<td>{cell}</td>" in html
+        assert f'<td data-label="Fits in 84.94 GB?">{cell}</td>' in html
 
 
 def test_a_batch_that_fits_keeps_the_streaming_headline() -> None:
