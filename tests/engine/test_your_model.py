@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.browser import update
+from engine.lesson.plan_fields import CONFIG_FILE
 from engine.numbers.catalog import get_model
 from engine.numbers.catalog.hf_config import model_from_config
 from engine.registry import get_widget, widget_names
@@ -51,6 +52,8 @@ def test_a_pasted_config_gives_the_same_figures_as_the_catalogue_model(name: str
     theirs = widget.run(widget.defaults(base)).html
     assert NOTE.search(mine) and not NOTE.search(theirs)
     assert "8.03 billion parameters" in NOTE.search(mine).group(0)  # type: ignore[union-attr]
+    # ... the same but for a plan's command line, which reads the pasted config from a file.
+    mine = mine.replace(f"--config {CONFIG_FILE}", "--model llama-3.1-8b")
     assert NOTE.sub("", mine).replace(pasted.name, catalogue.name) == theirs
 
 
