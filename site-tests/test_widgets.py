@@ -17,6 +17,7 @@ from support import (
 )
 
 from engine.browser import update
+from engine.render.options import ADDRESS_MAX_CHARS
 
 
 def test_every_widget_page_renders_build_time_results_without_javascript(
@@ -123,6 +124,7 @@ def test_while_the_runtime_loads_the_build_time_result_stays_with_its_size_state
     shipped = sum(f.stat().st_size for f in (root_site.directory / "pyodide").iterdir())
     shipped += (root_site.directory / runtime["wheel"]).stat().st_size
     assert runtime["download_MB"] == round(shipped / 1e6)
+    assert runtime["max_address_chars"] == ADDRESS_MAX_CHARS  # what docs/js/address.js keeps
 
     page = watched.page
     held: list[Route] = []

@@ -4,8 +4,10 @@
 // the engine as text, which validates them like any typed input; nothing from the address
 // is ever put into the page as markup.
 import { refusal } from "./bounded.js";
+import { RUNTIME } from "./runtime-config.js";
 
-const MAX_VALUE_CHARS = 2000;
+// The engine's limit, written by the build (engine/render/options.py: ADDRESS_MAX_CHARS).
+const MAX_VALUE_CHARS = RUNTIME.max_address_chars;
 
 function prefix(root) {
   return `${root.dataset.widget}.`;

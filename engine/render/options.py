@@ -17,7 +17,8 @@ CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
 YOUR_MODEL = "config"
 YOUR_MODEL_LABEL = "Your model (paste a config.json)"
-# The longest value the page address keeps (docs/js/address.js: MAX_VALUE_CHARS).
+# The longest value the page address keeps (the build writes it into js/runtime-config.js
+# for docs/js/address.js).
 ADDRESS_MAX_CHARS = 2000
 
 
@@ -63,6 +64,15 @@ def chosen_model(values: Values, model_field: Choice) -> ModelSpec:
     return read.model if read else get_model(values[model_field])
 
 
+def not_carried_words(config_text: str) -> str:
+    """The sentence saying a pasted config is too long for a link, or '' when it is not."""
+    if len(config_text) <= ADDRESS_MAX_CHARS:
+        return ""
+    return (f"This config is {len(config_text):,} characters long, more than the "
+            f"{ADDRESS_MAX_CHARS:,} the page address keeps: a link to this page will not carry "
+            "it (paste it again there).")
+
+
 def your_model_note(values: Values, model_field: Choice) -> str:
     """A line saying which model a widget computed for, when it is the reader's own (else
     ''), and whether the page address can carry the config."""
@@ -79,9 +89,9 @@ def your_model_note(values: Values, model_field: Choice) -> str:
     if guesses:
         words += (f" The engine assumed {guesses} thing{'s' if guesses > 1 else ''} the config "
                   "does not say; the playground lists each.")
-    if len(values.text(CONFIG.name)) > ADDRESS_MAX_CHARS:
-        words += (f" The config is longer than the {ADDRESS_MAX_CHARS:,} characters a page "
-                  "address keeps: a link to this page will not carry it.")
+    too_long = not_carried_words(values.text(CONFIG.name))
+    if too_long:
+        words += " " + too_long
     return tag("p", esc(words), class_="widget-note your-model-note")
 
 

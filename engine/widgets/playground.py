@@ -26,11 +26,11 @@ from engine.numbers.serving import request_timeline
 from engine.render.charts import memory_bar, timeline
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
-    ADDRESS_MAX_CHARS,
     CONFIG,
     MODEL,
     MODEL_OR_CONFIG,
     model_from,
+    not_carried_words,
     pasted_config,
 )
 from engine.render.secondary import secondary, secondary_list
@@ -60,10 +60,9 @@ def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
 
 def _config_part(read: ConfigModel, text: str) -> str:
     notes = config_notes(read)
-    if len(text) > ADDRESS_MAX_CHARS:
-        notes.append(f"This config is {len(text):,} characters long, more than the "
-                     f"{ADDRESS_MAX_CHARS:,} the page address keeps: a link to this page will "
-                     "not carry it (paste it again there).")
+    too_long = not_carried_words(text)
+    if too_long:
+        notes.append(too_long)
     items = tag("ul", "".join(tag("li", esc(n)) for n in notes), class_="widget-notes") \
         if notes else ""
     return (tag("h2", "Your model, as read from its config.json", class_="playground-heading")
