@@ -7,7 +7,7 @@ from engine.numbers.catalog import get_hardware, get_system, prices, resolve_mod
 from engine.numbers.code_paths import code_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.numbers.training_runs import tokens_or_run
-from engine.words.format import format_seconds, format_tokens_per_s
+from engine.words.format import format_ratio, format_seconds, format_tokens_per_s
 
 # Step 13's worked example: a measured training throughput of Llama 3.1 8B on dgx-1's eight
 # H100s, all GPUs together. The MFU calculator starts from it, and the prose quotes it.
@@ -50,7 +50,7 @@ def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",
         ratio = (s.gpu_count * gpu.reached_flops_per_s) / (s.cpu_count * cpu.reached_flops_per_s)
     else:
         ratio = (s.gpu_count * gpu.peak_flops_per_s) / (s.cpu_count * cpu.peak_flops_per_s)
-    return f"{ratio:,.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+    return format_ratio(ratio)
 
 
 def matmul_share(hardware: str, path: str = "matrix") -> str:

@@ -21,7 +21,7 @@ from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
-from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
+from engine.words.format import format_bandwidth, format_GB, format_ratio, format_TFLOP_per_s
 from engine.words.labels import side_name
 
 SYSTEM = "dgx-1"
@@ -45,13 +45,6 @@ GPUS = Count("gpus", "Number of GPUs", "8", unit="GPUs", hint="dgx-1 has eight",
 def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:
     """The CPU, how many, the GPU, how many: each error naming its field."""
     return get_hardware(values[CPU]), values[CPUS], get_hardware(values[GPU]), values[GPUS]
-
-
-def format_ratio(ratio: float) -> str:
-    """GPU side / CPU side: '4.3×', or for a ratio under 1 how much more the CPUs have."""
-    if ratio >= 1:
-        return f"{ratio:,.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
-    return f"{ratio:.2g}× (the CPUs have {1 / ratio:,.1f}× more)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from engine.numbers.serving import prefill
 from engine.registry import get_widget, widget_names
 from engine.render.widget import render_page_widget
 from engine.widgets import cpu_gpu_race, cpu_vs_gpu
-from engine.words.format import format_flops, format_seconds
+from engine.words.format import format_flops, format_ratio, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -82,7 +82,7 @@ def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
     cpu, gpu = get_hardware("xeon-8480c"), get_hardware("h100-sxm")
     for metric in cpu_vs_gpu.compare(cpu, 2, gpu, 8):
         assert metric.cpu_text in text and metric.gpu_text in text
-        assert cpu_vs_gpu.format_ratio(metric.ratio) in text
+        assert format_ratio(metric.ratio) in text
         assert f'data-metric="{metric.key}"' in html
     assert "229.4 TFLOP/s" in text and "7,915.2 TFLOP/s" in text and "14.3 TFLOP/s" in text
     assert "AMX matrix units (bf16)" in text and "AVX-512 vector units (fp32)" in text
