@@ -18,7 +18,7 @@ STEP_8 = "steps/serve-the-model/"
 PLAYGROUND = "steps/playground/"
 SELECTOR = "[data-widget=playground]"
 STORE_KEY = "lesson:session:dgx-1"
-LIVE = "Live: computed by the engine in your browser."
+LIVE = "Live: computed in your browser."
 
 
 def status(page: Page, selector: str) -> str:

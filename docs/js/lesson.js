@@ -48,7 +48,7 @@ function setStatus(root, state, text) {
   if (text !== undefined && status) status.textContent = text;
 }
 
-const LIVE = "Live: computed by the engine in your browser.";
+const LIVE = "Live: computed in your browser.";
 
 function mount(root) {
   if (root.dataset.mounted) return;

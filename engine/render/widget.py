@@ -238,7 +238,7 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
     )
     status = tag(
         "p",
-        "Numbers from the build; live once the engine loads.",
+        "Build-time figures.",
         class_="widget-status",
         role="status",
     )
