@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine.numbers import validate
 from engine.numbers.errors import EngineError
+from engine.numbers.rounding import ceil_div
 
 if TYPE_CHECKING:
     from engine.numbers.catalog.models import ModelSpec
@@ -319,7 +320,7 @@ def kv_replication(m: ModelSpec, tp: int) -> float:
     is stored tp / KV heads times; MLA's latent is kept whole on every GPU (tp times)."""
     if m.attention == "mla":
         return float(tp)
-    per_gpu = -(-m.kv_heads // tp)
+    per_gpu = ceil_div(m.kv_heads, tp)
     return per_gpu * tp / m.kv_heads
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from engine.numbers import validate
 from engine.numbers.catalog.links import LinkSpec, collective_spec
+from engine.numbers.rounding import ceil_div
 
 ACTIVATION_BYTES = 2.0  # bf16 activations travel between GPUs (tensor, pipeline, expert)
 
@@ -62,7 +63,7 @@ def group_link(links: LinkSpec, chips: object, *, per_server: object = None) -> 
     m = fill if per_server is None else min(
         validate.integer(per_server, "per_server", label="Chips per server",
                          maximum=10_000_000), fill)
-    servers = -(-n // m)
+    servers = ceil_div(n, m)
     up = links.scale_up_bytes_per_s
     name = links.scale_up
     if links.pairs_only and m > 2:

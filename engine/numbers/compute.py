@@ -17,6 +17,7 @@ from engine.numbers import architecture, validate
 from engine.numbers.catalog import as_model
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.rounding import ceil_div
 
 # The MFU the lesson assumes when none is given: a well-run large job (Meta reports 38-43 %
 # for Llama 3 405B on 16,384 H100s). plan(), the figures and the widgets' defaults use it.
@@ -192,4 +193,4 @@ def gpus_for_deadline(total_flops: object, seconds: object, peak_flops_per_s: ob
     peak = validate.number(peak_flops_per_s, "peak_flops_per_s", label="Peak FLOP/s",
                            minimum=1e6, maximum=1e20)
     u = validate.fraction(mfu, "mfu", label="MFU")
-    return max(1, int(-(-f // (s * peak * u))))
+    return max(1, ceil_div(f, s * peak * u))

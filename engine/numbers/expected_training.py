@@ -49,6 +49,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.memory import RECOMPUTE, SHARDINGS
 from engine.numbers.parallelism import StepSplit, Traffic, check_split
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.rounding import ceil_div
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
 
@@ -128,7 +129,7 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
         global_batch_tokens, "global_batch_tokens", "Global batch") if batch_given
         else float(defaults.global_batch_tokens))
     tokens_mb = mb * s
-    accum = max(1, int(-(-global_tokens // (dp * tokens_mb))))
+    accum = max(1, ceil_div(global_tokens, dp * tokens_mb))
     tokens_step = accum * dp * tokens_mb
 
     f_mm = matmul_fraction(hw, cf)

@@ -16,6 +16,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_mode
 from engine.numbers.formats import get_format
 from engine.numbers.parallelism import check_split
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.rounding import ceil_div
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
@@ -170,7 +171,7 @@ def min_gpus_to_serve(mem: ServingMemory) -> int | None:
     room = mem.capacity_bytes - fixed
     if room <= 0:
         return None
-    need = max(1, int(-(-split // room)))
+    need = max(1, ceil_div(split, room))
     for tp in range(need, 4 * need + 64):
         if not architecture.tensor_parallel_ok(mem.model, tp):
             continue
@@ -319,7 +320,7 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     """
     t = mem.tp * mem.pp
     stage = _STAGE[mem.sharding]
-    p = mem.model.params / mem.tp * (-(-mem.model.layers // mem.pp)) / mem.model.layers
+    p = mem.model.params / mem.tp * ceil_div(mem.model.layers, mem.pp) / mem.model.layers
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():
@@ -332,5 +333,5 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
         return None
     if sharded == 0.0:
         return t
-    dp = max(1, int(-(-sharded // room)))
+    dp = max(1, ceil_div(sharded, room))
     return dp * t

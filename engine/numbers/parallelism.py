@@ -20,6 +20,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.links import get_links
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
+from engine.numbers.rounding import ceil_div
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,4 +108,4 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: object,
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "
             f"({t} × {p} = {t * p:,}).", "pp")
-    return Split(gpus, t, p, gpus // (t * p), -(-model.layers // p), model.layers, per)
+    return Split(gpus, t, p, gpus // (t * p), ceil_div(model.layers, p), model.layers, per)

@@ -37,6 +37,7 @@ from engine.numbers.memory import (
     training_memory,
 )
 from engine.numbers.parallelism import gpus_of_servers
+from engine.numbers.rounding import ceil_div
 from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
 from engine.numbers.units import SECONDS_PER_DAY
 
@@ -162,7 +163,7 @@ def _serve_split(gpus: object, serve_tp: object, batch: object) -> tuple[int, in
                           f"({t}).", "tp")
     b = quantities.BATCH.check_integer(batch, "batch", "Batch")
     replicas = g // t
-    return t, replicas, -(-b // replicas)
+    return t, replicas, ceil_div(b, replicas)
 
 
 def _price(hw: HardwareSpec, given: object) -> tuple[float | None, CloudPrice | None]:
@@ -263,7 +264,7 @@ def plan(
     for_target = None
     if target_days is not None and target_days != "":
         target = quantities.TARGET_DAYS.check(target_days, "target_days", "Target days")
-        for_target = max(1, int(-(-model_flops // (target * SECONDS_PER_DAY * peak * u))))
+        for_target = max(1, ceil_div(model_flops, target * SECONDS_PER_DAY * peak * u))
     if seconds > 1e15:
         raise EngineError("That run would take longer than the age of the universe; check "
                           "the tokens, GPUs and MFU.", "tokens")

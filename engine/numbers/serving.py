@@ -19,6 +19,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.rounding import ceil_div
 
 
 def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
@@ -243,7 +244,7 @@ def _sum_linear_max(k: _Segment, c0: int, n: int) -> float:
     if db == 0.0:
         return _lin_sum(k.am, k.bm, c0, n) if da >= 0 else _lin_sum(k.ac, k.bc, c0, n)
     cross = -da / db  # memory term >= compute term for c >= cross when db > 0
-    split = min(max(int(-(-cross // 1)) - c0, 0), n)  # steps with c < cross
+    split = min(max(ceil_div(cross, 1) - c0, 0), n)  # steps with c < cross
     low, high = (k.ac, k.bc), (k.am, k.bm)
     if db < 0:
         low, high = high, low

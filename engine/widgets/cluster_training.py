@@ -11,6 +11,7 @@ from engine.numbers.catalog import get_model, get_system
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
+from engine.numbers.rounding import ceil_div
 from engine.render.cluster_fields import PP, SEQ_LEN, SERVERS, SHARDING, SYSTEM, TP
 from engine.render.fields import Amount, Choice, Count
 from engine.render.html import definition_list, esc, tag
@@ -60,7 +61,7 @@ def render(values: Values) -> str:
         STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
                      step.bubble_seconds), strict=True)],
         label=f"One training step of {model.name} on {plural(p.gpus, 'GPU')}, expected")
-    stage_layers = -(-model.layers // mem.pp)
+    stage_layers = ceil_div(model.layers, mem.pp)
     micro = e.accumulation
     facts = definition_list([
         ("Memory per GPU", f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}"
