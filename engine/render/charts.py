@@ -28,13 +28,15 @@ def memory_bar(
     label: str,
     width: int = WIDTH,
     scale_bytes: float = 0.0,
+    used_label: bool = True,
 ) -> str:
     """A stacked bar of memory parts (bytes) against a capacity line, with its legend.
 
     The scale stretches to whichever is larger, the capacity or the total (or ``scale_bytes``,
     so several bars can share one scale), so a plan that does not fit is visibly past the red
     capacity line. ``parts``: bytes by part id (engine.words.labels.PARTS names and colours
-    each).
+    each). ``used_label=False`` leaves out the "used" total over the bar, for a widget whose
+    verdict beside it already states that total.
     """
     items = list(parts.items()) if isinstance(parts, Mapping) else list(parts)
     named = [(part(key).label, key, n_bytes) for key, n_bytes in items]
@@ -59,14 +61,15 @@ def memory_bar(
     labels = Placer((0, 0, width, height))
     labels.segments.append(((cap_x, 8), (cap_x, bar_y + bar_h + 6)))
     marker = line(cap_x, 8, cap_x, bar_y + bar_h + 6, class_="capacity")
-    for words, baseline, spots in (
+    figures = [
         (
             f"capacity {format_GB(capacity_bytes)}",
             bar_y + bar_h + 20,
             [(min(cap_x, width - 4), "end"), (max(cap_x, left), "start")],
         ),
         (f"used {format_GB(total)}", 12, [(left, "start"), (cap_x + 4, "start")]),
-    ):
+    ]
+    for words, baseline, spots in figures if used_label else figures[:1]:
         candidates = [(x, float(baseline), anchor) for x, anchor in spots]
         tx, ty, anchor = labels.place(words, candidates) or candidates[0]
         marker += text(tx, ty, words, anchor=anchor)

@@ -16,6 +16,7 @@ from engine.render.options import (
     model_from,
     noting_your_model,
 )
+from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
@@ -29,13 +30,22 @@ def render(values: Values) -> str:
     weights_bytes = memory.weights_bytes(model.params, number_format.id)
     gpu = get_hardware(PLAN_HARDWARE)
     plan = memory.serving_memory(model, gpu, weight_format=number_format.id)
+    used = "the parameters a token uses" if model.active_params < model.params else "parameters"
+    flops = f"{format_count(flops_per_token(model))} FLOPs"
     figures = definition_list(
         [
-            ("Parameters", f"{format_count(model.params)} ({model.params:,})"),
-            ("Bytes per number", f"{number_format.bytes_per_number:g} ({number_format.label})"),
+            ("Parameters", format_count(model.params)),
             ("Size of the weights", format_GB(weights_bytes)),
-            ("FLOPs per token (about 2 × parameters)", f"{format_count(flops_per_token(model))} FLOPs"),
+            ("FLOPs per token", flops),
         ]
+    )
+    arithmetic = secondary_list(
+        "The arithmetic",
+        (
+            f"{model.params:,} parameters × {number_format.bytes_per_number:g} bytes per number "
+            f"in {number_format.label} = {format_GB(weights_bytes)}",
+            f"FLOPs per token: about 2 × {used}, {flops} (a multiply and an add per weight)",
+        ),
     )
     verdict_class = "fits" if plan.fits else "refused"
     verdict_text = (
@@ -44,9 +54,9 @@ def render(values: Values) -> str:
     )
     verdict = tag("p", esc(verdict_text), class_=f"widget-verdict {verdict_class}")
     bar = memory_bar(
-        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}", used_label=False
     )
-    return figures + verdict + bar
+    return figures + verdict + bar + arithmetic
 
 
 WIDGET = Widget(
