@@ -121,25 +121,23 @@ def render(values: Values) -> str:
             ),
             ("FLOPs per token through the matrices", f"{format_count(total_flops)} FLOPs"),
             (f"2 × {used}", f"{format_count(two_x)} FLOPs"),
-            ("Sum as a share of 2 × parameters", f"{total_flops / two_x:.0%}"),
             (
                 f"Attention scores on top, at {context:,} tokens of context",
                 f"{format_count(attention)} FLOPs",
             ),
         ]
     )
-    note = secondary(
-        "Why the sum is a little under 2 × parameters",
-        tag(
-            "p",
-            esc(
-                "The input embedding is a table lookup and the norms are a few FLOPs per "
-                "number, so the sum stays a little under 2 × parameters. Attention scores are "
-                "extra work that grows with the context, not with the weights."
-            ),
+    why = tag(
+        "p",
+        esc(
+            "The input embedding is a table lookup and the norms are a few FLOPs per "
+            "number, so the sum stays a little under 2 × parameters. Attention scores are "
+            "extra work that grows with the context, not with the weights."
         ),
     )
-    return figures + layer_table + totals_table + note
+    share = definition_list([("Sum as a share of 2 × parameters", f"{total_flops / two_x:.0%}")])
+    details = secondary("Every matrix, and how they add up", layer_table + totals_table + share + why)
+    return figures + details
 
 
 WIDGET = Widget(
