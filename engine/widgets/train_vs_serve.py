@@ -18,7 +18,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_LABELS, part_label
@@ -60,12 +60,13 @@ RECOMPUTE = Choice(
 
 def _block(task: str, mem: memory.ServingMemory | memory.TrainingMemory, what: str,
            scale_bytes: float) -> str:
-    """One task's side: its title, the verdict and its memory bar (on the shared scale)."""
+    """One task's side: the verdict, which names the task, and its memory bar (on the shared
+    scale; the verdict states the total, so the bar does not)."""
     return tag(
         "div",
-        tag("p", task, class_="widget-subtitle")
-        + _verdict(task, mem.per_gpu_bytes, mem.capacity_bytes)
-        + memory_bar(mem.parts, mem.capacity_bytes, label=f"{task} {what}", scale_bytes=scale_bytes),
+        _verdict(task, mem.per_gpu_bytes, mem.capacity_bytes)
+        + memory_bar(mem.parts, mem.capacity_bytes, label=f"{task} {what}", scale_bytes=scale_bytes,
+                     used_label=False),
         class_=f"widget-compare {task.lower()}",
     )
 
@@ -114,26 +115,35 @@ def render(values: Values) -> str:
     )
     figures = definition_list(
         [
+            ("Training ÷ serving, per parameter", f"{train_bpp / serve_bpp:g}×"),
+        ]
+    )
+    more_figures = definition_list(
+        [
+            ("Training state for the whole model", format_GB(train.state_bytes_total)),
             (f"Serving: bytes per parameter ({SERVING_FORMAT} weights)", f"{serve_bpp:g}"),
             (
                 "Serving: one request's context (KV cache)",
                 f"{SERVING_CONTEXT_TOKENS:,} tokens, as in step 1",
             ),
             ("Training: bytes per parameter, before activations", f"{train_bpp:g}"),
-            ("Training ÷ serving, per parameter", f"{train_bpp / serve_bpp:g}×"),
-            ("Training state for the whole model", format_GB(train.state_bytes_total)),
             (
                 f"Activations ({micro_batch:,} × {seq_len:,} tokens, {recompute} recomputation)",
                 format_GB(train.parts["activations"]),
             ),
         ]
     )
-    sources = secondary_list(
-        "Where these bytes per parameter come from",
-        (CONVENTION_SOURCES[convention], OPTIMIZER_SOURCES[optimizer]),
+    sources = tag(
+        "ul",
+        "".join(
+            tag("li", esc(line))
+            for line in (CONVENTION_SOURCES[convention], OPTIMIZER_SOURCES[optimizer])
+        ),
     )
-    return serve_block + train_block + figures + state_table + sources
-
+    details = secondary(
+        "Each byte per parameter, with sources", state_table + more_figures + sources
+    )
+    return serve_block + train_block + figures + details
 
 WIDGET = Widget(
     name="train_vs_serve",
