@@ -86,7 +86,7 @@ def test_a_linked_question_is_checked_and_the_slip_named(
     assert feedback.get_attribute("data-correct") == "true"
     assert "Correct" in feedback.inner_text()
     assert "is the bound, the best case" in feedback.inner_text()
-    assert "Score: 1 correct of 1 answered" in page.inner_text(DRILL + " .drill-score")
+    assert "Score: 1 correct of 1 answered" in str(page.text_content(DRILL + " .drill-score"))
     kept = Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert (kept.correct, kept.scored) == (1, seed)
 
@@ -96,7 +96,7 @@ def test_a_linked_question_is_checked_and_the_slip_named(
     page.wait_for_selector(DRILL + ' .drill-feedback[data-mistake="decode_speed"]')
     text = page.inner_text(DRILL + " .drill-feedback")
     assert words in text and drill_speed.MISTAKES["decode_speed"] in text
-    assert "Score: 1 correct of 1 answered" in page.inner_text(DRILL + " .drill-score")
+    assert "Score: 1 correct of 1 answered" in str(page.text_content(DRILL + " .drill-score"))
 
     # The right number with the wrong limit.
     other = "memory" if question.limit == "compute" else "compute"
@@ -142,4 +142,4 @@ def test_hostile_input_gets_an_inline_message(watched: Watched, root_site: Site)
         "sel => document.querySelector(sel).textContent.includes('choose compute or memory')",
         arg=DRILL + " .widget-error[data-error-for=limit]",
     )
-    assert "Score: 0 correct of 0 answered" in page.inner_text(DRILL + " .drill-score")
+    assert "Score: 0 correct of 0 answered" in str(page.text_content(DRILL + " .drill-score"))

@@ -149,8 +149,7 @@ class FitQuestion(QuestionBase):
     @property
     def ask(self) -> str:
         return (
-            "Does it fit in each GPU's memory? If you like, also give the memory each GPU "
-            "needs, in GB, everything included."
+            "Does it fit in each GPU's memory? Optional: the GB each GPU needs, all included."
         )
 
     def givens(self) -> list[tuple[str, str]]:
@@ -161,50 +160,48 @@ class FitQuestion(QuestionBase):
             s = self.serving
             fmt = get_format(s.weight_format)
             out += [
-                (
-                    "Weights stored as",
-                    f"{fmt.label}, {fmt.bytes_per_number:g} bytes per parameter",
-                ),
-                (
-                    "KV cache",
-                    f"{s.kv_cache_bytes_per_token:,.0f} bytes per token of context ({s.kv_format})",
-                ),
-                (
-                    "Requests served at once",
-                    f"{s.batch:,}, each with {s.context_tokens:,} tokens of context",
-                ),
-                (
-                    "Split",
-                    "none (a single GPU)"
-                    if s.gpus == 1
-                    else f"tensor parallelism: weights and KV cache split evenly over the "
-                    f"{s.gpus} GPUs",
-                ),
-                (
-                    "Activations and runtime overhead",
-                    f"{format_GB(s.parts['activations'] + s.parts['runtime_overhead'])} on "
-                    "each GPU (the engine's estimate)",
-                ),
+                ("Weights", f"{fmt.id.upper()}, {_bytes_words(fmt.bytes_per_number)} per parameter"),
+                ("KV cache", f"{s.kv_cache_bytes_per_token:,.0f} bytes per token"),
+                ("Requests", f"{s.batch:,} at once, {s.context_tokens:,} tokens of context each"),
             ]
+            if s.gpus > 1:
+                out.append(("Split", f"tensor parallelism over the {s.gpus} GPUs"))
+            extras = s.parts["activations"] + s.parts["runtime_overhead"]
+            out.append(("Activations and overhead", f"{format_GB(extras)} per GPU"))
             return out
         t = self.training
         assert t is not None
-        bpp = t.bytes_per_param
-        sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in bpp.items())
         out += [
-            (
-                "Training",
-                f"Adam in mixed precision: {sums} = {t.bytes_per_param_total:g} bytes per parameter",
-            ),
+            ("Training", f"Adam, mixed precision: {t.bytes_per_param_total:g} bytes per parameter"),
             ("Sharding", _sharding_words(t)),
-            (
-                "Activations",
-                f"{format_GB(t.parts['activations'])} on each GPU (micro-batch "
-                f"{t.micro_batch}, {t.seq_len:,}-token sequences; the engine's estimate)",
-            ),
-            ("Runtime overhead", f"{format_GB(t.parts['runtime_overhead'])} on each GPU"),
+            ("Activations", f"{format_GB(t.parts['activations'])} per GPU"),
+            ("Runtime overhead", f"{format_GB(t.parts['runtime_overhead'])} per GPU"),
         ]
         return out
+
+    def notes(self) -> tuple[str, ...]:
+        """The scenario's assumptions, for the reader who opens them."""
+        if self.serving is not None:
+            s = self.serving
+            out = [
+                f"Weights in {get_format(s.weight_format).label}; KV cache in {s.kv_format}.",
+                "Activations and runtime overhead: the engine's estimate; every GPU holds "
+                "them in full.",
+            ]
+            if s.gpus > 1:
+                out.insert(1, "Tensor parallelism splits the weights and the KV cache evenly.")
+            return tuple(out)
+        t = self.training
+        assert t is not None
+        sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in t.bytes_per_param.items())
+        out = [f"Adam in mixed precision: {sums} = {t.bytes_per_param_total:g} bytes per parameter."]
+        if t.gpus > 1 and t.sharding == "zero3":
+            out.append("ZeRO-3 splits weights, gradients and optimiser states evenly.")
+        out.append(
+            f"Activations: micro-batch {t.micro_batch}, {t.seq_len:,}-token sequences (the "
+            "engine's estimate); sharding does not split them."
+        )
+        return tuple(out)
 
     def working(self) -> tuple[str, ...]:
         """The worked arithmetic, every number from the engine."""
@@ -388,14 +385,17 @@ class FitQuestion(QuestionBase):
         return None
 
 
+def _bytes_words(count: float) -> str:
+    """'0.5 bytes', '1 byte', '2 bytes'."""
+    return f"{count:g} byte{'' if count == 1 else 's'}"
+
+
 def _sharding_words(t: memory.TrainingMemory) -> str:
     if t.gpus == 1:
-        return "none (a single GPU)"
+        return "none (one GPU)"
     if t.sharding == "zero3":
-        return (
-            f"ZeRO-3: weights, gradients and optimiser states split evenly over the {t.gpus} GPUs"
-        )
-    return f"none: plain data parallelism, every one of the {t.gpus} GPUs keeps a full replica"
+        return f"ZeRO-3 over the {t.gpus} GPUs"
+    return "none: plain data parallelism, a full copy on each GPU"
 
 
 # ------------------------------------------------------------------------- generation

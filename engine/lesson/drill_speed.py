@@ -219,40 +219,42 @@ class SpeedQuestion:
 
     @property
     def ask(self) -> str:
-        what = {
-            "per_token": "How many ms does each new output token take",
-            "first_token": "How many ms until its first output token (no queue)",
-            "batch": "How many output tokens per second does the GPU make in all",
+        return {
+            "per_token": "How many ms does each new output token take, at best?",
+            "first_token": "How many ms until its first output token (no queue), at best?",
+            "batch": "How many output tokens per second does the GPU make in all, at best?",
         }[self.kind]
-        return f"{what}, at best? And which limit sets it: compute or memory bandwidth?"
 
     def givens(self) -> list[tuple[str, str]]:
-        """The question's data as (term, value) pairs, every number from the engine."""
+        """The question's data as (term, value) pairs, every number from the engine (the
+        batch and the context or prompt are in the lead)."""
         fmt = get_format(self.weight_format)
         peak, compute_format = self.hardware.compute_peak(self.weight_format)
-        if isinstance(self.step, serving.Prefill):
-            attention = f"{format_flops(self.attention_flops)} over the whole prompt"
-            requests = f"1, with a prompt of {self.tokens:,} tokens"
-        else:
-            attention = f"{format_flops(self.attention_flops)} per token at this context"
-            each = "each with" if self.batch > 1 else "with"
-            requests = f"{self.batch:,}, {each} {self.tokens:,} tokens of context"
+        per = "over the prompt" if isinstance(self.step, serving.Prefill) else "per token"
         return [
             ("Parameters", f"{self.model.params:,}"),
-            ("Weights stored as", f"{fmt.label}, {fmt.bytes_per_number * 8:g} bits per parameter"),
-            (
-                "Weights used in matrix multiplies",
-                f"{self.matmul_weights:,.0f} per token (the input embedding is a lookup)",
-            ),
-            ("Attention scores", f"{attention} (the engine's count)"),
-            ("KV cache", f"{self.kv_bytes_per_token:,.0f} bytes per token of context ({KV_FORMAT})"),
-            ("Requests at once", requests),
+            ("Weights", f"{fmt.id.upper()}, {fmt.bytes_per_number * 8:g} bits per parameter"),
+            ("In matrix multiplies", f"{self.matmul_weights:,.0f} weights per token"),
+            ("Attention scores", f"{format_flops(self.attention_flops)} {per}"),
+            ("KV cache", f"{self.kv_bytes_per_token:,.0f} bytes per token"),
             (
                 "GPU",
-                f"dense peak {format_TFLOP_per_s(peak)} ({compute_format}), memory bandwidth "
+                f"{format_TFLOP_per_s(peak)} dense ({compute_format}), "
                 f"{format_bandwidth(self.hardware.bandwidth_bytes_per_s)}",
             ),
         ]
+
+    def notes(self) -> tuple[str, ...]:
+        """The question's assumptions, for the reader who opens them."""
+        context = "the whole prompt" if self.kind == "first_token" else "this context"
+        return (
+            f"Weights in {get_format(self.weight_format).label}; KV cache in {KV_FORMAT}.",
+            "Fewer weights are in matrix multiplies than parameters: the input embedding "
+            "is a lookup.",
+            f"Attention scores: the engine's count of FLOPs for {context}.",
+            "The answer is the bound, the best case: every FLOP at the dense peak, every "
+            "byte at full bandwidth. The feedback adds a well-tuned server's expected figure.",
+        )
 
     def working(self) -> tuple[str, ...]:
         """The worked arithmetic, every number from the engine; the last line sets the

@@ -1,6 +1,10 @@
 """What the drill widgets share: the question, the feedback and the score as HTML, the
 render that checks an answer and keeps the score, and the controls and actions.
 
+As the page opens a drill shows its question, the answer box and its buttons; the score, the
+drill's rules (how an answer is read and checked) and the question's assumptions sit in one
+closed details (:func:`engine.render.secondary.secondary`) that the reader opens on purpose.
+
 A drill widget's question comes from its number (hidden input ``seed``, mirrored in the
 address, so a link reproduces it); the score lives in the hidden input ``state``, which the
 browser keeps in localStorage. A widget module fills a :class:`DrillView` with its drill's
@@ -9,16 +13,19 @@ parts and renders with it. (No widget here: this module defines no ``WIDGET``.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from engine.lesson.drill_core import BaseFeedback, Score, next_seed, parse_seed
+from engine.lesson.drill_core import TOLERANCE, BaseFeedback, Score, next_seed, parse_seed
 from engine.render.fields import Text, Values, hidden
 from engine.render.html import definition_list, esc, tag
+from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered
 
 GOAL = 5  # correct answers that complete a drill
+GB_ANSWER_RULE = "Give a number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals."
+SECONDARY_SUMMARY = "Score, rules and assumptions"
 
 # Text, not a Choice: the drill's own check answers an unchosen or odd value in its words.
 FITS = Text(
@@ -54,9 +61,10 @@ def seed_field(noun: str) -> Text:
     return hidden("seed", f"{noun.capitalize()} number", "1")
 
 
-def answer_field(label: str, hint: str) -> Text:
-    """The typed answer in GB per GPU (the drill's own check reads it)."""
-    return Text("answer", label, "", unit="GB per GPU", hint=hint)
+def answer_field(label: str) -> Text:
+    """The typed answer in GB per GPU (the drill's own check reads it; how it is read is one
+    of the drill's rules, :data:`GB_ANSWER_RULE`, not a hint under the box)."""
+    return Text("answer", label, "", unit="GB per GPU")
 
 
 def actions(noun: str) -> tuple[Action, ...]:
@@ -80,8 +88,9 @@ def score_html(score: Score, goal: int, step: int) -> str:
 @dataclass(frozen=True)
 class DrillView(Generic[Q]):
     """One drill's widget: its step, what it calls a question, its catalogue of mistakes,
-    and how it draws a question, checks an answer and draws its picture (the memory bar;
-    '' for none)."""
+    how it draws a question, checks an answer and draws its picture (the memory bar; '' for
+    none); how a typed answer is read (``answer_rule``) and the question's assumptions
+    (``notes``), both shown with the score in the closed details."""
 
     step: int
     noun: str  # 'question' or 'scenario'
@@ -93,6 +102,24 @@ class DrillView(Generic[Q]):
     data: Callable[[Q], Mapping[str, str]] = lambda _: {}
     goal: int = GOAL
     cleared: tuple[str, ...] = ("answer", "fits")  # the inputs a new question empties
+    answer_rule: str = GB_ANSWER_RULE
+    notes: Callable[[Q], Sequence[str]] = lambda _: ()
+
+    def rules(self) -> tuple[str, ...]:
+        """How the drill reads, checks and scores an answer, in words."""
+        return (
+            self.answer_rule,
+            f"Answers within {TOLERANCE * 100:g} % of the engine's figure count.",
+            "A wrong answer gets the full working and the name of the usual slip it matches.",
+            f"Only your first answer to a {self.noun} counts; the score stays in this browser.",
+        )
+
+    def secondary_html(self, q: Q, score: Score) -> str:
+        """The score, the rules and the question's assumptions, in one closed details."""
+        notes = tuple(self.notes(q))
+        items = "".join(tag("li", esc(line)) for line in (*notes, *self.rules()))
+        summary = SECONDARY_SUMMARY if notes else "Score and rules"
+        return secondary(summary, score_html(score, self.goal, self.step) + tag("ul", items))
 
     def question_html(self, q: Q) -> str:
         lead = tag("strong", esc(f"{self.noun.capitalize()} {q.seed:,}.")) + " " + esc(q.lead)
@@ -155,7 +182,7 @@ class DrillView(Generic[Q]):
             feedback_html = self.feedback_html(question, feedback, counted)
         html = tag(
             "div",
-            self.question_html(question) + feedback_html + score_html(score, self.goal, self.step),
+            self.question_html(question) + feedback_html + self.secondary_html(question, score),
             class_="drill",
             data_seed=str(seed),
             **self.data(question),

@@ -215,22 +215,10 @@ class TrainingMemoryQuestion(QuestionBase):
     @property
     def sharding_words(self) -> str:
         if self.gpus == 1:
-            return "none (a single GPU)"
+            return "none (one GPU)"
         if self.sharding == "zero3":
-            return (
-                f"ZeRO-3 (weights, gradients and optimiser states split evenly over the "
-                f"{self.gpus} GPUs)"
-            )
-        return "none (plain data parallelism: every GPU keeps a full replica)"
-
-    @property
-    def activation_words(self) -> str:
-        m = self.memory
-        return (
-            f"{format_GB(self.activation_bytes)} per GPU (micro-batch {m.micro_batch}, "
-            f"{m.seq_len:,}-token sequences, selective recomputation; the engine's "
-            "estimate)"
-        )
+            return f"ZeRO-3 over the {self.gpus} GPUs"
+        return "none: plain data parallelism, a full copy on each GPU"
 
     @property
     def lead(self) -> str:
@@ -238,25 +226,31 @@ class TrainingMemoryQuestion(QuestionBase):
 
     @property
     def ask(self) -> str:
-        scope = (
-            "the training state (weights, gradients, optimiser states) plus the activations"
-            if self.with_activations
-            else "the training state (weights, gradients, optimiser states)"
-        )
+        extra = ", plus activations" if self.with_activations else ""
         return (
-            f"How many GB of memory does each GPU need for {scope}? Leave out the runtime "
-            "overhead. And does it fit in the GPU's memory?"
+            "How many GB does each GPU need for weights, gradients and optimiser states"
+            f"{extra}, without runtime overhead? And does it fit?"
         )
 
     def givens(self) -> list[tuple[str, str]]:
         """The question's data as (term, value) pairs."""
-        out = [
-            ("Optimiser and precision", f"{self.setup_name} ({self.setup_details})"),
-            ("Sharding", self.sharding_words),
-        ]
+        out = [("Optimiser", self.setup_name), ("Sharding", self.sharding_words)]
         if self.with_activations:
-            out.append(("Activations", self.activation_words))
+            out.append(("Activations", f"{format_GB(self.activation_bytes)} per GPU"))
         return out
+
+    def notes(self) -> tuple[str, ...]:
+        """The question's assumptions, for the reader who opens them."""
+        out = [f"{self.setup_name}: {self.setup_details}."]
+        if self.gpus > 1 and self.sharding == "zero3":
+            out.append("ZeRO-3 splits weights, gradients and optimiser states evenly.")
+        if self.with_activations:
+            m = self.memory
+            out.append(
+                f"Activations: micro-batch {m.micro_batch}, {m.seq_len:,}-token sequences, "
+                "selective recomputation (the engine's estimate)."
+            )
+        return tuple(out)
 
     def working(self) -> tuple[str, ...]:
         """The worked arithmetic, every number from the engine."""

@@ -15,11 +15,7 @@ from engine.render.widget import Rendered, Values, Widget
 # Not one of the 21 steps: the progress box counts drills of steps 1 to 21 only.
 DRILL_STEP = 22
 
-ANSWER = answer_field(
-    "Your answer",
-    "A number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals. "
-    f"Answers within {TOLERANCE * 100:g} % of the engine's figure count.",
-)
+ANSWER = answer_field("Your answer")
 
 
 def _check(q: drill_cluster.PodMemoryQuestion, values: Values) -> drill_cluster.Feedback:

@@ -10,7 +10,7 @@ in localStorage under "local:drill-speed". The drill's logic is in
 
 from __future__ import annotations
 
-from engine.lesson import drill_core, drill_speed
+from engine.lesson import drill_speed
 from engine.lesson.drill_view import STATE, DrillView, actions, seed_field
 from engine.render.fields import Text
 from engine.render.widget import Rendered, Values, Widget
@@ -25,12 +25,10 @@ LIMIT = Text(
     control_kind="select",
     options=(("", "Choose…"), ("memory", "Memory bandwidth"), ("compute", "Compute")),
 )
-ANSWER = Text(
-    "answer",
-    "Your answer",
-    "",
-    unit="ms or tokens/s, as asked",
-    hint=f"e.g. 4.8 or 1,200; within {drill_core.TOLERANCE * 100:g} % counts.",
+ANSWER = Text("answer", "Your answer", "", unit="ms or tokens/s")
+ANSWER_RULE = (
+    "Give ms (such as 4.8) or tokens/s (such as 1,200), as the question asks; a point for "
+    "decimals."
 )
 
 
@@ -47,6 +45,8 @@ VIEW = DrillView(
     bar=lambda _: "",
     data=lambda q: {"data_kind": q.kind},
     cleared=("answer", "limit"),
+    answer_rule=ANSWER_RULE,
+    notes=lambda q: q.notes(),
 )
 
 

@@ -16,11 +16,7 @@ from engine.render.widget import Rendered, Values, Widget
 DRILL_STEP = 7
 
 
-ANSWER = answer_field(
-    "Your answer",
-    "A number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals. "
-    f"Answers within {drills.TOLERANCE * 100:g} % of the engine's figure count.",
-)
+ANSWER = answer_field("Your answer")
 
 
 def _check(q: drills.TrainingMemoryQuestion, values: Values) -> drills.Feedback:
@@ -45,6 +41,7 @@ VIEW = DrillView(
     question=drills.training_memory_question,
     check=_check,
     bar=_bar,
+    notes=lambda q: q.notes(),
 )
 
 

@@ -9,7 +9,7 @@ with the other drills is :mod:`engine.lesson.drill_view`.
 
 from __future__ import annotations
 
-from engine.lesson import drill_core, drill_fit
+from engine.lesson import drill_fit
 from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
@@ -17,11 +17,7 @@ from engine.render.widget import Rendered, Values, Widget
 DRILL_STEP = 17
 
 
-ANSWER = answer_field(
-    "Memory per GPU (optional)",
-    "A number in GB (10^9 bytes), such as 42.5; a point for decimals. Numbers "
-    f"within {drill_core.TOLERANCE * 100:g} % of the engine's figure count.",
-)
+ANSWER = answer_field("Memory per GPU (optional)")
 
 
 def _check(q: drill_fit.FitQuestion, values: Values) -> drill_fit.FitFeedback:
@@ -43,6 +39,7 @@ VIEW = DrillView(
     bar=_bar,
     working_title="The working, per GPU:",
     data=lambda q: {"data_task": q.task},
+    notes=lambda q: q.notes(),
 )
 
 

@@ -131,7 +131,7 @@ def test_the_question_gives_what_the_reader_needs_from_the_engine() -> None:
     text = q.text
     assert f"{q.model.params:,}" in text
     assert f"{s.kv_cache_bytes_per_token:,.0f} bytes per token" in text
-    assert f"{s.batch:,}, each with {s.context_tokens:,} tokens" in text
+    assert f"{s.batch:,} at once, {s.context_tokens:,} tokens of context each" in text
     assert f"over the {q.gpus} GPUs" in text
     extras = s.parts["activations"] + s.parts["runtime_overhead"]
     assert format_GB(extras) in text
@@ -139,7 +139,7 @@ def test_the_question_gives_what_the_reader_needs_from_the_engine() -> None:
     t = find(lambda q: q.training is not None).training
     assert t is not None
     text = find(lambda q: q.training is not None).text
-    assert "= 16 bytes per parameter" in text
+    assert "mixed precision: 16 bytes per parameter" in text
     assert format_GB(t.parts["activations"]) in text
 
 

@@ -109,13 +109,14 @@ def test_the_givens_are_enough_to_reach_the_answer() -> None:
         q = drill_speed.speed_question(seed)
         given = dict(q.givens())
         params = _number(given["Parameters"])
-        bytes_per_param = _number(given["Weights stored as"].split(", ")[1]) / 8
-        matmul = _number(given["Weights used in matrix multiplies"])
+        bytes_per_param = _number(given["Weights"].split(", ")[1]) / 8
+        matmul = _number(given["In matrix multiplies"])
         attention = _number(given["Attention scores"])
         kv = _number(given["KV cache"])
         gpu = given["GPU"]
-        peak = _number(gpu.split("dense peak ")[1]) * 1e12
-        bandwidth_words = gpu.split("memory bandwidth ")[1]
+        assert "TFLOP/s dense" in gpu, gpu
+        peak = _number(gpu) * 1e12
+        bandwidth_words = gpu.split(", ")[-1]
         bandwidth = _number(bandwidth_words) * (1e12 if "TB/s" in bandwidth_words else 1e9)
         if q.kind == "first_token":
             read = params * bytes_per_param + kv * q.tokens
