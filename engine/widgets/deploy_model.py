@@ -21,7 +21,7 @@ from engine.render.html import definition_list, esc, tag
 from engine.render.options import BATCH, CONTEXT, catalog_model_field, weight_format_field
 from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered, Values, Widget
-from engine.words.format import format_bytes, format_GB
+from engine.words.format import format_GB
 
 ENGINE_FIELDS = {
     "model_id": "model",
@@ -51,8 +51,10 @@ def _last_running(state: cluster.ClusterState) -> cluster.Job:
     return max(running, key=lambda j: int(j.id.removeprefix("job-")))
 
 
-def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, context: int) -> str:
-    """This deployment's memory on ``gpu`` of ``state`` (the state it is deployed into)."""
+def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, context: int,
+             arithmetic: tuple[str, ...] = ()) -> str:
+    """This deployment's memory on ``gpu`` of ``state`` (the state it is deployed into); an
+    accepted deployment's ``arithmetic`` joins the worked-out figures behind the details."""
     held = state.used_bytes()[gpu]
     free = state.free_bytes()[gpu]
     working = mem.parts["activations"] + mem.parts["runtime_overhead"]
@@ -76,19 +78,23 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
                 f"{format_GB(mem.parts['runtime_overhead'])})",
             ),
             ("This deployment in all", format_GB(mem.per_gpu_bytes)),
+            (f"Free on GPU {gpu} before it", format_GB(free)),
         ]
     )
     figures = definition_list(
         [
-            (f"Free on GPU {gpu} before it", format_GB(free)),
-            (
-                f"Tokens of context the rest of GPU {gpu} holds",
-                f"{tokens:,} (KV cache {format_bytes(mem.kv_cache_bytes_per_token)} per token)",
-            ),
+            (f"Context the rest of GPU {gpu} holds", f"{tokens:,} tokens"),
             (f"Concurrent requests at {context:,} tokens each", f"{tokens // context:,}"),
         ]
     )
-    return bar + figures + secondary("This deployment's memory, worked out", worked)
+    return bar + figures + secondary("This deployment's memory, worked out",
+                                     worked + _arithmetic(arithmetic))
+
+
+def _arithmetic(lines: tuple[str, ...]) -> str:
+    if not lines:
+        return ""
+    return tag("ol", "".join(tag("li", esc(line)) for line in lines), class_="deploy-arithmetic")
 
 
 def _result(result: cluster.ActionResult) -> str:
@@ -97,12 +103,9 @@ def _result(result: cluster.ActionResult) -> str:
     else:
         verdict = tag("p", esc("Refused before it loads."), class_="widget-verdict refused")
     out = verdict + tag("p", esc(result.message), class_="deploy-message")
-    if result.arithmetic:
-        out += tag(
-            "ol",
-            "".join(tag("li", esc(line)) for line in result.arithmetic),
-            class_="deploy-arithmetic",
-        )
+    # A refusal's sums are its reason and show; an accepted one's go behind the details.
+    if not result.accepted:
+        out += _arithmetic(result.arithmetic)
     if result.ways_out:
         items = "".join(
             tag("li", tag("strong", esc(w.label + ".")) + " " + esc(w.text))
@@ -128,7 +131,8 @@ def render(values: Values) -> Rendered:
     try:
         if action == "deploy":
             result = cluster.deploy(state, model_id, (gpu,), weight_format, context, batch)
-            html = _result(result) + _figures(state, gpu, mem, context)
+            arithmetic = result.arithmetic if result.accepted else ()
+            html = _result(result) + _figures(state, gpu, mem, context, arithmetic)
             return Rendered(html, {"state": dgx_view.dump_state(result.state)})
         if action == "stop":
             result = cluster.stop(state, _last_running(state).id)
@@ -138,10 +142,7 @@ def render(values: Values) -> Rendered:
     except EngineError as error:
         raise dgx_view.with_field(error, ENGINE_FIELDS) from None
     free = state.free_bytes()[gpu]
-    text = (
-        f"Not deployed yet: this needs {format_GB(mem.per_gpu_bytes)} on GPU {gpu}, which has "
-        f"{format_GB(free)} free now. Press “Deploy” to load it onto {state.system_id}."
-    )
+    text = f"Not deployed yet. GPU {gpu} has {format_GB(free)} free; press “Deploy” to load it."
     return Rendered(tag("p", esc(text), class_="deploy-ready") + _figures(state, gpu, mem, context))
 
 

@@ -1,4 +1,5 @@
-"""Step 8: deploy a model on one GPU; memory breakdown and how much context the rest holds."""
+"""A serving plan on one GPU: memory breakdown and how much context the rest holds (the
+authors' example widget, docs/authors.md; step 8 deploys with deploy_model instead)."""
 
 from __future__ import annotations
 

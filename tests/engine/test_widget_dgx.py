@@ -246,6 +246,18 @@ def test_deploy_preview_shows_memory_and_what_the_rest_holds() -> None:
     assert f"Concurrent requests at 8,192 tokens each {mem.max_concurrent_requests:,}" in text
 
 
+def test_deploy_shows_the_room_at_once_and_its_sums_behind_the_details() -> None:
+    mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
+    shown, _, behind = run("deploy_model").html.partition("<details")
+    assert f"holds {mem.max_context_tokens_that_fit:,} tokens" in text_of(shown)
+    assert "Free on GPU 0 before it 84.94 GB" in text_of(behind)
+    # An accepted deployment's arithmetic opens on purpose; a refusal's is its reason.
+    shown, _, behind = run("deploy_model", "deploy").html.partition("<details")
+    assert "deploy-arithmetic" not in shown and "deploy-arithmetic" in behind
+    refused = run("deploy_model", "deploy", model="llama-3.1-70b").html.partition("<details")
+    assert "deploy-arithmetic" in refused[0]
+
+
 def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     out = run("deploy_model", "deploy", gpu="3", context="32768", batch="4")
     expected = cluster.deploy(cluster.new_cluster(), "llama-3.1-8b", (3,), "bf16", 32768, 4)
