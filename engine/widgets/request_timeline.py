@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.numbers import serving
-from engine.numbers.catalog import get_hardware
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.serving import RequestTimeline
 from engine.render.charts import timeline
@@ -17,7 +17,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
 from engine.words.format import format_seconds
@@ -59,38 +59,33 @@ def render(values: Values) -> str:
         tag(
             "li",
             tag("span", "", class_="swatch part-2", aria_hidden="true")
-            + esc(
-                f"Prefill: {prompt:,} prompt tokens at once, {format_seconds(run.prefill.seconds)} "
-                f"at best ({run.prefill.bound}-bound), "
-                f"{format_seconds(expected.prefill_seconds)} expected"
-            ),
+            + esc(f"Prefill, {run.prefill.bound}-bound"),
         )
         + tag(
             "li",
             tag("span", "", class_="swatch part-0", aria_hidden="true")
             + tag("span", "", class_="swatch part-1", aria_hidden="true")
-            + esc(
-                f"Decode: {steps:,} steps, one per further token"
-                + (f", drawn in {len(decode_phases):,} groups" if grouped else "")
-                + f", {format_seconds(run.decode_seconds)} "
-                f"({run.last_step.bound}-bound)"
-            ),
+            + esc(f"Decode: {steps:,} steps, {run.last_step.bound}-bound"),
         ),
         class_="legend",
     )
     # Every time as its two numbers: the bound, and what a tuned server is expected to take.
     figures = definition_list(
         [
-            ("Time to first token (the prefill)",
-             at_best_and_expected(run.ttft_seconds, expected.ttft_seconds)),
+            ("Time to first token", at_best_and_expected(run.ttft_seconds, expected.ttft_seconds)),
             (
-                "Time per output token (one decode step)",
+                "Time per output token",
                 at_best_and_expected(run.tpot_seconds, expected.decode_seconds_per_token)
                 if steps else "no decode step: a one-token answer",
             ),
             ("Total time", at_best_and_expected(run.total_seconds, expected.total_seconds)),
-            ("Share of the time spent decoding, at best",
-             _share(run.decode_seconds, run.total_seconds)),
+        ]
+    )
+    more = definition_list(
+        [
+            ("Decoding, at best",
+             f"{format_seconds(run.decode_seconds)}, "
+             f"{_share(run.decode_seconds, run.total_seconds)} of the total"),
         ]
         + (
             [("Tokens per second for this reader, at best", f"{run.tokens_per_s_per_user:,.0f}")]
@@ -98,10 +93,16 @@ def render(values: Values) -> str:
             else []
         )
     )
-    two_numbers = secondary_list(
-        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_SERVING_WORDS)
-    )
+    notes = [BOUND_WORDS, EXPECTED_SERVING_WORDS]
+    if grouped:
+        notes.append(f"The {steps:,} decode steps are drawn in {len(decode_phases):,} groups, "
+                     "so each stays wide enough to see.")
+    return chart + legend + figures + _comparison(model, gpu, more, notes)
 
+
+def _comparison(model: ModelSpec, gpu: HardwareSpec, more: str, notes: list[str]) -> str:
+    """A long question with a short answer against the reverse, at best: two timelines on
+    one scale as the page opens; their table joins ``more`` and ``notes`` in the details."""
     cases = (
         ("A long question, a short answer", LONG_TOKENS, SHORT_TOKENS),
         ("A short question, a long answer", SHORT_TOKENS, LONG_TOKENS),
@@ -124,17 +125,25 @@ def render(values: Values) -> str:
             )
         )
         charts.append(
-            tag("p", esc(f"{name}: {p:,} in, {o:,} out"), class_="widget-subtitle")
+            tag("p", esc(f"{p:,} in, {o:,} out: {format_seconds(r.total_seconds)}"),
+                class_="widget-subtitle")
             + timeline(_phases(r), label=name, scale_seconds=scale)
         )
-    comparison = table(
+    table_html = table(
         ("Request", "Tokens in → out", "First token, at best", "Total, at best", "Decoding"),
         rows,
-        caption=f"The same {LONG_TOKENS + SHORT_TOKENS:,} tokens, the other way round",
+        caption="The two requests",
     )
-    return (
-        chart + legend + figures + two_numbers + comparison + tag("div", "".join(charts), class_="widget-compare")
+    caption = tag(
+        "p",
+        esc(f"The same {LONG_TOKENS + SHORT_TOKENS:,} tokens, swapped, at best:"),
+        class_="widget-subtitle",
     )
+    details = secondary(
+        "At best against expected, and more figures",
+        more + table_html + tag("ul", "".join(tag("li", esc(n)) for n in notes)),
+    )
+    return caption + tag("div", "".join(charts), class_="widget-compare") + details
 
 
 WIDGET = Widget(

@@ -13,6 +13,7 @@ from engine.numbers import memory, serving
 from engine.numbers.architecture import attention_flops_per_token, summary
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.expected_serving import expected_serve
 from engine.registry import get_widget, widget_names
 from engine.render.charts import memory_bar, timeline
 from engine.render.options import CONFIG, YOUR_MODEL
@@ -161,6 +162,24 @@ def test_request_timeline_shows_the_engine_times() -> None:
     assert run.ttft_seconds < run.total_seconds
     assert "drawn in 40 groups" in text  # 299 steps grouped
     assert html.count('role="img"') == 3  # the request and the two comparison rows
+
+
+def test_request_timeline_shows_both_times_and_the_comparison_the_rest_behind_one_details() -> None:
+    model, gpu = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
+    run = serving.request_timeline(model, gpu, prompt_tokens=1000, output_tokens=300)
+    expected = expected_serve(model, gpu, prompt_tokens=1000, output_tokens=300)
+    html = render("request_timeline")
+    assert html.count("<details") == 1
+    shown, _, behind = html.partition("<details")
+    text = " ".join(text_of(shown).split())
+    # Issue 12: the first token and each further token as the bound, the expected beside it.
+    assert (f"Time to first token {format_seconds(run.ttft_seconds)} at best, "
+            f"{format_seconds(expected.ttft_seconds)} expected") in text
+    assert (f"Time per output token {format_seconds(run.tpot_seconds)} at best, "
+            f"{format_seconds(expected.decode_seconds_per_token)} expected") in text
+    assert shown.count('role="img"') == 3  # the request, then the two swapped ones
+    assert "<table" not in shown and "<table" in behind
+    assert "Tokens per second for this reader" in text_of(behind)
 
 
 def test_request_timeline_few_steps_are_drawn_one_by_one() -> None:
