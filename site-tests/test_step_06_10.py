@@ -58,8 +58,10 @@ def test_side_by_side_renders_both_columns_and_goes_live(watched: Watched, root_
     wait_matches_cpython(page, "side_by_side")
     page.fill(selector + " input[name=batch]", "64")
     wait_matches_cpython(page, "side_by_side")
-    # The work row shows as the page opens; the batch row sits in the closed rest of the table.
-    assert "64 requests at a time" in page.inner_text(selector + " .widget-result")
-    assert "64 requests decoded together" in str(page.text_content(selector + " .widget-result details"))
+    # Three rows show as the page opens; the work and batch rows sit in the closed rest.
+    assert page.locator(selector + " .widget-result > .side-by-side td[data-column=serve]").count() == 3
+    rest = str(page.text_content(selector + " .widget-result details"))
+    assert "64 requests at a time" in rest and "64 requests decoded together" in rest
+    assert "64 requests" not in page.inner_text(selector + " .widget-result")
     assert page.locator(selector + " td[data-column=train]").count() == 11
     assert page.locator(selector + " td[data-column=serve]").count() == 11

@@ -21,7 +21,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
@@ -41,13 +41,13 @@ MAX_BATCH = 4096
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 _AT_MOST = "a hundred thousand GPUs is more than any one job here needs"
-TRAIN_GPUS = GPUS.but(name="train_gpus", label="GPUs for training", default="8").within(
+TRAIN_GPUS = GPUS.but(name="train_gpus", label="Training GPUs", default="8").within(
     maximum=MAX_GPUS, reason=_AT_MOST
 )
-SERVE_GPUS = GPUS.but(name="serve_gpus", label="GPUs for serving").within(
+SERVE_GPUS = GPUS.but(name="serve_gpus", label="Serving GPUs").within(
     maximum=MAX_GPUS, reason=_AT_MOST
 )
-SERVED_BATCH = BATCH.but(label="Requests served at once", default="16").within(
+SERVED_BATCH = BATCH.but(label="Requests at once", default="16").within(
     maximum=MAX_BATCH, reason=f"one service here batches at most {MAX_BATCH:,} requests"
 )
 
@@ -160,8 +160,8 @@ def render(values: Values) -> str:
         (
             "Limited by",
             f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte read for each "
-            f"micro-batch of {tm.micro_batch:,} × {tm.seq_len:,} tokens (the weights are read "
-            f"again for every micro-batch), against the chip's ridge of {ridge:,.0f}",
+            f"micro-batch of {tm.micro_batch:,} × {tm.seq_len:,} tokens (each reads the weights "
+            f"again), against the chip's ridge of {ridge:,.0f}",
             f"{decode.bound.capitalize()}: each decode step does "
             f"{decode.arithmetic_intensity:,.0f} FLOPs per byte read (prefill: "
             f"{s.prefill.bound})",
@@ -182,11 +182,8 @@ def render(values: Values) -> str:
         ("Cost per million tokens", train_million, serve_million),
     ]
     headline = [r for r in rows if r[0] in HEADLINE_ROWS]
-    comparison = _table(f"{model.name} on {gpu.name}", headline)
-    rest = secondary(
-        "Every other row: expected speed, tail, memory, batch, scheduling, hourly cost",
-        _table(f"{model.name} on {gpu.name}: the rest", [r for r in rows if r not in headline]),
-    )
+    # The controls above already name the model and GPU: the caption is for screen readers.
+    comparison = _table(f"{model.name} on {gpu.name}", headline, visible_caption=False)
     scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
     bars = (
         tag(
@@ -208,27 +205,32 @@ def render(values: Values) -> str:
             scale_bytes=scale,
         )
     )
-    notes = secondary_list(
-        "Assumptions",
-        (
-            f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
-            f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
-            "Serving: best-case times (raw peak and full bandwidth, no queue), "
-            f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
-            "Costs: the same cloud price per GPU-hour for both; the service's cost per "
-            "token assumes it is kept busy at this batch.",
-            *memory_assumptions(train.memory),
-        ),
+    assumptions = (
+        f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
+        f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
+        "Serving: best-case times (raw peak and full bandwidth, no queue), "
+        f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
+        "Costs: the same cloud price per GPU-hour for both; the service's cost per "
+        "token assumes it is kept busy at this batch.",
+        *memory_assumptions(train.memory),
     )
-    return comparison + bars + rest + notes
+    rest = secondary(
+        "Other rows, memory per GPU, assumptions",
+        _table(f"{model.name} on {gpu.name}: the rest", [r for r in rows if r not in headline])
+        + bars
+        + tag("p", esc("Assumptions"), class_="widget-subtitle")
+        + tag("ul", "".join(tag("li", esc(line)) for line in assumptions)),
+    )
+    return comparison + rest
 
 
 # The rows step 10's prose speaks of; the rest of the comparison opens on purpose.
-HEADLINE_ROWS = frozenset({"The work", "What is measured", "Limited by", "Cost per million tokens"})
+HEADLINE_ROWS = frozenset({"What is measured", "Limited by", "Cost per million tokens"})
 
 
-def _table(caption: str, rows: list[tuple[str, str, str]]) -> str:
-    """The comparison rows as a table: one row per aspect, training then serving."""
+def _table(caption: str, rows: list[tuple[str, str, str]], *, visible_caption: bool = True) -> str:
+    """The comparison rows as a table: one row per aspect, training then serving; the caption
+    shows, or only labels the table for screen readers."""
     head = tag("thead", tag("tr", column_heads(("Compared", "Training job", "Service"))))
     body = "".join(
         tag(
@@ -239,7 +241,10 @@ def _table(caption: str, rows: list[tuple[str, str, str]]) -> str:
         )
         for name, a, b in rows
     )
-    return tag("div", tag("table", tag("caption", esc(caption)) + head + tag("tbody", body)),
+    if visible_caption:
+        return tag("div", tag("table", tag("caption", esc(caption)) + head + tag("tbody", body)),
+                   class_="side-by-side")
+    return tag("div", tag("table", head + tag("tbody", body), aria_label=caption),
                class_="side-by-side")
 
 

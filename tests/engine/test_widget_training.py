@@ -329,6 +329,19 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     assert "p99" in text
 
 
+def test_side_by_side_shows_three_rows_and_keeps_the_rest_behind_one_details() -> None:
+    html = render("side_by_side")
+    assert html.count("<details") == 1
+    shown, _, behind = html.partition("<details")
+    assert shown.count('data-column="train"') == shown.count('data-column="serve"') == 3
+    text = text_of(shown)
+    for row in ("What is measured", "Limited by", "Cost per million tokens"):
+        assert row in text
+    assert "FLOPs per byte read for each micro-batch" in text  # issue 12: reachable at once
+    assert "<svg" not in shown and behind.count('role="img"') == 2  # each GPU's memory
+    assert "Assumptions" in text_of(behind)
+
+
 def test_side_by_side_bigger_batch_lowers_the_cost_per_token() -> None:
     def per_million(html: str) -> str:
         return re.findall(r"(\$[\d.,]+) per million tokens generated", text_of(html))[0]
