@@ -38,6 +38,7 @@ class WayOut:
 
     key: str
     words: str
+    short: str
     plan: ServingMemory
 
 
@@ -60,6 +61,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: i
             WayOut(
                 "gpus",
                 f"Split over {n} × {gpu.name} (tensor parallel), {weight_format}",
+                f"Split over {n} GPUs (tensor parallel)",
                 _plan(model, gpu, weight_format, context, gpus=n),
             )
         )
@@ -70,6 +72,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: i
                 WayOut(
                     fmt,
                     f"{fmt} weights ({FORMATS[fmt].bytes_per_number:g} byte each) on 1 × {gpu.name}",
+                    f"{fmt} weights",
                     _plan(model, gpu, fmt, context),
                 )
             )
@@ -80,10 +83,33 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: i
                 WayOut(
                     hw_id,
                     f"1 × {other.name}, {weight_format}",
+                    f"One {other.name}",
                     _plan(model, other, weight_format, context),
                 )
             )
     return rows
+
+
+def _way_line(row: WayOut) -> str:
+    """One way out in a few words: 'fp8 weights: fits, 4 requests' (the list's heading says
+    how long the requests are)."""
+    p = row.plan
+    if not p.fits:
+        return f"{row.short}: does not fit"
+    return f"{row.short}: fits, {p.max_concurrent_requests:,} request{'s' if p.max_concurrent_requests != 1 else ''}"
+
+
+def ways_out_list(rows: list[WayOut], *, refused: bool, context: int) -> str:
+    """The ways out as one short line each, under a heading that says what the count is."""
+    heading = (
+        f"{'Ways out' if refused else 'Other ways to run it'} (room left for requests of "
+        f"{context:,} tokens):"
+    )
+    items = "".join(
+        tag("li", esc(_way_line(row)), data_way=row.key, data_fits="true" if row.plan.fits else "false")
+        for row in rows
+    )
+    return tag("p", esc(heading), class_="gate-ways-heading") + tag("ul", items, class_="gate-ways-list")
 
 
 def _room(plan: ServingMemory) -> str:
@@ -179,8 +205,11 @@ def render(values: Values) -> str:
     return (
         verdict
         + bar
-        + secondary("Worked out", figures)
-        + ways_out_table(rows, refused=not plan.fits)
+        + ways_out_list(rows, refused=not plan.fits, context=context)
+        + secondary(
+            "Worked out, and each way out in full",
+            figures + ways_out_table(rows, refused=not plan.fits),
+        )
     )
 
 

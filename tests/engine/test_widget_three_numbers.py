@@ -32,6 +32,14 @@ def text_of(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
+def shown_and_shut(html: str) -> tuple[str, str]:
+    """The text that shows as the widget opens, and the text of its one closed <details>."""
+    assert html.count('<details class="widget-notes">') == 1
+    start = html.index('<details class="widget-notes">')
+    end = html.index("</details>", start) + len("</details>")
+    return text_of(html[:start] + html[end:]), text_of(html[start:end])
+
+
 def test_the_three_widgets_are_registered() -> None:
     assert {"mfu_calculator", "capacity_gate", "bandwidth_ceiling"} <= set(widget_names())
 
@@ -189,6 +197,21 @@ def test_each_way_out_is_planned_by_the_engine() -> None:
     assert rows["b200"][0] is True
 
 
+def test_the_ways_out_show_one_line_each_and_the_full_table_waits_in_the_details() -> None:
+    html = render("capacity_gate")
+    shown, shut = shown_and_shut(html)
+    fp8 = memory.serving_memory("llama-3.1-70b", "h100-sxm", weight_format="fp8")
+    h200 = memory.serving_memory("llama-3.1-70b", "h200")
+    assert "Ways out (room left for requests of 8,192 tokens):" in shown
+    assert "Split over 2 GPUs (tensor parallel): fits, 9 requests" in shown
+    assert f"fp8 weights: fits, {fp8.max_concurrent_requests:,} requests" in shown
+    assert f"One NVIDIA H200 SXM 141GB: fits, {h200.max_concurrent_requests:,} requests" in shown
+    assert re.findall(r'<li data-way="([^"]+)"', html) == list(_rows(html))
+    # the arithmetic and the table are one click away, not on the page as it opens
+    assert "Short by" not in shown and "Short by" in shut
+    assert "Room for KV cache" not in shown and "Room for KV cache" in shut
+
+
 def test_a_model_that_fits_is_admitted_and_smaller_formats_only_are_offered() -> None:
     html = render("capacity_gate", model="llama-3.1-8b", format="fp8")
     assert 'data-fits="true"' in html.split("</p>")[0]
@@ -241,6 +264,20 @@ def test_the_lesson_number_8b_on_an_h100() -> None:
     assert "at most 209 tokens/s for one user" in text
     assert figures.decode_ceiling("llama-3.1-8b") == "209 tokens/s"
     assert figures.decode_time("llama-3.1-8b") == "4.79 ms"
+
+
+def test_the_bars_show_tokens_per_s_and_the_time_per_token_waits_for_the_reader() -> None:
+    html = render("bandwidth_ceiling")
+    shown, shut = shown_and_shut(html)
+    l4 = serving.decode_step("llama-3.1-8b", "l4", context_tokens=0)
+    assert "NVIDIA L4: 19 tokens/s" in shown
+    assert format_seconds(l4.seconds) not in shown
+    # the chart's text alternative keeps every device's time per token
+    label = re.search(r'aria-label="([^"]*)"', html.split("<svg", 1)[1]).group(1)  # type: ignore[union-attr]
+    assert f"NVIDIA L4: 19 tokens/s ({format_seconds(l4.seconds)} per token)" in label
+    expected = serving.decode_step("llama-3.1-8b", "h100-sxm", context_tokens=0)
+    assert f"at most {expected.tokens_per_s_per_user:,.0f} tokens/s for one user, about" in shown
+    assert "real kernels read memory below its datasheet speed" in shut
 
 
 def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
