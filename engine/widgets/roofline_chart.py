@@ -32,7 +32,7 @@ from engine.render.options import (
 )
 from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import secondary
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import at_best_and_expected
@@ -166,7 +166,7 @@ def roofline_svg(
     shapes.append(line(rx, ry, rx, f.base, class_="roof-ridge", **_RIDGE))
     placer = Placer((f.left + 2, f.top - 12, f.end + f.right - 2, f.base - 2))
     placer.segments += [(roof[0], roof[1]), (roof[1], roof[2]), ((rx, ry), (rx, f.base))]
-    y_title = "attainable FLOP/s, log scale"
+    y_title = "attainable FLOP/s"
     placer.take(text_box(4, f.top - 8, y_title, "start"))
     # The points first (they cannot move), then the labels that must show, then the rest.
     points: list[str] = []
@@ -279,7 +279,7 @@ def roofline_svg(
         text(
             round(f.left + f.plot_w / 2),
             base + 34,
-            "arithmetic intensity (FLOP per byte read), log scale",
+            "arithmetic intensity (FLOP/byte)",
             anchor="middle",
         )
     )
@@ -294,9 +294,9 @@ def roofline_svg(
         svg += tag(
             "p",
             esc(
-                "Hollow grey points do not fit in the GPU's memory (batch "
+                "Hollow points (batch "
                 + ", ".join(too_big).replace("batch ", "")
-                + "): the roofline shows the speed they would have if they did."
+                + ") do not fit in memory."
             ),
             class_="roof-legend",
         )
@@ -331,10 +331,10 @@ FORMAT = Choice("format", "Weights stored as", "bf16", options=format_options("b
 ROOFLINE_CONTEXT = CONTEXT.but(default="1024")
 BATCH_LOG2 = Count(
     "batch_log2",
-    "Batch size (powers of two)",
+    "Batch (powers of two)",
     "0",
     control_kind="range",
-    hint=f"Each notch doubles the requests decoded together: 1, 2, 4, … {2**MAX_BATCH_LOG2:,}.",
+    hint=f"1 to {2**MAX_BATCH_LOG2:,}.",
     quantity=Quantity(
         "integer", "", 0, MAX_BATCH_LOG2, f"notches for batches of 1 to {2**MAX_BATCH_LOG2:,}"
     ),
@@ -404,8 +404,8 @@ def render(values: Values) -> str:
         )
     elif chosen.bound == "memory":
         bound_text = (
-            f"Batch {batch:,}: memory-bound. Each step waits for "
-            f"{format_GB(chosen.bytes_read)} to stream from memory; the maths units idle."
+            f"Batch {batch:,}: memory-bound, waiting on {format_GB(chosen.bytes_read)} of reads "
+            "per step."
         )
     else:
         bound_text = (
@@ -426,21 +426,25 @@ def render(values: Values) -> str:
         if mem.fits
         else "does not fit on one GPU (the KV cache grows with the batch)"
     )
+    # The two figures the step's prose names show; the rest wait in the details below.
     figures = definition_list(
+        [
+            (
+                "Time per token, each user",
+                at_best_and_expected(chosen.seconds, expected_decode_step_seconds(
+                    model, hw, context_tokens=context, batch=batch, weight_format=fmt,
+                    kv_format=KV_FORMAT)),
+            ),
+            ("Throughput, all users", format_tokens_per_s(chosen.tokens_per_s)),
+        ]
+    )
+    more_figures = definition_list(
         [
             (
                 "Arithmetic intensity",
                 f"{format_intensity(chosen.arithmetic_intensity)} (ridge point {format_intensity(ridge)})",
             ),
-            ("Time per step = time per token for each user", format_seconds(chosen.seconds)),
-            (
-                "The same step with a tuned server",
-                at_best_and_expected(chosen.seconds, expected_decode_step_seconds(
-                    model, hw, context_tokens=context, batch=batch, weight_format=fmt,
-                    kv_format=KV_FORMAT)),
-            ),
             ("Speed each user sees", format_tokens_per_s(chosen.tokens_per_s_per_user)),
-            ("Throughput, all users together", format_tokens_per_s(chosen.tokens_per_s)),
             ("Throughput against batch 1", f"× {chosen.tokens_per_s / single.tokens_per_s:,.1f}"),
             (
                 "Maths actually done",
@@ -491,6 +495,8 @@ def render(values: Values) -> str:
         caption=f"{model.name} on one {hw.name}, weights in {fmt}, {context:,} tokens of context",
     )
     notes = [
+        "A hollow point (a batch too big for the GPU's memory) is drawn where it would sit if it "
+        "fitted.",
         "Each point's time is the larger of bytes read / bandwidth and FLOPs / peak (raw "
         "datasheet figures, so a best case; real kernels reach about 60-80 % of each).",
         "Decode reads all the weights once per step for the whole batch, plus each request's "
@@ -504,15 +510,16 @@ def render(values: Values) -> str:
             f"The {hw.name} has no {fmt} maths: weights are stored in {fmt} and the maths runs in "
             f"{compute_format}."
         )
-    details = secondary_list("How the points are placed", notes)
-    return (
-        bound + svg + figures + secondary("Every batch size, as a table", batch_table) + details
+    details = secondary(
+        "All figures, and how points sit",
+        more_figures + batch_table + tag("ul", "".join(tag("li", esc(n)) for n in notes)),
     )
+    return bound + svg + figures + details
 
 
 WIDGET = Widget(
     name="roofline_chart",
-    title="The roofline: maths or memory",
+    title="The roofline",
     fields=(MODEL, CONFIG, HARDWARE, FORMAT, ROOFLINE_CONTEXT, BATCH_LOG2),
     render=noting_your_model(render, MODEL),
     summary="A log-log roofline for one GPU and number format, with prefill and decode at "

@@ -76,12 +76,27 @@ def test_registered_with_a_range_slider_and_the_lesson_defaults() -> None:
 def test_defaults_show_the_engines_single_user_decode_and_the_ridge() -> None:
     html = render()
     s = step(1)
-    assert figure(html, "Time per step = time per token for each user") == format_seconds(s.seconds)
-    assert figure(html, "Throughput, all users together") == format_tokens_per_s(s.tokens_per_s)
+    assert figure(html, "Time per token, each user").startswith(
+        format_seconds(s.seconds) + " at best, "
+    )
+    assert figure(html, "Throughput, all users") == format_tokens_per_s(s.tokens_per_s)
     assert ridge("h100-sxm") in figure(html, "Arithmetic intensity")
     assert ridge("h100-sxm") == "295 FLOP/byte"  # the lesson's number
     assert 'data-bound="memory"' in html
     assert 'data-batch="1"' in html
+
+
+def test_two_figures_show_and_the_rest_wait_in_one_closed_details() -> None:
+    html = render()
+    assert html.count("<details") == 1
+    start = html.index('<details class="widget-notes">')
+    shown, shut = text_of(html[:start]), text_of(html[start:])
+    for term in ("Time per token, each user", "Throughput, all users"):
+        assert term in shown
+    for term in ("Arithmetic intensity", "Speed each user sees", "Maths actually done",
+                 "Tokens/s, each user", "Each point's time is the larger"):
+        assert term not in shown and term in shut
+    assert "4.83 ms at best, 6.91 ms expected" in shown  # the bound and the expected value
 
 
 def test_the_chart_is_an_accessible_log_log_svg_with_ticks() -> None:
@@ -130,9 +145,11 @@ def test_the_slider_shows_the_engines_figures_for_its_batch(power: int) -> None:
     html = render(batch_log2=power)
     s = step(batch)
     single = step(1)
-    assert figure(html, "Throughput, all users together") == format_tokens_per_s(s.tokens_per_s)
+    assert figure(html, "Throughput, all users") == format_tokens_per_s(s.tokens_per_s)
     assert figure(html, "Speed each user sees") == format_tokens_per_s(s.tokens_per_s_per_user)
-    assert figure(html, "Time per step = time per token for each user") == format_seconds(s.seconds)
+    assert figure(html, "Time per token, each user").startswith(
+        format_seconds(s.seconds) + " at best, "
+    )
     assert figure(html, "Throughput against batch 1") == (
         f"× {s.tokens_per_s / single.tokens_per_s:,.1f}"
     )
@@ -269,7 +286,7 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     assert (
         "Decode at batch 512: " in label and "does not fit" in label.split("Decode at batch 512")[1]
     )
-    assert "Hollow grey points do not fit" in text_of(html)
+    assert "Hollow points (batch 512, 2,048) do not fit in memory." in text_of(html)
     # the table has a fits column with the engine's verdict for every row
     assert "Fits in 84.94 GB?" in text_of(html)
     for b in (*MARKED_BATCHES, 2048):
@@ -281,7 +298,7 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
 def test_a_batch_that_fits_keeps_the_streaming_headline() -> None:
     html = render(batch_log2=3)
     assert 'data-fits="true"' in html
-    assert "to stream from memory" in text_of(html)
+    assert f"Batch 8: memory-bound, waiting on {format_GB(step(8).bytes_read)} of reads" in text_of(html)
     assert "roof-nofit" not in render(batch_log2=3, context=128)
 
 
