@@ -39,7 +39,7 @@ from engine.render.options import (
     speed_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Rendered, Values, Widget
 from engine.words.expected import at_best_and_expected
 from engine.words.format import (
@@ -51,7 +51,7 @@ from engine.words.format import (
     format_seconds,
     format_TFLOP_per_s,
 )
-from engine.words.labels import side_name
+from engine.words.labels import side_count, side_name
 
 SYSTEM = "dgx-1"
 WEIGHT_FORMAT = "bf16"
@@ -80,7 +80,7 @@ def _path_options() -> tuple[tuple[str, str], ...]:
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
     n = get_system(SYSTEM).gpu_count
-    return ((str(n), f"All {n} GPUs: the server against its CPUs"), ("1", "One GPU"))
+    return ((str(n), f"All {n} GPUs"), ("1", "One GPU"))
 
 
 RACE = hidden("race", "Race on screen", "")
@@ -90,15 +90,12 @@ GPUS = Choice("gpus", "GPU side", _gpu_options()[0][0], options=_gpu_options())
 PATH = Choice("path", "CPU code path", "matrix", options=_path_options())
 TOKENS_PER_STEP = Amount(
     "tokens_per_step",
-    "Tokens per training step",
+    "Tokens per step",
     "1048576",
     unit="tokens",
-    hint="e.g. 256 sequences of 4,096 tokens",
     quantity=quantities.TOKENS_PER_STEP,
 )
-SPEED = speed_field(SPEEDS, "0.01").but(
-    hint="Simulated seconds per real second"
-)
+SPEED = speed_field(SPEEDS, "0.01")
 
 
 def times_sooner(ratio: float) -> str:
@@ -166,9 +163,11 @@ def _lane(side: Side, kind: str, time: PathTime, elapsed: float) -> str:
         else f"{fraction:.0%} done; finishes at {format_seconds(seconds)}"
     ) + f" (at best {format_seconds(time.bound_seconds)})"
     label = tag("span", esc(side.name), class_="race-name")
+    # No fallback text inside <progress>: browsers draw the bar, and the words beside it
+    # already say how far it has got.
     bar = tag(
         "progress",
-        esc(f"{fraction:.0%}"),
+        "",
         max="1",
         value=f"{fraction:.4f}",
         aria_label=f"Share of the work done by {side.name}",
@@ -189,8 +188,10 @@ def _to_scale(cpu: Side, gpu: Side, t_cpu: float, t_gpu: float, *, width: int = 
     top = max(t_cpu, t_gpu)
     left, bar_h, gap = 4, 16, 26
     usable = width - 2 * left
+    # Captions name the sides only: each lane above already gives its time in words.
     bars = [
-        Bar(f"{side.name}: {format_seconds(t)}", t, css, title=f"{side.name}: {format_seconds(t)}")
+        Bar(side_count(side.chip, side.count), t, css,
+            title=f"{side.name}: {format_seconds(t)}")
         for side, css, t in ((cpu, "part-2", t_cpu), (gpu, "part-0", t_gpu))
     ]
     rows = bar_rows(
@@ -363,13 +364,10 @@ def render(values: Values) -> Rendered:
         if task == "prefill"
         else "6 × active parameters × tokens + attention"
     )
+    # Each side's two times are in its lane; here the clock and the gap between the sides.
     figures = definition_list(
         [
             ("Simulated time", format_elapsed(min(elapsed, slowest))),
-            (f"Time on {gpu.name}",
-             at_best_and_expected(gpu_time.bound_seconds, gpu_time.expected_seconds)),
-            (f"Time on {cpu.name}",
-             at_best_and_expected(cpu_time.bound_seconds, cpu_time.expected_seconds)),
             ("The GPU side finishes sooner by",
              f"{times_sooner(ratio)} expected, "
              f"{times_sooner(cpu_time.bound_seconds / gpu_time.bound_seconds)} at best"),
@@ -377,6 +375,10 @@ def render(values: Values) -> Rendered:
     )
     worked = definition_list(
         [
+            (f"Time on {gpu.name}",
+             at_best_and_expected(gpu_time.bound_seconds, gpu_time.expected_seconds)),
+            (f"Time on {cpu.name}",
+             at_best_and_expected(cpu_time.bound_seconds, cpu_time.expected_seconds)),
             (f"Work ({rule})", format_flops(gpu_time.flops)),
             (f"Peak of {cpu.name}, {cpu.path.label}", format_TFLOP_per_s(cpu.peak)),
             (f"Peak of {gpu.name}, {gpu.path.label}", format_TFLOP_per_s(gpu.peak)),
@@ -388,9 +390,8 @@ def render(values: Values) -> Rendered:
     # for the reader who opens it.
     fit = [n for n in notes if n.startswith(("The training state", "Only the maths"))]
     shown = tag("ul", "".join(tag("li", esc(n)) for n in fit), class_="widget-notes") if fit else ""
-    note_list = secondary_list(
-        "How these times are worked out", [n for n in notes if n not in fit]
-    )
+    rest = tag("ul", "".join(tag("li", esc(n)) for n in notes if n not in fit),
+               class_="widget-notes")
     html = (
         status
         + lanes
@@ -398,17 +399,16 @@ def render(values: Values) -> Rendered:
         + _to_scale(cpu, gpu, t_cpu, t_gpu)
         + shown
         + secondary(
-            "Worked out, and both kinds of work",
-            worked + _both_tasks_table(cpu, gpu, times, prompt_tokens, tokens_per_step),
+            "How these times are worked out",
+            worked + _both_tasks_table(cpu, gpu, times, prompt_tokens, tokens_per_step) + rest,
         )
-        + note_list
     )
     return Rendered(html, set_inputs)
 
 
 WIDGET = Widget(
     name="cpu_gpu_race",
-    title="Race: dgx-1's two CPUs against its GPUs",
+    title="CPUs against GPUs",
     fields=(ELAPSED, RACE, TASK, MODEL, GPUS, PATH, PROMPT_TOKENS, TOKENS_PER_STEP, SPEED),
     render=render,
     clock=True,

@@ -22,7 +22,7 @@ from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bandwidth, format_GB, format_ratio, format_TFLOP_per_s
-from engine.words.labels import side_name
+from engine.words.labels import side_count, side_name
 
 SYSTEM = "dgx-1"
 
@@ -37,9 +37,9 @@ def gpu_only_options() -> tuple[tuple[str, str], ...]:
 
 CHIPS = quantities.CHIPS_COMPARED
 CPU = Choice("cpu", "CPU", "xeon-8480c", options=cpu_options())
-CPUS = Count("cpus", "Number of CPUs", "2", unit="sockets", hint="dgx-1 has two", quantity=CHIPS)
+CPUS = Count("cpus", "CPU sockets", "2", quantity=CHIPS)
 GPU = Choice("gpu", "GPU", "h100-sxm", options=gpu_only_options())
-GPUS = Count("gpus", "Number of GPUs", "8", unit="GPUs", hint="dgx-1 has eight", quantity=CHIPS)
+GPUS = Count("gpus", "GPUs", "8", quantity=CHIPS)
 
 
 def read_chips(values: Values) -> tuple[HardwareSpec, int, HardwareSpec, int]:
@@ -58,6 +58,7 @@ class Metric:
     cpu_text: str
     gpu_text: str
     drawn: bool = True  # drawn as a pair of bars; cores and lanes are only in the table
+    heading: str = ""  # the chart's title, shorter than the table's label (default: label)
 
     @property
     def ratio(self) -> float:
@@ -106,16 +107,19 @@ def _maths(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[M
     matrix multiply reaches on the CPU's best path and on the GPU (measured efficiencies)."""
     tensor = code_path(gpu)
     paths = cpu_code_paths(cpu)
+    # The charts name the GPU's tensor cores once, on the first peak; the table every time.
     metrics = [
         Metric(f"peak_{p.id}", f"Paper peak: CPU {p.label} / GPU {tensor.label}",
-               *_pair(_flops(p, cpus), _flops(tensor, gpus)))
-        for p in paths
+               *_pair(_flops(p, cpus), _flops(tensor, gpus)),
+               heading=f"Paper peak, {p.label}" + (f" against {tensor.label}" if i == 0 else ""))
+        for i, p in enumerate(paths)
     ]
     best = paths[0]
     metrics.append(Metric(
         "reached", f"A tuned matrix multiply reaches (measured): CPU {best.label} / GPU "
         f"{tensor.label}", *_pair(_flops(best, cpus, reached=True),
-                                  _flops(tensor, gpus, reached=True))))
+                                  _flops(tensor, gpus, reached=True)),
+        heading="Measured in a tuned matrix multiply"))
     return metrics
 
 
@@ -133,16 +137,19 @@ def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[
     return metrics
 
 
-def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = WIDTH) -> str:
+def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[HardwareSpec, int],
+                *, width: int = WIDTH) -> str:
     """Two horizontal bars, CPU side above GPU side, on one scale (the larger is full width)."""
+    cpu_name, gpu_name = side_name(*cpu), side_name(*gpu)
     top = max(metric.cpu_value, metric.gpu_value)
     left, bar_h, gap = 4, 18, 30
     usable = width - 2 * left
     bars = [
-        Bar(f"{name}: {text}", value, css, title=f"{name}: {text}", fill={"data_side": side})
-        for side, css, name, value, text in (
-            ("cpu", "part-2", cpu_name, metric.cpu_value, metric.cpu_text),
-            ("gpu", "part-0", gpu_name, metric.gpu_value, metric.gpu_text),
+        Bar(f"{side_count(*chips)}: {text}", value, css, title=f"{name}: {text}",
+            fill={"data_side": side})
+        for side, css, chips, name, value, text in (
+            ("cpu", "part-2", cpu, cpu_name, metric.cpu_value, metric.cpu_text),
+            ("gpu", "part-0", gpu, gpu_name, metric.gpu_value, metric.gpu_text),
         )
     ]
     rows = bar_rows(
@@ -161,7 +168,7 @@ def paired_bars(metric: Metric, cpu_name: str, gpu_name: str, *, width: int = WI
     )
     title = tag(
         "p",
-        esc(f"{metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"),
+        esc(f"{metric.heading or metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"),
         class_="widget-subtitle",
     )
     svg = chart(
@@ -206,11 +213,6 @@ def chip_notes(*chips: HardwareSpec, noted: frozenset[str] = frozenset()) -> str
     return tag("ul", "".join(items), class_="widget-notes")
 
 
-def _has(ratio: float, more: str, less: str) -> str:
-    """'4.3× the peak FLOP/s' or, for a ratio under 1, '25.6× less memory'."""
-    return f"{format_ratio(ratio)} the {more}" if ratio >= 1 else f"{1 / ratio:,.1f}× {less}"
-
-
 def _measured_notes(cpu: HardwareSpec, gpu: HardwareSpec) -> str:
     """Where each 'reached' figure comes from: the measured efficiency and its source."""
     items = [
@@ -223,39 +225,26 @@ def _measured_notes(cpu: HardwareSpec, gpu: HardwareSpec) -> str:
 
 
 def _lead(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> str:
+    """Who is compared: dgx-1's own chips by the server's name, any others by theirs."""
     system = get_system(SYSTEM)
     if (cpu.id, cpus, gpu.id) != (system.cpu.id, system.cpu_count, system.gpu.id) or (
         gpus > system.gpu_count
     ):
-        return ""
+        return f"{side_name(cpu, cpus)} against {side_name(gpu, gpus)}."
     share = "one" if gpus == 1 else "all" if gpus == system.gpu_count else f"{gpus}"
-    return f"{system.name}: its {cpus} CPUs against {share} of its {system.gpu_count} GPUs. "
+    return f"{system.id}: its {cpus} CPUs against {share} of its {system.gpu_count} GPUs."
 
 
 def render(values: Values) -> str:
     cpu, cpus, gpu, gpus = read_chips(values)
-    cpu_name, gpu_name = side_name(cpu, cpus), side_name(gpu, gpus)
     metrics = compare(cpu, cpus, gpu, gpus)
-    by_key = {m.key: m for m in metrics}
-    paths = cpu_code_paths(cpu)
-    peaks = [
-        f"{format_ratio(by_key[f'peak_{p.id}'].ratio)} the paper peak of their {p.label}"
-        for p in paths
-    ]
-    clauses = [
-        " and ".join(peaks),
-        f"{format_ratio(by_key['reached'].ratio)} the FLOP/s in a measured matrix multiply",
-        _has(by_key["bandwidth"].ratio, "memory bandwidth", "less memory bandwidth"),
-        _has(by_key["capacity"].ratio, "memory", "less memory"),
-    ]
+    best = cpu_code_paths(cpu)[0]
+    # The ratios are in the charts' titles, each beside its bars: the verdict names the sides.
     verdict = tag(
         "p",
-        esc(
-            f"{_lead(cpu, cpus, gpu, gpus)}Against the CPUs, the GPU side has {clauses[0]}; "
-            f"{clauses[1]}; {clauses[2]} and {clauses[3]}."
-        ),
+        esc(_lead(cpu, cpus, gpu, gpus)),
         class_="widget-verdict",
-        data_peak_ratio=f"{by_key[f'peak_{paths[0].id}'].ratio:.6g}",
+        data_peak_ratio=f"{next(m for m in metrics if m.key == f'peak_{best.id}').ratio:.6g}",
     )
     # The caution follows the chosen chips: each low-confidence peak with the catalogue's own
     # words on how it was derived (Intel's AMX for the Xeon, AVX-512 for the EPYC, ...).
@@ -272,14 +261,14 @@ def render(values: Values) -> str:
         )
         for c in low
     )
-    bars = "".join(paired_bars(m, cpu_name, gpu_name) for m in metrics if m.drawn)
+    bars = "".join(paired_bars(m, (cpu, cpus), (gpu, gpus)) for m in metrics if m.drawn)
     return (
         verdict
         + tag("div", bars, class_="cpu-gpu-bars")
-        + secondary("All figures, with cores and lanes", _figures_table(metrics, cpu_name, gpu_name))
         + secondary(
-            "Where these figures come from, and how far to trust them",
-            warning
+            "All figures, sources and caveats",
+            _figures_table(metrics, side_name(cpu, cpus), side_name(gpu, gpus))
+            + warning
             + _measured_notes(cpu, gpu)
             + chip_notes(cpu, gpu, noted=frozenset(c.id for c in low)),
         )
@@ -288,7 +277,7 @@ def render(values: Values) -> str:
 
 WIDGET = Widget(
     name="cpu_vs_gpu",
-    title="The CPUs and the GPUs of one server, side by side",
+    title="One server's CPUs against its GPUs",
     fields=(CPU, CPUS, GPU, GPUS),
     render=render,
     summary="A server's CPUs against its GPUs, drawn to scale with the GPU / CPU ratios: "

@@ -100,3 +100,8 @@ def side_name(chip: HardwareSpec, count: int) -> str:
     """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""
     name = chip.name.replace(" (one socket)", "")
     return name if count == 1 else f"{count} × {name}"
+
+
+def side_count(chip: HardwareSpec, count: int) -> str:
+    """'2 CPUs', '1 GPU': a side in a chart caption, where the chips' names would crowd it."""
+    return f"{count:,} {chip.kind.upper()}" + ("" if count == 1 else "s")
