@@ -25,7 +25,7 @@ from engine.render.options import (
     tokens_text,
 )
 from engine.render.plot import WIDTH, chart
-from engine.render.secondary import secondary_list
+from engine.render.secondary import secondary
 from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -54,7 +54,6 @@ FORMAT = Choice(
     "Maths in",
     "bf16",
     options=format_options("bf16", "fp16", "fp8", "fp32"),
-    hint="Sets the peak.",
 )
 GPU_COUNT = GPUS.but(default="8")
 TOKENS_PER_S = Amount(
@@ -66,10 +65,9 @@ TOKENS_PER_S = Amount(
     quantity=quantities.TOKENS_PER_S,
 )
 ASSUMED_MFU = MFU.but(label="Assumed MFU", hint="0.4 means 40 %.")
+# The default is Llama 3.1's real pretraining; the step's prose says so.
 TOKEN_BUDGET = TRAINING_TOKENS.but(
-    label="Token budget", default=tokens_text(LLAMA_3_1_PRETRAINING_TOKENS),
-    hint=f"{tokens_text(LLAMA_3_1_PRETRAINING_TOKENS)} is Llama 3.1's real pretraining, "
-    f"{format_count(LLAMA_3_1_PRETRAINING_TOKENS)} tokens.",
+    label="Token budget", default=tokens_text(LLAMA_3_1_PRETRAINING_TOKENS), hint=""
 )
 
 
@@ -149,7 +147,11 @@ def render(values: Values) -> str:
             data_mfu=f"{mfu:.6f}",
         )
         achieved = per_token * tokens_per_s
-        figures = definition_list(
+        # In view: the time the step's prose quotes; the MFU's arithmetic is in the details.
+        time_row = definition_list(
+            [(f"At this speed, {format_count(tokens)} tokens take", format_seconds(seconds))]
+        )
+        working = definition_list(
             [
                 ("FLOPs per training token", per_token_words),
                 (
@@ -159,13 +161,13 @@ def render(values: Values) -> str:
                 (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
                 ("MFU", f"{format_flops_per_s(achieved)} ÷ {format_flops_per_s(all_peak)} = {_percent(mfu)}"),
                 (
-                    f"At this speed, {format_count(tokens)} tokens take",
+                    "Time for the token budget (training FLOPs ÷ model FLOPs per second)",
                     f"{format_flops(total_flops)} ÷ {format_flops_per_s(achieved)} = {format_seconds(seconds)}",
                 ),
             ]
         )
         gauge = mfu_gauge(mfu, label="Measured model FLOPs utilisation")
-        return verdict + gauge + figures
+        return verdict + gauge + time_row + secondary("The arithmetic", working)
     mfu = values[ASSUMED_MFU]
     seconds = compute.training_seconds(total_flops, gpus, peak, mfu)
     speed = compute.tokens_per_s_at(per_token, gpus, peak, mfu)
@@ -181,7 +183,18 @@ def render(values: Values) -> str:
     useful = all_peak * mfu
     expected = expected_train(model, gpu, tokens=tokens, gpus=gpus,
                               compute_format=number_format.id)
+    # In view: what to measure and what a tuned stack reaches; the verdict gives the time.
     figures = definition_list(
+        [
+            ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
+            (
+                "With a tuned stack on these GPUs",
+                f"{_percent(expected.mfu)} MFU, "
+                + at_best_and_expected(expected.bound_seconds, expected.seconds),
+            ),
+        ]
+    )
+    working = definition_list(
         [
             (
                 "Training FLOPs (FLOPs per token × tokens)",
@@ -194,24 +207,21 @@ def render(values: Values) -> str:
                 "Wall-clock time",
                 f"{format_flops(total_flops)} ÷ {format_flops_per_s(useful)} = {format_seconds(seconds)}",
             ),
-            ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
-            (
-                "With a tuned stack on these GPUs",
-                f"{_percent(expected.mfu)} MFU, "
-                + at_best_and_expected(expected.bound_seconds, expected.seconds),
-            ),
         ]
     )
-    notes = secondary_list(
-        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_TRAINING_WORDS)
+    two_numbers = tag(
+        "ul", "".join(tag("li", esc(words)) for words in (BOUND_WORDS, EXPECTED_TRAINING_WORDS)),
+        class_="widget-notes",
     )
     gauge = mfu_gauge(mfu, label="Assumed model FLOPs utilisation")
-    return verdict + gauge + figures + notes
+    return verdict + gauge + figures + secondary(
+        "The arithmetic; at best and expected", working + two_numbers
+    )
 
 
 WIDGET = Widget(
     name="mfu_calculator",
-    title="Compute: MFU and training time",
+    title="MFU and training time",
     fields=(MODE, MODEL, CONFIG, HARDWARE, FORMAT, GPU_COUNT, TOKENS_PER_S, ASSUMED_MFU, TOKEN_BUDGET),
     render=noting_your_model(render, MODEL),
     summary="Model FLOPs utilisation from a measured training throughput, or the wall-clock "

@@ -50,9 +50,13 @@ def test_step_5_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
 def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
     time = figures.get_figure("example_train_time")(tokens="llama-3.1")
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
-    text = text_of(render("mfu_calculator"))
+    html = render("mfu_calculator")
+    text = text_of(html)
     assert time == "8.24 years"  # Llama 3.1's 15.6e12 tokens / 60,000 tokens/s
     assert f"= {time}" in text and f"MFU {mfu}." in text
+    # The figures the prose quotes are in view as the page opens; the arithmetic is in details.
+    seen = text_of(html.split("<details")[0])
+    assert f"take {time}" in seen and f"MFU {mfu}." in seen
     assert figures.get_figure("example_throughput")() == "60,000 tokens/s"
 
 

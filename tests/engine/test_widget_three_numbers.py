@@ -76,6 +76,20 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     assert format_seconds(seconds) in text
 
 
+def test_mfu_arithmetic_is_in_one_closed_details_and_the_answer_in_view() -> None:
+    for mode in ("mfu", "time"):
+        html = render("mfu_calculator", mode=mode)
+        assert html.count("<details") == 1 and "<details open" not in html
+        seen, inside = html.split("<details")
+        assert 'class="widget-verdict' in seen and 'role="img"' in seen  # verdict and gauge
+        assert "8 × 989.4 TFLOP/s" in text_of(inside)  # the peak's arithmetic
+    seen = render("mfu_calculator").split("<details")[0]
+    assert "At this speed, 15.6 trillion tokens take" in text_of(seen)
+    timed = render("mfu_calculator", mode="time").split("<details")
+    assert "Throughput you should measure" in timed[0]
+    assert "Wall-clock time" in timed[1] and "At best" in text_of(timed[1])
+
+
 def test_mfu_verdict_follows_the_band() -> None:
     low = text_of(render("mfu_calculator", tokens_per_s="20000"))
     high = text_of(render("mfu_calculator", tokens_per_s="100000"))
