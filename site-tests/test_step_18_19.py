@@ -12,7 +12,8 @@ from support import Site, Watched, open_watched, run_axe, wait_live, wait_matche
 
 from engine.browser import update
 from engine.numbers.cost import rent_vs_own_from_catalog
-from engine.numbers.plan import plan
+from engine.numbers.plan import Plan, plan
+from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
 from engine.words.format import format_usd
 
@@ -33,10 +34,26 @@ def result_text(page: Page, selector: str) -> str:
     return page.inner_text(selector + " .widget-result")
 
 
+def workings_text(page: Page, selector: str) -> str:
+    """The text of the widget's closed details (not on screen until opened)."""
+    return page.text_content(selector + " .widget-result details.widget-notes") or ""
+
+
+def assert_five_answers(page: Page, p: Plan) -> None:
+    """One line per answer shows as the page opens; the full answers wait in the details."""
+    shown, workings = result_text(page, FIVE), workings_text(page, FIVE)
+    for key, answer in answers(p).items():
+        assert answer_lines(p)[key] in shown
+        assert answer in workings and answer not in shown
+
+
 def test_step_18_goes_live_and_follows_the_engine(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(STEP_18))
     assert "tokens/s" in result_text(page, LADDER)  # build-time numbers before going live
+    # One line per rung shows; the full table (memory, copies, sharding) waits in details.
+    assert "copies at once" not in result_text(page, LADDER)
+    assert "copies at once" in workings_text(page, LADDER)
     wait_live(page)
     assert_matches_cpython(page, LADDER)
     assert_matches_cpython(page, RENT)
@@ -75,26 +92,22 @@ def test_step_19_serve_to_train_changes_the_five_answers(watched: Watched, root_
     page.goto(root_site.page_url(STEP_19))
     wait_live(page)
     assert_matches_cpython(page, FIVE)
-    for answer in answers(plan(model="llama-3.1-8b")).values():
-        assert answer in result_text(page, FIVE)
+    assert_five_answers(page, plan(model="llama-3.1-8b"))
 
     page.select_option(FIVE + " select[name=task]", "train")
     assert_matches_cpython(page, FIVE)
-    text = result_text(page, FIVE)
     # The widget passes its MFU field (40 % by default): the plan with that MFU given.
-    for answer in answers(plan(model="llama-3.1-8b", task="train", mfu=0.4)).values():
-        assert answer in text
-    assert "Out of memory" in text
+    assert_five_answers(page, plan(model="llama-3.1-8b", task="train", mfu=0.4))
+    assert "Out of memory" in result_text(page, FIVE)
 
     page.fill(FIVE + " input[name=gpus]", "8")
     page.select_option(FIVE + " select[name=sharding]", "zero3")
     assert_matches_cpython(page, FIVE)
-    for answer in (
-        answers(
-            plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3", mfu=0.4)
-        ).values()
-    ):
-        assert answer in result_text(page, FIVE)
+    sharded = plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3", mfu=0.4)
+    assert_five_answers(page, sharded)
+    # Opened on purpose, the details show the workings on screen.
+    page.click(FIVE + " .widget-result details.widget-notes > summary")
+    assert answers(sharded)["limit"] in result_text(page, FIVE)
 
 
 def test_a_hostile_number_shows_a_message_and_injects_nothing(

@@ -21,5 +21,10 @@ def secondary(summary: str, content: str) -> str:
 
 def secondary_list(summary: str, lines: Iterable[str], *, ordered: bool = False) -> str:
     """Lines of plain text as a list in a closed <details> titled ``summary``."""
+    return secondary(summary, plain_list(lines, ordered=ordered))
+
+
+def plain_list(lines: Iterable[str], *, ordered: bool = False) -> str:
+    """Lines of plain text as an HTML list (to put several in one :func:`secondary`)."""
     items = "".join(tag("li", esc(line)) for line in lines)
-    return secondary(summary, tag("ol" if ordered else "ul", items))
+    return tag("ol" if ordered else "ul", items)

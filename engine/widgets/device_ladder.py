@@ -29,7 +29,7 @@ from engine.render.options import (
     model_from,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
 
@@ -216,6 +216,21 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
     )
 
 
+def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
+    """One rung in one line: its name, one user's decode speed at best (or No), the
+    training time (or No)."""
+    assert serve.serve is not None and train.train is not None
+    speed = f"{serve.serve.tokens_per_s_per_user:,.0f} tokens/s" if serve.memory.fits else "No"
+    time = format_seconds(train.train.seconds) if train.memory.fits else "No"
+    cells = (
+        (speed, "yes" if serve.memory.fits else "no"),
+        (time, "yes" if train.memory.fits else "no"),
+    )
+    return tag("tr", tag("th", esc(rung.role), scope="row") + "".join(
+        tag("td", tag("strong", esc(text), class_=f"ladder-{verdict}")) for text, verdict in cells
+    ))
+
+
 def render(values: Values) -> str:
     model = model_from(values)
     context_tokens = values[CONTEXT_TO_SERVE]
@@ -224,6 +239,7 @@ def render(values: Values) -> str:
     cluster_gpus = values[CLUSTER_GPUS]
 
     rows: list[str] = []
+    short_rows: list[str] = []
     plans: list[tuple[Plan, Plan]] = []
     first_serve = first_train = ""
     token_count = 0.0
@@ -240,6 +256,7 @@ def render(values: Values) -> str:
         device = tag("th", _cell(_device_cell(rung)), scope="row")
         cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
         rows.append(tag("tr", device + cells))
+        short_rows.append(_short_row(rung, sp, tp))
     token_words = f"{format_count(token_count)} tokens" + (
         "" if tokens is not None else
         f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal budget; Llama 3.1 "
@@ -257,6 +274,13 @@ def render(values: Values) -> str:
         f"Training time at {mfu:.0%} MFU",
     )
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
+    short = table_box(
+        column_heads(("Device", "Decode, at best", "Training time")),
+        "".join(short_rows),
+        caption="",
+        label=f"{model.name} on each rung",
+        extra_class="ladder-table",
+    )
     summary = [
         f"Smallest rung that can serve {model.name}: {first_serve}."
         if first_serve
@@ -266,8 +290,8 @@ def render(values: Values) -> str:
         else "No rung here can hold its training state.",
     ]
     verdict = tag("p", esc(" ".join(summary)), class_="ladder-summary")
-    notes = secondary_list("How the ladder is computed", _notes(*plans[-1]))
-    return verdict + grid + notes
+    notes = plain_list(_notes(*plans[-1]))
+    return verdict + short + secondary("The full ladder, and how it is computed", grid + notes)
 
 
 WIDGET = Widget(

@@ -18,8 +18,9 @@ from engine.render.options import (
     model_from,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget, copy_command
+from engine.words.answer_lines import answer_lines
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
 from engine.words.memory import memory_assumptions
@@ -41,7 +42,7 @@ FIELDS = {
     "tokens": PLAN_FIELDS["tokens"].but(
         hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter."
     ),
-    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only, e.g. 0.4."),
+    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only."),
     "sharding": PLAN_FIELDS["sharding"].but(
         options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS), hint="Training only."
     ),
@@ -62,15 +63,21 @@ def render(values: Values) -> str:
         ),
         class_="widget-verdict " + ("fits" if p.memory.fits else "refused"),
     )
+    short = answer_lines(p)
     items = "".join(
         tag(
             "li",
-            tag("span", esc(question), class_="five-question") + esc(answered[key]),
+            tag("span", esc(question), class_="five-question") + esc(short[key]),
             data_question=key,
         )
         for key, question in QUESTIONS
     )
-    notes = secondary_list("Assumptions", memory_assumptions(p.memory))
+    workings = tag("ol", "".join(
+        tag("li", tag("strong", esc(question)) + " " + esc(answered[key]), data_question=key)
+        for key, question in QUESTIONS
+    ), class_="five-workings")
+    assumptions = plain_list(memory_assumptions(p.memory))
+    notes = secondary("The workings and assumptions", workings + assumptions)
     command = copy_command(plan_command(values, FIELDS))
     return head + tag("ol", items, class_="five-answers") + notes + command
 

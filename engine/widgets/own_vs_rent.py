@@ -15,7 +15,7 @@ from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, rent_vs_own
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
-from engine.render.secondary import secondary_list
+from engine.render.secondary import plain_list, secondary
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_assumptions, rent_vs_own_verdict
@@ -31,7 +31,6 @@ class Default:
 
     value: str
     source: str
-    short: str = ""
 
 
 @cache
@@ -45,7 +44,6 @@ def defaults() -> dict[str, Default]:
         "purchase_usd": Default(
             f"{buy.usd:g}",
             f"{buy.item}: {format_usd(buy.usd)} ({buy.date}; {buy.source})",
-            f"{buy.item}, {buy.date}.",
         ),
         "gpus": Default(f"{buy.gpu_count}", f"{buy.item} holds {buy.gpu_count} GPUs"),
         "power_W": Default(
@@ -62,7 +60,6 @@ def defaults() -> dict[str, Default]:
             f"{p.overhead_fraction_per_year * 100:g}",
             f"Overhead {p.overhead_fraction_per_year:.1%} of the purchase a year "
             f"({p.overhead_date}; {p.overhead_source})",
-            "a published data-centre cost model (Epoch AI, 2026).",
         ),
         "years": Default(
             f"{DEFAULT_YEARS:g}", "Years of use: an illustrative period, not a sourced figure"
@@ -71,7 +68,6 @@ def defaults() -> dict[str, Default]:
             f"{rent.usd_per_gpu_hour:g}",
             f"Rent: {rent.provider} {rent.offer}, {format_usd(rent.usd_per_gpu_hour)} per "
             f"GPU-hour ({rent.date}; {rent.source})",
-            f"{rent.provider} {rent.offer}, {rent.date}.",
         ),
     }
 
@@ -83,10 +79,6 @@ def _same(typed: str, default: str) -> bool:
         return False
 
 
-def _hint(name: str) -> str:
-    return "Starting value: " + defaults()[name].short
-
-
 def _starting(
     name: str, label: str, quantity: quantities.Quantity, *, unit: str = "", hint: str = ""
 ) -> Amount:
@@ -94,17 +86,11 @@ def _starting(
     return Amount(name, label, defaults()[name].value, unit=unit, hint=hint, quantity=quantity)
 
 
-PURCHASE = _starting(
-    "purchase_usd", "Purchase price", quantities.PURCHASE_USD, unit="USD",
-    hint=_hint("purchase_usd"),
-)
+PURCHASE = _starting("purchase_usd", "Purchase price", quantities.PURCHASE_USD, unit="USD")
 GPUS = Count(
     "gpus", "GPUs in the purchase", defaults()["gpus"].value, quantity=quantities.PURCHASE_GPUS
 )
-POWER = _starting(
-    "power_W", "Power while busy", quantities.POWER_W, unit="W",
-    hint="All its GPUs together.",
-)
+POWER = _starting("power_W", "Power while busy", quantities.POWER_W, unit="W, all GPUs")
 PUE = _starting(
     "pue", "PUE", quantities.PUE,
     hint="Facility watts per IT watt.",
@@ -115,7 +101,7 @@ ELECTRICITY = _starting(
 YEARS = _starting("years", "Years of use", quantities.YEARS, unit="years")
 OVERHEAD = _starting(
     "overhead_percent", "Facility, network and staff", quantities.OVERHEAD_PERCENT_PER_YEAR,
-    unit="% of the purchase a year", hint=_hint("overhead_percent"),
+    unit="% of the purchase a year",
 )
 UTILISATION = Amount(
     "utilisation", "Utilisation", "50", unit="% of hours busy",
@@ -123,7 +109,7 @@ UTILISATION = Amount(
 )
 RENT = _starting(
     "rent_usd_per_gpu_hour", "Cloud price", quantities.USD_PER_GPU_HOUR,
-    unit="USD per GPU-hour", hint=_hint("rent_usd_per_gpu_hour"),
+    unit="USD per GPU-hour",
 )
 
 
@@ -234,8 +220,12 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     svg = chart("".join(parts), css="cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
     return svg + legend(
         [
-            ("cost-swatch-owned", "Owned, per used GPU-hour"),
-            ("cost-swatch-rent", "Rented, per GPU-hour"),
+            (
+                "cost-swatch-owned",
+                f"Owned: {format_usd(r.owned_usd_per_used_gpu_hour)} per used GPU-hour at "
+                f"{r.utilisation:.0%}",
+            ),
+            ("cost-swatch-rent", "Rented"),
         ]
     )
 
@@ -264,9 +254,10 @@ def render(values: Values) -> str:
             ),
         ]
     )
-    arithmetic = secondary_list("The arithmetic", rent_vs_own_arithmetic(r), ordered=True)
-    notes = secondary_list("Assumptions and sources", rent_vs_own_assumptions(r))
-    return verdict + figures + cost_chart(r) + arithmetic + notes
+    arithmetic = plain_list(rent_vs_own_arithmetic(r), ordered=True)
+    notes = plain_list(rent_vs_own_assumptions(r))
+    more = secondary("The figures, the arithmetic and the sources", figures + arithmetic + notes)
+    return verdict + cost_chart(r) + more
 
 
 WIDGET = Widget(

@@ -12,12 +12,13 @@ import pytest
 from engine.browser import update
 from engine.lesson.figures import get_figure
 from engine.numbers.catalog import get_hardware, get_system, prices
-from engine.numbers.cost import rent_vs_own, rent_vs_own_from_catalog
+from engine.numbers.cost import rent_vs_own, rent_vs_own_from_catalog, training_run_cost
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Values
 from engine.widgets.own_vs_rent import compare, nice_axis_top
+from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
 from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_verdict
 from engine.words.format import format_GB, format_seconds, format_usd
@@ -34,10 +35,19 @@ def text_of(html: str) -> str:
     return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
-def rows_of(html: str) -> list[str]:
-    """The ladder's body rows as text, one per rung."""
-    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+def rows_of(html: str, *, shown: bool = False) -> list[str]:
+    """The ladder's body rows as text, one per rung: the full table (in the closed details)
+    or, ``shown``, the one-line-per-rung table a reader sees as the page opens."""
+    tables = html.split("<tbody>")
+    assert len(tables) == 3, "the ladder has a short table shown and a full one in details"
+    body = tables[1 if shown else 2].split("</tbody>", 1)[0]
     return [text_of(r) for r in body.split("</tr>") if r.strip()]
+
+
+def shown_part(html: str) -> str:
+    """What shows as the page opens: the widget's HTML without its closed details' bodies."""
+    return re.sub(r"<details[^>]*><summary>(.*?)</summary>.*?</details>", r"\1", html,
+                  flags=re.DOTALL)
 
 
 def test_the_widgets_are_registered() -> None:
@@ -56,6 +66,25 @@ def test_ladder_has_five_rungs_from_phone_to_cluster() -> None:
     assert get_hardware("rtx-4090").name in rows[2]
     assert f"{server.gpu_count} × {server.gpu.name}" in rows[3]
     assert f"16,384 × {server.gpu.name}" in rows[4]
+
+
+def test_ladder_shows_one_line_per_rung_and_the_rest_in_details() -> None:
+    html = render("device_ladder")
+    shown = rows_of(html, shown=True)
+    # Llama 3.1 8B: the phone's share holds neither; the Mac Studio both (decode at its
+    # bandwidth, training for years); the RTX 4090 serves but cannot hold the training state.
+    mac = plan(model="llama-3.1-8b", hardware="apple-m2-ultra", task="serve")
+    mac_train = plan(model="llama-3.1-8b", hardware="apple-m2-ultra", task="train",
+                     sharding="zero3")
+    assert mac.serve is not None and mac_train.train is not None
+    assert shown[0] == " Phone, one app's share No No "
+    assert shown[1] == (f" Top-end desktop (Mac Studio) {mac.serve.tokens_per_s_per_user:,.0f} "
+                        f"tokens/s {format_seconds(mac_train.train.seconds)} ")
+    assert shown[2].endswith(" No ")
+    visible = text_of(shown_part(html))
+    assert "The full ladder, and how it is computed" in visible
+    assert "copies at once" not in visible and "ZeRO-3" not in visible
+    assert "copies at once" in text_of(html)
 
 
 def test_ladder_serving_figures_are_the_engines() -> None:
@@ -191,7 +220,11 @@ def test_own_vs_rent_defaults_are_the_catalogues() -> None:
         float(widget.control("rent_usd_per_gpu_hour").default)
         == p.default_cloud("h100-sxm").usd_per_gpu_hour
     )
-    assert buy.date in widget.control("purchase_usd").hint
+    # Where each starting value comes from sits in the closed details, not in the hints.
+    assert not widget.control("purchase_usd").hint
+    text = text_of(render("own_vs_rent"))
+    assert buy.date in text and buy.item in text
+    assert buy.date not in text_of(shown_part(render("own_vs_rent")))
 
 
 def test_own_vs_rent_figures_match_the_engine() -> None:
@@ -309,11 +342,37 @@ def test_break_even_figure_matches_the_widget() -> None:
 
 def test_five_questions_are_the_plans_answers() -> None:
     html = render("five_questions")
-    answered = answers(plan(model="llama-3.1-8b"))
-    assert html.count("<li data-question=") == 5
+    p = plan(model="llama-3.1-8b")
+    answered, short = answers(p), answer_lines(p)
+    # One line per answer shows; the full answers (the workings) wait in the closed details.
+    shown = shown_part(html)
+    assert shown.count("<li data-question=") == 5
+    assert html.count("<li data-question=") == 10
     for key, answer in answered.items():
-        assert f'data-question="{key}"' in html
-        assert html_lib.escape(answer) in html
+        assert f'data-question="{key}"' in shown
+        assert html_lib.escape(short[key]) in shown
+        assert html_lib.escape(answer) not in shown and html_lib.escape(answer) in html
+    assert short["fits"] == "Yes: 18.79 GB of 84.94 GB per GPU."
+    assert short["limit"] == "Memory bandwidth: 4.84 ms per token at best, about 6.91 ms expected."
+
+
+def test_five_answer_lines_for_training_are_the_plans_headlines() -> None:
+    p = plan(model="llama-3.1-8b", task="train", gpus=8, sharding="zero3", tokens=1e12, mfu=0.5)
+    assert p.train is not None and p.min_gpus is not None and p.usd_per_gpu_hour is not None
+    lines = answer_lines(p)
+    assert lines["fits"] == (f"Yes: {format_GB(p.memory.per_gpu_bytes)} of "
+                             f"{format_GB(p.memory.capacity_bytes)} per GPU.")
+    assert lines["limit"] == f"Compute: {format_seconds(p.train.seconds)} at 50% MFU."
+    assert lines["gpus"] == f"At least {p.min_gpus:,} GPUs with zero3 sharding."
+    run = training_run_cost(gpus=8, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour)
+    assert lines["cost"].startswith(f"${run.usd:,.0f}: {run.gpu_hours:,.0f} GPU-hours at $")
+    # One GPU, no sharding: it does not fit, and the lines say so without the arithmetic.
+    alone = answer_lines(plan(model="llama-3.1-8b", task="train", mfu=0.4))
+    assert alone["fits"].startswith("No: it needs ")
+    assert alone["failure"] == "Out of memory, decided by arithmetic before it starts."
+    # Without a price for the chip the line says where to give one, as the full answer does.
+    free = plan(model="llama-3.1-8b", hardware="apple-m2-ultra")
+    assert answer_lines(free)["cost"] == answers(free)["cost"].split(" Energy")[0]
 
 
 def test_five_questions_serve_to_train_changes_the_answers() -> None:
