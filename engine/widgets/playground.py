@@ -15,6 +15,8 @@ the address (the page says so).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from engine.lesson.config_model import config_notes, shape_rows
 from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments, plan_command
 from engine.numbers.catalog import ModelSpec
@@ -33,7 +35,7 @@ from engine.render.options import (
     not_carried_words,
     pasted_config,
 )
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget, copy_command
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
@@ -69,12 +71,21 @@ def _config_part(read: ConfigModel, text: str) -> str:
             + definition_list(shape_rows(read)) + items)
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """The serving or training part of the plan: HTML shown as the page opens (a heading,
+    the chart, the headline figures) and HTML for the closed details (the rest)."""
+
+    shown: str
+    more: str
+
+
 def _unit(p: Plan) -> str:
     unit = "GPU" if p.hardware.kind == "gpu" else "chip"
     return f"{p.gpus:,} {unit}{'s' if p.gpus > 1 else ''}"
 
 
-def _serve_part(p: Plan) -> str:
+def _serve_part(p: Plan) -> Part:
     mem = p.memory
     assert isinstance(mem, ServingMemory) and p.serve is not None
     s = p.serve
@@ -94,7 +105,7 @@ def _serve_part(p: Plan) -> str:
         marker_seconds=run.ttft_seconds,
         marker_label=f"first token {fmt.format_seconds(run.ttft_seconds)}",
     )
-    figures = definition_list(
+    headline = definition_list(
         [
             (
                 "Time to first token",
@@ -108,6 +119,10 @@ def _serve_part(p: Plan) -> str:
                 f"{at_best_and_expected(s.tpot_seconds, s.expected.decode_seconds_per_token)} "
                 f"({s.first_step.bound}-bound)",
             ),
+        ]
+    )
+    more = definition_list(
+        [
             ("Tokens/s per user", f"{s.tokens_per_s_per_user:,.1f}"),
             ("Tokens/s, whole batch", f"{mem.batch * s.tokens_per_s_per_user:,.1f}"),
             ("Whole request", fmt.format_seconds(run.total_seconds)),
@@ -118,13 +133,12 @@ def _serve_part(p: Plan) -> str:
             ),
         ]
     )
-    notes = secondary_list(
-        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_SERVING_WORDS)
-    )
-    return tag("h2", "Serving timeline", class_="playground-heading") + chart + figures + notes
+    notes = plain_list((BOUND_WORDS, EXPECTED_SERVING_WORDS))
+    return Part(tag("h2", "Serving timeline", class_="playground-heading") + chart + headline,
+                more + notes)
 
 
-def _train_part(p: Plan) -> str:
+def _train_part(p: Plan) -> Part:
     t = p.train
     assert t is not None
     tokens_words = (
@@ -140,7 +154,6 @@ def _train_part(p: Plan) -> str:
             f"{fmt.format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {t.mfu:.0%} MFU",
         ),
         ("Training tokens/s", f"{t.tokens_per_s:,.0f}"),
-        ("Training time", fmt.format_seconds(t.seconds)),
     ]
     if t.gpus_for_target is not None and t.target_days is not None:
         rows.append((f"GPUs to finish in {t.target_days:g} days", f"{t.gpus_for_target:,}"))
@@ -150,15 +163,15 @@ def _train_part(p: Plan) -> str:
                               seq_len=mem.seq_len, recompute=mem.recompute,
                               compute_format=t.compute_format) \
         if isinstance(mem, TrainingMemory) else t.expected
-    rows += [
+    rows.append(("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"))
+    headline = definition_list([
+        ("Training time", fmt.format_seconds(t.seconds)),
         ("Training time with a tuned stack",
          at_best_and_expected(t.bound_seconds, modelled.seconds)),
-        ("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"),
-    ]
-    notes = secondary_list(
-        "At best and expected: the two numbers", (BOUND_WORDS, EXPECTED_TRAINING_WORDS)
-    )
-    return tag("h2", "Training time", class_="playground-heading") + definition_list(rows) + notes
+    ])
+    notes = plain_list((BOUND_WORDS, EXPECTED_TRAINING_WORDS))
+    return Part(tag("h2", "Training time", class_="playground-heading") + headline,
+                definition_list(rows) + notes)
 
 
 def render(values: Values) -> str:
@@ -171,8 +184,6 @@ def render(values: Values) -> str:
     what = "Serving" if p.task == "serve" else "Training"
     verdict = (
         f"{what} {p.model.name} on {_unit(p)} ({p.hardware.name}): "
-        f"{fmt.format_GB(mem.per_gpu_bytes)} of {fmt.format_GB(mem.capacity_bytes)} per "
-        f"{'GPU' if p.hardware.kind == 'gpu' else 'chip'}, "
         + ("it fits." if mem.fits else "it does not fit.")
     )
     head = tag(
@@ -190,23 +201,30 @@ def render(values: Values) -> str:
         for key, question in QUESTIONS
     )
     speed = _serve_part(p) if p.task == "serve" else _train_part(p)
-    notes = secondary_list("Assumptions", memory_assumptions(mem))
+    more = (
+        speed.more
+        + tag("h3", "The five answers")
+        + tag("ol", items, class_="playground-answers")
+        + tag("h3", "Assumptions")
+        + plain_list(memory_assumptions(mem))
+    )
     return (
         head
         + (_config_part(read, values.text(CONFIG.name)) if read else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
-        + speed
-        + secondary("The five answers, worked out", tag("ol", items, class_="playground-answers"))
-        + notes
+        + speed.shown
+        + secondary("More figures, five answers, assumptions", more)
         + copy_command(plan_command(values))
     )
 
 
+# Every plan field, without the hints the calculators give one at a time (the page says once
+# that the other task's inputs wait); the fields shown for one model choice keep theirs.
 FIELDS = tuple(
     g for f in PLAN_FIELDS.values()
     for g in ((MODEL_OR_CONFIG,) if f.name == MODEL.name else
-              (f, CONFIG) if f.name == "params" else (f,))
+              (f, CONFIG) if f.name == "params" else (f.but(hint=""),))
 )
 
 WIDGET = Widget(

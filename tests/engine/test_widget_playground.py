@@ -85,6 +85,36 @@ def test_default_serving_plan_shows_the_engines_numbers_and_charts() -> None:
     assert not re.search(r"\bnan\b|\binf\b|infinity", text, re.IGNORECASE)
 
 
+def shown_part(html: str) -> str:
+    """What shows as the page opens: the HTML without its closed details' bodies."""
+    return re.sub(r"<details[^>]*><summary>(.*?)</summary>.*?</details>", r"\1", html,
+                  flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("task", ["serve", "train"])
+def test_the_headline_shows_and_the_rest_waits_in_one_details(task: str) -> None:
+    html = render(task=task)
+    shown = text_of(shown_part(html))
+    p = plan(model="llama-3.1-8b", task=task, mfu=0.4 if task == "train" else None)
+    # The verdict, the memory bar (used and capacity once, in its labels) and the times.
+    assert f"used {format_GB(p.memory.per_gpu_bytes)}" in shown
+    assert shown.count(format_GB(p.memory.per_gpu_bytes)) == 1
+    if p.serve is not None:
+        assert f"{format_seconds(p.serve.ttft_seconds)} at best" in shown
+        assert f"{format_seconds(p.serve.tpot_seconds)} at best" in shown
+        assert "Tokens/s per user" not in shown and "Tokens/s per user" in text_of(html)
+    else:
+        assert p.train is not None
+        assert f"Training time {format_seconds(p.train.seconds)}" in shown
+        assert "Total compute" not in shown and "Total compute" in text_of(html)
+    # The five answers and the assumptions are there, only shut.
+    for answer in answers(p).values():
+        assert esc(answer) not in shown_part(html) and esc(answer) in html
+    assert html.count("<details") == 2  # one for the rest of the plan, one for the command
+    # No hint under the controls: the page says once that the other task's inputs wait.
+    assert not [c.name for c in WIDGET.controls if c.hint and c.name not in ("params", "config")]
+
+
 def test_every_input_reaches_the_plan() -> None:
     inputs = {
         "model": "llama-3.1-70b",
@@ -285,8 +315,10 @@ def test_pasted_moe_config_shows_active_and_notes() -> None:
     text = config_text("DeepSeek-V3")
     html = render(model=YOUR_MODEL, config=text, gpus="8", format="fp8")
     p = plan(model=model_from_config(text).model, gpus=8, weight_format="fp8")
-    assert f"{format_GB(p.memory.per_gpu_bytes)} of {format_GB(p.memory.capacity_bytes)}" in \
-        text_of(html)
+    # The memory bar says both, once (the verdict only says whether it fits).
+    assert f"used {format_GB(p.memory.per_gpu_bytes)}" in text_of(html)
+    assert f"capacity {format_GB(p.memory.capacity_bytes)}" in text_of(html)
+    assert "it does not fit." in text_of(html)
     assert "Active per token" in html and "multi-token-prediction" in html
 
 
