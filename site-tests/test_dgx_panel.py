@@ -44,14 +44,18 @@ def test_a_deployment_stays_on_the_panel_across_pages_until_reset(
     assert accepted.message in page.inner_text(DEPLOY + " .widget-result")
     in_use = f"{format_GB(accepted.job.bytes_per_gpu)} of 84.94 GB"  # 79.11 GiB allocatable
     wait_for_text(page, PANEL, in_use)  # the panel on the same page follows
-    assert in_use in page.inner_text(PANEL + " tr[data-gpu='5']")
+    # GPU 5 has a row of its own; the seven idle GPUs share one, each with its own bars.
+    assert in_use in page.inner_text(PANEL + " tr[data-gpus='5']")
+    idle = PANEL + " tr[data-gpus='0 1 2 3 4 6 7']"
+    assert "0 GB of 84.94 GB" in page.inner_text(idle)
+    assert page.locator(idle + " svg[data-gpu]").count() == 14  # memory and utilisation
 
     # Another page, same tab: the panel there shows the same dgx-1.
     page.goto(root_site.page_url(STEP_4))
     wait_live(page)
     settle(page)
     wait_for_text(page, PANEL, in_use)
-    assert in_use in page.inner_text(PANEL + " tr[data-gpu='5']")
+    assert in_use in page.inner_text(PANEL + " tr[data-gpus='5']")
     assert "serving Llama 3.1 8B" in page.inner_text(PANEL + " .dgx-jobs")
     # It matches CPython for the state kept in the tab.
     expected = json.loads(update("dgx_panel", json.dumps(widget_inputs(page, PANEL))))

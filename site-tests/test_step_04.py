@@ -80,9 +80,10 @@ def test_refused_with_the_arithmetic_retried_then_a_way_out_fills_the_gpus(
     wait_shows(page, LAUNCH, expected)
     in_use = f"{format_GB(way.per_gpu_bytes)} of 84.94 GB"
     wait_for_text(page, PANEL, in_use)
-    for g in range(8):
-        row = page.inner_text(f"{PANEL} tr[data-gpu='{g}']")
+    for g in range(8):  # GPUs in the same state share a row; each keeps its own bar
+        row = page.inner_text(f"{PANEL} tr[data-gpus~='{g}']")
         assert (in_use in row) == (g in gpus), row
+        assert page.locator(f"{PANEL} tr[data-gpus~='{g}'] svg[data-gpu='{g}']").count() == 2
     assert "job-1" in page.inner_text(PANEL + " .dgx-jobs")
 
     # The clock moves the training on.

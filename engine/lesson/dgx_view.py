@@ -28,9 +28,10 @@ from engine.words.format import format_count, format_GB, format_seconds
 STORE = "session:dgx-1"
 SYSTEM = "dgx-1"
 ADVANCE_SECONDS = 3600.0
-RECENT_LOG = 8  # log entries shown before the "older entries" fold
+RECENT_LOG = 3  # log entries shown before the "older entries" fold
 BAR_WIDTH = 160
 BAR_HEIGHT = 14
+THIN_BAR_HEIGHT = 5  # the bars of a row that stands for several GPUs, stacked
 
 
 # ------------------------------------------------------------------- state as page text
@@ -98,14 +99,16 @@ def _job_words(job: cluster.Job) -> str:
     return f"training {model} ({sharding}, {format_count(job.tokens)} tokens)"
 
 
-def _bar(segments: list[tuple[str, float, str]], total: float, label: str) -> str:
-    """A small horizontal bar: (css class, value, title) segments on a 0..total track."""
-    track = rect(0, 0, BAR_WIDTH, BAR_HEIGHT, class_="track", rx=2)
+def _bar(segments: list[tuple[str, float, str]], total: float, label: str, gpu: int,
+         height: int = BAR_HEIGHT) -> str:
+    """A small horizontal bar of GPU ``gpu``: (css class, value, title) segments on a
+    0..total track."""
+    track = rect(0, 0, BAR_WIDTH, height, class_="track", rx=2)
     bar = stacked_bar(
         segments,
         x=0,
         y=0,
-        height=BAR_HEIGHT,
+        height=height,
         units_per_value=BAR_WIDTH / total if total > 0 else 0.0,
         limit=BAR_WIDTH,
     )
@@ -113,8 +116,9 @@ def _bar(segments: list[tuple[str, float, str]], total: float, label: str) -> st
         track + bar,
         css="dgx-bar",
         width=BAR_WIDTH,
-        height=BAR_HEIGHT,
+        height=height,
         label=label,
+        data={"gpu": str(gpu)},
         fixed_size=True,
     )
 
@@ -145,39 +149,55 @@ def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str,
     )
 
 
+def _gpu_rows(state: cluster.ClusterState) -> list[list[cluster.GpuView]]:
+    """The GPUs grouped by what an operator reads in their row (memory in use, utilisation,
+    what runs there), in GPU order: eight idle GPUs are one row, not eight."""
+    groups: dict[tuple[float, float, str], list[cluster.GpuView]] = {}
+    for gpu in state.gpus():
+        groups.setdefault((gpu.used_bytes, gpu.utilisation, gpu.activity), []).append(gpu)
+    return list(groups.values())
+
+
 def _gpu_table(state: cluster.ClusterState) -> str:
+    """One row per group of GPUs in the same state; the bars stay one per GPU."""
     colours = _job_colours(state)
     jobs = {j.id: j for j in state.running_jobs()}
     rows = []
-    for gpu in state.gpus():
-        segments = [
-            (colours[jid], jobs[jid].bytes_per_gpu, f"{jid}: {format_GB(jobs[jid].bytes_per_gpu)}")
-            for jid in gpu.jobs
-        ]
-        memory_text = f"{format_GB(gpu.used_bytes)} of {format_GB(gpu.capacity_bytes)}"
-        busy_text = f"{gpu.utilisation:.0%}"
-        memory_bar = _bar(segments, gpu.capacity_bytes, f"GPU {gpu.index} memory: {memory_text}")
-        busy_bar = _bar(
-            [("part-1", gpu.utilisation, f"busy {busy_text}")],
-            1.0,
-            f"GPU {gpu.index} utilisation: {busy_text}",
-        )
+    for group in _gpu_rows(state):
+        first = group[0]
+        memory_text = f"{format_GB(first.used_bytes)} of {format_GB(first.capacity_bytes)}"
+        busy_text = f"{first.utilisation:.0%}"
+        memory_bars = busy_bars = ""
+        height = BAR_HEIGHT if len(group) == 1 else THIN_BAR_HEIGHT
+        for gpu in group:
+            segments = [
+                (colours[jid], jobs[jid].bytes_per_gpu,
+                 f"{jid}: {format_GB(jobs[jid].bytes_per_gpu)}")
+                for jid in gpu.jobs
+            ]
+            memory_bars += _bar(segments, gpu.capacity_bytes,
+                                f"GPU {gpu.index} memory: {memory_text}", gpu.index, height)
+            busy_bars += _bar([("part-1", gpu.utilisation, f"busy {busy_text}")], 1.0,
+                              f"GPU {gpu.index} utilisation: {busy_text}", gpu.index, height)
         rows.append(
             tag(
                 "tr",
-                tag("th", esc(f"GPU {gpu.index}"), scope="row")
-                + tag("td", memory_bar + " " + tag("span", esc(memory_text)))
-                + tag("td", busy_bar + " " + tag("span", esc(busy_text)))
-                + tag("td", esc(gpu.activity)),
-                data_gpu=gpu.index,
+                tag("th", esc(gpu_list([g.index for g in group])), scope="row")
+                + tag("td", tag("span", memory_bars, class_="dgx-bars")
+                      + tag("span", esc(memory_text)))
+                + tag("td", tag("span", busy_bars, class_="dgx-bars")
+                      + tag("span", esc(busy_text)))
+                + tag("td", esc(first.activity)),
+                data_gpus=" ".join(str(g.index) for g in group),
             )
         )
+    system = state.system
     return _table(
-        f"{state.system_id}: the {len(rows)} GPUs",
+        f"{state.system_id}: {system.gpu_count} × {system.gpu.name}",
         ("GPU", "Memory in use", "Utilisation", "What runs there"),
         rows,
         "dgx-gpus chart",
-        stack=False,  # eight short rows of bars: the grid is the picture
+        stack=False,  # a few short rows of bars: the grid is the picture
     )
 
 
@@ -196,7 +216,7 @@ def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
 def _jobs_table(state: cluster.ClusterState) -> str:
     running = state.running_jobs()
     if not running:
-        return tag("p", esc("No job is running: every GPU is free."), class_="dgx-jobs-empty")
+        return tag("p", esc("No job is running."), class_="dgx-jobs-empty")
     colours = _job_colours(state)
     rows = []
     for job in running:
@@ -241,7 +261,7 @@ def _log_item(entry: cluster.LogEntry) -> str:
 def _log(state: cluster.ClusterState) -> str:
     newest_first = list(reversed(state.log))
     recent = "".join(_log_item(e) for e in newest_first[:RECENT_LOG])
-    out = tag("p", esc("Job log, newest first (time in hours:minutes)"), class_="dgx-log-title")
+    out = tag("p", esc("Job log, newest first"), class_="dgx-log-title")
     out += tag("ul", recent, class_="dgx-log")
     older = newest_first[RECENT_LOG:]
     if older:
@@ -261,9 +281,9 @@ def panel_html(state: cluster.ClusterState, note: str = "") -> str:
     in_use = sum(1 for g in gpus if g.used_bytes > 0)
     used = sum(g.used_bytes for g in gpus)
     summary = (
-        f"{system.id}: {system.gpu_count} × {system.gpu.name}. Simulated time "
-        f"{clock_text(state.clock_seconds)}. {in_use} of {system.gpu_count} GPUs hold memory: "
-        f"{format_GB(used)} of {format_GB(system.gpu_memory_bytes)} in use."
+        f"Simulated time {clock_text(state.clock_seconds)} (hours:minutes). {in_use} of "
+        f"{system.gpu_count} GPUs hold memory: {format_GB(used)} of "
+        f"{format_GB(system.gpu_memory_bytes)} in use."
     )
     out = tag("p", esc(summary), class_="dgx-summary")
     if note:

@@ -59,13 +59,41 @@ def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
     out = run("dgx_panel")
     assert out.set_inputs == {}  # no button: the state is not rewritten
     text = text_of(out.html)
+    # Eight idle GPUs: one row in words, and still a memory and a utilisation bar per GPU.
+    assert out.html.count("<tr data-gpus=") == 1 and 'data-gpus="0 1 2 3 4 5 6 7"' in out.html
+    assert "GPUs 0-7" in text and text.count("0 GB of 84.94 GB") == 1
     for g in range(8):
-        assert f'data-gpu="{g}"' in out.html
-    assert text.count("0 GB of 84.94 GB") == 8
+        assert out.html.count(f'data-gpu="{g}"') == 2
+        assert f"GPU {g} memory: 0 GB of 84.94 GB" in out.html
+        assert f"GPU {g} utilisation: 0%" in out.html
     assert "0 of 8 GPUs hold memory" in text
     assert "No job is running" in text
     assert "dgx-1 ready: 8 × NVIDIA H100" in text
-    assert 'role="img"' in out.html and "GPU 0 memory: 0 GB of 84.94 GB" in out.html
+    assert 'role="img"' in out.html
+
+
+def test_panel_rows_group_gpus_in_the_same_state_only() -> None:
+    state = cluster.launch_training(cluster.new_cluster(), "llama-3.1-8b", (0, 1, 2, 3),
+                                   "zero3").state
+    job = state.find_job("job-1")
+    out = run("dgx_panel", state=dump_state(state))
+    rows = re.findall(r'<tr data-gpus="([^"]*)">(.*?)</tr>', out.html)
+    assert [gpus for gpus, _ in rows] == ["0 1 2 3", "4 5 6 7"]
+    busy, idle = (text_of(row) for _, row in rows)
+    assert busy.startswith(" GPUs 0-3 ") and idle.startswith(" GPUs 4-7 ")
+    assert f" {format_GB(job.bytes_per_gpu)} of 84.94 GB " in busy and "training job-1" in busy
+    assert " 0 GB of 84.94 GB " in idle and idle.endswith(" free ")
+
+
+def test_panel_log_shows_the_newest_entries_and_folds_the_rest() -> None:
+    state = cluster.new_cluster()
+    for _ in range(4):
+        state = cluster.launch_training(state).state  # refused each time: four log entries
+    out = run("dgx_panel", state=dump_state(state))
+    shown, folded = out.html.split('<details class="dgx-log-older">')
+    assert shown.count("<li data-kind=") == 3 and shown.count('data-kind="refused"') == 3
+    assert "2 older entries" in folded
+    assert folded.count("<li data-kind=") == 2 and 'data-kind="info"' in folded
 
 
 def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
