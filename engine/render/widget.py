@@ -57,6 +57,9 @@ class Action:
     name: str
     label: str
     primary: bool = False
+    # Hidden as the page opens; the widget's stylesheet shows it once its result offers it
+    # (launch_training's "Apply way out N", docs/css/dgx.css).
+    hidden: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +186,7 @@ def render_actions(widget: Widget) -> str:
             type="button",
             class_="md-button" + (" md-button--primary" if a.primary else ""),
             data_action=a.name,
+            hidden=a.hidden or None,
         )
         for a in widget.actions
     ]

@@ -168,10 +168,9 @@ def _preview(
         else f"{where} have at least {format_GB(free)} free each"
     )
     text = (
-        f"Not submitted yet. The job: training {model.name} ({format_count(model.params)} "
-        f"parameters) on {where}, {shard}, a budget of {format_count(cluster.DEFAULT_TOKENS)} "
-        f"tokens. On {state.system_id} now, {free_words}. Press “Launch training” to submit "
-        "it: the engine checks the arithmetic before anything starts."
+        f"Not submitted yet: training {model.name} ({format_count(model.params)} parameters) "
+        f"on {where}, {shard}, for "
+        f"{format_count(cluster.DEFAULT_TOKENS)} tokens. {free_words}."
     )
     return tag("p", esc(text), class_="launch-ready")
 
@@ -187,7 +186,7 @@ MODEL = catalog_model_field()
 GPUS = Choice("gpus", "GPUs to use", "0", options=_gpu_options())
 SHARDING = Choice(
     "sharding",
-    "Sharding of the training state",
+    "Sharding",
     "none",
     options=tuple((s, SHARDING_LABELS[s]) for s in memory.SHARDINGS),
 )
@@ -236,7 +235,8 @@ WIDGET = Widget(
     actions=(
         Action("launch", "Launch training", primary=True),
         Action("retry", "Retry"),
-        *(Action(f"way-out-{i}", f"Apply way out {i + 1}") for i in range(MAX_WAYS_OUT)),
+        *(Action(f"way-out-{i}", f"Apply way out {i + 1}", hidden=True)
+          for i in range(MAX_WAYS_OUT)),
     ),
     render=render,
     store=dgx_view.STORE,

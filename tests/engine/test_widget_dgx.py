@@ -18,7 +18,7 @@ from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.registry import get_widget, widget_names
-from engine.render.widget import Rendered
+from engine.render.widget import Rendered, render_actions
 from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
@@ -178,6 +178,15 @@ def test_launch_before_any_button_describes_the_job() -> None:
     assert out.set_inputs == {}
     assert "Not submitted yet" in text and "Llama 3.1 8B" in text
     assert "GPU 0 has 84.94 GB free" in text
+
+
+def test_way_out_buttons_are_hidden_until_a_refusal_offers_them() -> None:
+    # docs/css/dgx.css shows "Apply way out N" once the result lists way out N.
+    buttons = render_actions(get_widget("launch_training"))
+    for i in range(6):
+        assert f'data-action="way-out-{i}" hidden>Apply way out {i + 1}</button>' in buttons
+    assert 'data-action="launch">Launch training</button>' in buttons
+    assert 'data-action="retry">Retry</button>' in buttons
 
 
 def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
