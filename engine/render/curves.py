@@ -103,11 +103,13 @@ def line_chart(
 
 
 def gpu_meters(
-    gpus: Sequence[tuple[str, float, str]], *, label: str, width: int = WIDTH, height: int = 92
+    gpus: Sequence[tuple[str, float, str]], *, label: str, width: int = WIDTH, height: int = 92,
+    shares: bool = True,
 ) -> str:
     """One small bar per GPU: (name, utilisation 0..1, caption such as its memory).
 
-    The bar's fill is the share of time the GPU is busy; the caption is printed under it.
+    The bar's fill is the share of time the GPU is busy; under it the share as a percentage
+    (unless ``shares`` is False: the page states it once elsewhere) and the caption, if any.
     """
     n = max(len(gpus), 1)
     slot = width / n
@@ -122,8 +124,8 @@ def gpu_meters(
             text(cx, 11, name, anchor="middle")
             + rect(x, bar_top, bar_w, bar_h, class_="track", rx=2)
             + rect(x, bar_top + bar_h - fill_h, bar_w, fill_h, class_="part-1", rx=2)
-            + text(cx, bar_top + bar_h + 13, f"{share:.0%}", anchor="middle")
-            + text(cx, bar_top + bar_h + 26, caption, anchor="middle")
+            + (text(cx, bar_top + bar_h + 13, f"{share:.0%}", anchor="middle") if shares else "")
+            + (text(cx, bar_top + bar_h + 26, caption, anchor="middle") if caption else "")
         )
     return chart(
         "".join(shapes),

@@ -24,7 +24,7 @@ from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.curves import gpu_meters, line_chart
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import ELAPSED, MFU, TRAINING_TOKENS, speed_field, tokens_text
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_count,
@@ -116,10 +116,7 @@ def render(values: Values) -> str:
         current=(now.elapsed_seconds, now.loss),
         x_range=(0.0, run.total_seconds),
         y_range=(bottom, top),
-        y_cut_note=(
-            f"axis cut: it shows {bottom:.2f} to {top:.2f}; the untrained model starts at "
-            f"{start_loss:.2f}"
-        ),
+        y_cut_note=f"axis cut; starts at {start_loss:.2f}",
     )
     loss_words = (
         "Loss is how surprised the model is by each next token of its training text, in nats "
@@ -130,10 +127,8 @@ def render(values: Values) -> str:
         f"starts at {bottom:.2f}, not at zero, so the first drop from {start_loss:.2f} is "
         "off the top."
     )
-    chart = (
-        tag("p", esc("Loss so far (solid) and still to come (dashed)"), class_="widget-subtitle")
-        + chart
-        + secondary("What the loss measures", tag("p", esc(loss_words), class_="loss-explained"))
+    loss_words = (
+        f"The chart draws the loss so far solid and the loss still to come dashed. {loss_words}"
     )
 
     progress = tag(
@@ -167,11 +162,12 @@ def render(values: Values) -> str:
 
     train_mem = memory.training_memory(model, gpu, gpus=system.gpu_count, sharding=SHARDING)
     busy = now.utilisation
+    # Every GPU is as busy as the others and holds as much: the bars show it, the figures
+    # above say it once.
     meters = gpu_meters(
-        [
-            (f"GPU {i}", busy, format_GB(train_mem.per_gpu_bytes))
-            for i in range(system.gpu_count)
-        ],
+        [(f"GPU {i}" if i == 0 else f"{i}", busy, "") for i in range(system.gpu_count)],
+        shares=False,
+        height=58,
         label=(
             f"{system.name}: all {system.gpu_count} GPUs {busy:.0%} busy, each holding "
             f"{format_GB(train_mem.per_gpu_bytes)} of "
@@ -191,18 +187,18 @@ def render(values: Values) -> str:
             ),
             ("MFU (useful maths / peak)", f"{now.mfu:.0%}"),
             ("GPU utilisation (time busy)", f"{now.utilisation:.0%}"),
+            ("Time left", format_elapsed(now.seconds_left)),
+        ]
+    )
+    worked = definition_list(
+        [
             ("Loss", f"{now.loss:.2f} nats per token"),
             ("Elapsed", format_elapsed(now.elapsed_seconds)),
-            ("Time left", format_elapsed(now.seconds_left)),
             (
                 "The whole run",
                 f"{format_seconds(run.total_seconds)} on {system.gpu_count} GPUs = "
                 f"{run.gpu_hours:,.0f} GPU-hours",
             ),
-        ]
-    )
-    worked = definition_list(
-        [
             (
                 "Best case and expected, at full speed",
                 f"at best {format_seconds(expected.bound_seconds)} (every GPU at its peak, "
@@ -214,23 +210,19 @@ def render(values: Values) -> str:
             ("Watching time at this speed", format_seconds(run.total_seconds / speed)),
         ]
     )
-    notes = secondary_list(
-        "How these figures are computed",
-        (
-            *training_run_assumptions(run.inputs),
-            f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
-            f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3).",
-        ),
+    notes = (
+        *training_run_assumptions(run.inputs),
+        f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
+        f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3).",
     )
-    return (
-        status
-        + progress
-        + figures
-        + chart
-        + meters
-        + secondary("Best case, expected and the FLOPs, worked out", worked)
-        + notes
+    more = secondary(
+        "Loss, whole run, best case, assumptions",
+        tag("p", esc(loss_words), class_="loss-explained")
+        + worked
+        + tag("p", esc("How these figures are computed:"))
+        + tag("ul", "".join(tag("li", esc(line)) for line in notes)),
     )
+    return status + progress + figures + chart + meters + more
 
 
 WIDGET = Widget(
