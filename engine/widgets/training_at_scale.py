@@ -26,7 +26,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.secondary import secondary, secondary_list
+from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.answers import answers, price_note
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
@@ -49,7 +49,7 @@ HARDWARE = hardware_field()
 GPU_COUNT = GPUS.but(default="16384")
 SHARDING = Choice(
     "sharding",
-    "Sharding of the training state",
+    "Sharding",
     "zero3",
     options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
 )
@@ -110,7 +110,7 @@ def render(values: Values) -> str:
     )
 
     rows: list[tuple[str, str, str]] = [
-        ("1", "One GPU, for contrast (if the state fitted)", format_seconds(one_gpu))
+        ("1", "One GPU (if the state fitted)", format_seconds(one_gpu))
     ]
     if p.min_gpus is None:
         fit_words = "No count: " + answers(p)["gpus"]
@@ -119,7 +119,7 @@ def render(values: Values) -> str:
         rows.append(
             (
                 f"{p.min_gpus:,}",
-                "The fewest on which the state fits",
+                "Fewest that fit",
                 format_seconds(
                     compute.training_seconds(t.model_flops, p.min_gpus, t.peak_flops_per_s, mfu)
                 ),
@@ -129,7 +129,7 @@ def render(values: Values) -> str:
     rows.append(
         (
             f"{t.gpus_for_target:,}",
-            f"The fewest that finish in {days:g} days",
+            f"Fewest to finish in {days:g} days",
             format_seconds(
                 compute.training_seconds(t.model_flops, t.gpus_for_target, t.peak_flops_per_s, mfu)
             ),
@@ -137,9 +137,9 @@ def render(values: Values) -> str:
     )
     rows.append((f"{gpus:,}", "Your choice", format_seconds(t.seconds)))
     counts = table(
-        ("GPUs", "What this count is", f"Wall-clock time at {mfu:.0%} MFU"),
+        ("GPUs", "Which count", f"Time at {mfu:.0%} MFU"),
         rows,
-        caption=f"{model.name} on {format_count(tokens)} tokens, {gpu.name}",
+        caption="GPU counts compared",
     )
 
     price_line: tuple[str, str]
@@ -176,19 +176,24 @@ def render(values: Values) -> str:
             price_line,
         ]
     )
-    details = secondary_list(
-        "Assumptions", (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem))
+    assumptions = (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem))
+    details = secondary(
+        "Memory by part, all figures, assumptions",
+        bar
+        + tag("p", esc(f"{model.name} on {format_count(tokens)} tokens, {gpu.name}."))
+        + figures
+        + tag("ul", "".join(tag("li", esc(line)) for line in assumptions)),
     )
     tuned = definition_list(
         [
             (
-                "With a tuned stack on these GPUs (communication included)",
+                "A tuned stack, communication included",
                 f"{modelled.mfu:.0%} MFU, "
                 + at_best_and_expected(t.bound_seconds, modelled.seconds),
             ),
         ]
     )
-    return verdict + bar + tuned + counts + secondary("All figures", figures) + details
+    return verdict + tuned + counts + details
 
 
 WIDGET = Widget(
