@@ -18,7 +18,7 @@ from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 from engine.render.html import esc
 from engine.render.widget import render_page_widget
-from macros.reading_time import WIDGET_MINUTES, step_minutes, visible_words
+from macros.reading_time import WIDGET_MINUTES, exact_minutes, step_minutes, visible_words
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
 
@@ -119,12 +119,13 @@ def step_header(
     )
 
 
-def finish_step_header(page_html: str) -> tuple[str, int | None]:
-    """The built page with its step header stating its minutes, and those minutes.
+def finish_step_header(page_html: str) -> tuple[str, float | None]:
+    """The built page with its step header stating its minutes, and those minutes unrounded.
 
     'Step 3 of 21 · about 2 minutes (240 words, 1 widget)': the words are those a reader sees
-    as the page opens (:func:`macros.reading_time.visible_words`). A page without a step
-    header comes back unchanged, with None.
+    as the page opens (:func:`macros.reading_time.visible_words`); the header rounds, the
+    lesson's total (:func:`finish_lesson_minutes`) adds the unrounded minutes. A page without
+    a step header comes back unchanged, with None.
     """
     found = _HEADER_RE.search(page_html)
     if found is None:
@@ -140,7 +141,8 @@ def finish_step_header(page_html: str) -> tuple[str, int | None]:
         f"Step {found['step']} of {found['of']} · about {minutes} "
         f"minute{'s' if minutes != 1 else ''} ({words:,} words{widget_text})</p>"
     )
-    return page_html[: found.start()] + header + page_html[found.end() :], minutes
+    exact = exact_minutes(words, widget_minutes)
+    return page_html[: found.start()] + header + page_html[found.end() :], exact
 
 
 def lesson_minutes_html() -> str:
@@ -148,15 +150,16 @@ def lesson_minutes_html() -> str:
     return f'<span class="lesson-minutes">about {LESSON_MINUTES_MARK} minutes</span>'
 
 
-def finish_lesson_minutes(text: str, step_minutes_by_page: Mapping[str, int],
+def finish_lesson_minutes(text: str, step_minutes_by_page: Mapping[str, float],
                           steps: Sequence[str]) -> str:
-    """``text`` with the lesson's total minutes, the sum of its steps', in place of the mark."""
+    """``text`` with the lesson's total minutes in place of the mark: the steps' unrounded
+    minutes added up, then rounded once."""
     missing = [page for page in steps if page not in step_minutes_by_page]
     if missing:
         raise AuthoringError(
             f"steps without a step_header(), so without minutes: {', '.join(missing)}"
         )
-    total = sum(step_minutes_by_page[page] for page in steps)
+    total = round(sum(step_minutes_by_page[page] for page in steps))
     return text.replace(LESSON_MINUTES_MARK, str(total))
 
 

@@ -169,8 +169,8 @@ def _bundle_styles(site: Path, config: Any) -> None:
     (site / STYLE_BUNDLE).write_text("\n".join(parts), "utf-8")
 
 
-# Each step's minutes, by address, as counted on its built page (on_post_page).
-_step_minutes: dict[str, int] = {}
+# Each step's unrounded minutes, by address, as counted on its built page (on_post_page).
+_step_minutes: dict[str, float] = {}
 
 
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
@@ -186,7 +186,7 @@ def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
 
 def _state_lesson_minutes(site: Path, config: Any) -> None:
     """The Home page's 'about N minutes' (and its text in the search index): N is the sum of
-    the steps' minutes, known only now that every step is built."""
+    the steps' unrounded minutes, rounded, known only now that every step is built."""
     from macros.authoring import LESSON_MINUTES_MARK, finish_lesson_minutes
 
     steps = config.extra["lesson_steps"]

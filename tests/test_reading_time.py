@@ -50,7 +50,7 @@ def test_the_header_states_the_minutes_of_the_built_page() -> None:
     hidden = "<details><summary>More</summary><p>" + prose * 3 + "</p></details>"
     built, minutes = authoring.finish_step_header(f"<article>{header}<p>{prose}</p>{hidden}</article>")
     # 476 words + "More", 2 widgets at half a minute: 3 minutes.
-    assert minutes == 3
+    assert minutes == pytest.approx(477 / READING_WORDS_PER_MINUTE + 1.0)
     assert "Step 2 of 2 · about 3 minutes (477 words, 2 widgets)" in built
     assert 'data-minutes="3" data-words="477"' in built
 
@@ -62,10 +62,14 @@ def test_a_page_without_a_step_header_is_left_alone() -> None:
     )
 
 
-def test_the_home_page_states_the_sum_of_the_steps() -> None:
+def test_the_home_page_states_the_sum_of_the_steps_rounded_once() -> None:
     text = authoring.lesson_minutes_html()
     done = authoring.finish_lesson_minutes(text, {"steps/a/": 2, "steps/b/": 3}, ["steps/a/", "steps/b/"])
     assert "about 5 minutes" in done
+    # Three steps of 1.4 minutes each say "about 1 minute", and together take 4, not 3.
+    three = {"steps/a/": 1.4, "steps/b/": 1.4, "steps/c/": 1.4}
+    done = authoring.finish_lesson_minutes(text, three, list(three))
+    assert "about 4 minutes" in done
     with pytest.raises(authoring.AuthoringError, match="steps/b/"):
         authoring.finish_lesson_minutes(text, {"steps/a/": 2}, ["steps/a/", "steps/b/"])
 
@@ -83,3 +87,11 @@ def test_a_field_shown_only_for_another_model_choice_does_not_count() -> None:
 
     assert visible_words(widget("llama")) == 2  # Model, Llama
     assert visible_words(widget("config")) == 7  # Model, Yours, Your config, Paste it here
+
+
+def test_a_summary_inside_a_closed_details_does_not_show() -> None:
+    nested = (
+        "<article><details><summary>Outer</summary><p>hidden words</p>"
+        "<details><summary>Inner summary</summary><p>more</p></details></details></article>"
+    )
+    assert visible_words(nested) == 1
