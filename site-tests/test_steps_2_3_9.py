@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from support import Site, Watched, wait_live, wait_matches_cpython
 
-from engine.numbers import memory, serving
+from engine.numbers import memory, quantities, serving
 from engine.words.format import format_GB, format_seconds
 
 PAGES = {
@@ -82,7 +82,7 @@ def test_request_timeline_ttft_total_and_decode_dominates(
     selector = "[data-widget=request_timeline]"
     page.fill(selector + " input[name=output_tokens]", "2000")
     run = serving.request_timeline(
-        "llama-3.1-8b", "h100-sxm", prompt_tokens=1000, output_tokens=2000
+        "llama-3.1-8b", "h100-sxm", prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=2000
     )
     assert run.ttft_seconds < run.total_seconds
     assert run.decode_seconds > 0.9 * run.total_seconds

@@ -76,11 +76,11 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     "context_tokens": CONTEXT.but(hint=SERVING),
     "batch": BATCH.but(label="Concurrent requests (batch)", hint=SERVING),
     "prompt_tokens": Count(
-        "prompt", "Prompt length", "1024", unit="tokens", hint=SERVING,
+        "prompt", "Prompt length", str(quantities.TYPICAL_PROMPT_TOKENS), unit="tokens", hint=SERVING,
         quantity=quantities.PROMPT_TOKENS,
     ),
     "output_tokens": Count(
-        "output", "Answer length", "256", unit="tokens", hint=SERVING,
+        "output", "Answer length", str(quantities.TYPICAL_OUTPUT_TOKENS), unit="tokens", hint=SERVING,
         quantity=quantities.OUTPUT_TOKENS,
     ),
     "tokens": OptionalAmount(

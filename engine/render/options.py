@@ -177,10 +177,10 @@ CONTEXT = Count(
 )
 BATCH = Count("batch", "Concurrent requests", "1", quantity=quantities.BATCH)
 PROMPT_TOKENS = Count(
-    "prompt_tokens", "Prompt length", "1000", unit="tokens", quantity=quantities.PROMPT_TOKENS
+    "prompt_tokens", "Prompt length", str(quantities.TYPICAL_PROMPT_TOKENS), unit="tokens", quantity=quantities.PROMPT_TOKENS
 )
 OUTPUT_TOKENS = Count(
-    "output_tokens", "Answer length", "300", unit="tokens", quantity=quantities.OUTPUT_TOKENS
+    "output_tokens", "Answer length", str(quantities.TYPICAL_OUTPUT_TOKENS), unit="tokens", quantity=quantities.OUTPUT_TOKENS
 )
 GPUS = Count("gpus", "GPU count", "1", quantity=quantities.GPUS)
 MFU = Amount("mfu", "MFU", "0.4", hint="0.4 means 40 %", quantity=quantities.MFU)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.numbers import cost, roofline
+from engine.numbers import cost, quantities, roofline
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import DEFAULT_MFU
@@ -32,8 +32,8 @@ TRAIN_SHARDING = "zero3"
 TRAIN_MFU = DEFAULT_MFU
 SEQ_LEN = 4096
 TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per step
-PROMPT_TOKENS = 1000  # the request followed in step 9
-OUTPUT_TOKENS = 300
+PROMPT_TOKENS = quantities.TYPICAL_PROMPT_TOKENS  # the request followed in step 9
+OUTPUT_TOKENS = quantities.TYPICAL_OUTPUT_TOKENS
 CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
 MAX_GPUS = 100_000
 MAX_BATCH = 4096

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.lesson import figures
+from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_model, prices
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.cost import rent_vs_own_from_catalog
@@ -114,8 +115,7 @@ def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
 def test_steps_9_19_21_give_the_prefill_as_a_bound_with_the_expected_value(name: str) -> None:
     text = text_of(render(name))
     model, gpu = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
-    prompt = 1000 if name == "request_timeline" else 1024
-    output = 300 if name == "request_timeline" else 256
+    prompt, output = quantities.TYPICAL_PROMPT_TOKENS, quantities.TYPICAL_OUTPUT_TOKENS
     bound = prefill(model, gpu, prompt_tokens=prompt).seconds
     expected = expected_serve(model, gpu, prompt_tokens=prompt, output_tokens=output).ttft_seconds
     assert expected > bound

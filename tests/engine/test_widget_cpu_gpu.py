@@ -12,6 +12,7 @@ import re
 import pytest
 
 from engine.browser import update
+from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.catalog.efficiency import memory_fraction
 from engine.numbers.code_paths import code_path
@@ -220,7 +221,7 @@ def lane(html: str, kind: str) -> dict[str, str]:
     return dict(re.findall(r'([\w-]+)="([^"]*)"', found[1]))
 
 
-def expected_prefill(tokens: int = 1000, model: str = "llama-3.1-8b",
+def expected_prefill(tokens: int = quantities.TYPICAL_PROMPT_TOKENS, model: str = "llama-3.1-8b",
                      path: str = "matrix") -> tuple[float, float]:
     """(CPUs, GPUs) expected seconds of the race's default prefill: all eight GPUs."""
     system = get_system("dgx-1")
@@ -244,12 +245,12 @@ def test_the_prefill_times_are_the_engines_bound_and_expected() -> None:
     assert t_gpu < t_cpu
     # The bound: compute-bound, so time = FLOPs / peak of all eight GPUs.
     system = get_system("dgx-1")
-    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=1000, gpus=8).flops
+    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, gpus=8).flops
     bound = float(lane(html, "gpu")["data-bound-seconds"])
     assert bound == pytest.approx(flops / (8 * system.gpu.peak_flops_per_s("bf16")))
     assert f"{format_seconds(bound)} at best, {format_seconds(t_gpu)} expected" in text
     assert format_flops(flops) in text
-    assert values["race"] == "prefill;llama-3.1-8b;1000;8;matrix"
+    assert values["race"] == f"prefill;llama-3.1-8b;{quantities.TYPICAL_PROMPT_TOKENS};8;matrix"
 
 
 def test_the_reader_chooses_the_cpu_code_path() -> None:
@@ -327,7 +328,7 @@ def test_a_short_prompt_is_memory_bound_and_says_so() -> None:
 
 def test_the_page_starts_with_the_race_set_up() -> None:
     page = render_page_widget(get_widget("cpu_gpu_race"), "r1", {})
-    assert 'name="race" value="prefill;llama-3.1-8b;1000;8;matrix"' in page
+    assert f'name="race" value="prefill;llama-3.1-8b;{quantities.TYPICAL_PROMPT_TOKENS};8;matrix"' in page
     assert 'data-clock="play"' in page
 
 
@@ -376,7 +377,7 @@ def test_the_working_is_kept_in_closed_details_and_the_fit_stays_in_view() -> No
     assert format_seconds(t_cpu) in text_of(seen) and format_seconds(t_gpu) in text_of(seen)
     assert "Time on" not in seen and "Time on" in inside
     assert "At best: FLOPs at the paper peak" in text_of(inside)
-    assert "Prefill of 1,000 prompt tokens" in text_of(inside)
+    assert f"Prefill of {quantities.TYPICAL_PROMPT_TOKENS:,} prompt tokens" in text_of(inside)
     assert "sooner by" in text_of(seen)
     train_html, _ = race(task="train")
     seen = train_html.split("<details")[0]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from engine.browser import update
-from engine.numbers import memory, serving
+from engine.numbers import memory, quantities, serving
 from engine.numbers.architecture import attention_flops_per_token, summary
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
@@ -152,7 +152,7 @@ def test_train_vs_serve_refuses_bad_input_naming_the_field(field: str, value: st
 
 def test_request_timeline_shows_the_engine_times() -> None:
     run = serving.request_timeline(
-        get_model("llama-3.1-8b"), get_hardware("h100-sxm"), prompt_tokens=1000, output_tokens=300
+        get_model("llama-3.1-8b"), get_hardware("h100-sxm"), prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=quantities.TYPICAL_OUTPUT_TOKENS
     )
     html = render("request_timeline")
     text = text_of(html)
@@ -160,14 +160,14 @@ def test_request_timeline_shows_the_engine_times() -> None:
     assert format_seconds(run.tpot_seconds) in text
     assert format_seconds(run.total_seconds) in text
     assert run.ttft_seconds < run.total_seconds
-    assert "drawn in 40 groups" in text  # 299 steps grouped
+    assert "drawn in 40 groups" in text  # 255 steps grouped
     assert html.count('role="img"') == 3  # the request and the two comparison rows
 
 
 def test_request_timeline_shows_both_times_and_the_comparison_the_rest_behind_one_details() -> None:
     model, gpu = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
-    run = serving.request_timeline(model, gpu, prompt_tokens=1000, output_tokens=300)
-    expected = expected_serve(model, gpu, prompt_tokens=1000, output_tokens=300)
+    run = serving.request_timeline(model, gpu, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=quantities.TYPICAL_OUTPUT_TOKENS)
+    expected = expected_serve(model, gpu, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=quantities.TYPICAL_OUTPUT_TOKENS)
     html = render("request_timeline")
     assert html.count("<details") == 1
     shown, _, behind = html.partition("<details")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from engine.browser import update
-from engine.numbers import compute, cost, memory, roofline
+from engine.numbers import compute, cost, memory, quantities, roofline
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
@@ -312,8 +312,8 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
         task="serve",
         batch=16,
         context_tokens=8192,
-        prompt_tokens=1000,
-        output_tokens=300,
+        prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS,
+        output_tokens=quantities.TYPICAL_OUTPUT_TOKENS,
     )
     assert train.train is not None and serve.serve is not None
     assert f"{train.train.tokens_per_s:,.0f} tokens/s at 40% MFU" in text
