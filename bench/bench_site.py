@@ -117,7 +117,9 @@ worker.postMessage({ type: "init", wheel: "__WHEEL__" });
 
 # Both take the engine wheel as the site ships it, one gzip stream (macros/solid_archive.py):
 # `.gz` downloads are decompressed as the lesson's worker does; "bare" takes the standard
-# library the same way (__STDLIB__), "stock" npm's python_stdlib.zip.
+# library the same way (__STDLIB__), "stock" npm's python_stdlib.zip. "stock" installs the
+# wheel with Pyodide's own installer (unpackArchive), "bare" imports it from the archive as the
+# lesson's worker does (__INSTALL__: the site's runtime has no installer, macros/pyodide_lean.py).
 BARE_WORKER = """import { loadPyodide } from "./__RUNTIME__pyodide.mjs";
 
 const plainFetch = self.fetch.bind(self);
@@ -137,7 +139,8 @@ self.addEventListener("message", async (event) => {
     });
     const response = await fetch(new URL(event.data.wheel, import.meta.url));
     if (!response.ok) throw new Error(`engine wheel: HTTP ${response.status}`);
-    pyodide.unpackArchive(await response.arrayBuffer(), "wheel");
+    const wheel = await response.arrayBuffer();
+    __INSTALL__
     pyodide.pyimport("engine.browser");
     postMessage("ready");
   } catch (error) {
@@ -145,6 +148,11 @@ self.addEventListener("message", async (event) => {
   }
 });
 """
+INSTALL = {
+    "stock": 'pyodide.unpackArchive(wheel, "wheel");',
+    "bare": 'pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(wheel));\n'
+    '    pyodide.pyimport("sys").path.insert(0, "/lib/engine.zip");',
+}
 
 # Installed in every page before its own scripts: first contentful paint, when the first
 # Worker is constructed and when it says 'ready', when a widget turns live and when the
@@ -322,7 +330,9 @@ def write_bare_pages(site_dir: Path) -> None:
         (site_dir / f"bench-{kind}.html").write_text(html)
         stdlib = STDLIB_SHIPPED if kind == "bare" else "python_stdlib.zip"
         (site_dir / f"bench-{kind}-worker.js").write_text(
-            BARE_WORKER.replace("__RUNTIME__", runtime).replace("__STDLIB__", stdlib)
+            BARE_WORKER.replace("__RUNTIME__", runtime)
+            .replace("__STDLIB__", stdlib)
+            .replace("__INSTALL__", INSTALL[kind])
         )
 
 

@@ -1,7 +1,8 @@
 // Build step: the runtime the reader's browser gets, made and checked by the very Pyodide the
 // site ships, under Node.
 //
-// `compile` boots Pyodide on its stock standard library, loads the engine from its plain wheel
+// `compile` boots Pyodide on the stock standard library as sources, with Pyodide's own start-up
+// modules made lean (macros/pyodide_lean.py), imports the engine from its plain wheel's files
 // and runs the corpus (every widget under every input of tools/snapshot.py, every plan and the
 // parity cases); then, for each engine module that run loaded, it imports every standard-library
 // module that module names in an import statement anywhere (a lazy import on a path the corpus
@@ -16,29 +17,45 @@
 //     and engine: `check` imports them all, so one left out is named), the imports that
 //     failed on the stock runtime (optional ones) and the corpus's digest.
 // `check` boots Pyodide on a given standard-library zip, package lock and wheel (the ones the
-// site ships), runs the
-// same corpus and imports, and writes the same record: the build compares the two.
+// site ships), puts the wheel on sys.path as the reader's browser does (docs/js/engine-worker.js:
+// Python imports the engine from the archive; no package installer runs), runs the same corpus
+// and imports, and writes the same record: the build compares the two.
 // All .pyc files are unchecked-hash (PEP 552): valid whatever the file times.
 //
-// Usage: node pyodide_compile.mjs compile WHEEL CORPUS_DIR OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_RECORD_JSON
+// Usage: node pyodide_compile.mjs compile ENGINE_DIR CORPUS_DIR STDLIB_ZIP OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_RECORD_JSON
 //        node pyodide_compile.mjs check WHEEL CORPUS_DIR STDLIB_ZIP LOCK_JSON IMPORTS_JSON OUT_RECORD_JSON
 import { createHash } from "node:crypto";
-import { readdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { loadPyodide } from "../node_modules/pyodide/pyodide.mjs";
 
-const [mode, wheelPath, corpusDir, ...rest] = process.argv.slice(2);
+const [mode, enginePath, corpusDir, stdlibPath, ...rest] = process.argv.slice(2);
 // No column positions in the bytecode (PEP 657): tracebacks keep their line numbers, the
 // files lose about a quarter of their size.
 const env = { PYTHONNODEBUGRANGES: "1" };
-const options = mode === "check" ? { stdLibURL: rest[0], lockFileURL: rest[1], env } : { env };
+const options = { stdLibURL: stdlibPath, env };
+if (mode === "check") options.lockFileURL = rest[0];
 const pyodide = await loadPyodide(options);
-pyodide.unpackArchive(new Uint8Array(await readFile(wheelPath)), "wheel");
+const sysPath = pyodide.pyimport("sys").path;
+if (mode === "check") {
+  // As the reader's browser does (docs/js/engine-worker.js).
+  pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(await readFile(enginePath)));
+  sysPath.insert(0, "/lib/engine.zip");
+} else {
+  // The plain wheel's files (sources: the corpus reads the engine's import statements).
+  for (const name of await readdir(enginePath, { recursive: true })) {
+    const from = join(enginePath, name);
+    if (!(await stat(from)).isFile()) continue;
+    pyodide.FS.mkdirTree(join("/engine-src", dirname(name)));
+    pyodide.FS.writeFile(join("/engine-src", name), await readFile(from));
+  }
+  sysPath.insert(0, "/engine-src");
+}
 pyodide.FS.mkdirTree("/corpus");
 for (const name of await readdir(corpusDir)) {
   pyodide.FS.writeFile(`/corpus/${name}`, await readFile(join(corpusDir, name)));
 }
-pyodide.globals.set("named_json", mode === "check" ? await readFile(rest[2], "utf8") : "null");
+pyodide.globals.set("named_json", mode === "check" ? await readFile(rest[1], "utf8") : "null");
 // Before this script imports anything of its own: a finder last on sys.meta_path sees every
 // import that no other finder could satisfy, then the corpus runs and the named imports follow.
 const record = JSON.parse(pyodide.runPython(`
@@ -54,7 +71,7 @@ class _Missed:
 
 sys.meta_path.append(_Missed)
 sys.path.insert(0, "/corpus")
-import importlib, json
+import importlib, json, os
 import runtime_corpus
 try:
     corpus = runtime_corpus.run()
@@ -69,7 +86,7 @@ for name in named:
         importlib.import_module(name)
     except ImportError:
         pass
-stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
+stdlib_zip = os.path.dirname(os.path.dirname(json.__file__))
 origins = (getattr(getattr(m, "__spec__", None), "origin", None) or "" for m in list(sys.modules.values()))
 json.dumps({
     "entries": sorted({o[len(stdlib_zip) + 1:] for o in origins if o.startswith(stdlib_zip + "/")}),
@@ -84,7 +101,7 @@ record.widget_cases = widgets.reduce((n, cases) => n + Object.keys(cases).length
 delete record.corpus;
 
 if (mode === "check") {
-  await writeFile(rest[3], JSON.stringify(record));
+  await writeFile(rest[2], JSON.stringify(record));
   process.exit(0);
 }
 const [engineOut, stdlibOut, recordOut] = rest;
@@ -96,7 +113,7 @@ from importlib._bootstrap_external import _code_to_hash_pyc
 
 used = [e for e in json.loads(used_json) if e.endswith(".py")]
 shipped_engine = {sys.modules[name].__file__ for name in json.loads(named_json) if name.split(".")[0] == "engine"}
-stdlib_zip = next(p for p in sys.path if p.endswith(".zip"))
+stdlib_zip = os.path.dirname(os.path.dirname(json.__file__))
 
 
 def _without_docstrings(tree):

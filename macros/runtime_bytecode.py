@@ -3,7 +3,8 @@ own Pyodide.
 
 Pyodide (from npm) ships its whole standard library as source (2.5 MB compressed), so every
 start compiled the ~130 modules it imports. ``macros/pyodide_compile.mjs`` runs that Pyodide
-under Node once per build, runs the corpus (``macros/runtime_corpus.py``: the tests' widget
+under Node once per build (its own start-up modules made lean: ``macros/pyodide_lean.py``;
+the engine is imported from its archive, no package installer runs), runs the corpus (``macros/runtime_corpus.py``: the tests' widget
 inputs, plans and parity cases) to learn which modules the site uses, and returns them
 compiled: the engine's modules for a sourceless wheel, and a ``python_stdlib.zip`` holding
 only the used modules, as bytecode. The build then boots Pyodide again on what it ships and
@@ -21,15 +22,18 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from macros.pyodide_lean import lean_stdlib
 from macros.solid_archive import SUFFIX, unpacked
 from macros.wheel import build_engine_wheel
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
+LEAN_MODULES = Path("macros") / "pyodide_lean.py"
 # The corpus and the cases it runs, copied into Pyodide's file system.
 CORPUS_FILES = (
     Path("macros") / "runtime_corpus.py",
@@ -69,6 +73,7 @@ class RuntimeBytecode:
 def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
     """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel."""
     inputs = [plain_wheel, project_root / STDLIB_ZIP, project_root / COMPILE_SCRIPT]
+    inputs.append(project_root / LEAN_MODULES)
     inputs += [project_root / path for path in CORPUS_FILES]
     digest = hashlib.sha256()
     for path in inputs:
@@ -155,9 +160,17 @@ def _compile_into(project_root: Path, plain_wheel: Path, target: Path) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         work = Path(tmp)
         corpus = _corpus_dir(project_root, work / "corpus")
+        engine = work / "engine-src"
+        with zipfile.ZipFile(plain_wheel) as wheel:
+            wheel.extractall(engine)
+        stdlib = work / "lean_stdlib.zip"
+        stdlib.write_bytes(lean_stdlib((project_root / STDLIB_ZIP).read_bytes()))
         outputs = [work / "engine.json", work / "python_stdlib.zip", work / "record.json"]
-        _run_node(project_root, ["compile", str(plain_wheel), str(corpus), *map(str, outputs)])
-        shutil.rmtree(corpus)
+        inputs = [str(engine), str(corpus), str(stdlib)]
+        _run_node(project_root, ["compile", *inputs, *map(str, outputs)])
+        for folder in (corpus, engine):
+            shutil.rmtree(folder)
+        stdlib.unlink()
         # Renamed into place last, so an interrupted build never leaves half a cache entry.
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)

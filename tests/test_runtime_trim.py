@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from macros.build_hook import STDLIB_SHIPPED, minimal_lock
+from macros.pyodide_lean import StockChangedError, lean_stdlib
 from macros.runtime_bytecode import (
     RuntimeBytecode,
     TrimmedRuntimeError,
@@ -67,11 +68,55 @@ def test_the_standard_library_holds_only_the_used_modules_as_bytecode(
     needed = {"asyncio/__init__.py", "pyodide/__init__.py", "json/decoder.py", "dataclasses.py",
               "pkgutil.py", "tomllib/_parser.py"}
     assert needed <= set(bytecode.stdlib_compiled)
-    # Nothing the site runs imports these.
+    # Nothing the site runs imports these; the package installer's (shutil, tempfile, zipfile
+    # and what they import) and the event loop's go with Pyodide's lean start-up modules
+    # (macros/pyodide_lean.py).
     for gone in ("email/__init__.py", "unittest/__init__.py", "xml/__init__.py", "argparse.py",
-                 "doctest.py", "pydoc.py"):
+                 "doctest.py", "pydoc.py", "shutil.py", "tempfile.py", "zipfile/__init__.py",
+                 "lzma.py", "bz2.py", "pyodide/webloop.py", "pyodide/common.py",
+                 "encodings/cp437.py"):
         assert gone in stock and gone[:-3] + ".pyc" not in shipped, gone
     assert len(shipped) < len(stock) / 3
+
+
+def test_pyodides_start_up_modules_ship_lean(bytecode: RuntimeBytecode) -> None:
+    # Names in the bytecode (Pyodide's Python 3.14 marshal format: searched as bytes here).
+    shipped = zipfile.ZipFile(io.BytesIO(bytecode.stdlib_zip))
+    loader = shipped.read("pyodide/_package_loader.pyc")
+    for kept in (b"SITE_PACKAGES", b"DSO_DIR", b"init_loaded_packages", b"getsitepackages"):
+        assert kept in loader, kept
+    for gone in (b"shutil", b"tempfile", b"zipfile", b"unpack_buffer", b"get_dynlibs"):
+        assert gone not in loader, gone
+    package = shipped.read("pyodide/__init__.pyc")
+    assert b"_state" in package and b"webloop" not in package
+    stock = zipfile.ZipFile(STOCK / "python_stdlib.zip")
+    assert b"unpack_buffer" in stock.read("pyodide/_package_loader.py")
+    assert b"webloop" in stock.read("pyodide/__init__.py")
+
+
+def test_a_changed_stock_start_up_module_fails_the_build() -> None:
+    stock = zipfile.ZipFile(STOCK / "python_stdlib.zip")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as target:
+        for info in stock.infolist():
+            data = stock.read(info)
+            if info.filename == "pyodide/_package_loader.py":
+                data += b"\nNEW_IN_A_LATER_PYODIDE = 1\n"
+            target.writestr(info, data)
+    with pytest.raises(StockChangedError, match=r"pyodide/_package_loader\.py"):
+        lean_stdlib(buffer.getvalue())
+
+
+def test_the_lean_standard_library_differs_from_stock_only_in_the_two_modules() -> None:
+    stock_bytes = (STOCK / "python_stdlib.zip").read_bytes()
+    stock = zipfile.ZipFile(io.BytesIO(stock_bytes))
+    lean = zipfile.ZipFile(io.BytesIO(lean_stdlib(stock_bytes)))
+    assert lean.namelist() == stock.namelist()
+    changed = [n for n in stock.namelist() if lean.read(n) != stock.read(n)]
+    assert sorted(changed) == ["pyodide/__init__.py", "pyodide/_package_loader.py"]
+    assert b'__version__ = "' + json.loads((STOCK / "package.json").read_text())[
+        "version"
+    ].encode() in lean.read("pyodide/__init__.py")
 
 
 def test_the_corpus_ran_every_widget_input_of_the_snapshot(bytecode: RuntimeBytecode) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.numbers.catalog import _data
+from macros.solid_archive import stored_zip
 from macros.wheel import build_engine_wheel, catalog_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +54,25 @@ def test_the_loader_reads_the_pre_parsed_copy_when_it_is_there(
     assert _data.load.__wrapped__("models") == {"marker": "toml"}
     (tmp_path / "models.json").write_text('{"marker": "json"}')
     assert _data.load.__wrapped__("models") == {"marker": "json"}
+
+
+def test_the_engine_imported_from_its_archive_reads_the_catalogue_from_it(tmp_path: Path) -> None:
+    # As the reader's browser does (docs/js/engine-worker.js): the archive, members stored, on
+    # sys.path; Python imports from it (zipimport) and the catalogue is read from it too.
+    archive = tmp_path / "engine.zip"
+    archive.write_bytes(stored_zip(build_engine_wheel(ROOT, tmp_path).read_bytes()))
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from engine.numbers.catalog import _data;"
+        "print(json.dumps([_data.__file__, _data.load('models')]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(archive)],
+        capture_output=True, text=True, cwd=tmp_path, check=True,
+    )
+    where, models = json.loads(done.stdout)
+    assert where.startswith(str(archive) + "/")
+    assert models == tomllib.loads((ROOT / "engine/numbers/catalog/data/models.toml").read_text())
 
 
 def test_pyproject_lists_every_engine_package() -> None:

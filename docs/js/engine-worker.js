@@ -17,7 +17,7 @@ function progress(next) {
 // never one that is merely slow. The standard library and the engine wheel ship as one gzip
 // stream each (`.gz`, sent by the host as they are; macros/solid_archive.py): their bytes are
 // decompressed here, after progress counted them as they came off the wire, so Pyodide (which
-// fetches the standard library itself) and unpackArchive get the zip.
+// fetches the standard library itself) and the engine's import get the zip.
 function withProgress(fetchOnce) {
   return async (...args) => {
     const response = await fetchOnce(...args);
@@ -67,7 +67,11 @@ async function init() {
     progress("Loading the engine…");
     const wheelBytes = await wheel;
     self.fetch = plainFetch;
-    pyodide.unpackArchive(wheelBytes, "wheel");
+    // Python imports the engine straight from its archive (zipimport; members stored): no
+    // package installer runs, so the standard library ships without one
+    // (macros/pyodide_lean.py). The build's check does the same (macros/pyodide_compile.mjs).
+    pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(wheelBytes));
+    pyodide.pyimport("sys").path.insert(0, "/lib/engine.zip");
     const browser = pyodide.pyimport("engine.browser");
     update = browser.update;
     postMessage({ type: "ready" });

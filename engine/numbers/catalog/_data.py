@@ -5,6 +5,8 @@ The source of truth is ``data/<name>.toml``. The wheel the browser installs also
 ``macros/wheel.py``):
 Pyodide ships the standard library as source, so importing and running ``tomllib`` would
 cost the reader's first render tens of milliseconds that ``json`` (already loaded) does not.
+The files are read through the package's loader, so the engine also runs imported straight
+from its archive (zipimport: the browser's worker puts the archive on ``sys.path``).
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 @cache
 def load(name: str) -> dict[str, Any]:
     """The parsed catalogue file ``name`` (``models``, ``hardware``, ``systems``, ``prices``)."""
-    base = os.path.join(DATA_DIR, name)
-    if os.path.exists(base + ".json"):
-        with open(base + ".json", encoding="utf-8") as parsed:
-            data: dict[str, Any] = json.load(parsed)
-        return data
-    return parse_toml(name)
+    # The module's own loader reads files beside it, whether they are in a folder or in the
+    # archive on sys.path (zipimport's loader takes the same path, archive name first).
+    loader: Any = __spec__.loader
+    try:
+        parsed: bytes = loader.get_data(os.path.join(DATA_DIR, f"{name}.json"))
+    except OSError:  # a source tree: the TOML only
+        return parse_toml(name)
+    data: dict[str, Any] = json.loads(parsed)
+    return data
 
 
 def parse_toml(name: str) -> dict[str, Any]:
