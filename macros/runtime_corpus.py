@@ -98,11 +98,22 @@ def _engine_module_exists(name: str) -> bool:
     return os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py"))
 
 
+# Imports on a path the browser cannot take, by construction (module -> where): not shipped.
+# If the browser did take one, the build's check (on exactly what ships) would fail naming it.
+BUILD_ONLY_IMPORTS = {
+    # engine/numbers/catalog/_data.py parses TOML only where a catalogue's JSON is missing;
+    # the browser's archive always carries the JSON (macros/wheel.py, tests/test_wheel.py).
+    "tomllib": "engine/numbers/catalog/_data.py",
+}
+
+
 def stdlib_imports_of_loaded_engine() -> list[str]:
     """The modules named by an import statement anywhere (functions included) in the engine
-    modules loaded so far, other than the engine's own: a lazy import on a path the corpus did
-    not take is still shipped. Needs the engine's sources (the plain wheel)."""
+    modules loaded so far, other than the engine's own and :data:`BUILD_ONLY_IMPORTS`: a lazy
+    import on a path the corpus did not take is still shipped. Needs the engine's sources
+    (the plain wheel)."""
     named: set[str] = set()
     for _, path in _loaded_engine_sources():
         named.update(_named_in(path))
-    return sorted(n for n in named if n.split(".")[0] not in ("engine", "__future__"))
+    left = ("engine", "__future__", *BUILD_ONLY_IMPORTS)
+    return sorted(n for n in named if n.split(".")[0] not in left)
