@@ -16,6 +16,7 @@ import json
 import shutil
 import sys
 import tempfile
+from html import unescape as unescape_html
 from pathlib import Path
 from typing import Any
 
@@ -126,8 +127,9 @@ def on_config(config: Any, **_: Any) -> Any:
 
 
 def on_page_content(html: str, **_: Any) -> str:
-    """Every table of the page (markdown's too) labelled so that a phone can stack its rows."""
-    return stack_tables(html)
+    """Every table of the page (markdown's too) labelled so that a phone can stack its rows;
+    the markdown's heads may hold any character reference."""
+    return stack_tables(html, unescape=unescape_html)
 
 
 def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> Any:

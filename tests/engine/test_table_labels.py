@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from engine.registry import get_widget, widget_names
-from engine.render.html import table, table_box, tag
-from engine.render.table_labels import stack_tables
+from engine.render.html import esc, table, table_box, tag
+from engine.render.table_labels import stack_tables, unescape_esc
 
 CELL = re.compile(r"<td\b([^>]*)>")
 
@@ -51,3 +52,21 @@ def test_every_widgets_wide_tables_are_stackable() -> None:
                 assert 'data-stack="rows"' in found.group(1), name
                 assert all("data-label=" in c for c in CELL.findall(found.group(2))), name
     assert wide >= 8  # the lesson's wide widget tables, not an empty walk
+
+
+def test_heads_are_unescaped_as_esc_escaped_them() -> None:
+    # The browser's engine does without the html module (its entity table is ~40 kB on the
+    # wire): undoing esc's five references gives what html.unescape gives on esc's output.
+    for text in ("Bytes & more", "<GPU>", "a \"b\" 'c'", "&amp;lt; stays &lt;", "&rarr; & &#8212;"):
+        assert unescape_esc(esc(text)) == text == html.unescape(esc(text))
+    out = stack_tables(table(("A & B", "C", "'D'"), [("1", "2", "3")]))
+    assert 'data-label="A &amp; B"' in out and 'data-label="&#x27;D&#x27;"' in out
+
+
+def test_the_build_unescapes_any_reference_in_markdown_tables() -> None:
+    markdown = (
+        "<table><thead><tr><th>From &rarr; to</th><th>B</th><th>C&nbsp;D</th></tr></thead>"
+        "<tbody><tr><td>1</td><td>2</td><td>3</td></tr></tbody></table>"
+    )
+    assert 'data-label="From → to"' in stack_tables(markdown, unescape=html.unescape)
+    assert 'data-label="From &amp;rarr; to"' in stack_tables(markdown)  # esc's five only
