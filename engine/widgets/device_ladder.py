@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
+from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
@@ -47,7 +48,7 @@ TOKENS = OptionalAmount(
     "Training tokens",
     "",
     unit="tokens",
-    hint=f"Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter.",
+    hint=f"Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal).",
     quantity=TRAINING_TOKENS.quantity,
 )
 TRAINING_MFU = MFU.but(hint="0.4 means 40 %.")
@@ -194,6 +195,25 @@ def _train_cells(p: Plan) -> tuple[Cell, Cell]:
     )
 
 
+def busy_gpus(train: Plan) -> int:
+    """The most GPUs one optimiser step gives work to: the catalogue's global batch (tokens)
+    cut into the plan's sequences, a micro-batch of them per data-parallel rank, each rank
+    ``tp`` GPUs wide. More GPUs than this only help with a bigger batch or shorter sequences,
+    so a time computed for more assumes a scaling no real run gets."""
+    mem = train.memory
+    assert isinstance(mem, TrainingMemory)
+    sequences = training_defaults().global_batch_tokens // mem.seq_len
+    return max(1, sequences // mem.micro_batch) * mem.tp
+
+
+def _batch_words(train: Plan) -> str:
+    """'' when the batch gives every GPU work; else what caps them (a short cell note)."""
+    if train.gpus <= busy_gpus(train):
+        return ""
+    batch = format_count(training_defaults().global_batch_tokens)
+    return f"its {batch}-token batch fills only {busy_gpus(train):,} GPUs"
+
+
 def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
     assert serve.serve is not None and isinstance(serve.memory, ServingMemory)
     assert isinstance(train.memory, TrainingMemory)
@@ -212,6 +232,11 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
         "Training time: 6 × active parameters × tokens FLOPs (+ attention) at the chips' dense bf16 peak × MFU.",
+        "Perfect scaling is assumed: every chip busy, no communication, so each time is a bound. "
+        f"One optimiser step's batch ({training_defaults().global_batch_tokens:,} tokens, "
+        f"{t.seq_len:,}-token sequences, {t.micro_batch} per GPU, tensor parallel {t.tp}) gives "
+        f"work to at most {busy_gpus(train):,} GPUs; past that only a bigger batch or "
+        "shorter sequences help.",
         "Phone and desktop figures are rough (see the hardware catalogue's notes).",
     )
 
@@ -222,12 +247,12 @@ def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
     assert serve.serve is not None and train.train is not None
     speed = f"{serve.serve.tokens_per_s_per_user:,.0f} tokens/s" if serve.memory.fits else "No"
     time = format_seconds(train.train.seconds) if train.memory.fits else "No"
-    cells = (
-        (speed, "yes" if serve.memory.fits else "no"),
-        (time, "yes" if train.memory.fits else "no"),
+    cells: tuple[Cell, Cell] = (
+        (speed, "", "yes" if serve.memory.fits else "no"),
+        (time, _batch_words(train), "yes" if train.memory.fits else "no"),
     )
     return tag("tr", tag("th", esc(rung.role), scope="row") + "".join(
-        tag("td", tag("strong", esc(text), class_=f"ladder-{verdict}")) for text, verdict in cells
+        tag("td", _cell(cell)) for cell in cells
     ))
 
 
@@ -274,29 +299,37 @@ def render(values: Values) -> str:
         f"Training time at {mfu:.0%} MFU",
     )
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
+    basis = f"{format_count(token_count)} tokens at {mfu:.0%} MFU, perfect scaling"
     short = table_box(
-        column_heads(("Device", "Decode, at best", "Training time")),
+        column_heads(("Device", "Decode, at best", f"Training time, a bound: {basis}")),
         "".join(short_rows),
         caption="",
         label=f"{model.name} on each rung",
         extra_class="ladder-table",
     )
-    summary = [
-        f"Smallest rung that can serve {model.name}: {first_serve}."
-        if first_serve
-        else f"No rung here can serve {model.name}, even in {SERVE_FORMATS[-1]}.",
-        f"Smallest rung that can hold its training state: {first_train}."
-        if first_train
-        else "No rung here can hold its training state.",
-    ]
-    verdict = tag("p", esc(" ".join(summary)), class_="ladder-summary")
+    if first_serve and first_serve == first_train:
+        words = f"Smallest rung that can serve {model.name} and hold its training state: {first_serve}."
+    else:
+        serves = (
+            f"Smallest rung that can serve {model.name}: {first_serve}"
+            if first_serve
+            else f"No rung here can serve {model.name}, even in {SERVE_FORMATS[-1]}"
+        )
+        trains = (
+            ("" if first_serve else "the smallest that can ")
+            + f"hold its training state: {first_train}."
+            if first_train
+            else "none can hold its training state."
+        )
+        words = f"{serves}; {trains}"
+    verdict = tag("p", esc(words), class_="ladder-summary")
     notes = plain_list(_notes(*plans[-1]))
-    return verdict + short + secondary("The full ladder, and how it is computed", grid + notes)
+    return verdict + short + secondary("The full ladder and its arithmetic", grid + notes)
 
 
 WIDGET = Widget(
     name="device_ladder",
-    title="From a phone to a cluster",
+    title="The device ladder",
     fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
     render=noting_your_model(render, MODEL_OR_CONFIG),
     summary="Phone, desktop, workstation GPU, one server and a cluster: can each serve the "

@@ -98,7 +98,7 @@ PUE = _starting(
 ELECTRICITY = _starting(
     "usd_per_kWh", "Electricity price", quantities.USD_PER_KWH, unit="USD per kWh"
 )
-YEARS = _starting("years", "Years of use", quantities.YEARS, unit="years")
+YEARS = _starting("years", "Years of use", quantities.YEARS)
 OVERHEAD = _starting(
     "overhead_percent", "Facility, network and staff", quantities.OVERHEAD_PERCENT_PER_YEAR,
     unit="% of the purchase a year",
@@ -175,7 +175,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         text(f.left, height - 18, "0%", anchor="middle"),
         text(x(0.5), height - 18, "50%", anchor="middle"),
         text(f.end, height - 18, "100%", anchor="end"),
-        text(x(0.5), height - 3, "utilisation (share of hours busy)", anchor="middle"),
+        text(x(0.5), height - 3, "utilisation (% of hours busy)", anchor="middle"),
     ]
     first_u, first_usd = r.curve[0]
     if first_usd > y_max:
@@ -183,7 +183,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
             text(
                 f.end,
                 f.top - 12,
-                f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}",
+                f"off the chart at {first_u:.0%} busy: {format_usd(first_usd)}",
                 anchor="end",
                 class_="cost-off-top",
             )
@@ -218,14 +218,13 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
     svg = chart("".join(parts), css="cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
+    # The rent line is labelled in the chart; the legend names the owned curve's colour.
     return svg + legend(
         [
             (
                 "cost-swatch-owned",
-                f"Owned: {format_usd(r.owned_usd_per_used_gpu_hour)} per used GPU-hour at "
-                f"{r.utilisation:.0%}",
+                f"Owned: {format_usd(r.owned_usd_per_used_gpu_hour)} at {r.utilisation:.0%}",
             ),
-            ("cost-swatch-rent", "Rented"),
         ]
     )
 

@@ -15,7 +15,7 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
     fixed = r.capital_usd_per_hour + r.overhead_usd_per_hour
     power_hour = r.power_usd_per_busy_hour
     if r.break_even_utilisation is not None:
-        when = f"owning is cheaper above {r.break_even_utilisation:.1%} utilisation"
+        when = f"owning pays above {r.break_even_utilisation:.1%} utilisation"
     elif r.rent_usd_per_gpu_hour <= power_hour:
         when = ("owning is never cheaper: the power alone "
                 f"({format_usd(power_hour)} per busy hour) costs more than renting")
