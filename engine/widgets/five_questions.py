@@ -30,21 +30,20 @@ from engine.words.memory import memory_assumptions
 FIELDS = {
     "hardware": PLAN_FIELDS["hardware"],
     "gpus": PLAN_FIELDS["gpus"],
-    "task": PLAN_FIELDS["task"],
+    # One hint here rather than 'Serving only.' / 'Training only.' under five fields.
+    "task": PLAN_FIELDS["task"].but(hint="The other task's fields wait."),
     "weight_format": PLAN_FIELDS["weight_format"].but(
         name="weight_format",
         options=format_options(*SERVING_WEIGHT_FORMATS),
-        hint="Serving only.",
+        hint="",
     ),
-    "context_tokens": PLAN_FIELDS["context_tokens"].but(
-        name="context_tokens", hint="Serving only."
-    ),
+    "context_tokens": PLAN_FIELDS["context_tokens"].but(name="context_tokens", hint=""),
     "tokens": PLAN_FIELDS["tokens"].but(
-        hint=f"Training only. Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter."
+        hint=f"Empty: {CHINCHILLA_TOKENS_PER_PARAM} per parameter (compute-optimal)."
     ),
-    "mfu": PLAN_FIELDS["mfu"].but(hint="Training only."),
+    "mfu": PLAN_FIELDS["mfu"].but(hint=""),
     "sharding": PLAN_FIELDS["sharding"].but(
-        options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS), hint="Training only."
+        options=tuple((s, SHARDING_LABELS.get(s, s)) for s in SHARDINGS), hint=""
     ),
     "usd_per_gpu_hour": PLAN_FIELDS["usd_per_gpu_hour"].but(name="usd_per_gpu_hour"),
 }

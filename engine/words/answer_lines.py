@@ -78,8 +78,11 @@ def _cost_line(p: Plan) -> str:
         c = cost.cost_per_million_tokens(
             tokens_per_s=p.serve.decode_tokens_per_s, usd_per_gpu_hour=price, gpus=p.gpus
         )
-        return (f"${c.usd_per_million_tokens:,.2f} per million output tokens at "
-                f"${price:,.2f} per GPU-hour.")
+        # A bound (raw peak): the cost per token can only be higher; batching cuts it.
+        batch = p.serve.first_step.batch
+        at_once = "one request" if batch == 1 else f"{batch:,} requests"
+        return (f"At best ${c.usd_per_million_tokens:,.2f} per million output tokens at "
+                f"${price:,.2f} per GPU-hour, {at_once} at a time; batching cuts it.")
     t = p.train
     assert t is not None
     tc = cost.training_run_cost(gpus=p.gpus, seconds=t.seconds, usd_per_gpu_hour=price)
