@@ -103,7 +103,7 @@ def _serve_part(p: Plan) -> Part:
         [(ph.name, ph.kind, ph.start_seconds, ph.length_seconds) for ph in run.phases],
         label=f"One request of {s.prompt_tokens:,} tokens in, {s.output_tokens:,} out",
         marker_seconds=run.ttft_seconds,
-        marker_label=f"first token {fmt.format_seconds(run.ttft_seconds)}",
+        marker_label="first token",
     )
     headline = definition_list(
         [
@@ -165,7 +165,7 @@ def _train_part(p: Plan) -> Part:
         if isinstance(mem, TrainingMemory) else t.expected
     rows.append(("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"))
     headline = definition_list([
-        ("Training time", fmt.format_seconds(t.seconds)),
+        (f"Training time at {t.mfu:.0%} MFU", fmt.format_seconds(t.seconds)),
         ("Training time with a tuned stack",
          at_best_and_expected(t.bound_seconds, modelled.seconds)),
     ])
@@ -214,17 +214,21 @@ def render(values: Values) -> str:
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed.shown
-        + secondary("More figures, five answers, assumptions", more)
+        + secondary("Figures, answers, assumptions", more)
         + copy_command(plan_command(values))
     )
 
+
+# Units that only repeat their field's label ("Pipeline stages: stages"), dropped here.
+_LABEL_UNITS = ("stages", "chunks", "servers")
 
 # Every plan field, without the hints the calculators give one at a time (the page says once
 # that the other task's inputs wait); the fields shown for one model choice keep theirs.
 FIELDS = tuple(
     g for f in PLAN_FIELDS.values()
     for g in ((MODEL_OR_CONFIG,) if f.name == MODEL.name else
-              (f, CONFIG) if f.name == "params" else (f.but(hint=""),))
+              (f, CONFIG) if f.name == "params" else
+              (f.but(hint="", unit="") if f.unit in _LABEL_UNITS else f.but(hint=""),))
 )
 
 WIDGET = Widget(
