@@ -11,17 +11,18 @@ import pytest
 
 from engine.browser import update
 from engine.lesson.figures import get_figure
-from engine.numbers.catalog import get_hardware, get_system, prices
+from engine.numbers.catalog import get_hardware, get_model, get_system, prices
 from engine.numbers.cost import rent_vs_own, rent_vs_own_from_catalog, training_run_cost
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Values
+from engine.widgets.device_ladder import busy_gpus
 from engine.widgets.own_vs_rent import compare, nice_axis_top
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
 from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_verdict
-from engine.words.format import format_GB, format_seconds, format_usd
+from engine.words.format import format_count, format_GB, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -82,7 +83,7 @@ def test_ladder_shows_one_line_per_rung_and_the_rest_in_details() -> None:
                         f"tokens/s {format_seconds(mac_train.train.seconds)} ")
     assert shown[2].endswith(" No ")
     visible = text_of(shown_part(html))
-    assert "The full ladder, and how it is computed" in visible
+    assert "The full ladder and its arithmetic" in visible
     assert "copies at once" not in visible and "ZeRO-3" not in visible
     assert "copies at once" in text_of(html)
 
@@ -155,7 +156,28 @@ def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
     )
     assert trained.memory.fits and trained.train is not None
     assert format_seconds(trained.train.seconds) in rows[4]
-    assert "Smallest rung that can serve Llama 3.1 405B: one server (dgx-1)." in text_of(html)
+    assert ("Smallest rung that can serve Llama 3.1 405B: one server (dgx-1); hold its "
+            "training state: cluster.") in text_of(html)
+
+
+def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scaling() -> None:
+    html = render("device_ladder")
+    shown = text_of(shown_part(html))
+    # The column says its basis: 20 tokens per parameter of Llama 3.1 8B, the MFU, perfect scaling.
+    tokens = format_count(20 * get_model("llama-3.1-8b").params)
+    assert f"Training time, a bound: {tokens} tokens at 40% MFU, perfect scaling" in shown
+    assert ("Smallest rung that can serve Llama 3.1 8B and hold its training state: top-end "
+            "desktop (Mac Studio).") in shown
+    # The catalogue's 4,194,304-token batch (Llama 2 / Llama 3 papers) in 4,096-token
+    # sequences, one per GPU: 1,024 GPUs have work; the 16,384-GPU cluster says so.
+    cluster = plan(model="llama-3.1-8b", hardware="h100-sxm", gpus=16384, task="train",
+                   sharding="zero3")
+    assert busy_gpus(cluster) == 4_194_304 // 4096 == 1024
+    assert "its 4.19 million-token batch fills only 1,024 GPUs" in rows_of(html, shown=True)[4]
+    assert "gives work to at most 1,024 GPUs" in text_of(html)
+    # A cluster the batch fills says nothing.
+    small = rows_of(render("device_ladder", cluster_gpus="1024"), shown=True)[4]
+    assert "batch" not in small
 
 
 def test_ladder_follows_tokens_mfu_and_cluster_size() -> None:
@@ -354,6 +376,11 @@ def test_five_questions_are_the_plans_answers() -> None:
         assert html_lib.escape(answer) not in shown and html_lib.escape(answer) in html
     assert short["fits"] == "Yes: 18.79 GB of 84.94 GB per GPU."
     assert short["limit"] == "Memory bandwidth: 4.84 ms per token at best, about 6.91 ms expected."
+    # The cost is a bound for one request at a time, and says so (step 10 batches 16).
+    assert short["cost"] == ("At best $4.02 per million output tokens at $2.99 per GPU-hour, "
+                             "one request at a time; batching cuts it.")
+    batched = answer_lines(plan(model="llama-3.1-8b", batch=16))["cost"]
+    assert batched.startswith("At best $") and "16 requests at a time" in batched
 
 
 def test_five_answer_lines_for_training_are_the_plans_headlines() -> None:
@@ -467,7 +494,7 @@ def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisat
     # the cut curve says where it leaves the chart, with the engine's figure
     first_u, first_usd = r.curve[0]
     assert first_usd > y_max
-    assert f"owned cost leaves the top: {format_usd(first_usd)} at {first_u:.0%}" in svg
+    assert f"off the chart at {first_u:.0%} busy: {format_usd(first_usd)}</text>" in svg
     if r.owned_usd_per_used_gpu_hour > y_max:  # the reader's point is an arrow at the top
         assert '<polygon class="cost-now"' in svg and '<circle class="cost-now"' not in svg
     else:
