@@ -232,7 +232,7 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
         "Training time: 6 × active parameters × tokens FLOPs (+ attention) at the chips' dense bf16 peak × MFU.",
-        "Perfect scaling is assumed: every chip busy, no communication, so each time is a bound. "
+        "Perfect scaling is assumed: every chip busy at that MFU, no communication, so a real run takes longer. "
         f"One optimiser step's batch ({training_defaults().global_batch_tokens:,} tokens, "
         f"{t.seq_len:,}-token sequences, {t.micro_batch} per GPU, tensor parallel {t.tp}) gives "
         f"work to at most {busy_gpus(train):,} GPUs; past that only a bigger batch or "
@@ -301,7 +301,7 @@ def render(values: Values) -> str:
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
     basis = f"{format_count(token_count)} tokens at {mfu:.0%} MFU, perfect scaling"
     short = table_box(
-        column_heads(("Device", "Decode, at best", f"Training time, a bound: {basis}")),
+        column_heads(("Device", "Decode, at best", f"Training time, {basis}")),
         "".join(short_rows),
         caption="",
         label=f"{model.name} on each rung",
