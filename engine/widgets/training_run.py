@@ -140,7 +140,7 @@ def render(values: Values) -> str:
             value=f"{now.fraction_done:.4f}",
             aria_label="Share of the token budget processed",
         )
-        + tag("span", esc(f"{now.fraction_done:.0%} of the tokens")),
+        + tag("span", esc(f"{now.fraction_done:.0%}")),
         class_="run-progress",
     )
     status_class = "widget-verdict fits" if finished else "widget-verdict"
@@ -202,8 +202,9 @@ def render(values: Values) -> str:
             (
                 "Best case and expected, at full speed",
                 f"at best {format_seconds(expected.bound_seconds)} (every GPU at its peak, "
-                f"which no run reaches); a well-tuned stack is expected to reach about "
-                f"{expected.mfu:.0%} MFU: {format_seconds(expected.seconds)}",
+                f"which no run reaches); expected, counting kernel efficiencies and "
+                f"communication but no failures, stragglers or power limits: "
+                f"{expected.mfu:.0%} MFU, {format_seconds(expected.seconds)}",
             ),
             ("Training FLOPs (6 × active parameters × tokens + attention)",
              format_flops(run.total_flops)),
@@ -227,7 +228,7 @@ def render(values: Values) -> str:
 
 WIDGET = Widget(
     name="training_run",
-    title="A training run on dgx-1, in accelerated time",
+    title="A training run, in accelerated time",
     fields=(ELAPSED, SPEED, TOKENS, MFU),
     render=render,
     clock=True,

@@ -90,7 +90,10 @@ def test_training_run_shows_the_bound_and_the_expected_beside_the_chosen_mfu() -
     for mfu in ("0.2", "0.6"):
         text = text_of(render("training_run", tokens="1e12", mfu=mfu))
         assert (f"at best {format_seconds(e.bound_seconds)} (every GPU at its peak" in text)
-        assert (f"expected to reach about {e.mfu:.0%} MFU: {format_seconds(e.seconds)}" in text)
+        # The expected value says what it counts, so its MFU does not read as typical.
+        assert ("expected, counting kernel efficiencies and communication but no failures, "
+                f"stragglers or power limits: {e.mfu:.0%} MFU, {format_seconds(e.seconds)}"
+                in text)
     assert e.bound_seconds < e.seconds
 
 
