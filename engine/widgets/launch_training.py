@@ -19,7 +19,7 @@ from engine.render.html import esc, tag
 from engine.render.options import catalog_model_field
 from engine.render.secondary import secondary_list
 from engine.render.widget import Action, Rendered, Values, Widget
-from engine.words.format import format_count, format_GB
+from engine.words.format import format_GB
 from engine.words.labels import SHARDING_LABELS
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
@@ -168,9 +168,7 @@ def _preview(
         else f"{where} have at least {format_GB(free)} free each"
     )
     text = (
-        f"Not submitted yet: training {model.name} ({format_count(model.params)} parameters) "
-        f"on {where}, {shard}, for "
-        f"{format_count(cluster.DEFAULT_TOKENS)} tokens. {free_words}."
+        f"Not submitted yet: training {model.name} on {where}, {shard}. {free_words}."
     )
     return tag("p", esc(text), class_="launch-ready")
 

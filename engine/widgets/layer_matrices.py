@@ -121,6 +121,11 @@ def render(values: Values) -> str:
             ),
             ("FLOPs per token through the matrices", f"{format_count(total_flops)} FLOPs"),
             (f"2 × {used}", f"{format_count(two_x)} FLOPs"),
+        ]
+    )
+    # Attention is taught in step 8: its extra FLOPs wait in the details.
+    attention_line = definition_list(
+        [
             (
                 f"Attention scores on top, at {context:,} tokens of context",
                 f"{format_count(attention)} FLOPs",
@@ -136,7 +141,8 @@ def render(values: Values) -> str:
         ),
     )
     share = definition_list([("Sum as a share of 2 × parameters", f"{total_flops / two_x:.0%}")])
-    details = secondary("Every matrix, and how they add up", layer_table + totals_table + share + why)
+    details = secondary("Every matrix, and how they add up",
+                        layer_table + totals_table + share + attention_line + why)
     return figures + details
 
 

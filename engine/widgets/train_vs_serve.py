@@ -48,7 +48,7 @@ OPTIMIZER = Choice(
     options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
 )
 CONVENTION = Choice(
-    "convention", "Bytes-per-parameter convention", "mixed-16", options=tuple(CONVENTION_LABELS.items())
+    "convention", "Convention", "mixed-16", options=tuple(CONVENTION_LABELS.items())
 )
 RECOMPUTE = Choice(
     "recompute",
@@ -147,7 +147,7 @@ def render(values: Values) -> str:
 
 WIDGET = Widget(
     name="train_vs_serve",
-    title="Serving versus training, on one GPU",
+    title="Serving versus training",
     fields=(MODEL, CONFIG, HARDWARE, OPTIMIZER, CONVENTION, MICRO_BATCH, SEQ_LEN, RECOMPUTE),
     render=noting_your_model(render, MODEL),
     summary="Serving and training memory side by side on one GPU; the training state per "
