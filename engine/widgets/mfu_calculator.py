@@ -109,7 +109,8 @@ def _verdict(mfu: float) -> tuple[str, str]:
             "mfu-low",
         )
     if mfu <= GOOD_MFU_HIGH:
-        return f"Good: within the {BAND} that well-tuned large training runs reach.", "fits"
+        # The band's figures are on the gauge, right below.
+        return "Good: within the shaded band that well-tuned large training runs reach.", "fits"
     return (
         f"Above the {BAND} that large runs usually reach: excellent if true, so check the "
         "throughput, the GPU count and the format of the peak.",
