@@ -50,6 +50,11 @@ def _plan(
     )
 
 
+def _share(n: int) -> str:
+    """'half', '1/4': each GPU's share of a matrix split n ways (tensor parallelism)."""
+    return "half" if n == 2 else f"1/{n}"
+
+
 def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: int) -> list[WayOut]:
     """More GPUs of the same kind, smaller formats on one GPU, bigger single GPUs."""
     asked = _plan(model, gpu, weight_format, context)
@@ -61,7 +66,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: i
             WayOut(
                 "gpus",
                 f"Split over {n} × {gpu.name} (tensor parallel), {weight_format}",
-                f"Split over {n} GPUs (tensor parallel)",
+                f"Split over {n} GPUs (each holds {_share(n)} of every matrix)",
                 _plan(model, gpu, weight_format, context, gpus=n),
             )
         )
@@ -158,13 +163,13 @@ def render(values: Values) -> str:
     bytes_per = get_format(weight_format).bytes_per_number
     if plan.fits:
         verdict_text = (
-            f"Admitted: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)} "
-            f"on one {gpu.name}, which holds {format_GB(plan.capacity_bytes)}. It fits."
+            f"Admitted: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)}; "
+            f"one {gpu.name} holds {format_GB(plan.capacity_bytes)}. It fits."
         )
     else:
         verdict_text = (
-            f"Refused: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)} "
-            f"on one {gpu.name}, which holds {format_GB(plan.capacity_bytes)}. Nothing runs, "
+            f"Refused: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)}; "
+            f"one {gpu.name} holds {format_GB(plan.capacity_bytes)}. Nothing runs, "
             "however fast the chip."
         )
     verdict = tag(
@@ -174,7 +179,7 @@ def render(values: Values) -> str:
         data_fits="true" if plan.fits else "false",
     )
     bar = memory_bar(
-        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}"
+        plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}", used_label=False
     )
     parts = plan.parts
     balance = plan.capacity_bytes - plan.per_gpu_bytes
