@@ -20,6 +20,7 @@ from engine.render.options import (
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
+from engine.render.svg import text
 from engine.render.widget import Values, Widget
 from engine.words.format import (
     format_bandwidth,
@@ -64,9 +65,11 @@ def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: str) -> Cei
 
 
 def _line(c: Ceiling, *, per_token: bool = True) -> str:
-    """'NVIDIA L4: 19 tokens/s (53.5 ms per token)'; the bar's caption leaves the time per
-    token to the chart's text alternative and the worked-out figures."""
-    text = f"{c.hardware.name}: {format_tokens_per_s(c.step.tokens_per_s_per_user)}"
+    """'NVIDIA L4: 19 tokens/s (53.5 ms per token)'; the bar's caption, 'NVIDIA L4: 19' under
+    the chart's one unit heading, leaves the time per token to the chart's text alternative
+    and the worked-out figures."""
+    speed = format_tokens_per_s(c.step.tokens_per_s_per_user)
+    text = f"{c.hardware.name}: {speed if per_token else speed.removesuffix(' tokens/s')}"
     if per_token:
         text += f" ({format_seconds(c.step.seconds)} per token)"
     if not c.fits:
@@ -77,7 +80,7 @@ def _line(c: Ceiling, *, per_token: bool = True) -> str:
 def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = WIDTH) -> str:
     """Horizontal bars of tokens/s to one scale, one per device, with a text alternative."""
     top = max(c.step.tokens_per_s_per_user for c in rows) * 1.02
-    left, usable, row_h = 4, width - 8, 36
+    left, usable, row_h, heading_h = 4, width - 8, 36, 18
     bars = [
         Bar(
             _line(c, per_token=False),
@@ -89,10 +92,10 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
         )
         for c in rows
     ]
-    content = bar_rows(
+    content = text(left, 12, CHART_UNIT) + bar_rows(
         bars,
         x=left,
-        first_y=17,
+        first_y=17 + heading_h,
         bar_h=12,
         pitch=row_h,
         units_per_value=usable / top,
@@ -102,10 +105,13 @@ def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = 
     )
     description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
     return chart(
-        content, css="ceiling-chart", name=label, label=description, width=width, height=len(rows) * row_h + 4
+        content, css="ceiling-chart", name=label, label=description, width=width,
+        height=len(rows) * row_h + heading_h + 4,
     )
 
 
+# The bars' one unit, said once above them rather than after every figure.
+CHART_UNIT = "Ceiling in tokens/s:"
 MODEL = catalog_model_field(your_model=True)
 FORMAT = weight_format_field()
 HARDWARE = hardware_field("Device", gpus_only=False)
@@ -124,8 +130,8 @@ def render(values: Values) -> str:
         model, chosen, context_tokens=0, batch=1, weight_format=weight_format
     )
     verdict_text = (
-        f"One {chosen.name}: at most {format_tokens_per_s(step.tokens_per_s_per_user)} for one "
-        f"user, about {format_tokens_per_s(1.0 / expected_s)} expected."
+        f"At most {format_tokens_per_s(step.tokens_per_s_per_user)} for one user, about "
+        f"{format_tokens_per_s(1.0 / expected_s).removesuffix(' tokens/s')} expected."
     )
     if not mine.fits:
         verdict_text += (
