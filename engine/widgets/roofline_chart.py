@@ -75,11 +75,8 @@ def _decade_label(value: float) -> str:
 
 
 def _flops_decade_label(value: float) -> str:
-    """Axis label of a power of ten of FLOP/s: '100 GFLOP/s', '1 PFLOP/s'."""
-    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s")):
-        if value >= scale * 0.999:
-            return f"{value / scale:,.0f} {unit}"
-    return f"{value / 1e6:,.0f} MFLOP/s"
+    """Axis label of a power of ten of FLOP/s, in the axis title's TFLOP/s: '0.1', '1,000'."""
+    return _decade_label(value / 1e12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +163,7 @@ def roofline_svg(
     shapes.append(line(rx, ry, rx, f.base, class_="roof-ridge", **_RIDGE))
     placer = Placer((f.left + 2, f.top - 12, f.end + f.right - 2, f.base - 2))
     placer.segments += [(roof[0], roof[1]), (roof[1], roof[2]), ((rx, ry), (rx, f.base))]
-    y_title = "attainable FLOP/s"
+    y_title = "attainable TFLOP/s"
     placer.take(text_box(4, f.top - 8, y_title, "start"))
     # The points first (they cannot move), then the labels that must show, then the rest.
     points: list[str] = []
@@ -334,7 +331,6 @@ BATCH_LOG2 = Count(
     "Batch (powers of two)",
     "0",
     control_kind="range",
-    hint=f"1 to {2**MAX_BATCH_LOG2:,}.",
     quantity=Quantity(
         "integer", "", 0, MAX_BATCH_LOG2, f"notches for batches of 1 to {2**MAX_BATCH_LOG2:,}"
     ),
