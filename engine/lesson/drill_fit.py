@@ -148,9 +148,8 @@ class FitQuestion(QuestionBase):
 
     @property
     def ask(self) -> str:
-        return (
-            "Does it fit in each GPU's memory? Optional: the GB each GPU needs, all included."
-        )
+        # The answer field's label asks the optional total ("Total memory per GPU").
+        return "Does it fit in each GPU's memory?"
 
     def givens(self) -> list[tuple[str, str]]:
         """The scenario's data as (term, value) pairs, every number from the engine."""

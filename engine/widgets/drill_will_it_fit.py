@@ -17,7 +17,7 @@ from engine.render.widget import Rendered, Values, Widget
 DRILL_STEP = 17
 
 
-ANSWER = answer_field("Memory per GPU (optional)")
+ANSWER = answer_field("Total memory per GPU (optional)")
 
 
 def _check(q: drill_fit.FitQuestion, values: Values) -> drill_fit.FitFeedback:
