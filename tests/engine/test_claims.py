@@ -64,7 +64,41 @@ def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
 def test_step_16_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
     prose = " ".join((STEPS / "roofline.md").read_text(encoding="utf-8").split())
     assert "never the sum" not in prose
-    assert "whichever takes longer: the bound" in prose and "it is the sum: the upper end" in prose
+    assert "whichever takes longer: the bound" in prose and "is the sum: the upper end" in prose
+
+
+def _in_view(step: str) -> str:
+    """A step's markdown up to its first closed details, on one line: what shows as it opens
+    (macros unexpanded)."""
+    return " ".join((STEPS / step).read_text(encoding="utf-8").split("<details")[0].split())
+
+
+def test_step_13_says_the_good_mfu_band_once_in_view() -> None:
+    html = render("mfu_calculator")
+    seen = text_of(html.split("<details")[0])
+    assert seen.count("35–55 %") == 1 and "good for large runs: 35–55 %" in seen
+    assert "mfu_good_band" not in (STEPS / "compute.md").read_text(encoding="utf-8")
+
+
+def test_step_15_says_the_decode_time_is_a_minimum_for_the_weights_alone() -> None:
+    # 16.06 GB / 3.35 TB/s = 4.79 ms is the least a token can take; steps 9, 16, 19 and 21
+    # say 4.83-4.84 ms because they read the KV cache too.
+    prose = _in_view("bandwidth.md")
+    assert 'at least {{ figure("decode_time", model="llama-3.1-8b") }} per token (the weights alone' \
+        in prose
+    assert 'so at most **{{ figure("decode_ceiling", model="llama-3.1-8b") }}**' in prose
+    with_cache = text_of(render("roofline_chart"))
+    assert "4.83 ms at best" in with_cache and figures.decode_time("llama-3.1-8b") == "4.79 ms"
+
+
+def test_step_16_says_in_view_why_317_and_where_the_kv_cache_stops_the_rule() -> None:
+    prose = _in_view("roofline.md")
+    assert "while weight reads dominate" in prose and "embedding table is read but does no maths" \
+        in prose
+    assert '{{ figure("decode_kv_ceiling", context=8192) }}' in prose
+    # The ridge is 295 FLOP/byte, the batch 317: Llama 3.1 8B does 0.93 FLOP/byte per request.
+    assert figures.get_figure("decode_compute_batch")() == "317"
+    assert figures.get_figure("decode_kv_ceiling")(context=8192) == "18 FLOP/byte"
 
 
 def test_step_10_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> None:

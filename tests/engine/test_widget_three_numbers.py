@@ -65,7 +65,7 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     # By hand: 6 x 7.505e9 matmul weights + 12 x 32 x 4,096 x 4,096 attention (PaLM
     # appendix B) = 51.47e9 FLOPs per token; x 60,000 = 3.088e15 FLOP/s of 8 x 989.4e12.
     assert "MFU 39.0 %" in text
-    assert "Good: within the 35–55 %" in text
+    assert "Good: within the shaded band" in text and "good for large runs: 35–55 %" in text
     # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
     assert "3 × 15.0 billion (2 forward + 4 backward per active weight) + 6.44 billion " \
         "(attention over 4,096 tokens) = 51.5 billion FLOPs" in text
@@ -217,7 +217,7 @@ def test_the_ways_out_show_one_line_each_and_the_full_table_waits_in_the_details
     fp8 = memory.serving_memory("llama-3.1-70b", "h100-sxm", weight_format="fp8")
     h200 = memory.serving_memory("llama-3.1-70b", "h200")
     assert "Ways out (room left for requests of 8,192 tokens):" in shown
-    assert "Split over 2 GPUs (tensor parallel): fits, 9 requests" in shown
+    assert "Split over 2 GPUs (each holds half of every matrix): fits, 9 requests" in shown
     assert f"fp8 weights: fits, {fp8.max_concurrent_requests:,} requests" in shown
     assert f"One NVIDIA H200 SXM 141GB: fits, {h200.max_concurrent_requests:,} requests" in shown
     assert re.findall(r'<li data-way="([^"]+)"', html) == list(_rows(html))
@@ -275,7 +275,7 @@ def test_the_lesson_number_8b_on_an_h100() -> None:
     text = text_of(html)
     assert f'data-tokens-per-s="{step.tokens_per_s_per_user:.6g}"' in html
     assert "16.06 GB ÷ 3.35 TB/s = 4.79 ms" in text
-    assert "at most 209 tokens/s for one user" in text
+    assert "At most 209 tokens/s for one user" in text
     assert figures.decode_ceiling("llama-3.1-8b") == "209 tokens/s"
     assert figures.decode_time("llama-3.1-8b") == "4.79 ms"
 
@@ -284,13 +284,14 @@ def test_the_bars_show_tokens_per_s_and_the_time_per_token_waits_for_the_reader(
     html = render("bandwidth_ceiling")
     shown, shut = shown_and_shut(html)
     l4 = serving.decode_step("llama-3.1-8b", "l4", context_tokens=0)
-    assert "NVIDIA L4: 19 tokens/s" in shown
+    assert "Ceiling in tokens/s:" in shown and "NVIDIA L4: 19" in shown
+    assert "NVIDIA L4: 19 tokens/s" not in shown  # the unit is said once, above the bars
     assert format_seconds(l4.seconds) not in shown
     # the chart's text alternative keeps every device's time per token
     label = re.search(r'aria-label="([^"]*)"', html.split("<svg", 1)[1]).group(1)  # type: ignore[union-attr]
     assert f"NVIDIA L4: 19 tokens/s ({format_seconds(l4.seconds)} per token)" in label
     expected = serving.decode_step("llama-3.1-8b", "h100-sxm", context_tokens=0)
-    assert f"at most {expected.tokens_per_s_per_user:,.0f} tokens/s for one user, about" in shown
+    assert f"At most {expected.tokens_per_s_per_user:,.0f} tokens/s for one user, about" in shown
     assert "real kernels read memory below its datasheet speed" in shut
 
 
@@ -329,7 +330,8 @@ def test_int4_raises_the_ceiling() -> None:
 def test_a_device_outside_the_list_joins_the_chart() -> None:
     html = render("bandwidth_ceiling", hardware="epyc-9654")
     assert '<g data-device="epyc-9654">' in html
-    assert "One AMD EPYC 9654 (one socket)" in text_of(html)
+    assert "AMD EPYC 9654 (one socket): 29" in text_of(html)  # its bar, in bold: the chosen device
+    assert re.search(r'<g data-device="epyc-9654"><text [^>]*font-weight="700"', html)
 
 
 def test_a_mixture_of_experts_reads_only_its_active_experts() -> None:
