@@ -34,7 +34,7 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
     assert before == float(
         f"{8 * h100.peak_flops_per_s('bf16') / (2 * xeon.peak_flops_per_s('bf16')):.6g}"
     )
-    assert page.locator(COMPARE + ' svg[role="img"]').count() == 5
+    assert page.locator(COMPARE + ' svg[role="img"]').count() == 4
 
     page.select_option(COMPARE + " select[name=cpu]", "epyc-9654")
     page.wait_for_function(

@@ -279,11 +279,10 @@ def panel_html(state: cluster.ClusterState, note: str = "") -> str:
     system = state.system
     gpus = state.gpus()
     in_use = sum(1 for g in gpus if g.used_bytes > 0)
-    used = sum(g.used_bytes for g in gpus)
+    # Each GPU's memory is in the table below; the total is the job log's first line.
     summary = (
-        f"Simulated time {clock_text(state.clock_seconds)} (hours:minutes). {in_use} of "
-        f"{system.gpu_count} GPUs hold memory: {format_GB(used)} of "
-        f"{format_GB(system.gpu_memory_bytes)} in use."
+        f"Simulated time {clock_text(state.clock_seconds)} (hours:minutes); {in_use} of "
+        f"{system.gpu_count} GPUs hold memory."
     )
     out = tag("p", esc(summary), class_="dgx-summary")
     if note:

@@ -347,7 +347,7 @@ def render(values: Values) -> Rendered:
     elif elapsed > 0:
         status_words = f"Racing: {work} on {model.name}."
     else:
-        status_words = f"Ready: {work} on {model.name}. Press Start."
+        status_words = f"Ready: {work}. Press Start."  # the Model field names the model
     status = tag(
         "p",
         esc(status_words),

@@ -11,7 +11,7 @@ them, what a tuned matrix multiply reaches on each (measured, efficiency.toml).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_hardware
@@ -22,7 +22,7 @@ from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bandwidth, format_GB, format_ratio, format_TFLOP_per_s
-from engine.words.labels import side_count, side_name
+from engine.words.labels import side_kind, side_name
 
 SYSTEM = "dgx-1"
 
@@ -59,6 +59,7 @@ class Metric:
     gpu_text: str
     drawn: bool = True  # drawn as a pair of bars; cores and lanes are only in the table
     heading: str = ""  # the chart's title, shorter than the table's label (default: label)
+    aside: str = ""  # words after the ratio in the chart's title
 
     @property
     def ratio(self) -> float:
@@ -107,19 +108,23 @@ def _maths(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[M
     matrix multiply reaches on the CPU's best path and on the GPU (measured efficiencies)."""
     tensor = code_path(gpu)
     paths = cpu_code_paths(cpu)
-    # The charts name the GPU's tensor cores once, on the first peak; the table every time.
     metrics = [
         Metric(f"peak_{p.id}", f"Paper peak: CPU {p.label} / GPU {tensor.label}",
-               *_pair(_flops(p, cpus), _flops(tensor, gpus)),
-               heading=f"Paper peak, {p.label}" + (f" against {tensor.label}" if i == 0 else ""))
+               *_pair(_flops(p, cpus), _flops(tensor, gpus)), drawn=i == 0)
         for i, p in enumerate(paths)
     ]
+    # One chart for the paper peaks, of the CPU's best path: a vector unit's bar beside the
+    # tensor cores' would be too thin to see, so its ratio joins that chart's title.
+    aside = "".join(f" ({p.label}: {format_ratio(m.ratio)})"
+                    for p, m in zip(paths[1:], metrics[1:], strict=True))
+    metrics[0] = replace(metrics[0], heading=f"Paper peak, {paths[0].label} against "
+                         f"{tensor.label}", aside=aside)
     best = paths[0]
     metrics.append(Metric(
         "reached", f"A tuned matrix multiply reaches (measured): CPU {best.label} / GPU "
         f"{tensor.label}", *_pair(_flops(best, cpus, reached=True),
                                   _flops(tensor, gpus, reached=True)),
-        heading="Measured in a tuned matrix multiply"))
+        heading=f"Measured matrix multiply, {best.units} against {tensor.units}"))
     return metrics
 
 
@@ -145,7 +150,8 @@ def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[Hardwa
     left, bar_h, gap = 4, 18, 30
     usable = width - 2 * left
     bars = [
-        Bar(f"{side_count(*chips)}: {text}", value, css, title=f"{name}: {text}",
+        # The verdict above counts the chips; each bar names its side.
+        Bar(f"{side_kind(*chips)}: {text}", value, css, title=f"{name}: {text}",
             fill={"data_side": side})
         for side, css, chips, name, value, text in (
             ("cpu", "part-2", cpu, cpu_name, metric.cpu_value, metric.cpu_text),
@@ -168,7 +174,8 @@ def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[Hardwa
     )
     title = tag(
         "p",
-        esc(f"{metric.heading or metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"),
+        esc(f"{metric.heading or metric.label}: GPU / CPU = {format_ratio(metric.ratio)}"
+            + metric.aside),
         class_="widget-subtitle",
     )
     svg = chart(

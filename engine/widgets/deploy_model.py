@@ -2,7 +2,7 @@
 
 The deployment goes to :func:`engine.lesson.cluster.deploy`, which admits it if it fits the memory
 still free on that GPU (other deployments may share it; a training job holds its GPUs to
-itself). The result shows the weights, the KV cache, the working space, and how many tokens
+itself). The result shows the weights, the KV cache, the activations and runtime overhead, and how many tokens
 of context (so how many concurrent requests) the rest of the GPU holds. The widget shares
 the store ``session:dgx-1`` with the dgx-1 panel, so deployments stay on the panel across
 pages in the same tab.
@@ -63,7 +63,8 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
              "working_space": working}
     if held > 0:
         parts["other_jobs"] = held
-    bar = memory_bar(parts, mem.capacity_bytes, label=f"Memory of GPU {gpu}")
+    # The legend names each part with its GB: no "used" total over the bar.
+    bar = memory_bar(parts, mem.capacity_bytes, label=f"Memory of GPU {gpu}", used_label=False)
     kv_total = (
         f"{format_GB(mem.parts['kv_cache'])} ({mem.batch:,} × {context:,} tokens × "
         f"{mem.kv_cache_bytes_per_token:,.0f} bytes)"
@@ -73,7 +74,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
             ("Weights", f"{format_GB(mem.parts['weights'])} ({mem.weight_format})"),
             ("KV cache", kv_total),
             (
-                "Working space (activations + runtime overhead)",
+                "Activations + runtime overhead",
                 f"{format_GB(working)} ({format_GB(mem.parts['activations'])} + "
                 f"{format_GB(mem.parts['runtime_overhead'])})",
             ),
@@ -141,9 +142,9 @@ def render(values: Values) -> Rendered:
             return Rendered(html, {"state": dgx_view.dump_state(result.state)})
     except EngineError as error:
         raise dgx_view.with_field(error, ENGINE_FIELDS) from None
-    free = state.free_bytes()[gpu]
-    text = f"Not deployed yet. GPU {gpu} has {format_GB(free)} free; press “Deploy” to load it."
-    return Rendered(tag("p", esc(text), class_="deploy-ready") + _figures(state, gpu, mem, context))
+    # What is free before it shows in its details ("Free on GPU n before it").
+    return Rendered(tag("p", esc("Not deployed yet."), class_="deploy-ready")
+                    + _figures(state, gpu, mem, context))
 
 
 WIDGET = Widget(

@@ -51,7 +51,7 @@ def render(values: Values) -> Rendered:
 
 WIDGET = Widget(
     name="drill_training_memory",
-    title="Drill: training memory per GPU",
+    title="Training memory per GPU",
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
     summary="Generated questions on training memory per GPU (bytes per parameter, optimiser, "

@@ -78,11 +78,11 @@ def render(values: Values) -> str:
                 at_best_and_expected(run.tpot_seconds, expected.decode_seconds_per_token)
                 if steps else "no decode step: a one-token answer",
             ),
-            ("Total time", at_best_and_expected(run.total_seconds, expected.total_seconds)),
         ]
     )
     more = definition_list(
         [
+            ("Total time", at_best_and_expected(run.total_seconds, expected.total_seconds)),
             ("Decoding, at best",
              f"{format_seconds(run.decode_seconds)}, "
              f"{_share(run.decode_seconds, run.total_seconds)} of the total"),
@@ -125,7 +125,8 @@ def _comparison(model: ModelSpec, gpu: HardwareSpec, more: str, notes: list[str]
             )
         )
         charts.append(
-            tag("p", esc(f"{p:,} in, {o:,} out: {format_seconds(r.total_seconds)}"),
+            # The timeline's axis ends at its total time.
+            tag("p", esc(f"{p:,} in, {o:,} out"),
                 class_="widget-subtitle")
             + timeline(_phases(r), label=name, scale_seconds=scale)
         )
@@ -140,7 +141,7 @@ def _comparison(model: ModelSpec, gpu: HardwareSpec, more: str, notes: list[str]
         class_="widget-subtitle",
     )
     details = secondary(
-        "At best against expected, and more figures",
+        "More figures and assumptions",
         more + table_html + tag("ul", "".join(tag("li", esc(n)) for n in notes)),
     )
     return caption + tag("div", "".join(charts), class_="widget-compare") + details

@@ -63,7 +63,13 @@ def _memory_cell(p: Plan) -> str:
     return f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}: {verdict}"
 
 
+def _against(intensity: float, ridge: float) -> str:
+    return "far above" if intensity >= 2 * ridge else "above" if intensity >= ridge else "below"
+
+
 def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
+    """The cost per hour, and per million tokens ``what`` (the row names the unit and the
+    price per GPU-hour)."""
     if p.usd_per_gpu_hour is None:
         return price_note(p), price_note(p)
     c = cost.cost_per_million_tokens(
@@ -72,7 +78,7 @@ def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
     return (
         f"{format_usd(c.usd_per_hour)} per hour ({p.gpus:,} × "
         f"{format_usd(p.usd_per_gpu_hour)})",
-        f"{format_usd(c.usd_per_million_tokens)} per million tokens {what}",
+        f"{format_usd(c.usd_per_million_tokens)} {what}",
     )
 
 
@@ -117,7 +123,8 @@ def render(values: Values) -> str:
     train_bound = roofline.bound(step_intensity, gpu)
     decode = s.first_step
     train_hour, train_million = _money(train, t.tokens_per_s, "trained")
-    serve_hour, serve_million = _money(serve, serve_tps, "generated (kept busy)")
+    serve_hour, serve_million = _money(serve, serve_tps,
+                                       f"generated, {batch:,} requests at once, kept busy")
 
     rows = [
         (
@@ -130,9 +137,8 @@ def render(values: Values) -> str:
         (
             "What is measured",
             f"Throughput: {t.tokens_per_s:,.0f} tokens/s at {t.mfu:.0%} MFU",
-            f"Latency: time to first token {format_seconds(s.ttft_seconds)}, then "
-            f"{format_seconds(s.tpot_seconds)} per token ({s.tokens_per_s_per_user:,.0f} "
-            f"tokens/s per reader, {serve_tps:,.0f} in all)",
+            f"Latency, at best: time to first token {format_seconds(s.ttft_seconds)}, then "
+            f"{format_seconds(s.tpot_seconds)} per token",
         ),
         (
             "With a tuned stack (expected, not at best)",
@@ -159,18 +165,28 @@ def render(values: Values) -> str:
         ("Memory per GPU", _memory_cell(train), _memory_cell(serve)),
         (
             "Limited by",
-            f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte read for each "
-            f"micro-batch of {tm.micro_batch:,} × {tm.seq_len:,} tokens (each reads the weights "
-            f"again), against the chip's ridge of {ridge:,.0f}",
+            f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte read, "
+            f"{_against(step_intensity, ridge)} the chip's {ridge:,.0f} (step 16)",
             f"{decode.bound.capitalize()}: each decode step does "
             f"{decode.arithmetic_intensity:,.0f} FLOPs per byte read (prefill: "
             f"{s.prefill.bound})",
         ),
         (
+            "FLOPs per byte read, worked out",
+            f"{step_intensity:,.0f} FLOPs per byte read for each micro-batch of "
+            f"{tm.micro_batch:,} × {tm.seq_len:,} tokens (a micro-batch: the sequences one GPU "
+            "runs through in one pass, each reading the weights again); the chip's ridge "
+            f"point (peak FLOP/s ÷ bandwidth) is {ridge:,.0f}",
+            f"Each weight a decode step reads serves the {batch:,} requests in it, one "
+            "token each",
+        ),
+        (
             "Batch",
             f"{TOKENS_PER_STEP:,} tokens per optimiser step ({TOKENS_PER_STEP // SEQ_LEN:,} sequences of "
             f"{SEQ_LEN:,}), split over the GPUs",
-            f"{batch:,} requests decoded together, one token each per step",
+            f"{batch:,} requests decoded together, one token each per step "
+            f"({s.tokens_per_s_per_user:,.0f} tokens/s per reader, {serve_tps:,.0f} in all, "
+            "at best)",
         ),
         (
             "How it is scheduled",
@@ -179,9 +195,9 @@ def render(values: Values) -> str:
             "Always on, sized for the busiest hour; more copies are added as traffic grows",
         ),
         ("Cost per hour", train_hour, serve_hour),
-        ("Cost per million tokens", train_million, serve_million),
+        (_per_million_label(serve), train_million, serve_million),
     ]
-    headline = [r for r in rows if r[0] in HEADLINE_ROWS]
+    headline = [r for r in rows if r[0].startswith(HEADLINE_ROWS)]
     # The controls above already name the model and GPU: the caption is for screen readers.
     comparison = _table(f"{model.name} on {gpu.name}", headline, visible_caption=False)
     scale = max(train.memory.per_gpu_bytes, serve.memory.per_gpu_bytes)
@@ -225,7 +241,14 @@ def render(values: Values) -> str:
 
 
 # The rows step 10's prose speaks of; the rest of the comparison opens on purpose.
-HEADLINE_ROWS = frozenset({"What is measured", "Limited by", "Cost per million tokens"})
+HEADLINE_ROWS = ("What is measured", "Limited by", "Cost per million tokens")
+
+
+def _per_million_label(p: Plan) -> str:
+    """The cost row's name, with the price per GPU-hour both jobs pay (the same GPU)."""
+    if p.usd_per_gpu_hour is None:
+        return "Cost per million tokens"
+    return f"Cost per million tokens at {format_usd(p.usd_per_gpu_hour)} per GPU-hour"
 
 
 def _table(caption: str, rows: list[tuple[str, str, str]], *, visible_caption: bool = True) -> str:
@@ -250,7 +273,7 @@ def _table(caption: str, rows: list[tuple[str, str, str]], *, visible_caption: b
 
 WIDGET = Widget(
     name="side_by_side",
-    title="One model, two jobs: training and serving",
+    title="One model, two jobs",
     fields=(MODEL, CONFIG, HARDWARE, TRAIN_GPUS, SERVE_GPUS, SERVED_BATCH),
     render=noting_your_model(render, MODEL),
     summary="The same model on the same GPU as a training job and as a service: what is "

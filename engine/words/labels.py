@@ -32,7 +32,9 @@ PARTS: dict[str, Part] = {
     "kv_cache": Part("KV cache", "KV cache", "part-kv-cache"),
     "activations": Part("Activations", "activations", "part-activations"),
     "runtime_overhead": Part("Runtime overhead", "runtime overhead", "part-overhead"),
-    "working_space": Part("Working space", "working space", "part-working-space"),
+    # Serving's working space less its KV cache (step 1 counts the KV cache in it).
+    "working_space": Part("Activations + overhead", "activations and runtime overhead",
+                          "part-working-space"),
     "gradients": Part("Gradients", "gradients", "part-gradients"),
     "optimizer_states": Part("Optimiser states", "optimiser states", "part-optimizer"),
     "master_weights": Part("FP32 master weights", "fp32 master weights",
@@ -100,6 +102,11 @@ def side_name(chip: HardwareSpec, count: int) -> str:
     """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""
     name = chip.name.replace(" (one socket)", "")
     return name if count == 1 else f"{count} × {name}"
+
+
+def side_kind(chip: HardwareSpec, count: int) -> str:
+    """'CPUs', 'GPU': a side in a chart whose caption already counts the chips."""
+    return chip.kind.upper() + ("" if count == 1 else "s")
 
 
 def side_count(chip: HardwareSpec, count: int) -> str:

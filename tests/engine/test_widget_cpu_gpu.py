@@ -89,8 +89,9 @@ def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
     assert "AMX matrix units (bf16)" in text and "AVX-512 vector units (fp32)" in text
     assert "tensor cores (bf16, dense)" in text
     assert "614.4 GB/s" in text and "26.8 TB/s" in text
-    # cores and lanes are in the table only: three maths bars and two memory bars
-    assert html.count('role="img"') == 5
+    # cores and lanes are in the table only, and the vector units' peak (a sliver beside the
+    # tensor cores) is in the first chart's title: two maths charts and two memory charts
+    assert html.count('role="img"') == 4
     assert '<svg class="chart paired-bars" data-metric="units"' not in html
     for label in re.findall(r'aria-label="([^"]*)"', html):
         assert label.strip()
@@ -389,4 +390,4 @@ def test_the_working_is_kept_in_closed_details_and_the_fit_stays_in_view() -> No
     assert "All figures, sources and caveats" in notes
     assert "oneDNN issue #1992" in text_of(notes) and "<caption" in notes
     assert "low-confidence" in text_of(notes) and "low-confidence" not in text_of(seen)
-    assert seen.count('role="img"') == 5 and "GPU / CPU = 34.5×" in text_of(seen)
+    assert seen.count('role="img"') == 4 and "GPU / CPU = 34.5×" in text_of(seen)

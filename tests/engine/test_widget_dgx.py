@@ -68,7 +68,7 @@ def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
         assert f"GPU {g} utilisation: 0%" in out.html
     assert "0 of 8 GPUs hold memory" in text
     assert "No job is running" in text
-    assert "dgx-1 ready: 8 × NVIDIA H100" in text
+    assert "dgx-1 ready: 84.94 GB per GPU, 679.5 GB in all." in text
     assert 'role="img"' in out.html
 
 

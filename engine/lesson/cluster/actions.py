@@ -33,8 +33,8 @@ def new_cluster(system_id: str = "dgx-1") -> ClusterState:
     """A fresh system with no jobs, its clock at 0 s."""
     system = get_system(system_id)
     hello = LogEntry(0.0, "info", (
-        f"{system.id} ready: {system.gpu_count} × {system.gpu.name}, "
-        f"{format_GB(system.gpu.memory_bytes)} each ({format_GB(system.gpu_memory_bytes)} in all)."))
+        f"{system.id} ready: {format_GB(system.gpu.memory_bytes)} per GPU, "
+        f"{format_GB(system.gpu_memory_bytes)} in all."))
     return ClusterState(system_id=system.id, clock_seconds=0.0, next_job=1, jobs=(),
                         log=(hello,))
 
