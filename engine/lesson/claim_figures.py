@@ -40,16 +40,18 @@ def server_cpu_cores(system: str = "dgx-1") -> str:
 
 
 def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",
-                        measured: bool = False) -> str:
-    """A server's GPUs against its CPUs, dense tensor bf16 peak over the CPUs' ``path``
-    ('matrix': AMX bf16; 'vector': AVX-512 fp32) peak, or with ``measured`` what a tuned
-    matrix multiply reaches on each: '34.5×', '552×', '148×'."""
+                        measured: bool = False, gpus: int = 0) -> str:
+    """A server's GPUs (``gpus`` of them, or all) against all its CPUs, dense tensor bf16
+    peak over the CPUs' ``path`` ('matrix': AMX bf16; 'vector': AVX-512 fp32) peak, or with
+    ``measured`` what a tuned matrix multiply reaches on each: '34.5×', '552×', '148×';
+    one GPU against both sockets' matrix units: '4.3×'."""
     s = get_system(system)
     cpu, gpu = code_path(s.cpu, path), code_path(s.gpu)
+    n_gpus = gpus or s.gpu_count
     if measured:
-        ratio = (s.gpu_count * gpu.reached_flops_per_s) / (s.cpu_count * cpu.reached_flops_per_s)
+        ratio = (n_gpus * gpu.reached_flops_per_s) / (s.cpu_count * cpu.reached_flops_per_s)
     else:
-        ratio = (s.gpu_count * gpu.peak_flops_per_s) / (s.cpu_count * cpu.peak_flops_per_s)
+        ratio = (n_gpus * gpu.peak_flops_per_s) / (s.cpu_count * cpu.peak_flops_per_s)
     return format_ratio(ratio)
 
 

@@ -135,6 +135,8 @@ def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
     measured = figures.get_figure("server_gpu_over_cpu")(measured=True)
     # 8 x 989.4 / (2 x 114.688) = 34.5; / (2 x 7.168) = 552; measured 0.803 / 0.187 of those.
     assert (matrix, vector, measured) == ("34.5×", "552×", "148×")
+    # Step 12: one H100 on paper against both sockets' AMX, 989.4 / (2 x 114.688) (spec: ~4x).
+    assert figures.get_figure("server_gpu_over_cpu")(gpus=1) == "4.3×"
     # Each ratio titles a chart, in view as the page opens (not in the closed details), and
     # names both sides: the vector units' ratio is against the same bf16 tensor cores.
     seen = text_of(render("cpu_vs_gpu").split("<details")[0])
