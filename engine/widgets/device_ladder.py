@@ -186,7 +186,7 @@ def _train_cells(p: Plan) -> tuple[Cell, Cell]:
         if p.gpus == 1
         else (f", ZeRO-3 over {p.gpus:,}" + (f", tensor parallel {mem.tp}" if mem.tp > 1 else ""))
     )
-    time = format_seconds(p.train.seconds)
+    time = format_seconds(_training_seconds(p))
     if mem.fits:
         return (("Yes", f"{format_GB(mem.per_gpu_bytes)} per chip{how}", "yes"), (time, "", ""))
     return (
@@ -206,12 +206,19 @@ def busy_gpus(train: Plan) -> int:
     return max(1, sequences // mem.micro_batch) * mem.tp
 
 
+def _training_seconds(train: Plan) -> float:
+    """The run's time at the plan's MFU with every busy GPU working (:func:`busy_gpus`): GPUs
+    the batch leaves idle do not shorten it."""
+    assert train.train is not None
+    return train.train.seconds * max(1.0, train.gpus / busy_gpus(train))
+
+
 def _batch_words(train: Plan) -> str:
     """'' when the batch gives every GPU work; else what caps them (a short cell note)."""
     if train.gpus <= busy_gpus(train):
         return ""
     batch = format_count(training_defaults().global_batch_tokens)
-    return f"its {batch}-token batch fills only {busy_gpus(train):,} GPUs"
+    return f"its {batch}-token batch keeps only {busy_gpus(train):,} GPUs busy (no pipeline)"
 
 
 def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
@@ -235,8 +242,9 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
         "Perfect scaling is assumed: every chip busy at that MFU, no communication, so a real run takes longer. "
         f"One optimiser step's batch ({training_defaults().global_batch_tokens:,} tokens, "
         f"{t.seq_len:,}-token sequences, {t.micro_batch} per GPU, tensor parallel {t.tp}) gives "
-        f"work to at most {busy_gpus(train):,} GPUs; past that only a bigger batch or "
-        "shorter sequences help.",
+        f"work to at most {busy_gpus(train):,} GPUs; past that only a bigger batch, "
+        "shorter sequences or pipeline stages (not modelled here) help, so a bigger cluster's "
+        "time is that of the busy GPUs.",
         "Phone and desktop figures are rough (see the hardware catalogue's notes).",
     )
 
@@ -246,7 +254,7 @@ def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
     training time (or No)."""
     assert serve.serve is not None and train.train is not None
     speed = f"{serve.serve.tokens_per_s_per_user:,.0f} tokens/s" if serve.memory.fits else "No"
-    time = format_seconds(train.train.seconds) if train.memory.fits else "No"
+    time = format_seconds(_training_seconds(train)) if train.memory.fits else "No"
     cells: tuple[Cell, Cell] = (
         (speed, "", "yes" if serve.memory.fits else "no"),
         (time, _batch_words(train), "yes" if train.memory.fits else "no"),

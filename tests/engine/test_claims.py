@@ -96,6 +96,9 @@ def test_step_16_says_in_view_why_317_and_where_the_kv_cache_stops_the_rule() ->
     assert "while weight reads dominate" in prose and "embedding table is read but does no maths" \
         in prose
     assert '{{ figure("decode_kv_ceiling", context=8192) }}' in prose
+    # The chart opens at 1,024 tokens: the rule's cap there is in view too, and below the ridge.
+    assert '{{ figure("decode_kv_ceiling", context=1024) }}' in prose
+    assert figures.get_figure("decode_kv_ceiling")(context=1024) == "116 FLOP/byte"
     # The ridge is 295 FLOP/byte, the batch 317: Llama 3.1 8B does 0.93 FLOP/byte per request.
     assert figures.get_figure("decode_compute_batch")() == "317"
     assert figures.get_figure("decode_kv_ceiling")(context=8192) == "18 FLOP/byte"

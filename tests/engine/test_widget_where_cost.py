@@ -124,7 +124,8 @@ def test_ladder_training_figures_are_the_engines() -> None:
         model="llama-3.1-8b", hardware="h100-sxm", gpus=16384, task="train", sharding="zero3"
     )
     assert cluster.train is not None
-    assert format_seconds(cluster.train.seconds) in rows[4]
+    # Only the GPUs one step's batch keeps busy shorten the run (busy_gpus): 16,384 / 1,024.
+    assert format_seconds(cluster.train.seconds * 16384 / busy_gpus(cluster)) in rows[4]
     # A phone cannot hold the training state; the time is shown as hypothetical.
     phone = plan(model="llama-3.1-8b", hardware="apple-a17-pro", task="train", sharding="zero3")
     assert phone.train is not None and not phone.memory.fits
@@ -155,7 +156,7 @@ def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
         tp=4,
     )
     assert trained.memory.fits and trained.train is not None
-    assert format_seconds(trained.train.seconds) in rows[4]
+    assert format_seconds(trained.train.seconds * 16384 / busy_gpus(trained)) in rows[4]
     assert ("Smallest rung that can serve Llama 3.1 405B: one server (dgx-1); hold its "
             "training state: cluster.") in text_of(html)
 
@@ -173,7 +174,7 @@ def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scal
     cluster = plan(model="llama-3.1-8b", hardware="h100-sxm", gpus=16384, task="train",
                    sharding="zero3")
     assert busy_gpus(cluster) == 4_194_304 // 4096 == 1024
-    assert "its 4.19 million-token batch fills only 1,024 GPUs" in rows_of(html, shown=True)[4]
+    assert "5.67 hours its 4.19 million-token batch keeps only 1,024 GPUs busy (no pipeline)" in rows_of(html, shown=True)[4]
     assert "gives work to at most 1,024 GPUs" in text_of(html)
     # A cluster the batch fills says nothing.
     small = rows_of(render("device_ladder", cluster_gpus="1024"), shown=True)[4]
