@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from widget_text import render, text_of
 
 from engine.lesson import figures
 from engine.numbers import quantities
@@ -17,19 +18,9 @@ from engine.numbers.expected_serving import expected_serve
 from engine.numbers.roofline import micro_batch_intensity
 from engine.numbers.serving import prefill
 from engine.numbers.training_run import initial_loss
-from engine.registry import get_widget
 from engine.words.format import format_seconds
 
 STEPS = Path(__file__).resolve().parents[2] / "docs" / "steps"
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def test_steps_1_and_3_show_one_serving_total_for_the_same_model_and_gpu() -> None:

@@ -3,12 +3,11 @@ engine, slips named; and its widget (score kept, drill completed at five)."""
 
 from __future__ import annotations
 
-import html as html_module
 import json
-import re
 from collections.abc import Callable
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson import drill_fit, drills
@@ -20,10 +19,6 @@ from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 WIDGET = "drill_will_it_fit"
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
 def find(predicate: Callable[[drill_fit.FitQuestion], bool]) -> drill_fit.FitQuestion:

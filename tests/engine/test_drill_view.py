@@ -4,11 +4,11 @@ count them (macros/reading_time.py)."""
 
 from __future__ import annotations
 
-import html as html_module
 import json
 import re
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson import drill_cluster, drill_fit, drill_speed, drills
@@ -24,10 +24,6 @@ DRILLS = {
     "drill_cluster_memory": (drill_cluster.pod_memory_question, 100),
 }
 DETAILS = re.compile(r'<details class="widget-notes"><summary>(.*?)</summary>(.*?)</details>', re.S)
-
-
-def text_of(html: str) -> str:
-    return html_module.unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 def rendered(name: str, seed: int, action: str = "") -> str:

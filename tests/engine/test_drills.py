@@ -3,11 +3,10 @@ kept score validated; and its widget."""
 
 from __future__ import annotations
 
-import html as html_module
 import json
-import re
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson import drills
@@ -20,10 +19,6 @@ from engine.words.format import format_GB
 
 HOSTILE = '<script>alert("x")</script>'
 WIDGET = "drill_training_memory"
-
-
-def text_of(html: str) -> str:
-    return html_module.unescape(re.sub(r"<[^>]+>", " ", html))
 
 
 def find_question(predicate: object) -> drills.TrainingMemoryQuestion:

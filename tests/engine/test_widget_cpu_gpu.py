@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from widget_text import render, text_of
 
 from engine.browser import update
 from engine.numbers import quantities
@@ -26,15 +27,6 @@ from engine.widgets import cpu_gpu_race, cpu_vs_gpu
 from engine.words.format import format_flops, format_ratio, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#x27;", "'")
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
 
 
 def test_both_widgets_are_registered() -> None:

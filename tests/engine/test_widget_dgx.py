@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson import cluster
@@ -30,10 +31,6 @@ H100_BYTES = round(79.11 * 2**30)
 def run(name: str, action: str = "", **overrides: object) -> Rendered:
     widget = get_widget(name)
     return widget.run(widget.defaults(overrides), action)
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def test_the_dgx_widgets_are_registered_and_share_one_store() -> None:

@@ -3,9 +3,8 @@ checked against the engine function that owns it."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from widget_text import render, text_of
 
 from engine.lesson.plan import plan_to_dict
 from engine.numbers.errors import EngineError
@@ -14,15 +13,6 @@ from engine.registry import get_widget
 from engine.words.format import format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#x27;", "'")
 
 
 def _cluster_plan(**kw: object) -> dict:

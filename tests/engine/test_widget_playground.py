@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.numbers.catalog import get_hardware, get_model, resolve_model
@@ -26,10 +27,6 @@ HOSTILE = "<script>alert(1)</script>"
 
 def render(**overrides: object) -> str:
     return WIDGET.run(WIDGET.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def refused(**overrides: object) -> EngineError:

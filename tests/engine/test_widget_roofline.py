@@ -11,6 +11,7 @@ import math
 import re
 
 import pytest
+from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson.figures import ridge
@@ -36,10 +37,6 @@ HOSTILE = '<script>alert("x")</script>'
 def render(**overrides: object) -> str:
     widget = get_widget(NAME)
     return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
 def figure(html: str, term: str) -> str:

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from widget_text import render, text_of
 
 from engine.browser import update
 from engine.numbers import memory, quantities, serving
@@ -20,15 +21,6 @@ from engine.render.options import CONFIG, YOUR_MODEL
 from engine.words.format import format_count, format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"<[^>]+>", " ", html)
 
 
 def test_the_new_widgets_are_registered() -> None:
@@ -116,7 +108,7 @@ def test_train_vs_serve_other_conventions_cite_their_sources(
     convention: str, total: int, ratio: str
 ) -> None:
     text = text_of(render("train_vs_serve", convention=convention))
-    assert f"Training state in all  {total}" in text
+    assert f"Training state in all {total}" in text
     assert ratio in text
     assert "Megatron-LM" in text
 

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from widget_text import render, text_of
 
 from engine.browser import update
 from engine.lesson import figures
@@ -15,21 +16,12 @@ from engine.numbers import compute, memory, serving
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
-from engine.registry import get_widget, widget_names
+from engine.registry import widget_names
 from engine.widgets.bandwidth_ceiling import DEVICES
 from engine.words.format import format_GB, format_seconds
 
 HOSTILE = '<script>alert("x")</script>'
 H100_BF16 = get_hardware("h100-sxm").peak_flops_per_s("bf16")
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def shown_and_shut(html: str) -> tuple[str, str]:

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from widget_text import render, text_of
 
 from engine.browser import update
 from engine.numbers import compute, cost, memory, quantities, roofline
@@ -25,15 +26,6 @@ from engine.render.curves import gpu_meters, line_chart
 from engine.words.format import format_count, format_flops, format_GB, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 def test_the_widgets_are_registered() -> None:
@@ -359,7 +351,7 @@ def test_side_by_side_shows_three_rows_and_keeps_the_rest_behind_one_details() -
         assert row in text
     # The limit against the chip's ridge in view (step 16 names it); what a micro-batch is,
     # behind the details.
-    assert "3,282 FLOPs per byte read, far above the chip&#x27;s 295 (step 16)" in text
+    assert "3,282 FLOPs per byte read, far above the chip's 295 (step 16)" in text
     assert "ridge" not in text and "micro-batch" not in text
     assert "FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text_of(behind)
     assert "Cost per million tokens at $2.99 per GPU-hour" in text

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from widget_text import render, text_of
 
 from engine.browser import update
 from engine.lesson.figures import get_figure
@@ -25,15 +26,6 @@ from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_verdict
 from engine.words.format import format_count, format_GB, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'
-
-
-def render(name: str, **overrides: object) -> str:
-    widget = get_widget(name)
-    return widget.run(widget.defaults(overrides)).html
-
-
-def text_of(html: str) -> str:
-    return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 def rows_of(html: str, *, shown: bool = False) -> list[str]:
