@@ -61,13 +61,19 @@ def press_start(page: Page) -> None:
     raise AssertionError("the clock never started")
 
 
-def test_start_advances_pause_stops_and_a_short_run_finishes(
-    watched: Watched, root_site: Site
-) -> None:
+def open_run(watched: Watched, root_site: Site) -> Page:
+    """Step 5 open, its training run live and showing what CPython renders."""
     page = watched.page
     page.goto(root_site.page_url(PAGE))
     wait_live(page)
     wait_matches_cpython(page, "training_run", SELECTOR)
+    return page
+
+
+def test_start_advances_pause_stops_and_a_short_run_finishes(
+    watched: Watched, root_site: Site
+) -> None:
+    page = open_run(watched, root_site)
     assert tokens_done(page) == 0.0
     assert page.locator(SELECTOR + " .widget-result [data-clock-done]").count() == 0
 
@@ -135,10 +141,7 @@ def test_with_reduced_motion_the_run_still_advances(browser: Browser, root_site:
 def test_a_block_the_reader_opened_stays_open_while_the_run_plays(
     watched: Watched, root_site: Site
 ) -> None:
-    page = watched.page
-    page.goto(root_site.page_url(PAGE))
-    wait_live(page)
-    wait_matches_cpython(page, "training_run", SELECTOR)
+    page = open_run(watched, root_site)
     details = page.locator(SELECTOR + " .widget-result details").first
     details.locator("summary").click()
     assert details.evaluate("d => d.open")
