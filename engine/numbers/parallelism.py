@@ -109,3 +109,17 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: object,
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "
             f"({t} × {p} = {t * p:,}).", "pp")
     return Split(gpus, t, p, gpus // (t * p), ceil_div(model.layers, p), model.layers, per)
+
+
+def busy_gpus(global_batch_tokens: int, seq_len: int, micro_batch: int, tp: int) -> int:
+    """The most GPUs one optimiser step gives work to without pipeline stages: the global
+    batch (tokens) cut into ``seq_len``-token sequences, ``micro_batch`` of them per
+    data-parallel rank, each rank ``tp`` GPUs wide. More GPUs only help with a bigger batch,
+    shorter sequences or pipeline stages."""
+    return max(1, global_batch_tokens // seq_len // micro_batch) * tp
+
+
+def seconds_on_busy_gpus(seconds_on_all: float, gpus: int, busy: int) -> float:
+    """A run's time when only ``busy`` of ``gpus`` GPUs have work: ``seconds_on_all``
+    assumed every GPU busy, and idle ones do not shorten it."""
+    return seconds_on_all * max(1.0, gpus / busy)

@@ -51,7 +51,6 @@ CHINCHILLA_BETA = 0.28
 # (SentencePiece, 32,000 tokens) is the default; a run of a catalogue model passes its
 # vocabulary (Llama 3.1: 128,256 tokens, ln = 11.76 nats).
 CHINCHILLA_VOCAB = 32_000
-INITIAL_LOSS = math.log(CHINCHILLA_VOCAB)
 
 
 def initial_loss(vocab: int) -> float:

@@ -22,10 +22,6 @@ RUNS = {
     "demo": DEMO_PRETRAINING_TOKENS,
     "llama-3.1": LLAMA_3_1_PRETRAINING_TOKENS,
 }
-RUN_WORDS = {
-    "demo": "a small pretraining run for the demo",
-    "llama-3.1": "Llama 3.1's real pretraining",
-}
 
 
 def run_tokens(run: object) -> float:

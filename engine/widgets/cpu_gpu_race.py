@@ -48,6 +48,7 @@ from engine.words.format import (
     format_elapsed,
     format_flops,
     format_GB,
+    format_ratio,
     format_seconds,
     format_TFLOP_per_s,
 )
@@ -100,7 +101,7 @@ SPEED = speed_field(SPEEDS, "0.01")
 
 def times_sooner(ratio: float) -> str:
     """'4.3×' under ten, '49×' above: how many times sooner the GPU side finishes."""
-    return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"
+    return format_ratio(ratio, whole_from=10)
 
 
 def pick_speed(slowest_seconds: float) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.numbers import parallelism
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.catalog.efficiency import training_defaults
@@ -196,21 +197,19 @@ def _train_cells(p: Plan) -> tuple[Cell, Cell]:
 
 
 def busy_gpus(train: Plan) -> int:
-    """The most GPUs one optimiser step gives work to: the catalogue's global batch (tokens)
-    cut into the plan's sequences, a micro-batch of them per data-parallel rank, each rank
-    ``tp`` GPUs wide. More GPUs than this only help with a bigger batch or shorter sequences,
-    so a time computed for more assumes a scaling no real run gets."""
+    """The most GPUs one optimiser step of ``train`` gives work to (the catalogue's global
+    batch; :func:`engine.numbers.parallelism.busy_gpus`)."""
     mem = train.memory
     assert isinstance(mem, TrainingMemory)
-    sequences = training_defaults().global_batch_tokens // mem.seq_len
-    return max(1, sequences // mem.micro_batch) * mem.tp
+    return parallelism.busy_gpus(training_defaults().global_batch_tokens, mem.seq_len,
+                                 mem.micro_batch, mem.tp)
 
 
 def _training_seconds(train: Plan) -> float:
-    """The run's time at the plan's MFU with every busy GPU working (:func:`busy_gpus`): GPUs
-    the batch leaves idle do not shorten it."""
+    """The run's time at the plan's MFU with every busy GPU working: GPUs the batch leaves
+    idle do not shorten it."""
     assert train.train is not None
-    return train.train.seconds * max(1.0, train.gpus / busy_gpus(train))
+    return parallelism.seconds_on_busy_gpus(train.train.seconds, train.gpus, busy_gpus(train))
 
 
 def _batch_words(train: Plan) -> str:

@@ -160,8 +160,9 @@ def a_or_an(n: int) -> str:
     return "an" if str(leading).startswith("8") or leading in (11, 18) else "a"
 
 
-def format_ratio(ratio: float) -> str:
-    """GPU side / CPU side: '4.3×', or for a ratio under 1 how much more the CPUs have."""
+def format_ratio(ratio: float, whole_from: float = 100) -> str:
+    """GPU side / CPU side: '4.3×' (whole from ``whole_from`` up: '148×'), or for a ratio
+    under 1 how much more the CPUs have."""
     if ratio >= 1:
-        return f"{ratio:,.1f}×" if ratio < 100 else f"{ratio:,.0f}×"
+        return f"{ratio:,.1f}×" if ratio < whole_from else f"{ratio:,.0f}×"
     return f"{ratio:.2g}× (the CPUs have {1 / ratio:,.1f}× more)"

@@ -111,4 +111,4 @@ def side_kind(chip: HardwareSpec, count: int) -> str:
 
 def side_count(chip: HardwareSpec, count: int) -> str:
     """'2 CPUs', '1 GPU': a side in a chart caption, where the chips' names would crowd it."""
-    return f"{count:,} {chip.kind.upper()}" + ("" if count == 1 else "s")
+    return f"{count:,} {side_kind(chip, count)}"

@@ -11,7 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.numbers.errors import EngineError
-from engine.numbers.training_run import INITIAL_LOSS, loss, simulate_training_run, training_run_at
+from engine.numbers.training_run import (
+    CHINCHILLA_VOCAB,
+    initial_loss,
+    loss,
+    simulate_training_run,
+    training_run_at,
+)
 from engine.words.training import training_run_assumptions
 
 H100_BF16 = 989e12
@@ -78,7 +84,7 @@ def test_samples_cover_the_run() -> None:
     first, last = r.samples[0], r.samples[-1]
     assert first.elapsed_seconds == 0 and first.phase == "starting"
     assert first.tokens_done == 0 and first.tokens_per_s == 0 and first.utilisation == 0
-    assert first.loss == pytest.approx(INITIAL_LOSS)
+    assert first.loss == pytest.approx(initial_loss(CHINCHILLA_VOCAB))
     assert last.elapsed_seconds == r.total_seconds and last.phase == "finished"
     assert last.tokens_done == 1e9 and last.fraction_done == 1.0 and last.seconds_left == 0
     assert last.loss == pytest.approx(loss(LLAMA_8B, 1e9))
