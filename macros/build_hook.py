@@ -11,7 +11,6 @@ The site then requests nothing outside its own origin.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sys
@@ -219,13 +218,6 @@ def on_post_build(config: Any, **_: Any) -> None:
     check_runtime(root, wheel, site / "pyodide", bytecode)
     wheel_path = f"wheels/{wheel.name}"
 
-    digest = hashlib.sha256(wheel.read_bytes())
-    digest.update(pyodide_version.encode())
-    digest.update(hashlib.sha256(bytecode.stdlib_zip).digest())
-    for name in SCRIPT_FILES:
-        if name != "js/runtime-config.js":  # written below, from this digest
-            digest.update((site / name).read_bytes())
-    version = digest.hexdigest()[:16]
     # What a first visit downloads to go live (the loading message states it).
     runtime_bytes = sum((site / "pyodide" / n).stat().st_size for n in SHIPPED_PYODIDE_FILES)
     runtime_bytes += wheel.stat().st_size
@@ -233,7 +225,6 @@ def on_post_build(config: Any, **_: Any) -> None:
         "wheel": wheel_path,
         "stdlib": f"pyodide/{STDLIB_SHIPPED}",
         "pyodide": pyodide_version,
-        "version": version,
         "download_MB": round(runtime_bytes / 1e6),
         # The engine's bounds on saved and linked text, for docs/js/bounded.js to apply before
         # such text reaches the worker (the engine applies them again).

@@ -14,9 +14,8 @@ import re
 from playwright.sync_api import Browser
 from support import Site
 
-from macros.reading_time import READING_WORDS_PER_MINUTE
+from macros.reading_time import WORD_RE, exact_minutes, step_minutes
 
-WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
 HEADER_RE = re.compile(
     r'class="step-meta" data-step="(\d+)" data-minutes="(\d+)" data-words="(\d+)" '
     r'data-widget-minutes="([0-9.]+)"'
@@ -59,7 +58,7 @@ def test_each_step_states_the_minutes_of_what_a_reader_sees(
                 f"step {step}: the header counts {words} words, Chromium shows {rendered}"
             )
             widget_minutes = float(found.group(4))
-            assert minutes == max(1, round(words / READING_WORDS_PER_MINUTE + widget_minutes))
+            assert minutes == step_minutes(words, widget_minutes)
     finally:
         context.close()
     total = _total_minutes(_stated_minutes(root_site))
@@ -71,8 +70,7 @@ def _total_minutes(stated: dict[int, tuple[int, int, float]]) -> int:
     """The lesson's minutes: each step's words at reading speed plus its widget allowance,
     added up unrounded and rounded once (rounding each step first would lose up to half a
     minute a step)."""
-    return round(sum(words / READING_WORDS_PER_MINUTE + widget_minutes
-                     for _, words, widget_minutes in stated.values()))
+    return round(sum(exact_minutes(words, widget_minutes) for _, words, widget_minutes in stated.values()))
 
 
 def test_the_lesson_takes_about_half_an_hour(root_site: Site) -> None:

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import widget_text
 from widget_text import text_of
 
 from engine.browser import update
@@ -26,7 +27,7 @@ HOSTILE = "<script>alert(1)</script>"
 
 
 def render(**overrides: object) -> str:
-    return WIDGET.run(WIDGET.defaults(overrides)).html
+    return widget_text.render(WIDGET.name, **overrides)
 
 
 def refused(**overrides: object) -> EngineError:

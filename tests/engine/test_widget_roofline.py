@@ -11,6 +11,7 @@ import math
 import re
 
 import pytest
+import widget_text
 from widget_text import text_of
 
 from engine.browser import update
@@ -35,8 +36,7 @@ HOSTILE = '<script>alert("x")</script>'
 
 
 def render(**overrides: object) -> str:
-    widget = get_widget(NAME)
-    return widget.run(widget.defaults(overrides)).html
+    return widget_text.render(NAME, **overrides)
 
 
 def figure(html: str, term: str) -> str:
