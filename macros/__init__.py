@@ -45,8 +45,13 @@ def define_env(env: Any) -> None:
 
     @env.macro  # type: ignore[untyped-decorator]
     def lesson_minutes() -> str:
-        """'about N minutes': the sum of the steps' minutes, filled in after the build."""
+        """'about N minutes': the steps' minutes added up, filled in after the build."""
         return authoring.lesson_minutes_html()
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def step_count() -> int:
+        """How many steps the lesson has: the step pages in the nav (macros/build_hook.py)."""
+        return len(env.conf["extra"]["lesson_steps"])
 
     @env.macro  # type: ignore[untyped-decorator]
     def next_step() -> str:

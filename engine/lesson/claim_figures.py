@@ -4,6 +4,7 @@ number the widget next to it shows by default, so prose and widget cannot disagr
 from __future__ import annotations
 
 from engine.numbers.catalog import get_hardware, get_system, prices, resolve_model
+from engine.numbers.catalog.efficiency import matmul_fraction
 from engine.numbers.code_paths import code_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.numbers.training_runs import tokens_or_run
@@ -61,6 +62,13 @@ def matmul_share(hardware: str, path: str = "matrix") -> str:
     return f"{code_path(get_hardware(hardware), path).efficiency.value * 100:.0f} %"
 
 
+def llama_cpp_int8_share(hardware: str = "rtx-4090") -> str:
+    """The share of a GPU's int8 peak llama.cpp's quantised formats reach when it multiplies
+    them as 8-bit integers (efficiency.toml [matmul.ggml]): '33 %'."""
+    share = matmul_fraction(get_hardware(hardware), "int8", "q4_0").value
+    return f"{share * 100:.0f} %"
+
+
 def ownership_overhead() -> str:
     """The yearly cost of owning beyond the servers and their power (facility, network,
     staff), from the catalogue's published data-centre model: '11.6 %'."""
@@ -68,4 +76,4 @@ def ownership_overhead() -> str:
 
 
 CLAIM_FIGURES = (example_throughput, example_mfu, example_train_time, server_cpu_cores,
-                 server_gpu_over_cpu, matmul_share, ownership_overhead)
+                 server_gpu_over_cpu, matmul_share, llama_cpp_int8_share, ownership_overhead)

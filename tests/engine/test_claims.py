@@ -178,3 +178,11 @@ def test_step_18_owning_pays_for_the_building_network_and_staff() -> None:
     assert "not included (0 %)" not in text and "11.6% of the purchase price a year" in text
     prose = (STEPS / "where-ai-runs.md").read_text(encoding="utf-8")
     assert "are left out" not in prose and 'figure("ownership_overhead")' in prose
+
+
+def test_the_reality_page_quotes_llama_cpps_int8_rate_from_the_catalogue() -> None:
+    # llama.cpp PR #7676: Llama 3 8B Q4_0 prefill on an RTX 4090 at 10,358.75 tokens/s, which
+    # the catalogue reads as 0.33 of the int8 peak (efficiency.toml [matmul.ggml]).
+    assert figures.get_figure("llama_cpp_int8_share")() == "33 %"
+    prose = (STEPS.parent / "reality-check.md").read_text(encoding="utf-8")
+    assert '{{ figure("llama_cpp_int8_share") }} of the chip' in prose

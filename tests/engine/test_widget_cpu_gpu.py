@@ -16,7 +16,7 @@ from engine.browser import update
 from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.catalog.efficiency import memory_fraction
-from engine.numbers.code_paths import code_path
+from engine.numbers.code_paths import code_path, time_on_path
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_prefill_seconds
@@ -219,13 +219,25 @@ def expected_prefill(tokens: int = quantities.TYPICAL_PROMPT_TOKENS, model: str 
     """(CPUs, GPUs) expected seconds of the race's default prefill: all eight GPUs."""
     system = get_system("dgx-1")
     cpu_pre = prefill(model, system.cpu, prompt_tokens=tokens, gpus=system.cpu_count)
-    cpu_path = code_path(system.cpu, path)
     share = memory_fraction(system.cpu, "bf16").value
-    cpu = max(cpu_pre.flops / (2 * cpu_path.reached_flops_per_s),
-              cpu_pre.memory_seconds / share)
+    cpu = time_on_path(code_path(system.cpu, path), system.cpu_count, flops=cpu_pre.flops,
+                       memory_seconds=cpu_pre.memory_seconds, memory_share=share).expected_seconds
     gpu_pre = prefill(model, system.gpu, prompt_tokens=tokens, gpus=8)
     gpu = expected_prefill_seconds(get_model(model), system.gpu, gpu_pre, "bf16")[0]
     return cpu, gpu
+
+
+def test_a_time_on_a_code_path_is_worked_out_from_its_peak_and_what_it_reaches() -> None:
+    # dgx-1's two Xeon 8480C through AMX: 229.4 TFLOP/s on paper, 42.9 TFLOP/s reached in a
+    # tuned matrix multiply (step 11's chart). 229.376e12 FLOPs: 1 s at best, 5.35 s expected.
+    amx = code_path(get_hardware("xeon-8480c"), "matrix")
+    maths = time_on_path(amx, 2, flops=229.376e12)
+    assert maths.bound_seconds == pytest.approx(1.0)
+    assert maths.expected_seconds == pytest.approx(229.376 / 42.893312)
+    assert maths.limit == "compute"
+    # Reading the bytes takes 10 s at the datasheet bandwidth, 20 s at half of it: memory rules.
+    reads = time_on_path(amx, 2, flops=229.376e12, memory_seconds=10.0, memory_share=0.5)
+    assert (reads.bound_seconds, reads.expected_seconds, reads.limit) == (10.0, 20.0, "memory")
 
 
 def test_the_prefill_times_are_the_engines_bound_and_expected() -> None:
