@@ -78,6 +78,12 @@ async function broadcast(message) {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
+// Every file of the lesson, then the mark that says this build's cache is whole.
+async function saveWhole(report) {
+  await saveAll(Object.keys(FILES), report);
+  await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
+}
+
 let saving = null; // the running "save the whole lesson", shared by every page that asks
 
 function saveLesson() {
@@ -85,10 +91,7 @@ function saveLesson() {
     const all = Object.keys(FILES);
     const report = (saved, total) => broadcast({ type: "offline-progress", saved, total, version: VERSION });
     saving = (async () => {
-      if (!(await isComplete())) {
-        await saveAll(all, report);
-        await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
-      }
+      if (!(await isComplete())) await saveWhole(report);
       await broadcast({ type: "offline-ready", total: all.length, version: VERSION });
     })()
       .catch((error) => broadcast({ type: "offline-failed", reason: String(error.message || error), version: VERSION }))
@@ -115,8 +118,7 @@ self.addEventListener("install", (event) => {
       // A reader who had the whole lesson from an older build gets this build's whole lesson
       // before this worker takes over; the older worker serves the older build meanwhile.
       const whole = !saveData() && (await olderCompleteCache());
-      await saveAll(whole ? Object.keys(FILES) : INSTALL);
-      if (whole) await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
+      await (whole ? saveWhole() : saveAll(INSTALL));
       await self.skipWaiting();
     })(),
   );
