@@ -222,30 +222,54 @@ def plan(
     job = validate.choice(task, "task", TASKS)
     price, offer = _price(hw, usd_per_gpu_hour)
     if job == "serve":
-        t_s, replicas, b_rep = _serve_split(gpus_of_servers(hw, nodes, gpus), serve_tp, batch)
-        mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
-                             context_tokens=context_tokens, batch=b_rep, gpus=t_s)
-        s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
-        out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
-                                                     "Answer length")
-        g = mem.gpus
-        pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
-        # No arrival pattern gives a request its first token before its own prompt is read:
-        # that alone is the bound (requests arriving together each wait for more: expected).
-        own = (pre if mem.batch == 1 else
-               _prefill(m, hw, 1, s, mem.weight_format, mem.kv_format, g))
-        k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
-        first = _step(k, mem.batch, s + 1, g)
-        steps = out - 1
-        dec = _sum_steps(k, s + 1, steps)
-        tpot = dec / steps if steps else first.seconds
-        exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
-                             weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
-        figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
-                               exp, g, replicas)
-        return Plan(job, m, hw, g * replicas, mem, flops_per_token(m),
-                    min_gpus_to_serve(mem), figures, None, price, offer)
-    tmem = training_memory(m, hw, gpus=gpus_of_servers(hw, nodes, gpus), sharding=sharding,
+        return _serve_plan(m, hw, price, offer, gpus=gpus_of_servers(hw, nodes, gpus),
+                           serve_tp=serve_tp, batch=batch, weight_format=weight_format,
+                           kv_format=kv_format, context_tokens=context_tokens,
+                           prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    return _train_plan(m, hw, price, offer, gpus=gpus_of_servers(hw, nodes, gpus),
+                       sharding=sharding, tp=tp, optimizer=optimizer, convention=convention,
+                       micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp,
+                       tokens=tokens, mfu=mfu, target_days=target_days,
+                       global_batch_tokens=global_batch_tokens, interleave=interleave)
+
+
+def _serve_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: CloudPrice | None,
+                *, gpus: object, serve_tp: object, batch: object, weight_format: object,
+                kv_format: object, context_tokens: object, prompt_tokens: object,
+                output_tokens: object) -> Plan:
+    """plan() for serving."""
+    t_s, replicas, b_rep = _serve_split(gpus, serve_tp, batch)
+    mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
+                         context_tokens=context_tokens, batch=b_rep, gpus=t_s)
+    s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
+    out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
+                                                 "Answer length")
+    g = mem.gpus
+    pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
+    # No arrival pattern gives a request its first token before its own prompt is read:
+    # that alone is the bound (requests arriving together each wait for more: expected).
+    own = (pre if mem.batch == 1 else
+           _prefill(m, hw, 1, s, mem.weight_format, mem.kv_format, g))
+    k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
+    first = _step(k, mem.batch, s + 1, g)
+    steps = out - 1
+    dec = _sum_steps(k, s + 1, steps)
+    tpot = dec / steps if steps else first.seconds
+    exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
+                         weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
+    figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
+                           exp, g, replicas)
+    return Plan("serve", m, hw, g * replicas, mem, flops_per_token(m),
+                min_gpus_to_serve(mem), figures, None, price, offer)
+
+
+def _train_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: CloudPrice | None,
+                *, gpus: object, sharding: object, tp: object, optimizer: object,
+                convention: object, micro_batch: object, seq_len: object, recompute: object,
+                pp: object, tokens: object, mfu: object, target_days: object,
+                global_batch_tokens: object, interleave: object) -> Plan:
+    """plan() for training."""
+    tmem = training_memory(m, hw, gpus=gpus, sharding=sharding,
                            tp=tp, optimizer=optimizer, convention=convention,
                            micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp)
     given = tokens is not None and tokens != ""
@@ -277,5 +301,5 @@ def plan(
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
                       d / bound)
-    return Plan(job, m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
+    return Plan("train", m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
                 None, tf, price, offer)
