@@ -125,7 +125,7 @@ def print_per_frame_costs() -> None:
 
 
 def main() -> None:
-    from engine.lesson.plan import plan_to_dict
+    from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.plan import plan
 
     report(f"Python {sys.version.split()[0]}")

@@ -42,7 +42,7 @@ _GIVEN_OR_NOT = ("mfu", "tp")
 
 
 def _build() -> _Parser:
-    from engine.lesson.plan_fields import PLAN_FIELDS, cli_flag
+    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
@@ -91,19 +91,19 @@ def _read_config(path: str) -> ConfigModel:
 
 
 def _inspect(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.lesson.config_model import inspect_text, inspect_to_dict
+    from engine.lesson.plans.config_model import inspect_text, inspect_to_dict
 
     read = _read_config(args.config)
     return inspect_to_dict(read), inspect_text(read)
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    from engine.lesson.plan import plan_to_dict
-    from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments
+    from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments
+    from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.plan import plan
     from engine.render.fields import Values
     from engine.words.answers import QUESTIONS, answers
-    from engine.words.memory import memory_assumptions
+    from engine.words.memory_explained import memory_assumptions
 
     given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
     raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
@@ -131,7 +131,7 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     lines.append("Assumptions:")
     lines += ["  - " + a for a in memory_assumptions(result.memory)]
     if read is not None:
-        from engine.lesson.config_model import config_notes, inspect_to_dict
+        from engine.lesson.plans.config_model import config_notes, inspect_to_dict
 
         data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
         lines += ["  - " + n for n in config_notes(read)]
@@ -174,7 +174,7 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
-    from engine.lesson.plan_fields import PLAN_FIELDS, cli_flag
+    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
     names = {f.name for f in PLAN_FIELDS.values()}
     name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.lesson.figures import FIGURES
-from engine.lesson.tables import TABLES
+from engine.lesson.figures.prose import FIGURES
+from engine.lesson.tables.registry import TABLES
 from engine.registry import widget_names
 from macros import authoring
 

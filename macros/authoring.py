@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from engine.lesson.figures import get_figure
-from engine.lesson.tables import get_table
+from engine.lesson.figures.prose import get_figure
+from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 from engine.render.html import esc

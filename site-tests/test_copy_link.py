@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page
 from support import Site, Watched, open_watched, pages, run_axe, wait_live, wait_matches_cpython
 
 from engine.cli import main
-from engine.lesson.plan_fields import COMMAND
+from engine.lesson.plans.fields import COMMAND
 
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
 NO_CLIPBOARD = "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });"

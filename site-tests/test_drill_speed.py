@@ -19,8 +19,8 @@ from support import (
 )
 
 from engine.browser import update
-from engine.lesson import drill_speed
-from engine.lesson.drill_core import Score
+from engine.lesson.drills import speed as drill_speed
+from engine.lesson.drills.core import Score
 
 PAGE = "steps/drill-will-it-fit/"
 NAME = "drill_speed"

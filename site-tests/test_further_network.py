@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import Browser, Page
 from support import Site, Watched, open_watched, run_axe, wait_live, wait_matches_cpython
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.plan import plan
 from engine.words.format import format_seconds
 
@@ -115,7 +115,7 @@ def test_phone_layout_and_axe(browser: Browser, root_site: Site) -> None:
 
 
 def test_the_pod_drill_accepts_the_engines_answer(watched: Watched, root_site: Site) -> None:
-    from engine.lesson.drill_cluster import pod_memory_question
+    from engine.lesson.drills.cluster_memory import pod_memory_question
 
     drill = "[data-widget=drill_cluster_memory]"
     page = watched.page

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Browser, Page
 from support import Site, Watched, open_watched, run_axe
 
-from engine.lesson import reality, reality_check
-from engine.lesson.measurements import GROUPS, load
+from engine.lesson.reality import measured, published
+from engine.lesson.reality.measurements import GROUPS, load
 
 PAGE = "reality-check/"
 ROWS = ".reality:not(.reality-measured) table tbody tr"
@@ -36,7 +36,7 @@ def test_table_rows_have_source_and_difference_and_make_no_outside_request(
     rows = page.locator(ROWS)
     count = rows.count()
     assert count >= 8
-    assert count == len(reality.COMPARISONS)
+    assert count == len(published.COMPARISONS)
     for i in range(count):
         row = rows.nth(i)
         source = row.locator("td.reality-source").inner_text().strip()
@@ -47,18 +47,18 @@ def test_table_rows_have_source_and_difference_and_make_no_outside_request(
         assert row.locator("td.reality-published").inner_text().strip()
 
     # Each row shows what the engine computes for it in CPython.
-    for r in reality.results():
+    for r in published.results():
         row = page.locator(f'{ROWS}[data-comparison="{r.comparison.id}"]')
-        assert row.locator("td.reality-engine").inner_text() == reality.format_value(
+        assert row.locator("td.reality-engine").inner_text() == published.format_value(
             r.engine, r.comparison.unit
         )
-        assert row.locator("td.reality-diff").inner_text() == reality.format_difference(
+        assert row.locator("td.reality-diff").inner_text() == published.format_difference(
             r.difference_percent
         )
 
     # One table per group of measurements, then one per topic, each with its caption.
     captions = page.locator(".reality table caption").all_inner_texts()
-    assert captions == list(GROUPS.values()) + list(reality.TOPICS.values())
+    assert captions == list(GROUPS.values()) + list(published.TOPICS.values())
 
 
 def test_measurements_show_bound_expected_and_errors_as_the_engine_computes_them(
@@ -67,21 +67,21 @@ def test_measurements_show_bound_expected_and_errors_as_the_engine_computes_them
     page = _open(watched, root_site)
     rows = page.locator(MEASURED)
     assert rows.count() == len(load()) >= 40
-    for c in reality_check.checked():
+    for c in measured.checked():
         m = c.measurement
         row = page.locator(f'{MEASURED}[data-measurement="{m.id}"]')
         source = row.locator("td.reality-source").inner_text()
         assert re.search(r"\b(19|20)\d\d\b", source), m.id
         assert row.locator("td.reality-published").inner_text() == m.value_text
         errors = row.locator("td.reality-diff").all_inner_texts()
-        assert errors[1] == reality_check.format_error(c.expected_error)
+        assert errors[1] == measured.format_error(c.expected_error)
         if c.bound is None:
             assert row.locator("td.reality-bound").inner_text() == "\u2014"
             continue
-        assert row.locator("td.reality-bound").inner_text() == reality_check.format_measure(
+        assert row.locator("td.reality-bound").inner_text() == measured.format_measure(
             c.bound, m.metric, m.scope
         )
-        assert errors[0] == reality_check.format_error(c.bound_error)
+        assert errors[0] == measured.format_error(c.bound_error)
         assert PERCENT.match(errors[0]), errors[0]
     summary = page.locator("p.reality-summary").inner_text()
     assert f"{len(load())} published measurements" in summary

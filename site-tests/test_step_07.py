@@ -17,7 +17,7 @@ from support import (
 )
 
 from engine.browser import update
-from engine.lesson import drills
+from engine.lesson.drills import training_memory as training_drill
 
 PAGE = "steps/drill-training-memory/"
 NAME = "drill_training_memory"
@@ -25,11 +25,11 @@ SELECTOR = f"[data-widget={NAME}]"
 STORE_KEY = "lesson:local:drill-7"
 
 
-def shown_question(page: Page) -> drills.TrainingMemoryQuestion:
+def shown_question(page: Page) -> training_drill.TrainingMemoryQuestion:
     """The question on screen, rebuilt in CPython from the number the page shows."""
     seed = page.get_attribute(SELECTOR + " .drill", "data-seed")
     assert seed is not None
-    question = drills.training_memory_question(int(seed))
+    question = training_drill.training_memory_question(int(seed))
     assert question.lead in page.inner_text(SELECTOR + " .widget-result")
     return question
 
@@ -71,7 +71,7 @@ def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_sit
     assert feedback.get_attribute("data-correct") == "true"
     assert "Correct" in feedback.inner_text()
     assert "Score: 1 correct of 1 answered, streak 1." in score_text(page)
-    kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
+    kept = training_drill.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert (kept.answered, kept.correct, kept.scored) == (1, 1, 42)
 
     # A typical slip: only weights and gradients. The feedback names it; the score stands.
@@ -139,7 +139,7 @@ def test_a_corrupted_kept_score_is_ignored_and_the_drill_still_works(
     answer(page, f"{question.answer_GB:.2f} GB", question.fits)
     assert page.get_attribute(SELECTOR + " .drill-feedback", "data-correct") == "true"
     assert "Score: 1 correct of 1 answered" in score_text(page)
-    kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
+    kept = training_drill.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert kept.correct == 1
 
 
@@ -161,7 +161,7 @@ def test_a_hostile_linked_question_number_is_refused_readably(
 def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(PAGE))
-    almost = drills.Score(answered=4, correct=4, streak=4, scored=None).to_text()
+    almost = training_drill.Score(answered=4, correct=4, streak=4, scored=None).to_text()
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [STORE_KEY, almost])
     page.reload()
     wait_live(page)

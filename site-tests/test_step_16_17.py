@@ -26,7 +26,8 @@ from support import (
 )
 
 from engine.browser import update
-from engine.lesson import drill_fit, drills
+from engine.lesson.drills import fit as drill_fit
+from engine.lesson.drills import training_memory as training_drill
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.serving import DecodeStep, decode_step
 from engine.words.format import format_seconds, format_tokens_per_s
@@ -193,7 +194,7 @@ def test_step_17_a_linked_scenario_is_checked_and_the_slip_named(
     assert feedback.get_attribute("data-correct") == "true"
     assert "Correct" in feedback.inner_text()
     assert "Score: 1 correct of 1 answered" in str(page.text_content(DRILL + " .drill-score"))
-    kept = drills.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
+    kept = training_drill.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert (kept.correct, kept.scored) == (1, 7)
 
     # A typical wrong number: the matching slip is named.
@@ -231,7 +232,7 @@ def test_step_17_the_fifth_correct_answer_completes_the_drill(
 ) -> None:
     page = watched.page
     page.goto(root_site.page_url(DRILL_PAGE))
-    almost = drills.Score(answered=4, correct=4, streak=4, scored=None).to_text()
+    almost = training_drill.Score(answered=4, correct=4, streak=4, scored=None).to_text()
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [STORE_KEY, almost])
     page.reload()
     wait_live(page)

@@ -15,7 +15,8 @@ from playwright.sync_api import Browser, Dialog, Page
 from support import Site, Watched, open_watched, wait_live, wait_matches_cpython, widget_inputs
 
 from engine.browser import update
-from engine.lesson import cheatsheet, figures
+from engine.lesson.figures import prose as figures
+from engine.lesson.tables import cheatsheet
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.memory import serving_memory, training_state_bytes_per_param
 from engine.numbers.roofline import ridge_point

@@ -71,7 +71,7 @@ CONFIG_CASES: list[str] = [
 
 
 def results() -> dict[str, Any]:
-    from engine.lesson.plan import plan_to_dict
+    from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.errors import EngineError
     from engine.numbers.plan import plan
     from engine.registry import get_widget, widget_names
@@ -86,7 +86,7 @@ def results() -> dict[str, Any]:
         widget = get_widget(name)
         out["widgets"][name] = widget.run(widget.defaults()).html
     out["hostile"] = hostile()
-    from engine.lesson.config_model import inspect_to_dict
+    from engine.lesson.plans.config_model import inspect_to_dict
     from engine.numbers.catalog.hf_config import model_from_config
 
     out["configs"] = []

@@ -76,7 +76,7 @@ def _widgets() -> dict[str, Any]:
 def _plans() -> list[Any]:
     import parity_cases
 
-    from engine.lesson.plan import plan_to_dict
+    from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.errors import EngineError
     from engine.numbers.plan import plan
     cases = list(parity_cases.PLAN_CASES)
@@ -95,7 +95,7 @@ def _plans() -> list[Any]:
 
 
 def _tables() -> dict[str, str]:
-    from engine.lesson.tables import TABLES
+    from engine.lesson.tables.registry import TABLES
     return {name: fn() for name, fn in TABLES.items()}
 
 

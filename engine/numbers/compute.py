@@ -23,7 +23,7 @@ from engine.numbers.rounding import ceil_div
 # for Llama 3 405B on 16,384 H100s). plan(), the figures and the widgets' defaults use it.
 DEFAULT_MFU = 0.4
 # What well-tuned large training runs reach (the lesson's band; PaLM 46 %, Llama 3 405B
-# 38-43 %, MT-NLG ~30 %, see engine/lesson/reality.py): below it GPUs mostly wait.
+# 38-43 %, MT-NLG ~30 %, see engine/lesson/reality/published.py): below it GPUs mostly wait.
 GOOD_MFU_LOW = 0.35
 GOOD_MFU_HIGH = 0.55
 # The sequence length a training plan assumes when none is given (tokens per sample).

@@ -3,9 +3,9 @@
 All money is in US dollars; prices per GPU-hour are per GPU per hour of wall-clock time.
 The core functions take every number explicitly, so they depend on nothing else; the
 ``*_from_catalog`` wrappers fill the defaults from :func:`engine.numbers.catalog.prices` and name
-the catalogue entries they used in the result (``catalog``), so that engine.words.cost can put
+the catalogue entries they used in the result (``catalog``), so that engine.words.cost_explained can put
 each price's source and date into the result's assumptions. The verdicts, the arithmetic and
-the assumptions in words are engine.words.cost's.
+the assumptions in words are engine.words.cost_explained's.
 
 The owning model, per GPU (each an assumption stated in the result):
 

@@ -1,7 +1,7 @@
 """Memory: weights, serving working space (KV cache, activations, overhead), training state.
 
 All sizes in bytes (GB = 10^9 bytes). The assumptions each result rests on are written by
-engine.words.memory.
+engine.words.memory_explained.
 Serving: weights + KV cache + activations + runtime overhead must fit in each GPU's memory.
 Training: weights + gradients + optimiser states (the 'state', 16 bytes per parameter for
 Adam in mixed precision) + activations (Korthikanti et al. 2022) + runtime overhead.

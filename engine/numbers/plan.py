@@ -2,7 +2,7 @@
 why would it fail, what does it cost) for one workload, in one call.
 
 ``plan()`` computes the numbers (fast: no text); engine.words.answers puts them into words
-and engine.lesson.plan into plain JSON values. Serving times are best cases (raw peak, full
+and engine.lesson.plans.plan_json into plain JSON values. Serving times are best cases (raw peak, full
 bandwidth; see engine.numbers.serving); training time uses the MFU given (40 % by default).
 """
 

@@ -1,14 +1,14 @@
 """Going further: drill on the training state each GPU of a pod holds, split by tensor and
 pipeline parallelism with ZeRO-1 over the data-parallel copies; the likely slip named and a
-score kept on the reader's device. The drill's logic is :mod:`engine.lesson.drill_cluster`;
-the view it shares with the other drills is :mod:`engine.lesson.drill_view`.
+score kept on the reader's device. The drill's logic is :mod:`engine.lesson.drills.cluster_memory`;
+the view it shares with the other drills is :mod:`engine.lesson.drills.view`.
 """
 
 from __future__ import annotations
 
-from engine.lesson import drill_cluster
-from engine.lesson.drill_core import TOLERANCE
-from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
+from engine.lesson.drills import cluster_memory as drill_cluster
+from engine.lesson.drills.core import TOLERANCE
+from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 

@@ -4,14 +4,14 @@ tokens/s, each with the limit that sets it; the likely mistake named and a kept 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
 in localStorage under "local:drill-speed". The drill's logic is in
-:mod:`engine.lesson.drill_speed`; the view it shares with the other drills is
-:mod:`engine.lesson.drill_view`.
+:mod:`engine.lesson.drills.speed`; the view it shares with the other drills is
+:mod:`engine.lesson.drills.view`.
 """
 
 from __future__ import annotations
 
-from engine.lesson import drill_speed
-from engine.lesson.drill_view import STATE, DrillView, actions, seed_field
+from engine.lesson.drills import speed as drill_speed
+from engine.lesson.drills.view import STATE, DrillView, actions, seed_field
 from engine.render.fields import Text
 from engine.render.widget import Rendered, Values, Widget
 

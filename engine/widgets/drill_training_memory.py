@@ -2,14 +2,14 @@
 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
-in localStorage under "local:drill-7". All the drill's logic is in :mod:`engine.lesson.drills`; the
-view it shares with the other drills is :mod:`engine.lesson.drill_view`.
+in localStorage under "local:drill-7". All the drill's logic is in :mod:`engine.lesson.drills.training_memory`; the
+view it shares with the other drills is :mod:`engine.lesson.drills.view`.
 """
 
 from __future__ import annotations
 
-from engine.lesson import drills
-from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
+from engine.lesson.drills import training_memory as training_drill
+from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 
@@ -19,11 +19,11 @@ DRILL_STEP = 7
 ANSWER = answer_field("Your answer")
 
 
-def _check(q: drills.TrainingMemoryQuestion, values: Values) -> drills.Feedback:
-    return drills.check_answer(q, values[ANSWER], fits=values[FITS])
+def _check(q: training_drill.TrainingMemoryQuestion, values: Values) -> training_drill.Feedback:
+    return training_drill.check_answer(q, values[ANSWER], fits=values[FITS])
 
 
-def _bar(q: drills.TrainingMemoryQuestion) -> str:
+def _bar(q: training_drill.TrainingMemoryQuestion) -> str:
     parts = {
         k: v for k, v in q.memory.parts.items() if k in ("weights", "gradients", "optimizer_states")
     }
@@ -37,8 +37,8 @@ def _bar(q: drills.TrainingMemoryQuestion) -> str:
 VIEW = DrillView(
     step=DRILL_STEP,
     noun="question",
-    mistakes=drills.MISTAKES,
-    question=drills.training_memory_question,
+    mistakes=training_drill.MISTAKES,
+    question=training_drill.training_memory_question,
     check=_check,
     bar=_bar,
     notes=lambda q: q.notes(),
@@ -55,7 +55,7 @@ WIDGET = Widget(
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
     summary="Generated questions on training memory per GPU (bytes per parameter, optimiser, "
-    f"sharding, activations), checked within {drills.TOLERANCE * 100:g} %, with the likely "
+    f"sharding, activations), checked within {training_drill.TOLERANCE * 100:g} %, with the likely "
     "mistake named and a score kept on the reader's device.",
     actions=actions("question"),
     store="local:drill-7",

@@ -2,15 +2,15 @@
 
 The scenario comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
-in localStorage under "local:drill-17". The drill's logic is in :mod:`engine.lesson.drill_fit`;
-the score and the question numbers are :mod:`engine.lesson.drill_core`'s, and the view it shares
-with the other drills is :mod:`engine.lesson.drill_view`.
+in localStorage under "local:drill-17". The drill's logic is in :mod:`engine.lesson.drills.fit`;
+the score and the question numbers are :mod:`engine.lesson.drills.core`'s, and the view it shares
+with the other drills is :mod:`engine.lesson.drills.view`.
 """
 
 from __future__ import annotations
 
-from engine.lesson import drill_fit
-from engine.lesson.drill_view import FITS, STATE, DrillView, actions, answer_field, seed_field
+from engine.lesson.drills import fit as drill_fit
+from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 

@@ -6,7 +6,7 @@ the workload and lists them.
 
 from __future__ import annotations
 
-from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments, plan_command
+from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_command
 from engine.numbers.memory import SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
 from engine.render.html import esc, tag
@@ -23,7 +23,7 @@ from engine.render.widget import Values, Widget, copy_command
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 # The plan's own fields, renamed and relabelled for this step; the other inputs take plan()'s
 # defaults. Only the chosen task's fields are read.

@@ -3,7 +3,7 @@ time of a token budget at an assumed MFU, with the arithmetic shown."""
 
 from __future__ import annotations
 
-from engine.lesson.claim_figures import EXAMPLE_TRAINING_TOKENS_PER_S
+from engine.lesson.figures.claims import EXAMPLE_TRAINING_TOKENS_PER_S
 from engine.numbers import compute, quantities
 from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW

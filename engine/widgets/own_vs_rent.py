@@ -18,7 +18,11 @@ from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top
 from engine.render.secondary import plain_list, secondary
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
-from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_assumptions, rent_vs_own_verdict
+from engine.words.cost_explained import (
+    rent_vs_own_arithmetic,
+    rent_vs_own_assumptions,
+    rent_vs_own_verdict,
+)
 from engine.words.format import format_usd
 
 SYSTEM = "dgx-1"

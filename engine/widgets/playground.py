@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.lesson.config_model import config_notes, shape_rows
-from engine.lesson.plan_fields import PLAN_FIELDS, plan_arguments, plan_command
+from engine.lesson.plans.config_model import config_notes, shape_rows
+from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_command
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.expected_training import expected_train
@@ -45,7 +45,7 @@ from engine.words.expected import (
     EXPECTED_TRAINING_WORDS,
     at_best_and_expected,
 )
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 
 def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:

@@ -20,7 +20,7 @@ from engine.render.options import (
 from engine.render.secondary import secondary_list
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bytes, format_GB
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()

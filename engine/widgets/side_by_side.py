@@ -25,7 +25,7 @@ from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the step 5 run's budget
 TRAIN_SHARDING = "zero3"

@@ -22,7 +22,7 @@ from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_LABELS, part_label
-from engine.words.memory import CONVENTION_SOURCES, OPTIMIZER_SOURCES
+from engine.words.memory_explained import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
 SERVING_FORMAT = "bf16"
 # Serving is step 1's plan: one request with the lesson's default context, not the training

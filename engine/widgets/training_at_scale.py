@@ -39,7 +39,7 @@ from engine.words.format import (
     plural,
 )
 from engine.words.labels import SHARDING_LABELS
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 

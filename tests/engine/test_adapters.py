@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.lesson.figures import get_figure
-from engine.lesson.tables import get_table
+from engine.lesson.figures.prose import get_figure
+from engine.lesson.tables.registry import get_table
 from engine.numbers import adapters
 from engine.numbers.catalog.hf_config import model_from_config
 from engine.numbers.errors import EngineError

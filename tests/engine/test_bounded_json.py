@@ -10,7 +10,7 @@ import pytest
 
 from engine.browser import update
 from engine.lesson.dgx_view import load_state
-from engine.lesson.drill_core import Score
+from engine.lesson.drills.core import Score
 from engine.numbers.bounded_json import loads, nesting_depth
 from engine.numbers.errors import EngineError
 

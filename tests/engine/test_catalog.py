@@ -119,7 +119,7 @@ def test_catalog_dict_is_json():
 
 
 def test_reference_only_models_are_found_but_not_listed():
-    # Llama 2 is in the catalogue for the reality check only (see engine/lesson/reality.py).
+    # Llama 2 is in the catalogue for the reality check only (see engine/lesson/reality/published.py).
     from engine.numbers.catalog import get_model
 
     listed = {m.id for m in list_models()}

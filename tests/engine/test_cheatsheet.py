@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from engine.lesson import cheatsheet, figures
-from engine.lesson.tables import TABLES, get_table
+from engine.lesson.figures import prose as figures
+from engine.lesson.tables import cheatsheet
+from engine.lesson.tables.registry import TABLES, get_table
 from engine.numbers.catalog import get_hardware, get_model, list_hardware
 from engine.numbers.compute import training_flops, training_flops_per_token
 from engine.numbers.errors import EngineError

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from widget_text import render, text_of
 
-from engine.lesson import figures
+from engine.lesson.figures import prose as figures
 from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_model, prices
 from engine.numbers.compute import training_flops_per_token

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.lesson.plan_fields import COMMAND, CONFIG_FILE, plan_command, shell_quote
+from engine.lesson.plans.fields import COMMAND, CONFIG_FILE, plan_command, shell_quote
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget, widget_names
 from engine.render.fields import Values

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine.numbers.cost import cost_per_million_tokens, rent_vs_own, training_run_cost
 from engine.numbers.errors import EngineError
 from engine.numbers.units import HOURS_PER_YEAR
-from engine.words.cost import (
+from engine.words.cost_explained import (
     cost_arithmetic,
     cost_assumptions,
     rent_vs_own_arithmetic,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.lesson.figures import get_figure
+from engine.lesson.figures.prose import get_figure
 from engine.numbers.decode_batching import compute_bound_batch, kv_ceiling_flops_per_byte
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step

@@ -10,7 +10,8 @@ import pytest
 from widget_text import text_of
 
 from engine.browser import update
-from engine.lesson import drill_fit, drills
+from engine.lesson.drills import fit as drill_fit
+from engine.lesson.drills import training_memory as training_drill
 from engine.numbers import memory
 from engine.numbers.errors import EngineError
 from engine.numbers.units import GB, GiB
@@ -50,7 +51,7 @@ def told_apart(q: drill_fit.FitQuestion, mistake: str) -> bool:
         return False
     value = slips[names.index(mistake)][1]
     earlier = slips[: names.index(mistake)]
-    return not any(drills.within(value, c[1], 2 * drills.TOLERANCE) for c in earlier)
+    return not any(training_drill.within(value, c[1], 2 * training_drill.TOLERANCE) for c in earlier)
 
 
 # ---------------------------------------------------------------------------- scenarios
@@ -296,7 +297,7 @@ def test_check_scores_a_right_answer_and_names_a_slip() -> None:
     q = drill_fit.fit_question(7)
     html, set_inputs = run("check", seed="7", fits=yes_no(q.fits), answer=gb(q.answer_bytes))
     assert 'data-correct="true"' in html
-    kept = drills.Score.from_text(set_inputs["state"])
+    kept = training_drill.Score.from_text(set_inputs["state"])
     assert (kept.answered, kept.correct, kept.scored) == (1, 1, 7)
     assert "Score: 1 correct of 1 answered" in text_of(html)
     assert 'role="img"' in html  # the memory bar of one GPU
@@ -308,7 +309,7 @@ def test_check_scores_a_right_answer_and_names_a_slip() -> None:
     assert 'data-mistake="' in html
     assert words in text_of(html)
     assert "Only your first answer" in text_of(html)
-    assert drills.Score.from_text(again["state"]) == kept
+    assert training_drill.Score.from_text(again["state"]) == kept
 
 
 def test_new_moves_to_the_next_scenario_and_clears_the_answer() -> None:
@@ -319,7 +320,7 @@ def test_new_moves_to_the_next_scenario_and_clears_the_answer() -> None:
 
 
 def test_five_correct_answers_complete_the_drill() -> None:
-    almost = drills.Score(4, 4, 4, None).to_text()
+    almost = training_drill.Score(4, 4, 4, None).to_text()
     q = drill_fit.fit_question(3)
     html, _ = run("check", seed="3", fits=yes_no(q.fits), state=almost)
     assert '<span data-drill-complete="17">' in html

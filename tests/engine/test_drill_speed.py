@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from engine.browser import update
-from engine.lesson import drill_speed
-from engine.lesson.drill_core import TOLERANCE, Score, parse_answer
+from engine.lesson.drills import speed as drill_speed
+from engine.lesson.drills.core import TOLERANCE, Score, parse_answer
 from engine.numbers import serving
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import (

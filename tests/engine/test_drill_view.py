@@ -11,14 +11,17 @@ import pytest
 from widget_text import text_of
 
 from engine.browser import update
-from engine.lesson import drill_cluster, drill_fit, drill_speed, drills
-from engine.lesson.drill_core import Score
-from engine.lesson.drill_view import SECONDARY_SUMMARY
+from engine.lesson.drills import cluster_memory as drill_cluster
+from engine.lesson.drills import fit as drill_fit
+from engine.lesson.drills import speed as drill_speed
+from engine.lesson.drills import training_memory as training_drill
+from engine.lesson.drills.core import Score
+from engine.lesson.drills.view import SECONDARY_SUMMARY
 from macros.reading_time import visible_words
 
 # widget: (the question of seed 1, the words of the rendered output a reader sees at most)
 DRILLS = {
-    "drill_training_memory": (drills.training_memory_question, 75),
+    "drill_training_memory": (training_drill.training_memory_question, 75),
     "drill_will_it_fit": (drill_fit.fit_question, 80),
     "drill_speed": (drill_speed.speed_question, 80),
     "drill_cluster_memory": (drill_cluster.pod_memory_question, 100),

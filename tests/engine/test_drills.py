@@ -9,7 +9,7 @@ import pytest
 from widget_text import text_of
 
 from engine.browser import update
-from engine.lesson import drills
+from engine.lesson.drills import training_memory as training_drill
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
@@ -21,10 +21,10 @@ HOSTILE = '<script>alert("x")</script>'
 WIDGET = "drill_training_memory"
 
 
-def find_question(predicate: object) -> drills.TrainingMemoryQuestion:
+def find_question(predicate: object) -> training_drill.TrainingMemoryQuestion:
     """The first question (by number) that matches ``predicate``."""
     for seed in range(1, 2000):
-        q = drills.training_memory_question(seed)
+        q = training_drill.training_memory_question(seed)
         if predicate(q):  # type: ignore[operator]
             return q
     raise AssertionError("no question matches")
@@ -39,16 +39,16 @@ def gb_text(n_bytes: float) -> str:
 
 def test_the_same_seed_gives_the_same_question() -> None:
     for seed in (1, 2, 42, 999_999_999):
-        a, b = drills.training_memory_question(seed), drills.training_memory_question(seed)
+        a, b = training_drill.training_memory_question(seed), training_drill.training_memory_question(seed)
         assert a.text == b.text
         assert a.answer_bytes == b.answer_bytes
         assert a.working() == b.working()
-    texts = {drills.training_memory_question(s).text for s in range(1, 30)}
+    texts = {training_drill.training_memory_question(s).text for s in range(1, 30)}
     assert len(texts) > 20  # different seeds, different questions
 
 
 def test_questions_vary_over_setups_sharding_gpus_and_activations() -> None:
-    qs = [drills.training_memory_question(s) for s in range(1, 300)]
+    qs = [training_drill.training_memory_question(s) for s in range(1, 300)]
     assert {(q.optimizer, q.convention) for q in qs} == {
         ("adam", "mixed-16"),
         ("adam", "fp32"),
@@ -62,12 +62,12 @@ def test_questions_vary_over_setups_sharding_gpus_and_activations() -> None:
     assert any(q.model.family == "generic" for q in qs)
     assert any(q.model.family != "generic" for q in qs)
     for q in qs:  # never on the fence: the verdict is clear
-        assert abs(q.answer_bytes / q.capacity_bytes - 1) >= drills.VERDICT_MARGIN
+        assert abs(q.answer_bytes / q.capacity_bytes - 1) >= training_drill.VERDICT_MARGIN
 
 
 def test_the_answer_is_the_engines_training_memory() -> None:
     for seed in range(1, 60):
-        q = drills.training_memory_question(seed)
+        q = training_drill.training_memory_question(seed)
         mem = memory.training_memory(
             q.model,
             q.hardware,
@@ -88,7 +88,7 @@ def test_the_answer_is_the_engines_training_memory() -> None:
 
 
 def test_the_lessons_own_example_is_the_fallback() -> None:
-    q = drills._fallback(7)
+    q = training_drill._fallback(7)
     assert q.model.id == "llama-3.1-8b" and q.gpus == 1
     assert format_GB(q.answer_bytes) == "128.5 GB"
     assert not q.fits
@@ -97,14 +97,14 @@ def test_the_lessons_own_example_is_the_fallback() -> None:
 @pytest.mark.parametrize("seed", ["0", "-3", "1.5", "abc", "", "1e400", "NaN", HOSTILE, "1e12"])
 def test_bad_seeds_name_the_seed(seed: str) -> None:
     with pytest.raises(EngineError) as error:
-        drills.training_memory_question(seed)
+        training_drill.training_memory_question(seed)
     assert error.value.field == "seed"
     assert len(error.value.message) < 200
 
 
 def test_next_seed_is_deterministic_and_wraps() -> None:
-    assert drills.next_seed(42) == 43
-    assert drills.next_seed(drills.MAX_SEED) == 1
+    assert training_drill.next_seed(42) == 43
+    assert training_drill.next_seed(training_drill.MAX_SEED) == 1
 
 
 # -------------------------------------------------------------------------------- answers
@@ -124,7 +124,7 @@ def test_next_seed_is_deterministic_and_wraps() -> None:
     ],
 )
 def test_answers_parse(text: str, value: float) -> None:
-    assert drills.parse_answer_GB(text) == value
+    assert training_drill.parse_answer_GB(text) == value
 
 
 @pytest.mark.parametrize(
@@ -149,42 +149,42 @@ def test_answers_parse(text: str, value: float) -> None:
 )
 def test_junk_answers_name_the_answer(text: str, part: str) -> None:
     with pytest.raises(EngineError) as error:
-        drills.parse_answer_GB(text)
+        training_drill.parse_answer_GB(text)
     assert error.value.field == "answer"
     assert part.lower() in error.value.message.lower()
     assert len(error.value.message) < 200
-    q = drills.training_memory_question(3)
+    q = training_drill.training_memory_question(3)
     with pytest.raises(EngineError) as error:
-        drills.check_answer(q, text)
+        training_drill.check_answer(q, text)
     assert error.value.field == "answer"
 
 
 def test_the_right_answer_is_accepted_within_the_tolerance() -> None:
-    assert drills.TOLERANCE == 0.02
+    assert training_drill.TOLERANCE == 0.02
     for seed in range(1, 40):
-        q = drills.training_memory_question(seed)
-        exact = drills.check_answer(q, gb_text(q.answer_bytes), fits="yes" if q.fits else "no")
+        q = training_drill.training_memory_question(seed)
+        exact = training_drill.check_answer(q, gb_text(q.answer_bytes), fits="yes" if q.fits else "no")
         assert exact.correct and exact.mistake == ""
         assert exact.message.startswith("Correct")
         assert exact.working == q.working()
-        assert drills.check_answer(q, gb_text(q.answer_bytes * 1.019)).correct
-        assert drills.check_answer(q, gb_text(q.answer_bytes * 0.981)).correct
-        assert not drills.check_answer(q, gb_text(q.answer_bytes * 1.03)).correct
-        assert not drills.check_answer(q, gb_text(q.answer_bytes * 0.97)).correct
+        assert training_drill.check_answer(q, gb_text(q.answer_bytes * 1.019)).correct
+        assert training_drill.check_answer(q, gb_text(q.answer_bytes * 0.981)).correct
+        assert not training_drill.check_answer(q, gb_text(q.answer_bytes * 1.03)).correct
+        assert not training_drill.check_answer(q, gb_text(q.answer_bytes * 0.97)).correct
 
 
 def test_right_number_wrong_verdict() -> None:
-    q = drills.training_memory_question(42)
+    q = training_drill.training_memory_question(42)
     wrong = "yes" if not q.fits else "no"
-    feedback = drills.check_answer(q, gb_text(q.answer_bytes), fits=wrong)
+    feedback = training_drill.check_answer(q, gb_text(q.answer_bytes), fits=wrong)
     assert not feedback.correct
     assert feedback.mistake == "wrong_verdict"
     assert "verdict" in feedback.message
     with pytest.raises(EngineError) as error:
-        drills.check_answer(q, gb_text(q.answer_bytes), fits="")
+        training_drill.check_answer(q, gb_text(q.answer_bytes), fits="")
     assert error.value.field == "fits"
     with pytest.raises(EngineError) as error:
-        drills.check_answer(q, gb_text(q.answer_bytes), fits=HOSTILE)
+        training_drill.check_answer(q, gb_text(q.answer_bytes), fits=HOSTILE)
     assert error.value.field == "fits"
 
 
@@ -192,27 +192,27 @@ def test_forgot_the_optimiser_states() -> None:
     q = find_question(lambda q: q.optimizer == "adam" and q.convention == "mixed-16")
     divide = q.gpus if q.sharding == "zero3" else 1
     wrong = q.model.params * 4 / divide + q.activation_bytes  # bf16 weights + gradients only
-    feedback = drills.check_answer(q, gb_text(wrong))
+    feedback = training_drill.check_answer(q, gb_text(wrong))
     assert not feedback.correct
     assert feedback.mistake == "forgot_optimizer"
     assert "optimiser states are missing" in feedback.message
     assert feedback.headline.startswith("Not quite")
     # A wrong verdict on top of a slip is pointed out too.
-    both = drills.check_answer(q, gb_text(wrong), fits="no" if q.fits else "yes")
+    both = training_drill.check_answer(q, gb_text(wrong), fits="no" if q.fits else "yes")
     assert both.mistake == "forgot_optimizer"
     assert both.explanation.endswith("it fits." if q.fits else "it does not fit.")
 
 
 def test_used_two_bytes_per_parameter() -> None:
     q = find_question(lambda q: q.gpus == 1 and not q.with_activations)
-    feedback = drills.check_answer(q, gb_text(memory.weights_bytes(q.model.params, "bf16")))
+    feedback = training_drill.check_answer(q, gb_text(memory.weights_bytes(q.model.params, "bf16")))
     assert feedback.mistake == "serving_bytes"
     assert "2 bytes per parameter" in feedback.message
 
 
 def test_mixed_gb_and_gib() -> None:
-    q = drills.training_memory_question(42)
-    feedback = drills.check_answer(q, f"{q.answer_bytes / GiB:.2f}")
+    q = training_drill.training_memory_question(42)
+    feedback = training_drill.check_answer(q, f"{q.answer_bytes / GiB:.2f}")
     assert feedback.mistake == "gib"
     assert "GiB" in feedback.message
     assert format_GB(q.answer_bytes) in feedback.message
@@ -220,27 +220,27 @@ def test_mixed_gb_and_gib() -> None:
 
 def test_forgot_to_divide_under_zero3() -> None:
     q = find_question(lambda q: q.sharding == "zero3" and q.gpus >= 4)
-    feedback = drills.check_answer(q, gb_text(q.state_total_bytes + q.activation_bytes))
+    feedback = training_drill.check_answer(q, gb_text(q.state_total_bytes + q.activation_bytes))
     assert feedback.mistake == "not_divided"
     assert f"over the {q.gpus} GPUs" in feedback.message
 
 
 def test_divided_although_nothing_is_sharded() -> None:
-    def told_apart(q: drills.TrainingMemoryQuestion) -> bool:
+    def told_apart(q: training_drill.TrainingMemoryQuestion) -> bool:
         """Replicated over several GPUs, and dividing anyway is no other slip's answer."""
         divided = q.state_total_bytes / q.gpus + q.activation_bytes
         others = [b for m, b, _ in q.typical_wrong_answers() if m != "divided_replicated"]
         return not any(abs(b - divided) <= 0.02 * divided for b in others)
 
     q = find_question(lambda q: q.sharding == "none" and q.gpus > 1 and told_apart(q))
-    feedback = drills.check_answer(q, gb_text(q.state_total_bytes / q.gpus + q.activation_bytes))
+    feedback = training_drill.check_answer(q, gb_text(q.state_total_bytes / q.gpus + q.activation_bytes))
     assert feedback.mistake == "divided_replicated"
     assert "full state onto every GPU" in feedback.message
 
 
 def test_forgot_the_activations() -> None:
     q = find_question(lambda q: q.with_activations)
-    feedback = drills.check_answer(q, gb_text(q.state_per_gpu_bytes))
+    feedback = training_drill.check_answer(q, gb_text(q.state_per_gpu_bytes))
     assert feedback.mistake == "forgot_activations"
     assert format_GB(q.activation_bytes) in feedback.message
 
@@ -248,39 +248,39 @@ def test_forgot_the_activations() -> None:
 def test_used_12_instead_of_16() -> None:
     q = find_question(lambda q: q.optimizer == "adam" and q.convention == "mixed-16")
     divide = q.gpus if q.sharding == "zero3" else 1
-    feedback = drills.check_answer(q, gb_text(q.model.params * 12 / divide + q.activation_bytes))
+    feedback = training_drill.check_answer(q, gb_text(q.model.params * 12 / divide + q.activation_bytes))
     assert feedback.mistake == "forgot_bf16_copies"
 
 
 def test_used_adams_16_for_another_optimiser() -> None:
     q = find_question(lambda q: q.optimizer == "sgd-momentum")
     divide = q.gpus if q.sharding == "zero3" else 1
-    feedback = drills.check_answer(q, gb_text(q.model.params * 16 / divide + q.activation_bytes))
+    feedback = training_drill.check_answer(q, gb_text(q.model.params * 16 / divide + q.activation_bytes))
     assert feedback.mistake == "assumed_adam"
     assert "12 bytes per parameter" in feedback.message
 
 
 def test_an_unrecognised_answer_still_shows_the_working() -> None:
-    q = drills.training_memory_question(42)
-    feedback = drills.check_answer(q, gb_text(q.answer_bytes * 3.7))
+    q = training_drill.training_memory_question(42)
+    feedback = training_drill.check_answer(q, gb_text(q.answer_bytes * 3.7))
     assert not feedback.correct and feedback.mistake == "unknown"
     assert feedback.working and format_GB(q.answer_bytes) in feedback.message
-    assert set(drills.MISTAKES) >= {m for m, _, _ in q.typical_wrong_answers()}
+    assert set(training_drill.MISTAKES) >= {m for m, _, _ in q.typical_wrong_answers()}
 
 
 # ---------------------------------------------------------------------------------- score
 
 
 def test_score_round_trips_and_counts_only_first_answers() -> None:
-    s = drills.Score.from_text("")
-    assert s == drills.Score()
+    s = training_drill.Score.from_text("")
+    assert s == training_drill.Score()
     s, counted = s.record(5, True)
     assert counted and (s.answered, s.correct, s.streak) == (1, 1, 1)
     again, counted = s.record(5, False)
     assert not counted and again == s
     s, _ = s.record(6, False)
     assert (s.answered, s.correct, s.streak) == (2, 1, 0)
-    assert drills.Score.from_text(s.to_text()) == s
+    assert training_drill.Score.from_text(s.to_text()) == s
 
 
 @pytest.mark.parametrize(
@@ -304,7 +304,7 @@ def test_score_round_trips_and_counts_only_first_answers() -> None:
 )
 def test_broken_or_foreign_scores_are_refused_naming_state(stored: str) -> None:
     with pytest.raises(EngineError) as error:
-        drills.Score.from_text(stored)
+        training_drill.Score.from_text(stored)
     assert error.value.field == "state"
     assert "starting a new score" in error.value.message
 
@@ -327,7 +327,7 @@ def test_the_widget_is_registered_with_its_store_and_address() -> None:
 
 
 def test_the_widget_shows_the_question_and_the_score() -> None:
-    q = drills.training_memory_question(42)
+    q = training_drill.training_memory_question(42)
     html, set_inputs = run(seed="42")
     text = text_of(html)
     assert "Question 42." in text
@@ -340,7 +340,7 @@ def test_the_widget_shows_the_question_and_the_score() -> None:
 
 
 def test_check_grades_records_and_keeps_the_score() -> None:
-    q = drills.training_memory_question(42)
+    q = training_drill.training_memory_question(42)
     answer = gb_text(q.answer_bytes)
     fits = "yes" if q.fits else "no"
     html, set_inputs = run("check", seed="42", answer=answer, fits=fits)
@@ -350,20 +350,20 @@ def test_check_grades_records_and_keeps_the_score() -> None:
     for line in q.working():
         assert line in text_of(html)
     assert 'role="img"' in html  # the memory bar of one GPU
-    state = drills.Score.from_text(set_inputs["state"])
+    state = training_drill.Score.from_text(set_inputs["state"])
     assert (state.answered, state.correct, state.scored) == (1, 1, 42)
     # A second answer to the same question shows feedback but leaves the score alone.
     wrong = gb_text(q.state_total_bytes + q.activation_bytes)
     html, again = run("check", seed="42", answer=wrong, fits=fits, state=set_inputs["state"])
     assert q.sharding == "zero3" and 'data-mistake="not_divided"' in html
     assert "Only your first answer" in text_of(html)
-    assert drills.Score.from_text(again["state"]) == state
+    assert training_drill.Score.from_text(again["state"]) == state
 
 
 def test_five_correct_answers_complete_the_drill() -> None:
-    state = drills.Score().to_text()
+    state = training_drill.Score().to_text()
     for seed in range(100, 105):
-        q = drills.training_memory_question(seed)
+        q = training_drill.training_memory_question(seed)
         html, set_inputs = run(
             "check",
             seed=str(seed),
@@ -380,7 +380,7 @@ def test_new_question_moves_to_the_next_seed_and_clears_the_answer() -> None:
     html, set_inputs = run("new", seed="42", answer="12", fits="yes")
     assert set_inputs == {"seed": "43", "answer": "", "fits": ""}
     assert "Question 43." in text_of(html)
-    assert drills.training_memory_question(43).lead in text_of(html)
+    assert training_drill.training_memory_question(43).lead in text_of(html)
 
 
 @pytest.mark.parametrize(
@@ -403,7 +403,7 @@ def test_bad_hidden_inputs_name_their_field(field: str, value: str) -> None:
 
 @pytest.mark.parametrize("field, value", [("answer", HOSTILE), ("answer", ""), ("fits", HOSTILE)])
 def test_bad_answers_on_check_name_their_field(field: str, value: str) -> None:
-    q = drills.training_memory_question(1)
+    q = training_drill.training_memory_question(1)
     inputs = {"answer": gb_text(q.answer_bytes), "fits": "yes", field: value}
     with pytest.raises(EngineError) as error:
         run("check", **inputs)
@@ -425,7 +425,7 @@ def test_no_nan_reaches_the_page() -> None:
 
 
 def test_questions_use_catalogue_hardware() -> None:
-    for gpu in drills.DRILL_GPUS:
+    for gpu in training_drill.DRILL_GPUS:
         assert get_hardware(gpu).kind == "gpu"
     assert get_model("llama-3.1-8b").params == 8_030_261_248
 
@@ -444,4 +444,4 @@ def test_answers_that_are_numbers_of_another_shape_get_a_precise_message(
     typed: str, says: str
 ) -> None:
     with pytest.raises(EngineError, match=says):
-        drills.parse_answer_GB(typed)
+        training_drill.parse_answer_GB(typed)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.catalog import get_hardware, prices
 from engine.numbers.energy import deployment_power, plan_energy
 from engine.numbers.errors import EngineError

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.cli import main
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.catalog import get_hardware, list_hardware, list_models
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
 from engine.numbers.errors import EngineError

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from engine.cli import main
-from engine.lesson.plan_fields import PLAN_FIELDS
+from engine.lesson.plans.fields import PLAN_FIELDS
 from engine.numbers import quantities
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError

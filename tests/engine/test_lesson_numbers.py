@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.compute import flops_per_token, training_flops, training_seconds
 from engine.numbers.formats import FORMATS

@@ -11,7 +11,7 @@ from engine.numbers.memory import (
     training_state_bytes_per_param,
     weights_bytes,
 )
-from engine.words.memory import memory_assumptions, serving_warnings
+from engine.words.memory_explained import memory_assumptions, serving_warnings
 
 GB = 1e9
 

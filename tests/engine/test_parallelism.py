@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.communication import pipeline_bubble_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import training_memory

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.words.answers import answers

@@ -6,7 +6,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.catalog import generic_dense_model, list_hardware, list_models
 from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.numbers.errors import EngineError

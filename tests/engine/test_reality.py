@@ -1,4 +1,4 @@
-"""The engine beside published measurements (engine/lesson/reality.py, page reality-check.md).
+"""The engine beside published measurements (engine/lesson/reality/published.py, page reality-check.md).
 
 Every comparison has a tolerance here: the band, in per cent of the published figure, that
 the engine's prediction must stay within ((engine - published) / published x 100). A change
@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from engine.lesson import reality
-from engine.lesson.tables import get_table
+from engine.lesson.reality import published
+from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
 
 # id: (lowest, highest) allowed difference in per cent, and why.
@@ -58,14 +58,14 @@ TOLERANCES: dict[str, tuple[float, float]] = {
 
 
 def test_every_comparison_has_a_tolerance():
-    assert set(TOLERANCES) == set(reality.comparison_ids())
-    assert len(reality.COMPARISONS) >= 8
-    assert len(set(reality.comparison_ids())) == len(reality.COMPARISONS)
+    assert set(TOLERANCES) == set(published.comparison_ids())
+    assert len(published.COMPARISONS) >= 8
+    assert len(set(published.comparison_ids())) == len(published.COMPARISONS)
 
 
 @pytest.mark.parametrize("comparison_id", list(TOLERANCES))
 def test_prediction_within_tolerance_of_published(comparison_id):
-    result = reality.compare(comparison_id)
+    result = published.compare(comparison_id)
     low, high = TOLERANCES[comparison_id]
     diff = result.difference_percent
     assert low <= diff <= high, (
@@ -76,13 +76,13 @@ def test_prediction_within_tolerance_of_published(comparison_id):
 
 
 def test_bloom_energy_is_rated_power_times_pue_times_time():
-    r = reality.compare("bloom-energy")
+    r = published.compare("bloom-energy")
     assert r.engine == pytest.approx(384 * 400 * 1.58 * 95.68 * 86_400 / 3.6e9, rel=1e-3)
-    assert reality.format_value(r.engine, "mwh") == "557 MWh"
+    assert published.format_value(r.engine, "mwh") == "557 MWh"
 
 
 def test_every_comparison_names_a_source_with_a_year_or_an_issue():
-    for c in reality.COMPARISONS:
+    for c in published.COMPARISONS:
         assert c.source and c.reading and c.published_text and c.title
         assert re.search(r"\b(19|20)\d\d\b", c.source), c.id
 
@@ -90,18 +90,18 @@ def test_every_comparison_names_a_source_with_a_year_or_an_issue():
 @pytest.mark.parametrize("topic", ["chips"])
 def test_ceilings_stay_above_measurements(topic):
     # Peak FLOP/s, decode and prefill speeds are best cases: never below what was measured.
-    for r in reality.results(topic):
+    for r in published.results(topic):
         assert r.engine > r.comparison.published, r.comparison.id
 
 
 def test_llama2_shapes_give_the_released_parameter_counts():
     # Hugging Face safetensors of meta-llama/Llama-2-7b-hf and Llama-2-70b-hf.
-    assert reality.llama2_7b().params == 6_738_415_616
-    assert reality.llama2_70b().params == 68_976_648_192
+    assert published.llama2_7b().params == 6_738_415_616
+    assert published.llama2_70b().params == 68_976_648_192
 
 
 def test_results_are_finite_and_serialisable():
-    rows = [r.to_dict() for r in reality.results()]
+    rows = [r.to_dict() for r in published.results()]
     text = json.dumps(rows)
     assert "NaN" not in text and "Infinity" not in text
     for row in rows:
@@ -110,16 +110,16 @@ def test_results_are_finite_and_serialisable():
 
 
 def test_topics_partition_the_comparisons():
-    by_topic = [len(reality.results(t)) for t in reality.TOPICS]
-    assert all(by_topic) and sum(by_topic) == len(reality.results())
+    by_topic = [len(published.results(t)) for t in published.TOPICS]
+    assert all(by_topic) and sum(by_topic) == len(published.results())
 
 
 def test_unknown_topic_and_comparison_name_their_field():
     with pytest.raises(EngineError) as e:
-        reality.results("astrology")
+        published.results("astrology")
     assert e.value.field == "topic"
     with pytest.raises(EngineError) as e:
-        reality.compare("no-such-row")
+        published.compare("no-such-row")
     assert e.value.field == "comparison"
     with pytest.raises(EngineError) as e:
         get_table("reality")(topic="<b>")
@@ -136,9 +136,9 @@ def _row(**changes):
         published_text="1",
         source="s 2024",
         reading="r",
-        predict=lambda: reality.Prediction(1.0, "i"),
+        predict=lambda: published.Prediction(1.0, "i"),
     )
-    return reality.Comparison(**{**base, **changes})
+    return published.Comparison(**{**base, **changes})
 
 
 @pytest.mark.parametrize(
@@ -157,28 +157,28 @@ def test_bad_comparisons_are_refused(changes, field):
 
 
 def test_a_non_finite_prediction_never_reaches_the_page():
-    bad = _row(predict=lambda: reality.Prediction(math.inf, "i"))
+    bad = _row(predict=lambda: published.Prediction(math.inf, "i"))
     with pytest.raises(EngineError):
-        reality.compare(bad)
+        published.compare(bad)
 
 
 def test_table_renders_every_row_with_difference_and_source():
     html = get_table("reality")()
-    assert html.count("<tr data-comparison=") == len(reality.COMPARISONS)
-    for r in reality.results():
+    assert html.count("<tr data-comparison=") == len(published.COMPARISONS)
+    for r in published.results():
         c = r.comparison
         assert f'data-comparison="{c.id}"' in html
-        assert reality.format_difference(r.difference_percent) in html
+        assert published.format_difference(r.difference_percent) in html
         assert f'data-percent="{r.difference_percent:.2f}"' in html
-        assert reality.format_value(r.engine, c.unit) in html
-    assert html.count('class="reality-source"') == len(reality.COMPARISONS)
+        assert published.format_value(r.engine, c.unit) in html
+    assert html.count('class="reality-source"') == len(published.COMPARISONS)
     assert "<caption>" in html and 'role="region"' in html
 
 
 def test_table_by_topic():
-    html = reality.table("chips")
-    assert html.count("<tr data-comparison=") == len(reality.results("chips"))
-    assert reality.TOPICS["chips"] in html
+    html = published.table("chips")
+    assert html.count("<tr data-comparison=") == len(published.results("chips"))
+    assert published.TOPICS["chips"] in html
 
 
 def test_hostile_text_is_escaped(monkeypatch):
@@ -189,24 +189,24 @@ def test_hostile_text_is_escaped(monkeypatch):
         source=evil + " 2024",
         reading=evil,
         published_text=evil,
-        predict=lambda: reality.Prediction(2.0, evil),
+        predict=lambda: published.Prediction(2.0, evil),
     )
-    monkeypatch.setattr(reality, "COMPARISONS", (row,))
-    html = reality.table("compute")
+    monkeypatch.setattr(published, "COMPARISONS", (row,))
+    html = published.table("compute")
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
 
 
 def test_number_formats():
-    assert reality.format_difference(24.46) == "+24.5 %"
-    assert reality.format_difference(-15.71) == "\u221215.7 %"
-    assert reality.format_difference(-0.01) == "0.0 %"
-    assert reality.format_value(26.0e6, "gpu_hours") == "26.0M GPU-hours"
-    assert reality.format_value(918_912.0, "gpu_hours") == "919,000 GPU-hours"
-    assert reality.format_value(1998.3, "tokens_per_s") == "1,998 tokens/s"
-    assert reality.format_value(59.21, "tokens_per_s") == "59.2 tokens/s"
-    assert reality.format_value(989.4e12, "flops_per_s") == "989.4 TFLOP/s"
-    assert reality.format_value(40.43, "percent") == "40.4 %"
-    assert reality.format_value(22.44, "days") == "22.4 days"
+    assert published.format_difference(24.46) == "+24.5 %"
+    assert published.format_difference(-15.71) == "\u221215.7 %"
+    assert published.format_difference(-0.01) == "0.0 %"
+    assert published.format_value(26.0e6, "gpu_hours") == "26.0M GPU-hours"
+    assert published.format_value(918_912.0, "gpu_hours") == "919,000 GPU-hours"
+    assert published.format_value(1998.3, "tokens_per_s") == "1,998 tokens/s"
+    assert published.format_value(59.21, "tokens_per_s") == "59.2 tokens/s"
+    assert published.format_value(989.4e12, "flops_per_s") == "989.4 TFLOP/s"
+    assert published.format_value(40.43, "percent") == "40.4 %"
+    assert published.format_value(22.44, "days") == "22.4 days"
     with pytest.raises(EngineError):
-        reality.format_value(1.0, "furlongs")
+        published.format_value(1.0, "furlongs")

@@ -1,5 +1,5 @@
 """Published measurements beside the engine's bound and expected value
-(engine/lesson/measurements.py, engine/lesson/reality_check.py, data/measurements.toml).
+(engine/lesson/reality/measurements.py, engine/lesson/reality/measured.py, data/measurements.toml).
 
 The bound is the best case no real system can beat: a measurement that beats it is a bug in
 the bound. Each group has a band for the bound's error (engine / measured - 1), with the
@@ -14,13 +14,13 @@ import tomllib
 
 import pytest
 
-from engine.lesson import measurements, reality_check
-from engine.lesson.measurements import GROUPS, METRICS, SERVING_GROUPS
-from engine.lesson.tables import get_table
+from engine.lesson.reality import measured, measurements
+from engine.lesson.reality.measurements import GROUPS, METRICS, SERVING_GROUPS
+from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
 
 ROWS = measurements.load()
-CHECKED = reality_check.checked()
+CHECKED = measured.checked()
 
 # Rows that beat their bound on today's engine, each a bug reported in issue 10, section 1:
 # DeepSeek-V3's training FLOPs are counted on all 671 B parameters, not the 37 B active per
@@ -113,14 +113,14 @@ def test_expected_lies_between_the_bound_and_beyond():
 def test_serving_bounds_are_the_cli_contracts_fields():
     # The H200 decode row at batch 8: the bound is the CLI contract's own field.
     c = next(c for c in CHECKED if c.measurement.id == "h200-pytorch-decode-b8")
-    serve = reality_check.contract(model="llama-3.1-8b", hardware="h200", gpus=1, task="serve",
+    serve = measured.contract(model="llama-3.1-8b", hardware="h200", gpus=1, task="serve",
                                    batch=8, prompt_tokens=1023, output_tokens=1,
                                    context_tokens=1024)["serve"]
     assert isinstance(serve, dict)
     assert c.bound == serve["decode_seconds_per_token"]
     # A throughput given per GPU: the system's rate divided by the GPUs.
     c = next(c for c in CHECKED if c.measurement.id == "trtllm-h100-llama2-70b-tp2-b64-2048-2048")
-    serve = reality_check.contract(model="llama-2-70b", hardware="h100-sxm", gpus=2, task="serve",
+    serve = measured.contract(model="llama-2-70b", hardware="h100-sxm", gpus=2, task="serve",
                                    weight_format="fp8", kv_format="fp8", batch=64,
                                    prompt_tokens=2048, output_tokens=2048,
                                    context_tokens=4096)["serve"]
@@ -133,27 +133,27 @@ def test_serving_bounds_are_the_cli_contracts_fields():
 def test_contract_values_by_metric():
     m = next(m for m in ROWS if m.id == "trtllm-h100-llama2-70b-tp2-b1024-128-128")
     serve = {"ttft_seconds": 2.0, "decode_seconds_per_token": 0.05, "output_tokens_per_s": 4000.0}
-    assert reality_check._serve_value(m, serve) == 2000.0  # per GPU of 2
+    assert measured._serve_value(m, serve) == 2000.0  # per GPU of 2
     # Without the field, the contract's definition: batch x output / total time.
-    assert reality_check._serve_value(m, {**{k: v for k, v in serve.items()
+    assert measured._serve_value(m, {**{k: v for k, v in serve.items()
                                             if k != "output_tokens_per_s"},
                                           "total_seconds": 16.0}) == 1024 * 128 / 16.0 / 2
-    assert reality_check._serve_value(m, {"ttft_seconds": 1.0}) is None
+    assert measured._serve_value(m, {"ttft_seconds": 1.0}) is None
     tg = next(m for m in ROWS if m.id == "llamacpp-m2ultra-llama2-7b-f16-tg128")
-    assert reality_check._serve_value(tg, serve) == pytest.approx(20.0)  # 1 / 0.05 s
+    assert measured._serve_value(tg, serve) == pytest.approx(20.0)  # 1 / 0.05 s
     pp = next(m for m in ROWS if m.id == "llamacpp-m2ultra-llama2-7b-f16-pp512")
-    assert reality_check._serve_value(pp, serve) == 256.0  # 512 tokens / 2 s
+    assert measured._serve_value(pp, serve) == 256.0  # 512 tokens / 2 s
     hours = next(m for m in ROWS if m.id == "llama2-7b-gpu-hours")
-    assert reality_check._train_value(hours, {"seconds": 3600.0}) == 2048.0  # x 2,048 GPUs
+    assert measured._train_value(hours, {"seconds": 3600.0}) == 2048.0  # x 2,048 GPUs
     days = next(m for m in ROWS if m.id == "mpt-7b-days")
-    assert reality_check._train_value(days, {"seconds": 86400.0 * 2}) == 2.0
+    assert measured._train_value(days, {"seconds": 86400.0 * 2}) == 2.0
     mfu = next(m for m in ROWS if m.id == "llama3-405b-16k-gpus-mfu")
-    assert reality_check._train_value(mfu, {"mfu": 0.5}) == 0.5
-    assert reality_check._train_value(mfu, {}) is None
+    assert measured._train_value(mfu, {"mfu": 0.5}) == 0.5
+    assert measured._train_value(mfu, {}) is None
     rate = next(m for m in ROWS if m.id == "torchtitan-a100-llama3-8b-selective-op")
-    assert reality_check._train_value(rate, {"tokens_per_s": 64_000.0}) == 1000.0  # 64 GPUs
+    assert measured._train_value(rate, {"tokens_per_s": 64_000.0}) == 1000.0  # 64 GPUs
     whole = next(m for m in ROWS if m.id == "vllm-mi300x-llama31-405b-fp8-b8")
-    assert reality_check._serve_value(whole, serve) == pytest.approx(8 * 128 / 4000.0)
+    assert measured._serve_value(whole, serve) == pytest.approx(8 * 128 / 4000.0)
 
 
 def test_training_bound_is_the_run_at_the_dense_peak():
@@ -166,7 +166,7 @@ def test_training_bound_is_the_run_at_the_dense_peak():
 
 
 def test_summary_counts_the_rows():
-    s = reality_check.summary()
+    s = measured.summary()
     done = [c for c in CHECKED if c.bound is not None]
     assert s.rows == len(ROWS) and s.computed == len(done)
     assert s.serving + s.training == s.computed
@@ -179,7 +179,7 @@ def test_summary_counts_the_rows():
     assert ("Bounds beaten: none." in html) == (not s.beaten)
     for c in CHECKED:
         if c.beats_bound:  # each beaten row is named in the summary, never hidden
-            assert reality_check._title(c.measurement) in html
+            assert measured._title(c.measurement) in html
 
 
 def test_fp8_rows_that_are_compute_bound_stay_in_the_band():
@@ -200,42 +200,42 @@ def test_short_prompts_pay_for_reading_and_multiplying_near_the_ridge():
     for row_id in ("trtllm-a100-llama2-7b-ttft-128", "trtllm-a100-llama2-70b-tp4-ttft-128"):
         c = next(c for c in CHECKED if c.measurement.id == row_id)
         assert c.within and not c.beats_bound, (row_id, c.expected_error)
-    assert reality_check.summary().serving_within >= 61
+    assert measured.summary().serving_within >= 61
 
 
 def test_checked_row_arithmetic():
     m = ROWS[0]
-    c = reality_check.Checked(m, bound=m.value * 0.5, expected=m.value * 1.2)
+    c = measured.Checked(m, bound=m.value * 0.5, expected=m.value * 1.2)
     assert c.bound_error == pytest.approx(-0.5) and c.expected_error == pytest.approx(0.2)
     assert c.within and not c.beats_bound  # a time: a shorter bound is not beaten
-    assert reality_check.Checked(m, bound=m.value * 2, expected=None).beats_bound
-    assert not reality_check.Checked(m, bound=None, expected=None, problem="x").beats_bound
-    assert not reality_check.Checked(m, bound=m.value, expected=m.value * 1.3).within
+    assert measured.Checked(m, bound=m.value * 2, expected=None).beats_bound
+    assert not measured.Checked(m, bound=None, expected=None, problem="x").beats_bound
+    assert not measured.Checked(m, bound=m.value, expected=m.value * 1.3).within
 
 
 def test_tables_render_every_row_with_source_and_errors():
     for group in GROUPS:
         html = get_table("measured")(group=group)
-        rows = reality_check.rows(group)
+        rows = measured.rows(group)
         assert html.count("<tr data-measurement=") == len(rows)
         assert html.count('class="reality-source"') == len(rows)
         assert "<caption>" in html and 'role="region"' in html
         for c in rows:
             assert f'data-measurement="{c.measurement.id}"' in html
             if c.bound is not None:
-                assert reality_check.format_error(c.bound_error) in html
+                assert measured.format_error(c.bound_error) in html
     beaten = [c for c in CHECKED if c.beats_bound]
     html = "".join(get_table("measured")(group=g) for g in GROUPS)
-    assert html.count(reality_check.BEATEN.replace("'", "&#x27;")) == len(beaten)
+    assert html.count(measured.BEATEN.replace("'", "&#x27;")) == len(beaten)
     with pytest.raises(EngineError) as e:
         get_table("measured")(group="<b>")
     assert e.value.field == "group"
     with pytest.raises(EngineError):
-        reality_check.rows("astrology")
+        measured.rows("astrology")
 
 
 def test_formats():
-    f = reality_check.format_measure
+    f = measured.format_measure
     assert f(0.005516, "decode_seconds_per_token") == "5.52 ms"
     assert f(0.377, "ttft_seconds") == "377 ms"
     assert f(19694.0, "output_tokens_per_s", "per_gpu") == "19,694 tokens/s per GPU"
@@ -247,9 +247,9 @@ def test_formats():
     assert f(9.5, "train_days") == "9.5 days"
     assert f(3.53, "request_seconds") == "3.53 s"
     assert f(2973.0, "train_tokens_per_s_per_gpu") == "2,973 tokens/s per GPU"
-    assert reality_check.format_error(None) == "pending"
-    assert reality_check.format_error(-0.157) == "\u221215.7 %"
-    assert reality_check.format_error(0.00001) == "0.0 %"
+    assert measured.format_error(None) == "pending"
+    assert measured.format_error(-0.157) == "\u221215.7 %"
+    assert measured.format_error(0.00001) == "0.0 %"
     with pytest.raises(EngineError):
         f(1.0, "furlongs")
 
@@ -327,7 +327,7 @@ def test_nothing_the_browser_runs_reads_the_measurements():
     code = (
         "import sys, engine.browser, engine.registry as r\n"
         "[r.get_widget(n) for n in r.widget_names()]\n"
-        "print('engine.lesson.measurements' in sys.modules, 'engine.lesson.reality_check' in sys.modules)\n"
+        "print('engine.lesson.reality.measurements' in sys.modules, 'engine.lesson.reality.measured' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.lesson.figures import get_figure
+from engine.lesson.figures.prose import get_figure
 from engine.numbers.errors import EngineError
 from engine.numbers.training_runs import (
     DEMO_PRETRAINING_TOKENS,

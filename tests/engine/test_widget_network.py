@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from widget_text import render, text_of
 
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.registry import get_widget
@@ -173,8 +173,7 @@ def test_parallelism_picture_experts_and_refusals():
 
 
 def test_pod_drill_by_hand():
-    from engine.lesson import drill_cluster
-
+    from engine.lesson.drills import cluster_memory as drill_cluster
     q = drill_cluster._fallback(1)
     # Llama 3.1 70B on 32 H100s, TP 8 x PP 2 x DP 2, Adam in mixed precision with ZeRO-1:
     # 70,553,706,496 / 16 parameters per GPU x (2 + 2 bytes + 12 bytes / 2 copies).
@@ -189,8 +188,7 @@ def test_pod_drill_by_hand():
 
 
 def test_pod_drill_questions_are_reproducible_and_well_posed():
-    from engine.lesson import drill_cluster
-
+    from engine.lesson.drills import cluster_memory as drill_cluster
     for seed in range(1, 60):
         q = drill_cluster.pod_memory_question(seed)
         assert q == drill_cluster.pod_memory_question(seed)
@@ -200,8 +198,7 @@ def test_pod_drill_questions_are_reproducible_and_well_posed():
 
 
 def test_pod_drill_widget_checks_and_refuses_hostile_answers():
-    from engine.lesson import drill_cluster
-
+    from engine.lesson.drills import cluster_memory as drill_cluster
     w = get_widget("drill_cluster_memory")
     q = drill_cluster.pod_memory_question(3)
     out = w.run({**w.defaults({"seed": "3", "answer": f"{q.answer_GB:.3f}",

@@ -15,7 +15,7 @@ import widget_text
 from widget_text import text_of
 
 from engine.browser import update
-from engine.lesson.figures import ridge
+from engine.lesson.figures.prose import ridge
 from engine.numbers import roofline
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError

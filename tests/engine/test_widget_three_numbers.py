@@ -11,7 +11,7 @@ import pytest
 from widget_text import render, text_of
 
 from engine.browser import update
-from engine.lesson import figures
+from engine.lesson.figures import prose as figures
 from engine.numbers import compute, memory, serving
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError

@@ -11,7 +11,7 @@ import pytest
 from widget_text import render, text_of
 
 from engine.browser import update
-from engine.lesson.figures import get_figure
+from engine.lesson.figures.prose import get_figure
 from engine.numbers.catalog import get_hardware, get_model, get_system, prices
 from engine.numbers.cost import rent_vs_own, rent_vs_own_from_catalog, training_run_cost
 from engine.numbers.errors import EngineError
@@ -22,7 +22,7 @@ from engine.widgets.device_ladder import busy_gpus
 from engine.widgets.own_vs_rent import compare, nice_axis_top
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
-from engine.words.cost import rent_vs_own_arithmetic, rent_vs_own_verdict
+from engine.words.cost_explained import rent_vs_own_arithmetic, rent_vs_own_verdict
 from engine.words.format import format_count, format_GB, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'

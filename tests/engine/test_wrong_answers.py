@@ -19,7 +19,7 @@ from engine.numbers.formats import get_format
 from engine.numbers.memory import kv_cache_bytes, serving_memory, training_memory
 from engine.numbers.plan import plan
 from engine.numbers.serving import decode_step, prefill
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 GiB = 2**30
 
@@ -214,7 +214,7 @@ def test_kv_cache_is_replicated_beyond_the_kv_heads() -> None:
 def test_the_reality_checks_deepseek_row_no_longer_beats_its_bound() -> None:
     # The reality check (engine/lesson/data/measurements.toml) runs DeepSeek-V3's published
     # 2.788 M H800 GPU-hours through plan(); with 6 x total parameters its bound was beaten.
-    from engine.lesson.reality_check import checked
+    from engine.lesson.reality.measured import checked
 
     row = next(c for c in checked() if c.measurement.id == "deepseek-v3-gpu-hours")
     assert row.bound is not None and not row.beats_bound

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.browser import update
-from engine.lesson.plan_fields import CONFIG_FILE
+from engine.lesson.plans.fields import CONFIG_FILE
 from engine.numbers.catalog import get_model
 from engine.numbers.catalog.hf_config import model_from_config
 from engine.registry import get_widget, widget_names

@@ -37,7 +37,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
 from engine.words.format import format_count, format_GB, plural
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 
 def _serve_lines(mem: ServingMemory) -> list[str]:

@@ -48,7 +48,7 @@ from engine.numbers.memory import (
 )
 from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 from engine.words.labels import part_words
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 from engine.words.training import training_run_assumptions
 
 

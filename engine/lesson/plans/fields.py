@@ -1,4 +1,4 @@
-"""The inputs of :func:`engine.lesson.plan.plan`, each declared once as a field.
+"""The inputs of :func:`engine.lesson.plans.plan_json.plan`, each declared once as a field.
 
 One table, :data:`PLAN_FIELDS` (plan's keyword -> field), builds the playground's controls and
 its address state (the field names), the command line's flags (``--context``, ``--kv-format``:

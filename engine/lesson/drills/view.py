@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from engine.lesson.drill_core import TOLERANCE, BaseFeedback, Score, next_seed, parse_seed
+from engine.lesson.drills.core import TOLERANCE, BaseFeedback, Score, next_seed, parse_seed
 from engine.render.fields import Text, Values, hidden
 from engine.render.html import definition_list, esc, tag
 from engine.render.secondary import secondary

@@ -1,18 +1,18 @@
 """Drill (step 17): will it fit? Generated scenarios, the reader's verdict checked, the slip named.
 
 A scenario is drawn deterministically from its number (``random.Random(seed)``), as in
-:mod:`engine.lesson.drills`: a model, a task (serve or train), a number format, a GPU type and
+:mod:`engine.lesson.drills.training_memory`: a model, a task (serve or train), a number format, a GPU type and
 count, a context length and a batch. The reader says whether it fits in each GPU's memory
 and, optionally, how many GB each GPU needs. The engine's verdict and figure are
 :func:`engine.numbers.memory.serving_memory` or :func:`engine.numbers.memory.training_memory`, all parts
 included (the activations and the runtime overhead are given in the question, as the
-engine estimates them). A number is right within :data:`engine.lesson.drill_core.TOLERANCE` (2 %).
+engine estimates them). A number is right within :data:`engine.lesson.drills.core.TOLERANCE` (2 %).
 
 A wrong number is compared with the numbers the typical slips give (forgetting the KV
 cache or the optimiser states, the total instead of the share of one GPU, GiB for GB...);
 a wrong verdict with no number is matched with the first slip that leads to that verdict.
 Answer parsing, the question number, the kept score and the feedback's common fields are
-:mod:`engine.lesson.drill_core`'s.
+:mod:`engine.lesson.drills.core`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.lesson.drill_core import (
+from engine.lesson.drills.core import (
     TOLERANCE,
     BaseFeedback,
     QuestionBase,
@@ -497,7 +497,7 @@ def fit_question(seed: object) -> FitQuestion:
 
 @dataclass(frozen=True, slots=True)
 class FitFeedback(BaseFeedback):
-    """The verdict on one answer (see :class:`~engine.lesson.drill_core.BaseFeedback`; the mistake is
+    """The verdict on one answer (see :class:`~engine.lesson.drills.core.BaseFeedback`; the mistake is
     an id from MISTAKES), with what the reader said and what the engine says.
     """
 

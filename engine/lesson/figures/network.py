@@ -65,8 +65,8 @@ def published(measurement: str) -> str:
     """A published measurement of "How good are these numbers?" as its source gave it,
     by id: '41.0 %' for llama3-405b-16k-gpus-mfu."""
     # Imported here: only the build reads the measurements file; the browser never does.
-    from engine.lesson.measurements import load
-    from engine.lesson.reality_check import format_measure
+    from engine.lesson.reality.measured import format_measure
+    from engine.lesson.reality.measurements import load
 
     for m in load():
         if m.id == measurement:

@@ -1,6 +1,6 @@
 """Published measurements beside the engine's bound and expected value.
 
-For every row of :mod:`engine.lesson.measurements` the engine is asked for the same quantity
+For every row of :mod:`engine.lesson.reality.measurements` the engine is asked for the same quantity
 through ``plan_to_dict(plan(...))``, the contract ``python -m engine plan ... --json`` gives:
 
 - the **bound** from today's fields (``serve.ttft_seconds``, ``serve.decode_seconds_per_token``,
@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from engine.lesson.measurements import GROUPS, METRICS, SERVING_GROUPS, Measurement, load
-from engine.lesson.plan import plan_to_dict
+from engine.lesson.plans.plan_json import plan_to_dict
+from engine.lesson.reality.measurements import GROUPS, METRICS, SERVING_GROUPS, Measurement, load
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan

@@ -13,7 +13,7 @@ engine's bound (:func:`engine.numbers.serving.decode_step` or
 :func:`engine.numbers.serving.prefill`: the larger of bytes / bandwidth and FLOPs / dense
 peak, the best case), and the feedback adds the expected value of
 :mod:`engine.numbers.expected_serving`. A number is right within
-:data:`engine.lesson.drill_core.TOLERANCE` (2 %); a wrong one is compared, with the same
+:data:`engine.lesson.drills.core.TOLERANCE` (2 %); a wrong one is compared, with the same
 tolerance, with the numbers the typical slips give (bits for bytes, the sparse peak, the
 prompt at decode speed, the weights read once per request...).
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.lesson.drill_core import (
+from engine.lesson.drills.core import (
     TOLERANCE,
     AnswerUnit,
     BaseFeedback,
@@ -533,7 +533,7 @@ def speed_question(seed: object) -> SpeedQuestion:
 
 @dataclass(frozen=True, slots=True)
 class SpeedFeedback(BaseFeedback):
-    """The verdict on one answer (see :class:`~engine.lesson.drill_core.BaseFeedback`; the
+    """The verdict on one answer (see :class:`~engine.lesson.drills.core.BaseFeedback`; the
     mistake is an id from MISTAKES), with what the reader said and what the engine says:
     the limit ('compute' or 'memory') and the number in ``unit``."""
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.lesson.claim_figures import CLAIM_FIGURES
-from engine.lesson.decode_figures import DECODE_FIGURES
-from engine.lesson.finetune import FINETUNE_FIGURES
-from engine.lesson.network_figures import NETWORK_FIGURES
+from engine.lesson.figures.claims import CLAIM_FIGURES
+from engine.lesson.figures.decode import DECODE_FIGURES
+from engine.lesson.figures.network import NETWORK_FIGURES
+from engine.lesson.tables.finetune import FINETUNE_FIGURES
 from engine.numbers import memory
 from engine.numbers.architecture import layer_components
 from engine.numbers.catalog import get_hardware, resolve_model

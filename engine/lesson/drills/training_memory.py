@@ -10,7 +10,7 @@ within :data:`TOLERANCE` (2 %) of the engine's figure, and a wrong one is compar
 same tolerance, with the answers the typical slips give.
 
 What every drill shares (answer parsing, the score kept on the reader's device, question
-numbers, the feedback) is :mod:`engine.lesson.drill_core`, re-exported here under its old names.
+numbers, the feedback) is :mod:`engine.lesson.drills.core`, re-exported here under its old names.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine.lesson.drill_core import (
+from engine.lesson.drills.core import (
     MAX_SEED,
     TOLERANCE,
     BaseFeedback,
@@ -51,7 +51,7 @@ from engine.words.labels import part_words
 
 @dataclass(frozen=True, slots=True)
 class Feedback(BaseFeedback):
-    """The verdict on one answer (see :class:`~engine.lesson.drill_core.BaseFeedback`; the mistake
+    """The verdict on one answer (see :class:`~engine.lesson.drills.core.BaseFeedback`; the mistake
     is an id from MISTAKES), with the reader's answer and the engine's, in GB."""
 
     answer_GB: float

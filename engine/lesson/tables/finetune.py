@@ -12,8 +12,8 @@ from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.memory import training_memory
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.secondary import secondary
-from engine.words import adapters as adapter_words
-from engine.words.adapters import METHOD_LABELS, SOURCES, adapter_assumptions
+from engine.words import adapters_explained as adapter_words
+from engine.words.adapters_explained import METHOD_LABELS, SOURCES, adapter_assumptions
 from engine.words.format import format_count, format_GB
 
 # (model, way) rows: full training is the sum steps 3 and 4 refused.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.lesson.finetune import finetune_memory
-from engine.lesson.reality import table as reality
-from engine.lesson.reality_check import summary_html as measured_summary
-from engine.lesson.reality_check import table as measured
+from engine.lesson.reality.measured import summary_html as measured_summary
+from engine.lesson.reality.measured import table as measured
+from engine.lesson.reality.published import table as reality
+from engine.lesson.tables.finetune import finetune_memory
 from engine.numbers.catalog import list_hardware
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
@@ -44,7 +44,7 @@ def hardware(kind: str = "") -> str:
     return html_table(("Chip", "Memory", "Bandwidth", "BF16 dense peak"), rows)
 
 
-from engine.lesson.cheatsheet import CHEAT_TABLES  # noqa: E402  (step 20's tables: cheat_*)
+from engine.lesson.tables.cheatsheet import CHEAT_TABLES  # noqa: E402  (step 20's tables: cheat_*)
 
 TABLES: dict[str, Table] = {
     "formats": formats,

@@ -2,7 +2,7 @@
 by tensor and pipeline parallelism and its optimiser states are sharded over the
 data-parallel copies (ZeRO-1), and whether it fits.
 
-Questions are drawn from a seed as in the other drills (:mod:`engine.lesson.drill_core`);
+Questions are drawn from a seed as in the other drills (:mod:`engine.lesson.drills.core`);
 every number comes from :func:`engine.numbers.memory.training_memory`. The answer is the
 training state per GPU (weights, gradients, optimiser states, Adam in mixed precision),
 activations and runtime overhead left out.
@@ -13,14 +13,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.lesson.drill_core import (
+from engine.lesson.drills.core import (
     TOLERANCE,
     QuestionBase,
     Slip,
     first_drawn,
     parse_seed,
 )
-from engine.lesson.drills import Feedback, check_answer
+from engine.lesson.drills.training_memory import Feedback, check_answer
 from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.catalog.links import get_links

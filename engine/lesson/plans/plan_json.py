@@ -10,7 +10,7 @@ from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import Plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
-from engine.words.memory import memory_assumptions
+from engine.words.memory_explained import memory_assumptions
 
 
 def plan_to_dict(p: Plan) -> dict[str, object]:

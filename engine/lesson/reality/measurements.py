@@ -3,7 +3,7 @@
 Each :class:`Measurement` is one number a source published (a time to first token, a time
 per output token, a throughput, a training MFU, GPU-hours or days), with the workload exactly
 as published and the source. This module reads the file and checks every row; it computes
-nothing. :mod:`engine.lesson.reality_check` compares the rows with the engine.
+nothing. :mod:`engine.lesson.reality.measured` compares the rows with the engine.
 
 The file is read with ``tomllib`` at build time only: the reality page is rendered when the
 site is built, and nothing the browser runs imports this module.

@@ -5,7 +5,7 @@ benchmark, year, table or section), the inputs the engine is given, and a functi
 the engine for its prediction. :func:`compare` runs one; :func:`table` renders them for the
 page ``reality-check.md`` (``{{ table("reality", topic="compute") }}``). Measured times and
 speeds of real systems, with the engine's bound and expected value, are in
-:mod:`engine.lesson.reality_check`.
+:mod:`engine.lesson.reality.measured`.
 
 Inputs are published facts (parameter counts, token counts, GPU counts, measured TFLOP/s per
 GPU); everything in the "engine" column is computed by the engine's own functions

@@ -1,0 +1,1 @@
+"""The drills: generated questions, the reader's answer checked, the slip named."""

@@ -1,0 +1,1 @@
+"""Named numbers for prose: {{ figure(...) }} in a page."""

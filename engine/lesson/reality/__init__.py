@@ -1,0 +1,1 @@
+"""The reality check: the engine's numbers beside published measurements and figures."""

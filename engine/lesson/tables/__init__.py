@@ -1,0 +1,1 @@
+"""Tables rendered from the engine for pages: {{ table(...) }}."""
