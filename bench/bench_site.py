@@ -54,7 +54,7 @@ import pytest  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright  # noqa: E402
 from support import CHROMIUM, CHROMIUM_ARGS, build_site  # noqa: E402
 
-from macros.build_hook import PYODIDE_CORE_FILES, STDLIB_SHIPPED  # noqa: E402
+from macros.pyodide_core import PYODIDE_CORE_FILES, STDLIB_SHIPPED  # noqa: E402
 from macros.runtime_bytecode import CACHE_DIR_ENV  # noqa: E402
 from tools.serve import COMPRESSIBLE_TYPES, GZIP_LEVEL, serving  # noqa: E402
 

@@ -39,7 +39,7 @@ def define_env(env: Any) -> None:
 
     @env.macro  # type: ignore[untyped-decorator]
     def step_header() -> str:
-        """'Step N of 21 · about M minutes': N from the nav's order (macros/build_hook.py)."""
+        """'Step N of 21 · about M minutes': N from the nav's order (macros/step_numbers.py)."""
         steps = env.conf["extra"]["lesson_steps"]
         return authoring.step_header(env.page.meta, current_page(), env.markdown, steps)
 
@@ -50,7 +50,7 @@ def define_env(env: Any) -> None:
 
     @env.macro  # type: ignore[untyped-decorator]
     def step_count() -> int:
-        """How many steps the lesson has: the step pages in the nav (macros/build_hook.py)."""
+        """How many steps the lesson has: the step pages in the nav (macros/step_numbers.py)."""
         return len(env.conf["extra"]["lesson_steps"])
 
     @env.macro  # type: ignore[untyped-decorator]

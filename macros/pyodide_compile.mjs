@@ -3,7 +3,7 @@
 //
 // `compile` boots Pyodide on the stock standard library as sources, with Pyodide's own start-up
 // modules made lean (macros/pyodide_lean.py), imports the engine from its plain wheel's files
-// and runs the corpus (every widget under every input of tools/snapshot.py, every plan and the
+// and runs the corpus (macros/corpus.py: every widget under every input, every plan and the
 // parity cases); then, for each engine module that run loaded, it imports every standard-library
 // module that module names in an import statement anywhere (a lazy import on a path the corpus
 // missed is still shipped). What was loaded from the standard library by then, start-up
@@ -72,15 +72,15 @@ class _Missed:
 sys.meta_path.append(_Missed)
 sys.path.insert(0, "/corpus")
 import importlib, json, os
-import runtime_corpus
+import corpus as _corpus, runtime_imports
 try:
-    corpus = runtime_corpus.run()
+    corpus = _corpus.browser_corpus_json()
 except ImportError as error:  # a module left out: the named imports below name it
     corpus = json.dumps({"failed": repr(error), "widgets": {}})
 named = json.loads(named_json)
 if named is None:
-    engine_modules = runtime_corpus.engine_modules_named()
-    named = runtime_corpus.stdlib_imports_of_loaded_engine() + engine_modules
+    engine_modules = runtime_imports.engine_modules_named()
+    named = runtime_imports.stdlib_imports_of_loaded_engine() + engine_modules
 for name in named:
     try:
         importlib.import_module(name)

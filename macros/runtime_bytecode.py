@@ -4,10 +4,11 @@ own Pyodide.
 Pyodide (from npm) ships its whole standard library as source (2.5 MB compressed), so every
 start compiled the ~130 modules it imports. ``macros/pyodide_compile.mjs`` runs that Pyodide
 under Node once per build (its own start-up modules made lean: ``macros/pyodide_lean.py``;
-the engine is imported from its archive, no package installer runs), runs the corpus (``macros/runtime_corpus.py``: the tests' widget
-inputs, plans and parity cases) to learn which modules the site uses, and returns them
-compiled: the engine's modules for a sourceless wheel, and a ``python_stdlib.zip`` holding
-only the used modules, as bytecode. The build then boots Pyodide again on what it ships and
+the engine is imported from its archive, no package installer runs), runs the corpus
+(``macros/corpus.py``: every widget input, plan and parity case;
+``macros/runtime_imports.py`` reads the engine's imports) to learn which modules the site
+uses, and returns them compiled: the engine's modules for a sourceless wheel, and a
+``python_stdlib.zip`` holding only the used modules, as bytecode. The build then boots Pyodide again on what it ships and
 runs the same corpus: a module the site imports that was left out fails the build, by name
 (:class:`TrimmedRuntimeError`). Results are cached under ``build/`` by the hash of everything
 they depend on.
@@ -34,12 +35,8 @@ from macros.wheel import build_engine_wheel
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
 LEAN_MODULES = Path("macros") / "pyodide_lean.py"
-# The corpus and the cases it runs, copied into Pyodide's file system.
-CORPUS_FILES = (
-    Path("macros") / "runtime_corpus.py",
-    Path("tools") / "snapshot.py",
-    Path("tests") / "parity_cases.py",
-)
+# The corpus and the import analysis, copied into Pyodide's file system as top-level modules.
+CORPUS_FILES = (Path("macros") / "corpus.py", Path("macros") / "runtime_imports.py")
 CACHE_DIR = Path("build") / "pyodide-bytecode"
 CACHE_DIR_ENV = "LESSON_BYTECODE_CACHE"  # another cache folder (the benchmark starts empty)
 CACHE_KEEP = 3  # entries kept: the newest ones (older sources, older Pyodide pins)
@@ -70,8 +67,10 @@ class RuntimeBytecode:
     cache_entry: Path
 
 
-def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
-    """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel."""
+def cache_entry(project_root: Path, plain_wheel: Path) -> Path:
+    """The cache folder of the bytecode for ``plain_wheel``: named by the hash of everything
+    the compile reads (the wheel, the stock standard library, the compile script, the lean
+    modules and the corpus)."""
     inputs = [plain_wheel, project_root / STDLIB_ZIP, project_root / COMPILE_SCRIPT]
     inputs.append(project_root / LEAN_MODULES)
     inputs += [project_root / path for path in CORPUS_FILES]
@@ -79,7 +78,12 @@ def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
     for path in inputs:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     cache_dir = Path(os.environ.get(CACHE_DIR_ENV) or project_root / CACHE_DIR)
-    cached = cache_dir / digest.hexdigest()[:24]
+    return cache_dir / digest.hexdigest()[:24]
+
+
+def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
+    """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel."""
+    cached = cache_entry(project_root, plain_wheel)
     if not (cached / "record.json").exists():
         _compile_into(project_root, plain_wheel, cached)
         _prune(cached.parent)
@@ -134,12 +138,12 @@ def check_runtime(
     if left_out:
         raise TrimmedRuntimeError(
             "the site imports modules left out of the runtime it ships: "
-            f"{', '.join(left_out)} (macros/runtime_bytecode.py; see macros/runtime_corpus.py)"
+            f"{', '.join(left_out)} (macros/runtime_bytecode.py; see macros/runtime_imports.py)"
         )
     if record["digest"] != bytecode.record["digest"]:
         raise TrimmedRuntimeError(
             "the corpus renders differently on the shipped runtime than on stock Pyodide "
-            "(macros/runtime_corpus.py): something it needs was left out"
+            "(macros/corpus.py): something it needs was left out"
         )
     passed.write_text(json.dumps(record))
     return record

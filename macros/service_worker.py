@@ -107,3 +107,14 @@ def write_service_worker(site: Path, template: str, files: OfflineFiles) -> None
         .replace("__DIGEST_HEX_CHARS__", str(DIGEST_HEX_CHARS)),
         "utf-8",
     )
+
+
+def write_built_service_worker(
+    site: Path, runtime: list[str], left_out: list[str], *, directory_urls: bool
+) -> None:
+    """``site/sw.js`` from the built worker source (docs/sw.js, already in ``site``), listing
+    every shipped file (:func:`offline_files`). Runs last: it reads every file the build
+    wrote."""
+    template = (site / "sw.js").read_text("utf-8")
+    files = offline_files(site, runtime, left_out, directory_urls=directory_urls)
+    write_service_worker(site, template, files)

@@ -9,9 +9,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import parity_cases
 import pytest
 
+from macros import corpus
 from macros.runtime_bytecode import RuntimeBytecode, browser_wheel, compile_runtime
 from macros.solid_archive import solid_gzip, unpacked
 from macros.wheel import build_engine_wheel
@@ -45,7 +45,7 @@ def pyodide_results(
             node,
             str(ROOT / "tests/pyodide/run_cases.mjs"),
             str(wheel),
-            parity_cases.__file__,
+            str(ROOT / "macros" / "corpus.py"),
             str(stdlib),
         ],
         capture_output=True,
@@ -59,10 +59,10 @@ def pyodide_results(
 
 
 def test_plans_are_identical_in_pyodide(pyodide_results: dict[str, object]) -> None:
-    expected = json.loads(parity_cases.results_json())
-    assert len(expected["plans"]) == len(parity_cases.PLAN_CASES)
+    expected = json.loads(corpus.parity_json())
+    assert len(expected["plans"]) == len(corpus.PLAN_CASES)
     for case, mine, theirs in zip(
-        parity_cases.PLAN_CASES,
+        corpus.PLAN_CASES,
         expected["plans"],
         pyodide_results["plans"],
         strict=True,  # type: ignore[call-overload]
@@ -71,7 +71,7 @@ def test_plans_are_identical_in_pyodide(pyodide_results: dict[str, object]) -> N
 
 
 def test_widgets_render_identically_in_pyodide(pyodide_results: dict[str, object]) -> None:
-    expected = json.loads(parity_cases.results_json())
+    expected = json.loads(corpus.parity_json())
     assert expected["widgets"], "no widget rendered"
     assert pyodide_results["widgets"] == expected["widgets"]
 
@@ -80,10 +80,10 @@ def test_hostile_saved_state_is_a_message_in_pyodide(pyodide_results: dict[str, 
     # 20,000 nested brackets in a saved state once overflowed the WebAssembly stack (a fatal
     # runtime error); bounded before parsing, they are a message on the field at fault.
     replies = pyodide_results["hostile"]
-    assert isinstance(replies, list) and len(replies) == len(parity_cases.HOSTILE_CASES)
-    for (name, _), reply in zip(parity_cases.HOSTILE_CASES, replies, strict=True):
+    assert isinstance(replies, list) and len(replies) == len(corpus.HOSTILE_CASES)
+    for (name, _), reply in zip(corpus.HOSTILE_CASES, replies, strict=True):
         assert reply.get("field") == "state" and "internal" not in reply, (name, reply)
-    assert replies == json.loads(parity_cases.results_json())["hostile"]
+    assert replies == json.loads(corpus.parity_json())["hostile"]
 
 
 def test_the_runtime_ran_on_the_precompiled_standard_library(
@@ -94,8 +94,8 @@ def test_the_runtime_ran_on_the_precompiled_standard_library(
 
 
 def test_configs_read_identically_in_pyodide(pyodide_results: dict[str, object]) -> None:
-    expected = json.loads(parity_cases.results_json())
-    assert len(expected["configs"]) == len(parity_cases.CONFIG_CASES)
+    expected = json.loads(corpus.parity_json())
+    assert len(expected["configs"]) == len(corpus.CONFIG_CASES)
     assert "nests more than" in expected["configs"][2]["error"]
     assert pyodide_results["configs"] == expected["configs"]
     assert pyodide_results["pasted"] == expected["pasted"]

@@ -3,7 +3,7 @@
 The standard library is trimmed to the modules Pyodide's start-up and the engine import, as
 bytecode only; the engine's wheel carries bytecode, not source; the package lock lists no
 packages. Pyodide under Node, booted on exactly those files, renders every widget under every
-input of tools/snapshot.py, every plan and the parity cases as the stock runtime does, and a
+input of macros/corpus.py, every plan and the parity cases as the stock runtime does, and a
 module the site imports that was left out fails the build with its name.
 """
 
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.build_hook import STDLIB_SHIPPED, minimal_lock
+from macros.corpus import widget_case_count
+from macros.pyodide_core import STDLIB_SHIPPED, minimal_lock
 from macros.pyodide_lean import StockChangedError, lean_stdlib
 from macros.runtime_bytecode import (
     RuntimeBytecode,
@@ -28,7 +29,6 @@ from macros.runtime_bytecode import (
 )
 from macros.solid_archive import solid_gzip, stored_zip, unpacked
 from macros.wheel import build_engine_wheel
-from tools import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 STOCK = ROOT / "node_modules" / "pyodide"
@@ -119,9 +119,8 @@ def test_the_lean_standard_library_differs_from_stock_only_in_the_two_modules() 
     ].encode() in lean.read("pyodide/__init__.py")
 
 
-def test_the_corpus_ran_every_widget_input_of_the_snapshot(bytecode: RuntimeBytecode) -> None:
-    cases = sum(len(results) for results in snapshot._widgets().values())
-    assert bytecode.record["widget_cases"] == cases
+def test_the_corpus_ran_every_widget_input(bytecode: RuntimeBytecode) -> None:
+    assert bytecode.record["widget_cases"] == widget_case_count()
     assert {"pkgutil", "json", "dataclasses"} <= set(bytecode.record["named"])
     # Named by the catalogue's loader, on a path the browser never takes (BUILD_ONLY_IMPORTS).
     assert "tomllib" not in bytecode.record["named"]

@@ -1,49 +1,18 @@
-"""What the reader's browser may run, as one corpus: run inside Pyodide by the build.
+"""Which modules the reader's browser may import, learned inside Pyodide by the build.
 
-``macros/pyodide_compile.mjs`` copies this file, ``tools/snapshot.py`` and
-``tests/parity_cases.py`` into Pyodide's file system and calls :func:`run` there, once on the
-stock standard library (to learn which modules the site uses) and once on the trimmed one the
-site ships (to prove nothing is missing: the two runs must give the same text). The cases are
-the tests' own: every widget at its defaults and with each control moved (every option, numbers
-scaled, a bad number, every action), every plan case and the parity cases (saved states,
-pasted configs). Only the standard library and the engine are imported here.
+``macros/pyodide_compile.mjs`` copies this file and ``macros/corpus.py`` into Pyodide's file
+system, runs the corpus (:func:`corpus.browser_corpus_json`) and then asks this module what
+the engine it loaded names in its import statements: the engine modules the browser's wheel
+carries and the standard-library modules the trimmed runtime keeps, lazy imports on a path
+the corpus did not take included. Only the standard library is imported here.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-import json
 import os
 import sys
-import traceback
-from typing import Any
-
-
-def run() -> str:
-    """Every case's result as one JSON text (identical runtimes give identical text)."""
-    snapshot: Any = importlib.import_module("snapshot")
-    parity_cases: Any = importlib.import_module("parity_cases")
-    results = {
-        "widgets": snapshot._widgets(),
-        "plans": snapshot._plans(),
-        "parity": parity_cases.results(),
-        "traceback": _a_traceback(),
-    }
-    return json.dumps(results, sort_keys=True, default=str)
-
-
-def _a_traceback() -> list[tuple[str, int | None]]:
-    """An error raised inside the standard library, as the traceback module extracts it:
-    Pyodide formats every Python error it hands to JavaScript this way, so the bytecode must
-    keep what tracebacks need (functions and line numbers; the source lines, absent from the
-    shipped runtime, are left out of the comparison)."""
-    try:
-        json.loads("{")
-    except ValueError as error:
-        frames = traceback.extract_tb(error.__traceback__)
-        return [(frame.name, frame.lineno) for frame in frames]
-    raise AssertionError("json.loads('{') parsed")
 
 
 def _is_engine(name: str) -> bool:

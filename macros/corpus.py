@@ -1,0 +1,308 @@
+"""Every case the engine is run on to prove a change or a runtime changed nothing: one place.
+
+The cases: every widget at its defaults and with each control moved (every option of a
+select, numbers scaled by 0.5, 2 and 10, a bad number, every action); the plan cases (saved
+parity cases, plus a grid of models x chips x tasks x GPU counts); pasted config.json texts;
+saved states that once killed the browser's runtime; every table; and a set of command lines.
+
+Three callers run them: ``tools/snapshot.py`` (everything, in CPython, to diff before and
+after a refactor), the build (:func:`browser_corpus_json` inside Pyodide, on the stock and on
+the trimmed standard library: ``macros/runtime_bytecode.py`` copies this file there as a
+top-level module) and the parity test (:func:`parity_json`, in CPython and in Pyodide). So
+this module imports only the standard library and the engine, and only where it runs them:
+what it imports at its top is loaded in the browser's runtime too, and ships with it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+# plan() keyword arguments: the parity test compares each case's result in Pyodide.
+PLAN_CASES: list[dict[str, Any]] = [
+    {"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "task": "serve"},
+    {"model": "llama-3.1-70b", "hardware": "h100-sxm", "gpus": 1, "task": "serve"},
+    {"model": "llama-3.1-70b", "hardware": "h200", "gpus": 2, "task": "serve"},
+    {"model": "mixtral-8x7b", "hardware": "a100-80gb", "gpus": 2, "task": "serve"},
+    {"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "task": "train"},
+    {
+        "model": "llama-3.1-8b",
+        "hardware": "h100-sxm",
+        "gpus": 8,
+        "task": "train",
+        "sharding": "zero3",
+    },
+    {"params": 7.5e9, "hardware": "a100-80gb", "gpus": 64, "task": "train", "sharding": "zero3"},
+    {
+        "model": "llama-3.1-405b",
+        "hardware": "h100-sxm",
+        "gpus": 16384,
+        "task": "train",
+        "tokens": 15.6e12,
+        "mfu": 0.4,
+    },
+    {
+        "model": "gpt-3-175b",
+        "hardware": "a100-40gb",
+        "gpus": 1024,
+        "task": "train",
+        "tokens": 300e9,
+    },
+    {"model": "qwen2.5-7b", "hardware": "l4", "gpus": 1, "task": "serve"},
+    {
+        "model": "llama-3.1-405b",
+        "hardware": "h100-sxm",
+        "nodes": 2048,
+        "task": "train",
+        "tp": 8,
+        "pp": 16,
+        "interleave": 2,
+        "global_batch_tokens": 16777216,
+        "seq_len": 8192,
+        "sharding": "zero1",
+    },
+    {"model": "llama-3.1-70b", "hardware": "h100-sxm", "gpus": 24, "tp": 8, "pp": 2,
+     "task": "train"},
+]
+
+# The grid after the parity cases: every pairing of these, on 1 and on 8 GPUs.
+GRID_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "mistral-7b")
+GRID_HARDWARE = ("h100-sxm", "a100-80gb", "h200", "l4", "rtx-4090")
+GRID_TASKS = ("serve", "train")
+GRID_GPUS = (1, 8)
+
+# config.json texts read by the engine (a Mixtral-shaped MoE, junk, 20,000 brackets): the
+# playground parses pasted configs in the reader's browser, where Python's recursion limit
+# is lower than CPython's.
+CONFIG_CASES: list[str] = [
+    json.dumps({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+                "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
+                "max_position_embeddings": 32768}),
+    "{not json",
+    "[" * 20_000 + "]" * 20_000,
+    '{"a": ' * 5_000 + "1" + "}" * 5_000,
+]
+
+# Saved values that once killed the runtime in the browser (the WebAssembly stack overflowed
+# parsing 20,000 nested brackets): each must come back as a message on its field.
+HOSTILE_CASES: list[tuple[str, dict[str, str]]] = [
+    ("dgx_panel", {"state": "[" * 20_000}),
+    ("launch_training", {"state": "{" * 20_000}),
+    ("drill_will_it_fit", {"state": "[" * 20_000}),
+    ("drill_speed", {"state": "[" * 20_000}),
+]
+
+# Command lines for engine.cli.main, split on spaces (exit codes and both streams recorded).
+CLI_LINES = [
+    "catalog --json",
+    "catalog",
+    "plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task serve",
+    "plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task serve --json",
+    "plan --model llama-3.1-70b --hardware h100-sxm --gpus 4 --task serve --json",
+    "plan --model llama-3.1-70b --hardware h200 --gpus 1 --task serve --json",
+    "plan --model mixtral-8x7b --hardware a100-80gb --gpus 2 --task serve",
+    "plan --params 7.5e9 --hardware a100-80gb --gpus 64 --task train --sharding zero3 --json",
+    "plan --model llama-3.1-405b --hardware h100-sxm --gpus 16384 --task train --tokens 15.6e12 --mfu 0.4",
+    "plan --model deepseek-v3 --hardware h100-sxm --gpus 2048 --task train --tokens 14.8e12 --json",
+    "plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task train",
+    "plan --model nope --hardware h100-sxm --gpus 1 --task serve --json",
+    "plan --model llama-3.1-8b --hardware h100-sxm --gpus -1 --task serve",
+]
+
+# A number control's default is scaled by each of these (and set to NOT_A_NUMBER once).
+NUMBER_FACTORS = (0.5, 2.0, 10.0)
+NOT_A_NUMBER = "abc"
+
+
+@dataclass(frozen=True)
+class WidgetCase:
+    """One run of a widget: ``label`` names it in the results (``defaults``,
+    ``control=value``, ``action=name``); ``values`` are the form's texts; ``action`` is the
+    action's name, or "" for a plain render."""
+
+    label: str
+    values: dict[str, str]
+    action: str = ""
+
+
+def widget_cases(name: str) -> list[WidgetCase]:
+    """The widget's defaults, then each control moved (every option of a select; a number
+    scaled by each of NUMBER_FACTORS, and made NOT_A_NUMBER), then each action."""
+    from engine.registry import get_widget
+
+    widget = get_widget(name)
+    base = widget.defaults()
+    cases = [WidgetCase("defaults", base)]
+    for control in widget.controls:
+        if control.kind == "select":
+            for value, _label in control.options:
+                cases.append(WidgetCase(f"{control.name}={value}", {**base, control.name: value}))
+        elif control.kind == "number":
+            for factor in NUMBER_FACTORS:
+                try:
+                    value = repr(float(control.default) * factor)
+                except ValueError:
+                    continue
+                cases.append(WidgetCase(f"{control.name}={value}", {**base, control.name: value}))
+            cases.append(WidgetCase(f"{control.name}=bad", {**base, control.name: NOT_A_NUMBER}))
+    for action in widget.actions:
+        cases.append(WidgetCase(f"action={action.name}", base, action.name))
+    return cases
+
+
+def widget_case_count() -> int:
+    """How many widget cases :func:`widget_results` runs, over every widget."""
+    from engine.registry import widget_names
+
+    return sum(len(widget_cases(name)) for name in widget_names())
+
+
+def widget_results() -> dict[str, dict[str, Any]]:
+    """Widget name -> case label -> ``{"html", "set"}`` or ``{"error"}`` (the error's
+    to_dict(), or its repr for an error that has none)."""
+    from engine.registry import get_widget, widget_names
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in widget_names():
+        widget = get_widget(name)
+        results: dict[str, Any] = {}
+        for case in widget_cases(name):
+            try:
+                rendered = widget.run(case.values, case.action)
+                results[case.label] = {"html": rendered.html, "set": rendered.set_inputs}
+            except Exception as error:
+                to_dict = getattr(error, "to_dict", None)
+                results[case.label] = {"error": to_dict() if to_dict else repr(error)}
+        out[name] = results
+    return out
+
+
+def plan_cases() -> list[dict[str, Any]]:
+    """PLAN_CASES, then the grid (models x chips x tasks x GPU counts, in that nesting)."""
+    grid = [
+        {"model": model, "hardware": hardware, "gpus": gpus, "task": task}
+        for model in GRID_MODELS
+        for hardware in GRID_HARDWARE
+        for task in GRID_TASKS
+        for gpus in GRID_GPUS
+    ]
+    return [*PLAN_CASES, *grid]
+
+
+def _plan_results(cases: list[dict[str, Any]]) -> list[Any]:
+    from engine.lesson.plans.plan_json import plan_to_dict
+    from engine.numbers.errors import EngineError
+    from engine.numbers.plan import plan
+
+    out: list[Any] = []
+    for case in cases:
+        try:
+            out.append(plan_to_dict(plan(**case)))
+        except EngineError as error:
+            out.append(error.to_dict())
+    return out
+
+
+def plan_results() -> list[Any]:
+    """Each of :func:`plan_cases`' plans as JSON-ready data, or its error's to_dict()."""
+    return _plan_results(plan_cases())
+
+
+def table_results() -> dict[str, str]:
+    """Every table's HTML, by name (the build's tables: CPython only)."""
+    from engine.lesson.tables.registry import TABLES
+
+    return {name: fn() for name, fn in TABLES.items()}
+
+
+def cli_results() -> dict[str, dict[str, Any]]:
+    """Each of CLI_LINES -> ``{"code", "stdout", "stderr"}`` (CPython only)."""
+    import contextlib
+    import io
+
+    from engine.cli import main
+
+    out: dict[str, dict[str, Any]] = {}
+    for line in CLI_LINES:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code: object = main(line.split())
+            except SystemExit as exit_:
+                code = exit_.code
+        out[line] = {"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
+    return out
+
+
+def hostile_results() -> list[Any]:
+    """engine.browser.update's reply to each of HOSTILE_CASES, parsed."""
+    from engine.browser import update
+
+    return [json.loads(update(name, json.dumps(inputs))) for name, inputs in HOSTILE_CASES]
+
+
+def parity_results() -> dict[str, Any]:
+    """What the parity test compares between CPython and Pyodide: PLAN_CASES' plans, every
+    widget's default HTML, the hostile states' replies, CONFIG_CASES read, and the
+    playground's render of the first config pasted."""
+    from engine.lesson.plans.config_model import inspect_to_dict
+    from engine.numbers.catalog.hf_config import model_from_config
+    from engine.numbers.errors import EngineError
+    from engine.registry import get_widget, widget_names
+
+    plans = _plan_results(PLAN_CASES)
+    widgets = {}
+    for name in widget_names():
+        widget = get_widget(name)
+        widgets[name] = widget.run(widget.defaults()).html
+    hostile = hostile_results()
+    configs: list[Any] = []
+    for text in CONFIG_CASES:
+        try:
+            configs.append(inspect_to_dict(model_from_config(text)))
+        except EngineError as error:
+            configs.append(error.to_dict())
+    playground = get_widget("playground")
+    pasted = playground.run(playground.defaults({"model": "config", "config": CONFIG_CASES[0]}))
+    return {
+        "plans": plans,
+        "widgets": widgets,
+        "hostile": hostile,
+        "configs": configs,
+        "pasted": pasted.html,
+    }
+
+
+def parity_json() -> str:
+    """:func:`parity_results` as JSON text (sorted keys)."""
+    return json.dumps(parity_results(), sort_keys=True)
+
+
+def traceback_case() -> list[tuple[str, int | None]]:
+    """An error raised inside the standard library, as the traceback module extracts it:
+    Pyodide formats every Python error it hands to JavaScript this way, so the bytecode must
+    keep what tracebacks need (functions and line numbers; the source lines, absent from the
+    shipped runtime, are left out of the comparison)."""
+    import traceback
+
+    try:
+        json.loads("{")
+    except ValueError as error:
+        frames = traceback.extract_tb(error.__traceback__)
+        return [(frame.name, frame.lineno) for frame in frames]
+    raise AssertionError("json.loads('{') parsed")
+
+
+def browser_corpus_json() -> str:
+    """What the build runs in Pyodide, on the stock and on the trimmed runtime, as one JSON
+    text (identical runtimes give identical text): every widget case, every plan case, the
+    parity results and the traceback case."""
+    results = {
+        "widgets": widget_results(),
+        "plans": plan_results(),
+        "parity": parity_results(),
+        "traceback": traceback_case(),
+    }
+    return json.dumps(results, sort_keys=True, default=str)
