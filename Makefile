@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 OFFLINE_ZIP := build/what-ai-workloads-need-offline.zip
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup build serve dev test lint test-engine test-site bench chromium clean
+.PHONY: setup build serve dev test lint test-engine test-site bench chromium clean pyodide-check
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -57,6 +57,10 @@ test-site: setup chromium
 	$(PY) -m pytest site-tests -q -p no:cacheprovider
 
 test: lint test-engine test-site
+
+# For a Pyodide upgrade: what it touches, checked against node_modules/pyodide (offline).
+pyodide-check: setup
+	$(PY) tools/pyodide_check.py
 
 bench: setup chromium
 	$(PY) bench/bench_engine.py

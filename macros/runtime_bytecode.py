@@ -41,10 +41,21 @@ CACHE_DIR = Path("build") / "pyodide-bytecode"
 CACHE_DIR_ENV = "LESSON_BYTECODE_CACHE"  # another cache folder (the benchmark starts empty)
 CACHE_KEEP = 3  # entries kept: the newest ones (older sources, older Pyodide pins)
 STDLIB_ZIP = Path("node_modules") / "pyodide" / "python_stdlib.zip"
+# The first four bytes of every .pyc the pinned Pyodide writes and reads (its Python's
+# importlib.util.MAGIC_NUMBER: Pyodide 314.0.7 runs Python 3.14). A new Python behind a
+# Pyodide upgrade changes it, and with it what this module relies on: the private
+# importlib._bootstrap_external._code_to_hash_pyc (macros/pyodide_compile.mjs) and the
+# bytecode's layout (tests/test_runtime_trim.py searches it for names). Review those, then
+# update this (tools/pyodide_check.py prints the installed Pyodide's).
+BYTECODE_MAGIC = bytes.fromhex("2b0e0d0a")
 
 
 class TrimmedRuntimeError(RuntimeError):
     """The runtime the site ships misses a module the site imports, or renders differently."""
+
+
+class BytecodeMagicError(RuntimeError):
+    """The installed Pyodide compiles bytecode for another Python than BYTECODE_MAGIC's."""
 
 
 @dataclass(frozen=True)
@@ -82,15 +93,23 @@ def cache_entry(project_root: Path, plain_wheel: Path) -> Path:
 
 
 def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
-    """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel."""
+    """Compile (or take from the cache) the bytecode for ``plain_wheel``, a source-only wheel.
+    BytecodeMagicError unless the installed Pyodide writes BYTECODE_MAGIC."""
     cached = cache_entry(project_root, plain_wheel)
     if not (cached / "record.json").exists():
         _compile_into(project_root, plain_wheel, cached)
         _prune(cached.parent)
     engine: dict[str, str] = json.loads((cached / "engine.json").read_text())
     record: dict[str, Any] = json.loads((cached / "record.json").read_text())
+    engine_pyc = {arc: base64.b64decode(data) for arc, data in engine.items()}
+    magics = sorted({pyc[:4].hex() for pyc in engine_pyc.values()})
+    if magics != [BYTECODE_MAGIC.hex()]:
+        raise BytecodeMagicError(
+            f"the installed Pyodide writes bytecode with magic {', '.join(magics)}, not "
+            f"{BYTECODE_MAGIC.hex()}: review macros/runtime_bytecode.py's BYTECODE_MAGIC"
+        )
     return RuntimeBytecode(
-        engine_pyc={arc: base64.b64decode(data) for arc, data in engine.items()},
+        engine_pyc=engine_pyc,
         stdlib_zip=(cached / "python_stdlib.zip").read_bytes(),
         stdlib_compiled=tuple(e for e in record["entries"] if e.endswith(".py")),
         record=record,

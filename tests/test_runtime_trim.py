@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from macros import runtime_bytecode
 from macros.corpus import widget_case_count
 from macros.pyodide_core import STDLIB_SHIPPED, minimal_lock
 from macros.pyodide_lean import StockChangedError, lean_stdlib
 from macros.runtime_bytecode import (
+    BytecodeMagicError,
     RuntimeBytecode,
     TrimmedRuntimeError,
     browser_wheel,
@@ -105,6 +107,16 @@ def test_a_changed_stock_start_up_module_fails_the_build() -> None:
             target.writestr(info, data)
     with pytest.raises(StockChangedError, match=r"pyodide/_package_loader\.py"):
         lean_stdlib(buffer.getvalue())
+
+
+def test_bytecode_for_another_python_fails_the_build(
+    tmp_path: Path, bytecode: RuntimeBytecode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert {pyc[:4] for pyc in bytecode.engine_pyc.values()} == {runtime_bytecode.BYTECODE_MAGIC}
+    monkeypatch.setattr(runtime_bytecode, "BYTECODE_MAGIC", bytes.fromhex("00000d0a"))
+    plain = build_engine_wheel(ROOT, tmp_path)
+    with pytest.raises(BytecodeMagicError, match=r"magic 2b0e0d0a, not 00000d0a"):
+        compile_runtime(ROOT, plain)
 
 
 def test_the_lean_standard_library_differs_from_stock_only_in_the_two_modules() -> None:
