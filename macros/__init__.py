@@ -17,7 +17,7 @@ def on_pre_page_macros(env: Any) -> None:
 
 
 def define_env(env: Any) -> None:
-    """Register `widget`, `figure` and `table` for use in markdown pages."""
+    """Register `widget`, `figure`, `table`, `step` and the page macros for use in markdown pages."""
 
     env.variables["widget_list"] = ", ".join(f"`{n}`" for n in widget_names())
     env.variables["figure_list"] = ", ".join(f"`{n}`" for n in sorted(FIGURES))
@@ -52,6 +52,15 @@ def define_env(env: Any) -> None:
     def step_count() -> int:
         """How many steps the lesson has: the step pages in the nav (macros/step_numbers.py)."""
         return len(env.conf["extra"]["lesson_steps"])
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def step(slug: str, capital: bool = False, link: bool = False) -> str:
+        """'step 13' for `{{ step("compute") }}`: the step named by its file's name in
+        docs/steps/, numbered by the nav (macros/build_hook.py); `capital=True` starts a
+        sentence, `link=True` makes it a link to the step."""
+        steps = env.conf["extra"]["lesson_steps"]
+        page_src = str(getattr(getattr(env.page, "file", None), "src_uri", ""))
+        return authoring.step_reference(slug, steps, page_src, capital=capital, link=link)
 
     @env.macro  # type: ignore[untyped-decorator]
     def next_step() -> str:

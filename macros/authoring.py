@@ -7,6 +7,7 @@ and the engine's message, and the build stops there.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 from engine.render.html import esc
 from engine.render.widget import render_page_widget
+from macros.lesson_nav import STEPS_FOLDER, step_number, step_slug
 from macros.reading_time import WIDGET_MINUTES, exact_minutes, step_minutes, visible_words
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
@@ -63,9 +65,6 @@ def reset_page_counter(page: str) -> None:
     _instances_per_page.pop(page, None)
 
 
-STEPS_FOLDER = "steps/"  # docs/steps/: every page there is a step of the lesson
-
-
 def number_steps(nav_pages: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """The lesson's steps in order: the pages in ``docs/steps/``, as the navigation lists them.
 
@@ -75,6 +74,26 @@ def number_steps(nav_pages: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     stops the build.
     """
     return tuple(url for src, url in nav_pages if src.startswith(STEPS_FOLDER))
+
+
+def step_reference(
+    slug: str, steps: Sequence[str], page_src: str, *, capital: bool = False, link: bool = False
+) -> str:
+    """Prose naming a step by its slug: 'step 13' ('Step 13' with ``capital``), the number from
+    the nav's order (``steps``, the steps' addresses, :func:`number_steps`).
+
+    With ``link`` it is a markdown link to the step, relative to ``page_src`` (the source path
+    of the page it is written on), so it works under any sub-path and MkDocs checks it.
+    """
+    try:
+        number = step_number(slug, [step_slug(address) for address in steps])
+    except ValueError as error:
+        raise AuthoringError(f"{page_src}: step({slug!r}): {error}") from error
+    text = f"{'Step' if capital else 'step'} {number}"
+    if not link:
+        return text
+    target = posixpath.relpath(f"{STEPS_FOLDER}{slug}.md", posixpath.dirname(page_src) or ".")
+    return f"[{text}]({target})"
 
 
 def step_title(number: int, title: str) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from macros.authoring import STEPS_FOLDER, AuthoringError, number_steps, step_title
+from macros.authoring import AuthoringError, number_steps, step_title
+from macros.lesson_nav import STEPS_FOLDER
 
 
 def number_nav_steps(nav: Any, config: Any, files: Any) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from macros.lesson_nav import STEPS_FOLDER, nav_step_slugs
+
 ROOT = Path(__file__).resolve().parents[1]
-STEP_LINE = re.compile(r"^\s*-\s+\"[^\"]*\":\s+(steps/[a-z0-9-]+\.md)\s*$", re.M)
 # term as used -> what its explanation looks like (the bold first mention of its definition)
 EXPLAINED_BY = {
     "KV cache": r"\*\*query\*\*.*\*\*key\*\*.*\*\*value\*\*",
@@ -18,8 +19,7 @@ EXPLAINED_BY = {
 
 
 def step_texts() -> list[tuple[str, str]]:
-    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    paths = STEP_LINE.findall(nav)
+    paths = [f"{STEPS_FOLDER}{slug}.md" for slug in nav_step_slugs(ROOT / "mkdocs.yml")]
     assert len(paths) >= 20
     return [(p, (ROOT / "docs" / p).read_text(encoding="utf-8")) for p in paths]
 
