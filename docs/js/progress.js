@@ -1,7 +1,10 @@
 // The reader's progress, kept on their device: which steps they have opened and which
 // drills they have completed. Shown at the top of the navigation, with a reset button.
 // A stored value that is broken or not ours is ignored (and replaced), never fatal.
+// Steps are kept by their addresses, so moving a step in the nav keeps what the reader did on
+// it; an older value kept steps by number (version 1), read as the addresses of today's steps.
 const KEY = "lesson:progress";
+const VERSION = 2;
 // The steps' addresses in order, written into every page by the build (numbered by the nav's
 // order, macros/build_hook.py): step N is STEP_URLS[N - 1].
 const STEP_URLS = readStepUrls();
@@ -17,20 +20,25 @@ function readStepUrls() {
 }
 
 function empty() {
-  return { version: 1, steps: [], drills: [] };
+  return { version: VERSION, steps: [], drills: [] };
 }
 
-function isWhole(n) {
-  return Number.isInteger(n) && n >= 1 && n <= TOTAL_STEPS;
+function isStep(address) {
+  return typeof address === "string" && STEP_URLS.includes(address);
+}
+
+function addressOf(number) {
+  return Number.isInteger(number) && number >= 1 && number <= TOTAL_STEPS ? STEP_URLS[number - 1] : "";
 }
 
 export function readProgress() {
   try {
     const raw = JSON.parse(window.localStorage.getItem(KEY) || "null");
-    if (!raw || raw.version !== 1 || !Array.isArray(raw.steps) || !Array.isArray(raw.drills)) return empty();
+    if (!raw || ![1, VERSION].includes(raw.version) || !Array.isArray(raw.steps) || !Array.isArray(raw.drills)) return empty();
+    const addresses = (list) => (raw.version === 1 ? list.map(addressOf) : list);
     // Each step once, whatever was stored (a crafted value could repeat one).
-    const unique = (list) => [...new Set(list.filter(isWhole))];
-    return { version: 1, steps: unique(raw.steps), drills: unique(raw.drills) };
+    const unique = (list) => [...new Set(addresses(list).filter(isStep))];
+    return { version: VERSION, steps: unique(raw.steps), drills: unique(raw.drills) };
   } catch {
     return empty();
   }
@@ -44,9 +52,9 @@ function write(progress) {
   }
 }
 
-function mark(list, step) {
-  if (isWhole(step) && !list.includes(step)) list.push(step);
-  list.sort((a, b) => a - b);
+function mark(list, address) {
+  if (isStep(address) && !list.includes(address)) list.push(address);
+  list.sort((a, b) => STEP_URLS.indexOf(a) - STEP_URLS.indexOf(b));
 }
 
 function render(progress) {
@@ -70,7 +78,7 @@ function render(progress) {
     `Your progress: ${progress.steps.length} of ${TOTAL_STEPS} steps visited` +
     (drills ? `, ${drills} drill${drills > 1 ? "s" : ""} completed.` : ".");
   for (const link of document.querySelectorAll(".md-nav__link[data-step]")) {
-    link.classList.toggle("is-visited", progress.steps.includes(Number(link.dataset.step)));
+    link.classList.toggle("is-visited", progress.steps.includes(addressOf(Number(link.dataset.step))));
   }
 }
 
@@ -91,7 +99,8 @@ function tagNavLinks() {
 }
 
 function currentStep() {
-  return Number(document.querySelector(".step-meta[data-step]")?.dataset.step) || 0;
+  // The page's own address, from its number in this build (empty off the steps).
+  return addressOf(Number(document.querySelector(".step-meta[data-step]")?.dataset.step));
 }
 
 export function trackProgress() {
@@ -110,7 +119,7 @@ let listening = false;
 
 function onWidgetUpdated(event) {
   if (!event.target.querySelector("[data-drill-complete]")) return;
-  // A drill is kept by the step it is on (the page's own number, from the build).
+  // A drill is kept by the step it is on (the page's address).
   const progress = readProgress();
   mark(progress.drills, currentStep());
   write(progress);

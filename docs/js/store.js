@@ -2,6 +2,12 @@
 // simulated dgx-1 (this tab, across pages), localStorage for drill scores. Values are opaque
 // text to this file; the engine validates them and refuses anything broken or foreign.
 const PREFIX = "lesson:";
+// Drill scores once kept under their step's number, now under the drill's name: a score
+// kept under the old key moves to the new one the first time it is read.
+const RENAMED = new Map([
+  ["local:drill-training-memory", "local:drill-7"],
+  ["local:drill-will-it-fit", "local:drill-17"],
+]);
 const listeners = new Map(); // key -> Set of {root, callback}
 
 function area(key) {
@@ -13,11 +19,20 @@ function area(key) {
   }
 }
 
+function moveRenamed(key) {
+  const old = RENAMED.get(key);
+  const value = old ? area(key)?.getItem(PREFIX + old) : null;
+  if (typeof value !== "string") return null;
+  area(key).setItem(PREFIX + key, value);
+  area(key).removeItem(PREFIX + old);
+  return value;
+}
+
 export const store = {
   /** The kept value as stored (null when none); check it with bounded.js before use. */
   load(key) {
     try {
-      const value = area(key)?.getItem(PREFIX + key);
+      const value = area(key)?.getItem(PREFIX + key) ?? moveRenamed(key);
       return typeof value === "string" ? value : null;
     } catch {
       return null;

@@ -12,7 +12,7 @@ Besides visible controls a widget may have:
 - hidden inputs (fields made with :func:`~engine.render.fields.hidden`): state the engine hands back to itself, such as the
   simulated dgx-1 (JSON text) or the elapsed time of an animation;
 - actions: buttons; the pressed one arrives as ``values.action`` (empty otherwise);
-- a store (``"session:dgx-1"``, ``"local:drill-7"``): the browser keeps that hidden input on
+- a store (``"session:dgx-1"``, ``"local:drill-training-memory"``): the browser keeps that hidden input on
   the reader's device, shared by every widget with the same store, across pages;
 - a clock: the browser advances the hidden input ``elapsed`` while it runs (it only counts
   time; the engine computes what that time means);

@@ -12,8 +12,7 @@ from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_fi
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 
-# Not one of the 21 steps: the progress box counts drills of steps 1 to 21 only.
-DRILL_STEP = 22
+NAME = "drill_cluster_memory"
 
 ANSWER = answer_field("Your answer")
 
@@ -29,7 +28,7 @@ def _bar(q: drill_cluster.PodMemoryQuestion) -> str:
 
 
 VIEW = DrillView(
-    step=DRILL_STEP,
+    widget_name=NAME,
     noun="question",
     mistakes=drill_cluster.MISTAKES,
     question=drill_cluster.pod_memory_question,
@@ -43,7 +42,7 @@ def render(values: Values) -> Rendered:
 
 
 WIDGET = Widget(
-    name="drill_cluster_memory",
+    name=NAME,
     title="Drill: memory per GPU in a pod",
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,

@@ -15,7 +15,7 @@ from engine.lesson.drills.view import STATE, DrillView, actions, seed_field
 from engine.render.fields import Text
 from engine.render.widget import Rendered, Values, Widget
 
-DRILL_STEP = 17  # on the page of "will it fit?" (drill_will_it_fit), after the roofline
+NAME = "drill_speed"
 
 # Text, not a Choice: the drill's own check answers an unchosen or odd value in its words.
 LIMIT = Text(
@@ -37,7 +37,7 @@ def _check(q: drill_speed.SpeedQuestion, values: Values) -> drill_speed.SpeedFee
 
 
 VIEW = DrillView(
-    step=DRILL_STEP,
+    widget_name=NAME,
     noun="question",
     mistakes=drill_speed.MISTAKES,
     question=drill_speed.speed_question,
@@ -55,7 +55,7 @@ def render(values: Values) -> Rendered:
 
 
 WIDGET = Widget(
-    name="drill_speed",
+    name=NAME,
     title="Drill: how fast?",
     fields=(ANSWER, LIMIT, seed_field("question"), STATE),
     render=render,

@@ -2,7 +2,7 @@
 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
-in localStorage under "local:drill-7". All the drill's logic is in :mod:`engine.lesson.drills.training_memory`; the
+in localStorage under "local:drill-training-memory". All the drill's logic is in :mod:`engine.lesson.drills.training_memory`; the
 view it shares with the other drills is :mod:`engine.lesson.drills.view`.
 """
 
@@ -13,7 +13,7 @@ from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_fi
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 
-DRILL_STEP = 7
+NAME = "drill_training_memory"
 
 
 ANSWER = answer_field("Your answer")
@@ -35,7 +35,7 @@ def _bar(q: training_drill.TrainingMemoryQuestion) -> str:
 
 
 VIEW = DrillView(
-    step=DRILL_STEP,
+    widget_name=NAME,
     noun="question",
     mistakes=training_drill.MISTAKES,
     question=training_drill.training_memory_question,
@@ -50,7 +50,7 @@ def render(values: Values) -> Rendered:
 
 
 WIDGET = Widget(
-    name="drill_training_memory",
+    name=NAME,
     title="Training memory per GPU",
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
@@ -58,6 +58,6 @@ WIDGET = Widget(
     f"sharding, activations), checked within {training_drill.TOLERANCE * 100:g} %, with the likely "
     "mistake named and a score kept on the reader's device.",
     actions=actions("question"),
-    store="local:drill-7",
+    store="local:drill-training-memory",
     url_state=("seed",),
 )

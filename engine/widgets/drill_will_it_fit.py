@@ -2,7 +2,7 @@
 
 The scenario comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps
-in localStorage under "local:drill-17". The drill's logic is in :mod:`engine.lesson.drills.fit`;
+in localStorage under "local:drill-will-it-fit". The drill's logic is in :mod:`engine.lesson.drills.fit`;
 the score and the question numbers are :mod:`engine.lesson.drills.core`'s, and the view it shares
 with the other drills is :mod:`engine.lesson.drills.view`.
 """
@@ -14,7 +14,7 @@ from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_fi
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
 
-DRILL_STEP = 17
+NAME = "drill_will_it_fit"
 
 
 ANSWER = answer_field("Total memory per GPU (optional)")
@@ -31,7 +31,7 @@ def _bar(q: drill_fit.FitQuestion) -> str:
 
 
 VIEW = DrillView(
-    step=DRILL_STEP,
+    widget_name=NAME,
     noun="scenario",
     mistakes=drill_fit.MISTAKES,
     question=drill_fit.fit_question,
@@ -48,7 +48,7 @@ def render(values: Values) -> Rendered:
 
 
 WIDGET = Widget(
-    name="drill_will_it_fit",
+    name=NAME,
     title="Drill: will it fit?",
     fields=(FITS, ANSWER, seed_field("scenario"), STATE),
     render=render,
@@ -56,6 +56,6 @@ WIDGET = Widget(
     "does it fit, and how much memory per GPU; checked by the engine, with the likely mistake "
     "named and a score kept on the reader's device.",
     actions=actions("scenario"),
-    store="local:drill-17",
+    store="local:drill-will-it-fit",
     url_state=("seed",),
 )

@@ -277,7 +277,7 @@ def run(action: str = "", **overrides: object) -> tuple[str, dict[str, str]]:
 def test_the_widget_is_registered_with_its_store_and_address() -> None:
     assert WIDGET in widget_names()
     widget = get_widget(WIDGET)
-    assert widget.store == "local:drill-17"
+    assert widget.store == "local:drill-will-it-fit"
     assert widget.url_state == ("seed",)
     assert widget.control("seed").kind == "hidden"
     assert {a.name for a in widget.actions} == {"check", "new"}
@@ -323,7 +323,7 @@ def test_five_correct_answers_complete_the_drill() -> None:
     almost = training_drill.Score(4, 4, 4, None).to_text()
     q = drill_fit.fit_question(3)
     html, _ = run("check", seed="3", fits=yes_no(q.fits), state=almost)
-    assert '<span data-drill-complete="17">' in html
+    assert '<span data-drill-complete="drill_will_it_fit">' in html
     html, _ = run(seed="3", state=almost)
     assert "data-drill-complete" not in html
     assert "1 more correct answer complete" in text_of(html)

@@ -321,7 +321,7 @@ def run(action: str = "", **overrides: object) -> tuple[str, dict[str, str]]:
 def test_the_widget_is_registered_with_its_store_and_address() -> None:
     assert WIDGET in widget_names()
     widget = get_widget(WIDGET)
-    assert widget.store == "local:drill-7"
+    assert widget.store == "local:drill-training-memory"
     assert widget.url_state
     assert {a.name for a in widget.actions} == {"check", "new"}
 
@@ -372,7 +372,7 @@ def test_five_correct_answers_complete_the_drill() -> None:
             state=state,
         )
         state = set_inputs["state"]
-    assert '<span data-drill-complete="7">' in html
+    assert '<span data-drill-complete="drill_training_memory">' in html
     assert "Score: 5 correct of 5 answered, streak 5." in text_of(html)
 
 

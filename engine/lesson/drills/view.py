@@ -71,7 +71,9 @@ def actions(noun: str) -> tuple[Action, ...]:
     return (Action("check", "Check", primary=True), Action("new", f"New {noun}"))
 
 
-def score_html(score: Score, goal: int, step: int) -> str:
+def score_html(score: Score, goal: int, drill: str) -> str:
+    """The score, and once ``goal`` answers are right the mark ``data-drill-complete`` (with
+    the drill widget's name) that the page's progress box counts."""
     text = f"Score: {score.correct} correct of {score.answered} answered, streak {score.streak}."
     left = goal - score.correct
     if left > 0:
@@ -80,19 +82,19 @@ def score_html(score: Score, goal: int, step: int) -> str:
     done = tag(
         "span",
         esc(f"Drill complete: {goal} or more correct answers."),
-        data_drill_complete=str(step),
+        data_drill_complete=drill,
     )
     return tag("p", esc(text) + " " + done, class_="drill-score")
 
 
 @dataclass(frozen=True)
 class DrillView(Generic[Q]):
-    """One drill's widget: its step, what it calls a question, its catalogue of mistakes,
+    """One drill's widget: its widget's name, what it calls a question, its catalogue of mistakes,
     how it draws a question, checks an answer and draws its picture (the memory bar; '' for
     none); how a typed answer is read (``answer_rule``) and the question's assumptions
     (``notes``), both shown with the score in the closed details."""
 
-    step: int
+    widget_name: str  # the drill widget's name, on its completed score
     noun: str  # 'question' or 'scenario'
     mistakes: Mapping[str, str]
     question: Callable[[int], Q]
@@ -119,7 +121,7 @@ class DrillView(Generic[Q]):
         notes = tuple(self.notes(q))
         items = "".join(tag("li", esc(line)) for line in (*notes, *self.rules()))
         summary = SECONDARY_SUMMARY if notes else "Score and rules"
-        return secondary(summary, score_html(score, self.goal, self.step) + tag("ul", items))
+        return secondary(summary, score_html(score, self.goal, self.widget_name) + tag("ul", items))
 
     def question_html(self, q: Q) -> str:
         lead = tag("strong", esc(f"{self.noun.capitalize()} {q.seed:,}.")) + " " + esc(q.lead)
