@@ -53,7 +53,7 @@ def test_figures_match_the_lesson() -> None:
     # An "80 GB" H100: 79.11 GiB a program can allocate (vllm-project/vllm #27508).
     assert authoring.figure_text("capacity", {"hardware": "h100-sxm"}) == "84.94 GB"
     assert authoring.figure_text("capacity_GiB", {"hardware": "h100-sxm"}) == "79.11 GiB"
-    # The name's 80 GB are GiB: 80 x 2^30 = 85,899,345,920 bytes (step 14).
+    # The name's 80 GB are GiB: 80 x 2^30 = 85,899,345,920 bytes (docs/steps/capacity.md).
     assert authoring.figure_text("capacity_name", {"hardware": "h100-sxm"}) == "80 GB"
     assert authoring.figure_text("capacity_name_bytes", {"hardware": "h100-sxm"}) == "85.9 GB"
     approx = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "approx": True}

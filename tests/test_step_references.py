@@ -91,3 +91,13 @@ def test_every_step_the_pages_name_is_in_the_nav() -> None:
              for slug in STEP_MACRO_RE.findall(page.read_text(encoding="utf-8"))}
     assert named, "the pages name no step with the step() macro"
     assert not {(page, slug) for page, slug in named if slug not in slugs}
+
+
+def test_the_engine_names_no_step_by_number() -> None:
+    # The engine also renders in the reader's browser, where the nav is not at hand: what a
+    # widget shows names another step by its subject or title, and the code by its page.
+    typed = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+             for path in sorted((ROOT / "engine").rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if TYPED_STEP_RE.search(line)]
+    assert not typed, "\n".join(typed)

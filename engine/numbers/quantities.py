@@ -117,7 +117,7 @@ CONTEXT_TOKENS = Quantity(
 )
 PROMPT_TOKENS = CONTEXT_TOKENS.within(reason="a prompt is read into a context of the same size")
 OUTPUT_TOKENS = CONTEXT_TOKENS.within(reason="an answer is at least one token and fits a context")
-# The request the lesson follows unless a reader changes it: step 9, the plan widgets, the CLI.
+# The request the lesson follows unless a reader changes it: request_timeline, the plan widgets, the CLI.
 TYPICAL_PROMPT_TOKENS = 1024
 TYPICAL_OUTPUT_TOKENS = 256
 SEQ_LEN = CONTEXT_TOKENS.within(reason="a training sequence is a context of that length")

@@ -1,11 +1,12 @@
-"""The lesson's training runs, one storyline, each number once.
+"""The lesson's training runs, one storyline, each number once (steps named by their pages in
+docs/steps/).
 
-- Step 4 asks about **fine-tuning**: adapting Llama 3.1 8B, already trained, to a team's own
+- train-it-anyway asks about **fine-tuning**: adapting Llama 3.1 8B, already trained, to a team's own
   data (a memory question there; engine.numbers.adapters for LoRA and QLoRA).
-- Steps 5 and 10 watch a **small pretraining run for the demo**: Llama 3.1 8B from scratch on
+- training-run and side-by-side watch a **small pretraining run for the demo**: Llama 3.1 8B from scratch on
   dgx-1 on ``DEMO_PRETRAINING_TOKENS``, a fifteenth of the real run, so it ends in weeks.
-- Steps 6 and 13 use **Llama 3.1's real pretraining**, ``LLAMA_3_1_PRETRAINING_TOKENS``.
-- Step 18 asks for the **compute-optimal** budget of any model, Chinchilla's 20 tokens per
+- training-at-scale and compute use **Llama 3.1's real pretraining**, ``LLAMA_3_1_PRETRAINING_TOKENS``.
+- where-ai-runs asks for the **compute-optimal** budget of any model, Chinchilla's 20 tokens per
   parameter (``engine.numbers.plan.CHINCHILLA_TOKENS_PER_PARAM``): 161 billion for 8B.
 """
 

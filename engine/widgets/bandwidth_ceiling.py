@@ -1,4 +1,4 @@
-"""Step 15: number three, memory bandwidth. The ceiling on single-user decode speed: every
+"""docs/steps/bandwidth.md: number three, memory bandwidth. The ceiling on single-user decode speed: every
 token reads all the weights once, so time per token >= bytes read / bandwidth."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Step 14: capacity is a gate. A model that does not fit one GPU is refused before anything
+"""docs/steps/capacity.md: capacity is a gate. A model that does not fit one GPU is refused before anything
 runs; the ways out (more GPUs, fewer bytes per weight, a bigger GPU), each with its numbers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Step 12: the same work on dgx-1's two CPUs and on its GPUs, as a race.
+"""docs/steps/same-prompt-on-cpus.md: the same work on dgx-1's two CPUs and on its GPUs, as a race.
 
 A clock widget: while it plays the browser advances the hidden input ``elapsed`` (simulated
 seconds) at the chosen ``speed`` (simulated seconds per real second, slow motion for a
@@ -259,7 +259,7 @@ def _notes(task: str, model: ModelSpec, cpu: Side, gpu: Side, cpu_time: PathTime
         "kinder estimate.",
         f"{cpu_chip}'s peaks are {cpu.chip.confidence}-confidence figures the catalogue "
         "derives (Intel publishes none); the measured efficiencies and their sources are in "
-        "step 11's notes.",
+        "the notes of \"A CPU and a GPU, compared\".",
     ]
     for side, time in ((cpu, cpu_time), (gpu, gpu_time)):
         if task == "prefill" and time.limit == "memory":
@@ -280,14 +280,16 @@ def _fit_note(model: ModelSpec, gpu: Side) -> str:
             return (
                 f"Only the maths is timed here. The training state of {model.name} "
                 f"({format_GB(state)} with Adam in mixed precision) does not fit in one "
-                f"{gpu.chip.name}'s {format_GB(gpu.chip.memory_bytes)} (step 4): a real run "
+                f"{gpu.chip.name}'s {format_GB(gpu.chip.memory_bytes)} (the refusal in \"Break it: "
+                "train it anyway\"): a real run "
                 "shards it over several GPUs, as the server does."
             )
         return f"The training state of {model.name} fits one {gpu.chip.name}."
     mem = memory.training_memory(model, gpu.chip, gpus=gpu.count, sharding="zero3")
     fits = "fits" if mem.fits else "does not fit even so"
     return (
-        f"The training state is sharded over the {gpu.count} GPUs (ZeRO-3, as in step 5): "
+        f"The training state is sharded over the {gpu.count} GPUs (ZeRO-3, as in \"A training "
+        "run you can watch\"): "
         f"{format_GB(mem.per_gpu_bytes)} on each of {format_GB(mem.capacity_bytes)}, which "
         f"{fits}."
     )

@@ -1,4 +1,4 @@
-"""Step 11: a server's CPUs against its GPUs, figure by figure, drawn to scale.
+"""docs/steps/cpu-and-gpu.md: a server's CPUs against its GPUs, figure by figure, drawn to scale.
 
 The default is server against server: dgx-1's two Xeon Platinum 8480C sockets against its
 eight H100s. Every figure comes from the catalogue (scaled by the chip counts) and every

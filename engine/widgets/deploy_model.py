@@ -1,4 +1,4 @@
-"""Step 8: deploy a model onto one GPU of the simulated dgx-1.
+"""docs/steps/serve-the-model.md: deploy a model onto one GPU of the simulated dgx-1.
 
 The deployment goes to :func:`engine.lesson.cluster.deploy`, which admits it if it fits the memory
 still free on that GPU (other deployments may share it; a training job holds its GPUs to

@@ -1,4 +1,4 @@
-"""Step 18: a ladder of devices, from a phone to a cluster, and what each can do with a model.
+"""docs/steps/where-ai-runs.md: a ladder of devices, from a phone to a cluster, and what each can do with a model.
 
 For each rung the engine's :func:`engine.numbers.plan.plan` answers: can it serve the model (in the
 widest number format that fits), how fast one user's answer streams, can it hold the

@@ -1,4 +1,4 @@
-"""Step 17's second drill: how fast? Time per token, time to first token and a batch's
+"""The second drill of docs/steps/drill-will-it-fit.md: how fast? Time per token, time to first token and a batch's
 tokens/s, each with the limit that sets it; the likely mistake named and a kept score.
 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a

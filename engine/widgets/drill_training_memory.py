@@ -1,4 +1,4 @@
-"""Step 7: drill on training memory per GPU, with the likely mistake named and a kept score.
+"""docs/steps/drill-training-memory.md: drill on training memory per GPU, with the likely mistake named and a kept score.
 
 The question comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps

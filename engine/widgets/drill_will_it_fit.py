@@ -1,4 +1,4 @@
-"""Step 17: drill on whether a workload fits, with the likely mistake named and a kept score.
+"""docs/steps/drill-will-it-fit.md: drill on whether a workload fits, with the likely mistake named and a kept score.
 
 The scenario comes from its number (hidden input ``seed``, mirrored in the address, so a
 link reproduces it); the score lives in the hidden input ``state``, which the browser keeps

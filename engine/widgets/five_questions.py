@@ -1,4 +1,4 @@
-"""Step 19: any workload, and the engine's answers to the five questions.
+"""docs/steps/five-questions.md: any workload, and the engine's answers to the five questions.
 
 The answers are :func:`engine.words.answers.answers`, word for word; the widget only collects
 the workload and lists them.

@@ -1,4 +1,4 @@
-"""Step 4: launch a training job on the simulated dgx-1 and watch the arithmetic refuse it.
+"""docs/steps/train-it-anyway.md: launch a training job on the simulated dgx-1 and watch the arithmetic refuse it.
 
 The job goes to :func:`engine.lesson.cluster.launch_training`, which admits or refuses it before it
 starts. A refusal shows the arithmetic and the ways out the engine found, each with its

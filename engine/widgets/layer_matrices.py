@@ -1,4 +1,4 @@
-"""Step 2: the matrices of one layer, how they add up to the model, and the FLOPs of a token."""
+"""docs/steps/ai-ml-dl.md: the matrices of one layer, how they add up to the model, and the FLOPs of a token."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def render(values: Values) -> str:
             (f"2 × {used}", f"{format_count(two_x)} FLOPs"),
         ]
     )
-    # Attention is taught in step 8: its extra FLOPs wait in the details.
+    # Attention is taught with serving (serve-the-model): its extra FLOPs wait in the details.
     attention_line = definition_list(
         [
             (

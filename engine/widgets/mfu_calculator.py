@@ -1,4 +1,4 @@
-"""Step 13: number one, compute. MFU from a measured training throughput, or the wall-clock
+"""docs/steps/compute.md: number one, compute. MFU from a measured training throughput, or the wall-clock
 time of a token budget at an assumed MFU, with the arithmetic shown."""
 
 from __future__ import annotations

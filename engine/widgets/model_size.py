@@ -1,4 +1,4 @@
-"""Step 1: a model's size in bytes and FLOPs per token, and the opening plan on one H100."""
+"""docs/steps/pile-of-numbers.md: a model's size in bytes and FLOPs per token, and the opening plan on one H100."""
 
 from __future__ import annotations
 

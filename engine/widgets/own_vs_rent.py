@@ -1,4 +1,4 @@
-"""Step 18: own or rent? Cost per used GPU-hour against utilisation, and the break-even.
+"""docs/steps/where-ai-runs.md: own or rent? Cost per used GPU-hour against utilisation, and the break-even.
 
 Every figure comes from :func:`engine.numbers.cost.rent_vs_own`; the starting values of the fields
 are the catalogue's prices for dgx-1 (each shown with its date and source).

@@ -1,4 +1,4 @@
-"""Step 21: the playground. Every input of :func:`engine.numbers.plan.plan` at once, over the whole
+"""docs/steps/playground.md: the playground. Every input of :func:`engine.numbers.plan.plan` at once, over the whole
 catalogue, with the full plan: the five answers, memory against capacity, the serving
 timeline or the training time, and the cost.
 

@@ -1,4 +1,4 @@
-"""Step 9: one request, followed from its prefill through every decode step."""
+"""docs/steps/follow-one-request.md: one request, followed from its prefill through every decode step."""
 
 from __future__ import annotations
 

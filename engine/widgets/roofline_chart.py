@@ -1,4 +1,4 @@
-"""Step 16: the roofline. Attainable FLOP/s against arithmetic intensity (log-log) for one
+"""docs/steps/roofline.md: the roofline. Attainable FLOP/s against arithmetic intensity (log-log) for one
 chip and number format, with the prefill and decode at several batch sizes placed on it, and
 a batch slider moving a highlighted decode point.
 

@@ -1,5 +1,5 @@
 """A serving plan on one GPU: memory breakdown and how much context the rest holds (the
-authors' example widget, docs/authors.md; step 8 deploys with deploy_model instead)."""
+authors' example widget, docs/authors.md; docs/steps/serve-the-model.md deploys with deploy_model instead)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Step 10: the same model on the same kind of GPU, as a training job and as a service."""
+"""docs/steps/side-by-side.md: the same model on the same kind of GPU, as a training job and as a service."""
 
 from __future__ import annotations
 
@@ -27,14 +27,14 @@ from engine.words.answers import price_note
 from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
 from engine.words.memory_explained import memory_assumptions
 
-TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the step 5 run's budget
+TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the budget of the run training_run shows
 TRAIN_SHARDING = "zero3"
 TRAIN_MFU = DEFAULT_MFU
 SEQ_LEN = 4096
 TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per step
-PROMPT_TOKENS = quantities.TYPICAL_PROMPT_TOKENS  # the request followed in step 9
+PROMPT_TOKENS = quantities.TYPICAL_PROMPT_TOKENS  # the request request_timeline follows
 OUTPUT_TOKENS = quantities.TYPICAL_OUTPUT_TOKENS
-CONTEXT_TOKENS = 8192  # KV cache kept per request (step 8's default)
+CONTEXT_TOKENS = 8192  # KV cache kept per request (deploy_model's default)
 MAX_GPUS = 100_000
 MAX_BATCH = 4096
 
@@ -166,7 +166,7 @@ def render(values: Values) -> str:
         (
             "Limited by",
             f"{train_bound.capitalize()}: {step_intensity:,.0f} FLOPs per byte read, "
-            f"{_against(step_intensity, ridge)} the chip's {ridge:,.0f} (step 16)",
+            f"{_against(step_intensity, ridge)} the chip's {ridge:,.0f} (see the roofline)",
             f"{decode.bound.capitalize()}: each decode step does "
             f"{decode.arithmetic_intensity:,.0f} FLOPs per byte read (prefill: "
             f"{s.prefill.bound})",
@@ -240,7 +240,7 @@ def render(values: Values) -> str:
     return comparison + rest
 
 
-# The rows step 10's prose speaks of; the rest of the comparison opens on purpose.
+# The rows docs/steps/side-by-side.md speaks of; the rest of the comparison opens on purpose.
 HEADLINE_ROWS = ("What is measured", "Limited by", "Cost per million tokens")
 
 

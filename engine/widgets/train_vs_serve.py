@@ -1,4 +1,4 @@
-"""Step 3: the same model served and trained on one GPU; training state per parameter."""
+"""docs/steps/training-needs-more-memory.md: the same model served and trained on one GPU; training state per parameter."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_L
 from engine.words.memory_explained import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
 SERVING_FORMAT = "bf16"
-# Serving is step 1's plan: one request with the lesson's default context, not the training
-# sequence length, so the two steps show one serving total for the same model and GPU.
+# Serving is the opening plan's (model_size, on the first step): one request with the lesson's
+# default context, not the training sequence length, so the two steps show one serving total
+# for the same model and GPU.
 SERVING_CONTEXT_TOKENS = int(CONTEXT.default)
 
 
@@ -124,7 +125,7 @@ def render(values: Values) -> str:
             (f"Serving: bytes per parameter ({SERVING_FORMAT} weights)", f"{serve_bpp:g}"),
             (
                 "Serving: one request's context (KV cache)",
-                f"{SERVING_CONTEXT_TOKENS:,} tokens, as in step 1",
+                f"{SERVING_CONTEXT_TOKENS:,} tokens, the lesson's default request",
             ),
             ("Training: bytes per parameter, before activations", f"{train_bpp:g}"),
             (

@@ -1,4 +1,4 @@
-"""Step 6: training at real scale. Two separate reasons for many GPUs: the training state
+"""docs/steps/training-at-scale.md: training at real scale. Two separate reasons for many GPUs: the training state
 must fit (memory per GPU with sharded state) and the FLOPs must finish in time (wall-clock).
 """
 

@@ -1,4 +1,4 @@
-"""Step 5: a training run of Llama 3.1 8B on dgx-1's eight H100s, in accelerated time.
+"""docs/steps/training-run.md: a training run of Llama 3.1 8B on dgx-1's eight H100s, in accelerated time.
 
 A clock widget: while it plays, the browser advances the hidden input ``elapsed``
 (simulated seconds) and calls :func:`render` every frame, so the render stays cheap: one

@@ -32,7 +32,7 @@ PARTS: dict[str, Part] = {
     "kv_cache": Part("KV cache", "KV cache", "part-kv-cache"),
     "activations": Part("Activations", "activations", "part-activations"),
     "runtime_overhead": Part("Runtime overhead", "runtime overhead", "part-overhead"),
-    # Serving's working space less its KV cache (step 1 counts the KV cache in it).
+    # Serving's working space less its KV cache (model_size, on the first step, counts the KV cache in it).
     "working_space": Part("Activations + overhead", "activations and runtime overhead",
                           "part-working-space"),
     "gradients": Part("Gradients", "gradients", "part-gradients"),

@@ -1,4 +1,4 @@
-"""Step 20, the cheat sheet's tables: every cell is the engine's own number, bad author
+"""The cheat sheet's tables: every cell is the engine's own number, bad author
 arguments are refused naming the argument, and all text is escaped."""
 
 from __future__ import annotations

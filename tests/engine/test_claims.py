@@ -23,14 +23,14 @@ from engine.words.format import format_seconds
 STEPS = Path(__file__).resolve().parents[2] / "docs" / "steps"
 
 
-def test_steps_1_and_3_show_one_serving_total_for_the_same_model_and_gpu() -> None:
-    step_1 = figures.serve_total("llama-3.1-8b", "h100-sxm")  # pile-of-numbers.md
-    step_3 = text_of(render("train_vs_serve"))
-    assert f"Serving: {step_1} of" in step_3
-    assert "8,192 tokens, as in step 1" in step_3
+def test_the_opening_plan_and_train_vs_serve_show_one_serving_total_for_the_same_model_and_gpu() -> None:
+    opening = figures.serve_total("llama-3.1-8b", "h100-sxm")  # pile-of-numbers.md
+    beside_training = text_of(render("train_vs_serve"))
+    assert f"Serving: {opening} of" in beside_training
+    assert "8,192 tokens, the lesson's default request" in beside_training
 
 
-def test_step_5_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
+def test_training_run_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
     # Llama 3.1's tokenizer has 128,256 tokens (config.json vocab_size); ln 128,256 = 11.76.
     assert get_model("llama-3.1-8b").vocab == 128_256
     assert initial_loss(128_256) == pytest.approx(11.7618, abs=1e-4)
@@ -39,7 +39,7 @@ def test_step_5_starts_the_loss_at_ln_of_the_models_vocabulary() -> None:
     assert "ln(128,256) = 11.76" in text  # the assumptions list says the same
 
 
-def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
+def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
     time = figures.get_figure("example_train_time")(tokens="llama-3.1")
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
     html = render("mfu_calculator")
@@ -52,7 +52,7 @@ def test_step_13_prose_quotes_the_time_its_widget_shows() -> None:
     assert figures.get_figure("example_throughput")() == "60,000 tokens/s"
 
 
-def test_step_16_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
+def test_roofline_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
     prose = " ".join((STEPS / "roofline.md").read_text(encoding="utf-8").split())
     assert "never the sum" not in prose
     assert "whichever takes longer: the bound" in prose and "is the sum: the upper end" in prose
@@ -64,15 +64,15 @@ def _in_view(step: str) -> str:
     return " ".join((STEPS / step).read_text(encoding="utf-8").split("<details")[0].split())
 
 
-def test_step_13_says_the_good_mfu_band_once_in_view() -> None:
+def test_compute_says_the_good_mfu_band_once_in_view() -> None:
     html = render("mfu_calculator")
     seen = text_of(html.split("<details")[0])
     assert seen.count("35–55 %") == 1 and "good for large runs: 35–55 %" in seen
     assert "mfu_good_band" not in (STEPS / "compute.md").read_text(encoding="utf-8")
 
 
-def test_step_15_says_the_decode_time_is_a_minimum_for_the_weights_alone() -> None:
-    # 16.06 GB / 3.35 TB/s = 4.79 ms is the least a token can take; steps 9, 16, 19 and 21
+def test_bandwidth_says_the_decode_time_is_a_minimum_for_the_weights_alone() -> None:
+    # 16.06 GB / 3.35 TB/s = 4.79 ms is the least a token can take; follow-one-request, roofline, five-questions and playground
     # say 4.83-4.84 ms because they read the KV cache too.
     prose = _in_view("bandwidth.md")
     assert 'at least {{ figure("decode_time", model="llama-3.1-8b") }} per token (the weights alone' \
@@ -82,7 +82,7 @@ def test_step_15_says_the_decode_time_is_a_minimum_for_the_weights_alone() -> No
     assert "4.83 ms at best" in with_cache and figures.decode_time("llama-3.1-8b") == "4.79 ms"
 
 
-def test_step_16_says_in_view_why_317_and_where_the_kv_cache_stops_the_rule() -> None:
+def test_roofline_says_in_view_why_317_and_where_the_kv_cache_stops_the_rule() -> None:
     prose = _in_view("roofline.md")
     assert "while weight reads dominate" in prose and "embedding table is read but does no maths" \
         in prose
@@ -95,7 +95,7 @@ def test_step_16_says_in_view_why_317_and_where_the_kv_cache_stops_the_rule() ->
     assert figures.get_figure("decode_kv_ceiling")(context=8192) == "18 FLOP/byte"
 
 
-def test_step_10_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> None:
+def test_side_by_side_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> None:
     model = get_model("llama-3.1-8b")
     # 6 N + attention FLOPs per token x 4,096 tokens over 8 bytes per parameter: the weights
     # are read in the forward and the backward pass and the gradients added in, every time.
@@ -109,27 +109,27 @@ def test_step_10_gives_the_intensity_of_one_micro_batch_not_of_the_state() -> No
 
 
 @pytest.mark.parametrize(("cpu_id", "clock_hz"), [("xeon-8480c", 2.0e9), ("epyc-9654", 2.4e9)])
-def test_step_11_counts_cpu_lanes_as_its_fp32_peak_assumes(cpu_id: str, clock_hz: float) -> None:
+def test_cpu_and_gpu_counts_cpu_lanes_as_its_fp32_peak_assumes(cpu_id: str, clock_hz: float) -> None:
     # fp32 peak = lanes x 2 FLOPs (a fused multiply-add) x base clock: 56 cores x 2 AVX-512
     # FMA units x 16 lanes for the Xeon (DGX H100 datasheet: 2.0 GHz); 96 x 16 for the EPYC.
     cpu = get_hardware(cpu_id)
     assert cpu.lanes * 2 * clock_hz == pytest.approx(cpu.peak_flops_per_s("fp32"), rel=1e-3)
 
 
-def test_step_11_names_the_cores_its_table_shows() -> None:
+def test_cpu_and_gpu_names_the_cores_its_table_shows() -> None:
     prose = (STEPS / "cpu-and-gpu.md").read_text(encoding="utf-8")
     assert "a few dozen large, clever cores" not in prose
     assert figures.get_figure("server_cpu_cores")() == "112"
     assert "112 cores" in text_of(render("cpu_vs_gpu"))
 
 
-def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
+def test_cpu_and_gpu_prose_ratios_are_the_widgets_server_against_server() -> None:
     matrix = figures.get_figure("server_gpu_over_cpu")()
     vector = figures.get_figure("server_gpu_over_cpu")(path="vector")
     measured = figures.get_figure("server_gpu_over_cpu")(measured=True)
     # 8 x 989.4 / (2 x 114.688) = 34.5; / (2 x 7.168) = 552; measured 0.803 / 0.187 of those.
     assert (matrix, vector, measured) == ("34.5×", "552×", "148×")
-    # Step 12: one H100 on paper against both sockets' AMX, 989.4 / (2 x 114.688) (spec: ~4x).
+    # same-prompt-on-cpus: one H100 on paper against both sockets' AMX, 989.4 / (2 x 114.688) (spec: ~4x).
     assert figures.get_figure("server_gpu_over_cpu")(gpus=1) == "4.3×"
     # Each ratio titles a chart, in view as the page opens (not in the closed details), and
     # names both sides: the vector units' ratio is against the same bf16 tensor cores.
@@ -145,7 +145,7 @@ def test_step_11_prose_ratios_are_the_widgets_server_against_server() -> None:
 
 
 @pytest.mark.parametrize("name", ["request_timeline", "five_questions", "playground"])
-def test_steps_9_19_21_give_the_prefill_as_a_bound_with_the_expected_value(name: str) -> None:
+def test_the_request_five_questions_and_playground_give_the_prefill_as_a_bound_with_the_expected_value(name: str) -> None:
     text = text_of(render(name))
     model, gpu = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
     prompt, output = quantities.TYPICAL_PROMPT_TOKENS, quantities.TYPICAL_OUTPUT_TOKENS
@@ -164,7 +164,7 @@ def test_steps_9_19_21_give_the_prefill_as_a_bound_with_the_expected_value(name:
         assert "at best" in after or chart_label
 
 
-def test_step_18_owning_pays_for_the_building_network_and_staff() -> None:
+def test_where_ai_runs_owning_pays_for_the_building_network_and_staff() -> None:
     # Epoch AI (2026-05-14): TCO $8.5B a year, servers $5B over 5 years, energy $0.6B, so the
     # rest is (8.5 - 5 - 0.6) / (5 x 5) = 0.116 of the server purchase a year.
     assert prices().overhead_fraction_per_year == pytest.approx((8.5 - 5 - 0.6) / 25, abs=1e-3)

@@ -94,7 +94,7 @@ def test_deploy_the_8b_model_on_one_gpu() -> None:
     assert r.state.gpus()[0].activity.startswith("serving job-1")
 
 
-# ----------------------------------------------------------- the lesson's refusal (step 4)
+# ------------------------------------------------- the lesson's refusal (train-it-anyway)
 
 
 def test_training_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:

@@ -1,5 +1,5 @@
 """Decode's FLOPs per byte grow with the batch, and the KV cache caps them
-(engine.numbers.decode_batching, step 16's rule to remember)."""
+(engine.numbers.decode_batching, the roofline's rule to remember)."""
 
 from __future__ import annotations
 

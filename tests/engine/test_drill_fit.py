@@ -1,4 +1,4 @@
-"""Step 17's drill: scenarios from seeds, the verdict (and optional number) checked by the
+"""The will-it-fit drill: scenarios from seeds, the verdict (and optional number) checked by the
 engine, slips named; and its widget (score kept, drill completed at five)."""
 
 from __future__ import annotations

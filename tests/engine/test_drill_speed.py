@@ -1,4 +1,4 @@
-"""Step 17's second drill, on speed: questions from seeds, answers equal to the engine's
+"""The second drill of drill-will-it-fit, on speed: questions from seeds, answers equal to the engine's
 bound (with the expected value beside it), the limit and the number checked, every named
 slip recognised, hostile input answered in words; and its widget."""
 
@@ -206,7 +206,7 @@ def test_each_slip_is_recognised_and_named(
 
 
 def test_the_headline_slips_of_the_brief_are_named_on_the_lessons_examples() -> None:
-    """On Llama 3.1 8B in bf16 on one H100 (step 9's example): bits for bytes, the prompt at
+    """On Llama 3.1 8B in bf16 on one H100 (follow-one-request's example): bits for bytes, the prompt at
     decode speed, the sparse peak, one weight read per request."""
     def on_h100(kind: str) -> drill_speed.SpeedQuestion:
         return find(lambda q: q.kind == kind and q.model.id == "llama-3.1-8b"

@@ -1,4 +1,4 @@
-"""Step 7's drill: questions from seeds, answers checked with a tolerance, slips named, the
+"""The training-memory drill: questions from seeds, answers checked with a tolerance, slips named, the
 kept score validated; and its widget."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The step 11 and 12 widgets: a server's CPUs against a GPU, and the race between them.
+"""The widgets of cpu-and-gpu and same-prompt-on-cpus: a server's CPUs against a GPU, and the race between them.
 
 The engine's numbers appear, ratios are GPU side / CPU side from the catalogue, bad input
 names its field, hostile text is shown as text, and the race marks its end for the clock.
@@ -35,7 +35,7 @@ def test_both_widgets_are_registered() -> None:
     assert not get_widget("cpu_vs_gpu").clock
 
 
-# ------------------------------------------------------------------ cpu_vs_gpu (step 11)
+# ------------------------------------------------------------------ cpu_vs_gpu (cpu-and-gpu)
 
 
 def test_the_default_is_server_against_server_dgx1s_two_cpus_against_its_eight_gpus() -> None:
@@ -189,7 +189,7 @@ def test_hostile_text_is_refused_by_field_and_never_reaches_the_page_as_markup()
     assert "<script" not in page
 
 
-# ------------------------------------------------------------------ cpu_gpu_race (step 12)
+# ------------------------------------------------------------------ cpu_gpu_race (same-prompt-on-cpus)
 
 
 def race(**overrides: str) -> tuple[str, dict[str, str]]:
@@ -229,7 +229,7 @@ def expected_prefill(tokens: int = quantities.TYPICAL_PROMPT_TOKENS, model: str 
 
 def test_a_time_on_a_code_path_is_worked_out_from_its_peak_and_what_it_reaches() -> None:
     # dgx-1's two Xeon 8480C through AMX: 229.4 TFLOP/s on paper, 42.9 TFLOP/s reached in a
-    # tuned matrix multiply (step 11's chart). 229.376e12 FLOPs: 1 s at best, 5.35 s expected.
+    # tuned matrix multiply (cpu_vs_gpu's chart). 229.376e12 FLOPs: 1 s at best, 5.35 s expected.
     amx = code_path(get_hardware("xeon-8480c"), "matrix")
     maths = time_on_path(amx, 2, flops=229.376e12)
     assert maths.bound_seconds == pytest.approx(1.0)

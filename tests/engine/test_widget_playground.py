@@ -1,4 +1,4 @@
-"""Step 21, the playground: the full plan as the engine computes it, every visible input in
+"""The playground: the full plan as the engine computes it, every visible input in
 the address, every bad or hostile input refused naming the input it came from."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Step 16: the roofline chart. The engine's decode and prefill figures appear, the batch
+"""The roofline chart (docs/steps/roofline.md). The engine's decode and prefill figures appear, the batch
 slider moves the highlighted point as the engine says, the bound turns from memory to
 compute at a large enough batch, bad input names its field, hostile text stays text."""
 

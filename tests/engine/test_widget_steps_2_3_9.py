@@ -1,4 +1,4 @@
-"""The step 2, 3 and 9 widgets: the engine's numbers appear, bad input names its field, and
+"""The widgets of ai-ml-dl, training-needs-more-memory and follow-one-request: the engine's numbers appear, bad input names its field, and
 hostile text is shown as text."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def test_the_new_widgets_are_registered() -> None:
     assert {"layer_matrices", "train_vs_serve", "request_timeline"} <= set(widget_names())
 
 
-# ------------------------------------------------------------------ layer_matrices (step 2)
+# ------------------------------------------------------------------ layer_matrices (ai-ml-dl)
 
 
 def test_layer_matrices_shows_one_layer_and_adds_up_to_the_model() -> None:
@@ -74,7 +74,7 @@ def test_layer_matrices_refuses_bad_input_naming_the_field(field: str, value: st
     assert caught.value.field == field
 
 
-# ------------------------------------------------------------------ train_vs_serve (step 3)
+# ------------------------------ train_vs_serve (training-needs-more-memory)
 
 
 def test_train_vs_serve_defaults_show_16_bytes_and_8x() -> None:
@@ -139,7 +139,7 @@ def test_train_vs_serve_refuses_bad_input_naming_the_field(field: str, value: st
     assert caught.value.field == field
 
 
-# ---------------------------------------------------------------- request_timeline (step 9)
+# ------------------------------------------------ request_timeline (follow-one-request)
 
 
 def test_request_timeline_shows_the_engine_times() -> None:

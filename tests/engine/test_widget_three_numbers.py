@@ -1,4 +1,4 @@
-"""Steps 13-15, the three numbers: MFU and training time, the capacity gate and its ways out,
+"""The three numbers (compute, capacity, bandwidth): MFU and training time, the capacity gate and its ways out,
 the bandwidth ceiling on decode speed. The engine's numbers appear, bad input names its
 field, hostile text is shown as text."""
 
@@ -43,7 +43,7 @@ def test_defaults_render_without_nan_and_with_a_described_chart(name: str) -> No
     assert 'role="img"' in html and "aria-label=" in html
 
 
-# ------------------------------------------------------------------ mfu_calculator (step 13)
+# ------------------------------------------------------------------ mfu_calculator (compute)
 
 
 def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
@@ -158,7 +158,7 @@ def test_mfu_errors_reach_the_browser_as_text() -> None:
     assert "<script>" not in json.dumps(answer.get("html", ""))
 
 
-# ------------------------------------------------------------------ capacity_gate (step 14)
+# ------------------------------------------------------------------ capacity_gate (capacity)
 
 
 def test_70b_on_one_h100_is_refused_with_the_arithmetic() -> None:
@@ -256,7 +256,7 @@ def test_capacity_gate_refuses_bad_input_naming_the_field(field: str, value: str
     assert caught.value.field == field
 
 
-# ------------------------------------------------------------------ bandwidth_ceiling (step 15)
+# ------------------------------------------------------------------ bandwidth_ceiling (bandwidth)
 
 
 def test_the_lesson_number_8b_on_an_h100() -> None:

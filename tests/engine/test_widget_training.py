@@ -1,4 +1,4 @@
-"""The step 5, 6 and 10 widgets: the engine's numbers appear, bad input names its field,
+"""The widgets of training-run, training-at-scale and side-by-side: the engine's numbers appear, bad input names its field,
 hostile text is shown as text, and the clock widget marks a finished run."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_the_widgets_are_registered() -> None:
     assert get_widget("training_run").clock
 
 
-# ------------------------------------------------------------------ training_run (step 5)
+# ------------------------------------------------------------------ training_run (training-run)
 
 
 def _run(tokens: float = 1e12, mfu: float = 0.4) -> TrainingRun:
@@ -190,7 +190,7 @@ def test_training_run_hostile_text_comes_back_as_a_message_not_markup() -> None:
     assert "html" not in reply  # the page shows the message as text (textContent)
 
 
-# ------------------------------------------------------------------ training_at_scale (step 6)
+# ------------------------------------------------------------------ training_at_scale (training-at-scale)
 
 
 def test_training_at_scale_defaults_give_the_lessons_numbers() -> None:
@@ -297,7 +297,7 @@ def test_training_at_scale_bad_input_names_the_field(field: str, value: str) -> 
     assert caught.value.field == field
 
 
-# ------------------------------------------------------------------ side_by_side (step 10)
+# ------------------------------------------------------------------ side_by_side (side-by-side)
 
 
 def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
@@ -349,9 +349,9 @@ def test_side_by_side_shows_three_rows_and_keeps_the_rest_behind_one_details() -
     text = text_of(shown)
     for row in ("What is measured", "Limited by", "Cost per million tokens"):
         assert row in text
-    # The limit against the chip's ridge in view (step 16 names it); what a micro-batch is,
+    # The limit against the chip's ridge in view (the roofline step names it); what a micro-batch is,
     # behind the details.
-    assert "3,282 FLOPs per byte read, far above the chip's 295 (step 16)" in text
+    assert "3,282 FLOPs per byte read, far above the chip's 295 (see the roofline)" in text
     assert "ridge" not in text and "micro-batch" not in text
     assert "FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text_of(behind)
     assert "Cost per million tokens at $2.99 per GPU-hour" in text

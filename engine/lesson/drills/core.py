@@ -12,8 +12,8 @@ answer is right within :data:`TOLERANCE` (2 %) of the engine's figure; a wrong o
 compared, with the same tolerance, with the answers the typical slips give.
 
 The drills themselves (their scenarios and their catalogues of mistakes) are
-:mod:`engine.lesson.drills.training_memory` (step 7, training memory), :mod:`engine.lesson.drills.fit` (step 17, will it
-fit?) and :mod:`engine.lesson.drills.speed` (step 17, how fast?).
+:mod:`engine.lesson.drills.training_memory` (training memory), :mod:`engine.lesson.drills.fit` (will it
+fit?) and :mod:`engine.lesson.drills.speed` (how fast?).
 """
 
 from __future__ import annotations

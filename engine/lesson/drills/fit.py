@@ -1,4 +1,4 @@
-"""Drill (step 17): will it fit? Generated scenarios, the reader's verdict checked, the slip named.
+"""Drill (docs/steps/drill-will-it-fit.md): will it fit? Generated scenarios, the reader's verdict checked, the slip named.
 
 A scenario is drawn deterministically from its number (``random.Random(seed)``), as in
 :mod:`engine.lesson.drills.training_memory`: a model, a task (serve or train), a number format, a GPU type and

@@ -1,4 +1,4 @@
-"""Drill (step 17, second drill): how fast? Generated questions on serving speed, the reader's
+"""Drill (docs/steps/drill-will-it-fit.md, second drill): how fast? Generated questions on serving speed, the reader's
 number and limit checked, the slip named.
 
 A question is drawn deterministically from its number (``random.Random(seed)``), as in the

@@ -1,4 +1,4 @@
-"""Drill (step 7): generated questions on training memory per GPU, the reader's answer
+"""Drill (docs/steps/drill-training-memory.md): generated questions on training memory per GPU, the reader's answer
 checked, and the likely mistake named.
 
 A question is drawn deterministically from a seed (``random.Random(seed)``), so a question

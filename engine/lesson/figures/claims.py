@@ -10,13 +10,13 @@ from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.numbers.training_runs import tokens_or_run
 from engine.words.format import format_ratio, format_seconds, format_tokens_per_s
 
-# Step 13's worked example: a measured training throughput of Llama 3.1 8B on dgx-1's eight
+# The worked example of docs/steps/compute.md: a measured training throughput of Llama 3.1 8B on dgx-1's eight
 # H100s, all GPUs together. The MFU calculator starts from it, and the prose quotes it.
 EXAMPLE_TRAINING_TOKENS_PER_S = 60_000.0
 
 
 def example_throughput() -> str:
-    """The measured throughput step 13's widget starts from: '60,000 tokens/s'."""
+    """The measured throughput mfu_calculator starts from: '60,000 tokens/s'."""
     return format_tokens_per_s(EXAMPLE_TRAINING_TOKENS_PER_S)
 
 

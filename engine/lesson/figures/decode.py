@@ -1,4 +1,4 @@
-"""Figures for the rule to remember about decode (step 16, the cheat sheet): its FLOPs per
+"""Figures for the rule to remember about decode (the roofline step, the cheat sheet): its FLOPs per
 byte are about the batch size, it turns compute-bound only near a batch as large as the
 ridge point, and the KV cache caps it below the ridge at long contexts."""
 

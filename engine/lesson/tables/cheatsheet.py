@@ -1,4 +1,4 @@
-"""Tables for the cheat sheet (step 20), rendered at build time from the engine.
+"""Tables for the cheat sheet (docs/steps/cheat-sheet.md), rendered at build time from the engine.
 
 Each function takes keyword arguments as an author writes them in markdown (text) and
 returns one HTML table: ``{{ table("cheat_fits") }}``. Every cell is computed here from the

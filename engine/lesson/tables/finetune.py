@@ -1,4 +1,4 @@
-"""Step 4's ways out for fine-tuning on one GPU: full training against LoRA and QLoRA, as a
+"""The ways out for fine-tuning in docs/steps/train-it-anyway.md on one GPU: full training against LoRA and QLoRA, as a
 table and figures for prose (`{{ table("finetune_memory") }}`, `{{ figure("nf4_bits") }}`).
 
 Every cell comes from engine.numbers.memory (full training) and engine.numbers.adapters
@@ -16,7 +16,7 @@ from engine.words import adapters_explained as adapter_words
 from engine.words.adapters_explained import METHOD_LABELS, SOURCES, adapter_assumptions
 from engine.words.format import format_count, format_GB
 
-# (model, way) rows: full training is the sum steps 3 and 4 refused.
+# (model, way) rows: full training is the sum training-needs-more-memory and train-it-anyway refused.
 ROWS = (
     ("llama-3.1-8b", "full"),
     ("llama-3.1-8b", "lora"),

@@ -44,7 +44,7 @@ def hardware(kind: str = "") -> str:
     return html_table(("Chip", "Memory", "Bandwidth", "BF16 dense peak"), rows)
 
 
-from engine.lesson.tables.cheatsheet import CHEAT_TABLES  # noqa: E402  (step 20's tables: cheat_*)
+from engine.lesson.tables.cheatsheet import CHEAT_TABLES  # noqa: E402  (the cheat sheet's tables: cheat_*)
 
 TABLES: dict[str, Table] = {
     "formats": formats,
