@@ -35,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 # Flags given as the catalogue's words, checked by plan() itself (any catalogue model).
 _PASSED_AS_GIVEN = ("model", "params")  # and --config, read by the CLI
-# Flags whose absence means something (issue 10's contract): no --mfu, the expected figures
+# Flags whose absence means something (so the CLI gives what the widgets give): no --mfu, the expected figures
 # model the MFU (the main ones use the field's default); --tp for serving makes replicas of
 # that many GPUs (without it one replica spans all --gpus).
 _GIVEN_OR_NOT = ("mfu", "tp")

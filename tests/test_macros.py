@@ -58,7 +58,7 @@ def test_figures_match_the_lesson() -> None:
     assert authoring.figure_text("capacity_name_bytes", {"hardware": "h100-sxm"}) == "85.9 GB"
     approx = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "approx": True}
     assert authoring.figure_text("serve_total", approx) == "19 GB"
-    # lesson spec, steps 6 and 13: "one H100 at 40 %", "35-55 % is good"
+    # The prose of training-at-scale and compute: "one H100 at 40 %", "35-55 % is good"
     assert authoring.figure_text("mfu_assumed", {}) == "40 %"
     assert authoring.figure_text("mfu_good_band", {}) == "35 to 55 %"
 

@@ -1,4 +1,4 @@
-"""Saved and linked JSON is bounded in size and depth before it is parsed (issue 17, item 1):
+"""Saved and linked JSON is bounded in size and depth before it is parsed:
 '['.repeat(20000) in sessionStorage killed the runtime in the browser, where the WebAssembly
 stack overflows before Python's RecursionError."""
 

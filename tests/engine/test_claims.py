@@ -1,4 +1,4 @@
-"""Issue 12, section 2: each claim the lesson makes, checked against the engine, so a prose
+"""Each claim the lesson makes, checked against the engine, so a prose
 number and the widget beside it cannot drift apart again."""
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def test_cpu_and_gpu_prose_ratios_are_the_widgets_server_against_server() -> Non
     measured = figures.get_figure("server_gpu_over_cpu")(measured=True)
     # 8 x 989.4 / (2 x 114.688) = 34.5; / (2 x 7.168) = 552; measured 0.803 / 0.187 of those.
     assert (matrix, vector, measured) == ("34.5×", "552×", "148×")
-    # same-prompt-on-cpus: one H100 on paper against both sockets' AMX, 989.4 / (2 x 114.688) (spec: ~4x).
+    # same-prompt-on-cpus: one H100 on paper against both sockets' AMX, 989.4 / (2 x 114.688), about 4x.
     assert figures.get_figure("server_gpu_over_cpu")(gpus=1) == "4.3×"
     # Each ratio titles a chart, in view as the page opens (not in the closed details), and
     # names both sides: the vector units' ratio is against the same bf16 tensor cores.

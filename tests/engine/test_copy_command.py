@@ -1,4 +1,4 @@
-"""'Copy as command' (issue 12, section 4): a plan widget writes the ``python -m engine plan``
+"""'Copy as command': a plan widget writes the ``python -m engine plan``
 line for its inputs, and that line, run through the command line, gives the numbers the
 widget shows. Also the frame's 'Copy link' and what a link carries."""
 

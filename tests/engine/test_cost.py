@@ -22,7 +22,7 @@ from engine.words.cost_explained import (
 from engine.words.format import format_usd
 
 # A DGX H100 (8 GPUs) at the SemiAnalysis 2023 estimate, 10.2 kW, US industrial power,
-# Uptime 2023 average PUE, against AWS p5 on-demand per GPU (facts.yaml cost.* entries).
+# Uptime 2023 average PUE, against AWS p5 on-demand per GPU (sources in catalog/data/prices.toml).
 DGX = {
     "purchase_usd": 270_000,
     "gpus": 8,
@@ -51,7 +51,7 @@ def test_owning_arithmetic() -> None:
 
 
 def test_power_matches_the_reference_note() -> None:
-    # facts.yaml cost.power.pue: 700 W x 1.58 x 8760 h x $0.0806 = ~$781/yr.
+    # Uptime Institute 2023 PUE 1.58, US EIA 2023 industrial $0.0806/kWh: 700 W x 1.58 x 8760 h = ~$781/yr.
     r = rent_vs_own(rent_usd_per_gpu_hour=3, purchase_usd=30_000, years=4, power_W=700,
                     pue=1.58, usd_per_kWh=0.0806, utilisation=1)
     assert r.power_usd_per_busy_hour * 8760 == pytest.approx(781, abs=1)

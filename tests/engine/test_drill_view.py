@@ -70,7 +70,7 @@ def test_each_questions_assumptions_are_in_the_details(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(DRILLS))
 def test_a_drill_reads_in_few_words_as_the_page_opens(name: str) -> None:
     """The output's visible words, as the step header counts them, stay within the drill's
-    share of its step's budget (issue 12: step 7 at most 150 words, step 17 at most 230)."""
+    share of its step's budget (drill-training-memory at most 150 words, drill-will-it-fit at most 230)."""
     _, most = DRILLS[name]
     for seed in range(1, 40):
         html = rendered(name, seed)

@@ -433,7 +433,7 @@ def test_questions_use_catalogue_hardware() -> None:
 @pytest.mark.parametrize(
     ("typed", "says"),
     [
-        ("1e308", "far too large"),  # issue 17: was "not a number"
+        ("1e308", "far too large"),  # once answered "not a number"
         ("9e999", "far too large"),
         ("-5", "more than 0 GB"),
         ("2e1", "Write the number out, such as 20"),

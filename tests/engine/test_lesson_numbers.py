@@ -1,4 +1,4 @@
-"""Every number in the list at the end of lesson-spec.md, reproduced by the engine."""
+"""The numbers the lesson's prose quotes most (the figures in the comments), reproduced by the engine."""
 
 import pytest
 

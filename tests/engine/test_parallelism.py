@@ -1,4 +1,4 @@
-"""Pipeline parallelism, servers and the step split (issue 13): values worked by hand and the
+"""Pipeline parallelism, servers and the step split: values worked by hand and the
 Llama 3 paper's published runs."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from engine.numbers.errors import EngineError
 ROWS = measurements.load()
 CHECKED = measured.checked()
 
-# Rows that beat their bound on today's engine, each a bug reported in issue 10, section 1:
+# Rows that beat their bound on today's engine, each a known bug in the engine:
 # DeepSeek-V3's training FLOPs are counted on all 671 B parameters, not the 37 B active per
 # token, so its bound is about 18 times too long. Fixing the bug empties this set; nothing
 # may be added to it without a report.

@@ -1,4 +1,4 @@
-"""Tables a phone can stack (issue 12, section 5): every body cell carries its column's head."""
+"""Tables a phone can stack: every body cell carries its column's head."""
 
 from __future__ import annotations
 

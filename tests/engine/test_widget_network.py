@@ -1,4 +1,4 @@
-"""The "Going further" widgets (issue 13): defaults, options and hostile inputs, each number
+"""The "Going further" widgets: defaults, options and hostile inputs, each number
 checked against the engine function that owns it."""
 
 from __future__ import annotations

@@ -253,7 +253,7 @@ def test_bad_inputs_are_refused_naming_the_input(overrides: dict[str, str], fiel
     ],
 )
 def test_fields_the_choices_hide_are_not_checked(hidden: dict[str, str]) -> None:
-    # Issue 17, item 4: an error must never sit in a field the reader cannot see.
+    # An error must never sit in a field the reader cannot see (it could not be mended).
     reply = json.loads(update("playground", json.dumps(hidden)))
     assert "error" not in reply, reply
 
@@ -282,7 +282,7 @@ def test_a_plan_that_does_not_fit_says_so() -> None:
     assert get_model("llama-3.1-405b").name in text_of(html)
 
 
-# --- Your model, from a pasted config.json (issue 14) ---
+# --- Your model, from a pasted config.json ---
 
 CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "configs"
 

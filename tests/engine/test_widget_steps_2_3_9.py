@@ -164,7 +164,7 @@ def test_request_timeline_shows_both_times_and_the_comparison_the_rest_behind_on
     assert html.count("<details") == 1
     shown, _, behind = html.partition("<details")
     text = " ".join(text_of(shown).split())
-    # Issue 12: the first token and each further token as the bound, the expected beside it.
+    # The first token and each further token as the bound, the expected beside it (every time is both).
     assert (f"Time to first token {format_seconds(run.ttft_seconds)} at best, "
             f"{format_seconds(expected.ttft_seconds)} expected") in text
     assert (f"Time per output token {format_seconds(run.tpot_seconds)} at best, "

@@ -1,4 +1,4 @@
-"""Issue 10, section 1: answers that were wrong, each checked against a value worked by hand
+"""Answers the engine once got wrong, each checked against a value worked by hand
 from a published figure (source beside the number)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Named numbers for claims the lesson makes beside a widget (issue 12): each figure is the
+"""Named numbers for claims the lesson makes beside a widget: each figure is the
 number the widget next to it shows by default, so prose and widget cannot disagree."""
 
 from __future__ import annotations

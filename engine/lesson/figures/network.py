@@ -1,4 +1,4 @@
-"""Named numbers for the "Going further" pages (issue 13): the links between chips, the
+"""Named numbers for the "Going further" pages: the links between chips, the
 pipeline bubble, tensor-parallel speed-ups and the MFU of a run split over many servers.
 Each returns the number formatted for reading, from the engine."""
 

@@ -29,7 +29,7 @@ from engine.render.html import column_heads, esc, table_box, tag
 
 BEATEN = "The measurement beats this bound: a bug in the engine's bound, reported."
 
-# The band the issue sets for the expected value of serving rows (issue 10, section 4).
+# How far a serving row's expected value may sit from its measurement and still count as agreeing (±25 %).
 WITHIN = 0.25
 
 

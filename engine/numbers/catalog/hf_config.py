@@ -320,7 +320,7 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
         model = ModelSpec(id="config", name=label, family=family.name,
                           source="Shapes read from a config.json by the engine.",
                           confidence="medium", **shapes)
-    except EngineError as exc:  # the spec's own checks (kept as a guard after ours)
+    except EngineError as exc:  # ModelSpec's own checks (kept as a guard after ours)
         raise EngineError(f"This config.json cannot be read: {exc.message}", "config") from None
     if model.params > MAX_PARAMS:
         raise EngineError(f"This config.json describes {model.params:.3g} parameters, beyond "
