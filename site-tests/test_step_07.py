@@ -22,7 +22,7 @@ from engine.lesson.drills import training_memory as training_drill
 PAGE = "steps/drill-training-memory/"
 NAME = "drill_training_memory"
 SELECTOR = f"[data-widget={NAME}]"
-STORE_KEY = "lesson:local:drill-7"
+STORE_KEY = "lesson:local:drill-training-memory"
 
 
 def shown_question(page: Page) -> training_drill.TrainingMemoryQuestion:
@@ -172,11 +172,11 @@ def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_sit
     question = shown_question(page)
     answer(page, f"{question.answer_GB:.3f}", question.fits)
     # The mark sits with the score in the closed details: in the page, not shown.
-    page.wait_for_selector(SELECTOR + ' [data-drill-complete="7"]', state="attached")
+    page.wait_for_selector(SELECTOR + ' [data-drill-complete="drill_training_memory"]', state="attached")
     assert "Score: 5 correct of 5 answered" in score_text(page)
     page.wait_for_function(
         "() => (document.querySelector('.lesson-progress__text') || {}).textContent"
         "?.includes('1 drill completed')"
     )
     progress = json.loads(page.evaluate("() => localStorage.getItem('lesson:progress')"))
-    assert 7 in progress["drills"]
+    assert "steps/drill-training-memory/" in progress["drills"]

@@ -37,7 +37,7 @@ ROOF = "[data-widget=roofline_chart]"
 DRILL_PAGE = "steps/drill-will-it-fit/"
 DRILL_NAME = "drill_will_it_fit"
 DRILL = f"[data-widget={DRILL_NAME}]"
-STORE_KEY = "lesson:local:drill-17"
+STORE_KEY = "lesson:local:drill-will-it-fit"
 
 
 def figure(page: Page, term: str) -> str:
@@ -243,10 +243,10 @@ def test_step_17_the_fifth_correct_answer_completes_the_drill(
     question = shown_question(page)
     answer(page, question.fits, "")  # the verdict alone is enough
     # The mark sits with the score in the closed details: in the page, not shown.
-    page.wait_for_selector(DRILL + ' [data-drill-complete="17"]', state="attached")
+    page.wait_for_selector(DRILL + ' [data-drill-complete="drill_will_it_fit"]', state="attached")
     assert "Score: 5 correct of 5 answered" in str(page.text_content(DRILL + " .drill-score"))
     page.wait_for_function(
-        "() => JSON.parse(localStorage.getItem('lesson:progress') || '{}').drills?.includes(17)"
+        "() => JSON.parse(localStorage.getItem('lesson:progress') || '{}').drills?.includes('steps/drill-will-it-fit/')"
     )
 
 
