@@ -205,7 +205,7 @@ def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
     """'; a well-tuned stack: about N tokens/s (M% MFU)', the engine's expected speed of the
     job beside the MFU it was launched with; empty if the engine cannot model the job."""
     try:
-        e = expected_train(job.model_id, state.system.gpu, tokens=job.tokens,
+        e = expected_train(get_model(job.model_id), state.system.gpu, tokens=job.tokens,
                            gpus=len(job.gpus), sharding=job.sharding, recompute=job.recompute,
                            micro_batch=job.micro_batch, seq_len=job.seq_len)
     except EngineError:

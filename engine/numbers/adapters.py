@@ -32,6 +32,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import RECOMPUTE, RUNTIME_OVERHEAD_BYTES, activation_bytes_per_layer
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.training_choices import checked
 
 METHODS = ("lora", "qlora")
 # Which matrices of each layer get an adapter: the LoRA paper's main choice (query and value
@@ -133,7 +134,7 @@ def adapter_memory(
     r = _check_rank(rank)
     s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
     mb = quantities.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
-    rec = validate.choice(recompute, "recompute", RECOMPUTE)
+    rec = checked(recompute, "recompute", RECOMPUTE)
     trainable = adapter_params(m, r, tgt)
     parts = {"frozen_weights": frozen_base_bytes(m, meth)}
     parts.update({f"adapter_{k}": trainable * v for k, v in ADAPTER_BYTES_PER_PARAM.items()})

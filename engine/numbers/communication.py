@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
 from engine.numbers.catalog.links import LinkSpec, collective_spec
 from engine.numbers.rounding import ceil_div
 
@@ -51,18 +50,16 @@ class GroupLink:
                 + network_steps * self.network_step_latency_seconds)
 
 
-def group_link(links: LinkSpec, chips: object, *, per_server: object = None) -> GroupLink:
+def group_link(links: LinkSpec, chips: int, *, per_server: int | None = None) -> GroupLink:
     """The bottleneck link of a group of ``chips`` chips of one kind.
 
     ``per_server``: how many of the group's chips share a server (default: as many as fit,
     ``links.chips_per_server``). A data-parallel group beside tensor parallelism of 8 has one
     chip per server.
     """
-    n = validate.integer(chips, "chips", label="Chips", maximum=10_000_000)
+    n = chips
     fill = min(n, links.chips_per_server)
-    m = fill if per_server is None else min(
-        validate.integer(per_server, "per_server", label="Chips per server",
-                         maximum=10_000_000), fill)
+    m = fill if per_server is None else min(per_server, fill)
     servers = ceil_div(n, m)
     up = links.scale_up_bytes_per_s
     name = links.scale_up
@@ -79,14 +76,10 @@ def group_link(links: LinkSpec, chips: object, *, per_server: object = None) -> 
                      links.network_step_latency_seconds, links.base_latency_seconds)
 
 
-def _bytes(n_bytes: object) -> float:
-    return validate.number(n_bytes, "bytes", label="Bytes", allow_minimum=True, maximum=1e18)
-
-
-def all_reduce_seconds(n_bytes: object, link: GroupLink) -> float:
+def all_reduce_seconds(n_bytes: float, link: GroupLink) -> float:
     """Ring all-reduce of ``n_bytes`` (each chip's buffer) over ``link``'s group:
     2(n-1)/n x bytes / bandwidth + base + 2(n-1) step latencies. 0 for one chip."""
-    s = _bytes(n_bytes)
+    s = n_bytes
     n = link.chips
     if n <= 1:
         return 0.0
@@ -94,41 +87,38 @@ def all_reduce_seconds(n_bytes: object, link: GroupLink) -> float:
             + link.latency_seconds(2 * (n - 1), 2 * (link.servers - 1)))
 
 
-def all_gather_seconds(n_bytes: object, link: GroupLink) -> float:
+def all_gather_seconds(n_bytes: float, link: GroupLink) -> float:
     """All-gather of ``n_bytes`` in total (each chip starts with 1/n of it):
     (n-1)/n x bytes / bandwidth + base + (n-1) step latencies."""
-    s = _bytes(n_bytes)
+    s = n_bytes
     n = link.chips
     if n <= 1:
         return 0.0
     return (n - 1) / n * s / link.bytes_per_s + link.latency_seconds(n - 1, link.servers - 1)
 
 
-def reduce_scatter_seconds(n_bytes: object, link: GroupLink) -> float:
+def reduce_scatter_seconds(n_bytes: float, link: GroupLink) -> float:
     """Reduce-scatter of ``n_bytes`` per chip (each ends with 1/n of the sum): the same
     traffic and steps as an all-gather."""
     return all_gather_seconds(n_bytes, link)
 
 
-def all_to_all_seconds(n_bytes: object, link: GroupLink) -> float:
+def all_to_all_seconds(n_bytes: float, link: GroupLink) -> float:
     """All-to-all (expert parallelism): each chip sends (n-1)/n of its ``n_bytes`` to the
     others: (n-1)/n x bytes / bandwidth + base + (n-1) step latencies."""
     return all_gather_seconds(n_bytes, link)
 
 
-def send_seconds(n_bytes: object, link: GroupLink) -> float:
+def send_seconds(n_bytes: float, link: GroupLink) -> float:
     """A point-to-point send of ``n_bytes`` from one chip to the next (pipeline stages):
     bytes / bandwidth + base + one step latency (a network one between servers)."""
-    s = _bytes(n_bytes)
+    s = n_bytes
     if link.chips <= 1:
         return 0.0
     return s / link.bytes_per_s + link.latency_seconds(1, 1 if link.servers > 1 else 0)
 
 
-def pipeline_bubble_fraction(stages: object, micro_batches: object) -> float:
+def pipeline_bubble_fraction(stages: int, micro_batches: int) -> float:
     """Share of a pipeline-parallel step spent idle, (p-1)/(m+p-1) for the 1F1B schedule
-    (Narayanan et al. 2021, section 2.2)."""
-    p = validate.integer(stages, "stages", label="Pipeline stages", maximum=100_000)
-    m = validate.integer(micro_batches, "micro_batches", label="Micro-batches",
-                         maximum=100_000_000)
-    return (p - 1) / (m + p - 1)
+    (Narayanan et al. 2021, section 2.2); both counts at least 1."""
+    return (stages - 1) / (micro_batches + stages - 1)

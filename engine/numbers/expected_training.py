@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import quantities, validate
-from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
     Basis,
     attention_fraction,
@@ -46,10 +45,10 @@ from engine.numbers.communication import (
 )
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
-from engine.numbers.memory import RECOMPUTE, SHARDINGS
 from engine.numbers.parallelism import StepSplit, Traffic, check_split
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
+from engine.numbers.training_choices import Recompute, Sharding
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
 
@@ -89,11 +88,11 @@ class ExpectedTrain(Record):
                          self.bubble_seconds_per_step)
 
 
-def expected_train(model: object, hardware: object, *, tokens: object, gpus: object = 1,
-                   tp: object = 1, sharding: object = "none", micro_batch: object = 1,
-                   seq_len: object = 4096, recompute: object = "selective",
-                   compute_format: str = "bf16", mfu: object = None, pp: object = 1,
-                   global_batch_tokens: object = None, interleave: object = 1
+def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, gpus: int = 1,
+                   tp: int = 1, sharding: Sharding = "none", micro_batch: int = 1,
+                   seq_len: int = 4096, recompute: Recompute = "selective",
+                   compute_format: str = "bf16", mfu: float | None = None, pp: int = 1,
+                   global_batch_tokens: float | None = None, interleave: int = 1
                    ) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
@@ -105,29 +104,29 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
     share; ``global_batch_tokens`` (default: the catalogue's) sets m. ``interleave`` v > 1:
     each GPU holds v chunks of layers (the interleaved schedule), which cuts the idle time v
     times for v times the sends between stages (Narayanan et al. 2021, section 2.2.2).
+    EngineError when the split cannot work (parallelism.check_split) or the chunks outnumber
+    the layers.
     """
-    m = as_model(model)
-    hw = as_hardware(hardware)
-    d = validate.number(tokens, "tokens", label="Training tokens", maximum=1e16)
-    g = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
+    m = model
+    hw = hardware
+    d = tokens
+    g = gpus
     split = check_split(m, hw, g, tp, pp)
     t, p = split.tp, split.pp
-    v = quantities.PIPELINE_CHUNKS.check_integer(interleave, "interleave",
-                                                 "Pipeline chunks per GPU")
+    v = interleave
     if v > 1 and p * v > m.layers:
         raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
                           "would leave some chunks with none.", "interleave")
-    shard = validate.choice(sharding, "sharding", SHARDINGS)
-    rec = validate.choice(recompute, "recompute", RECOMPUTE)
-    mb = validate.integer(micro_batch, "micro_batch", label="Micro-batch", maximum=1_000_000)
-    s = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
+    shard = sharding
+    rec = recompute
+    mb = micro_batch
+    s = seq_len
     dp = split.dp
     peak, cf = hw.compute_peak(compute_format)
     defaults = training_defaults()
-    batch_given = global_batch_tokens is not None and global_batch_tokens != ""
-    global_tokens = (quantities.GLOBAL_BATCH_TOKENS.check(
-        global_batch_tokens, "global_batch_tokens", "Global batch") if batch_given
-        else float(defaults.global_batch_tokens))
+    batch_given = global_batch_tokens is not None
+    global_tokens = (global_batch_tokens if global_batch_tokens is not None
+                     else float(defaults.global_batch_tokens))
     tokens_mb = mb * s
     accum = max(1, ceil_div(global_tokens, dp * tokens_mb))
     tokens_step = accum * dp * tokens_mb
@@ -225,7 +224,7 @@ def expected_train(model: object, hardware: object, *, tokens: object, gpus: obj
                            "the collective efficiency", pp_link.bytes_per_s, links.source))
     model_flops_per_s_per_mfu = g * peak / per_token.model  # tokens/s at MFU = 1
     if mfu is not None:
-        u = validate.fraction(mfu, "mfu", label="MFU")
+        u = mfu
         tps = u * model_flops_per_s_per_mfu
         basis.insert(0, Basis("MFU given (used instead of the modelled efficiencies)", u,
                               "given by the user"))

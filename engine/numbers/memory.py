@@ -18,6 +18,13 @@ from engine.numbers.parallelism import check_split
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
+# The choices' tuples are re-exported: the fields and the simulation import them from here.
+from engine.numbers.training_choices import CONVENTIONS as CONVENTIONS
+from engine.numbers.training_choices import OPTIMIZERS as OPTIMIZERS
+from engine.numbers.training_choices import RECOMPUTE as RECOMPUTE
+from engine.numbers.training_choices import SHARDINGS as SHARDINGS
+from engine.numbers.training_choices import Convention, Optimizer, Recompute, Sharding
+
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
 RUNTIME_OVERHEAD_BYTES = 1.5e9
@@ -26,19 +33,14 @@ RUNTIME_OVERHEAD_BYTES = 1.5e9
 PREFILL_CHUNK_TOKENS = 2048
 LOGITS_BYTES = 4.0  # logits are kept in fp32
 
-SHARDINGS = ("none", "zero1", "zero2", "zero3")
-RECOMPUTE = ("none", "selective", "full")
-OPTIMIZERS = ("adam", "adamw", "adam-8bit", "sgd-momentum", "sgd")
-CONVENTIONS = ("mixed-16", "mixed-18", "mixed-20", "fp32")
-
-_OPT_STATES = {
+_OPT_STATES: dict[Optimizer, dict[str, float]] = {
     "adam": {"first_moment": 4.0, "second_moment": 4.0},
     "adamw": {"first_moment": 4.0, "second_moment": 4.0},
     "adam-8bit": {"first_moment": 1.0, "second_moment": 1.0},
     "sgd-momentum": {"momentum": 4.0},
     "sgd": {},
 }
-_CONVENTION_PARTS = {
+_CONVENTION_PARTS: dict[Convention, dict[str, float]] = {
     "mixed-16": {"weights": 2.0, "gradients": 2.0, "master_weights": 4.0},
     "mixed-18": {"weights": 2.0, "gradients": 4.0, "master_weights": 4.0},
     "mixed-20": {"weights": 2.0, "gradients": 2.0, "fp32_gradients": 4.0, "master_weights": 4.0},
@@ -46,7 +48,7 @@ _CONVENTION_PARTS = {
 }
 # Which sharding stage partitions each part: 1 = optimiser states, 2 = gradients, 3 = weights.
 _ZERO_STAGE = {"weights": 3, "gradients": 2, "fp32_gradients": 2}
-_STAGE = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
+_STAGE: dict[Sharding, int] = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 
 
 def weights_bytes(params: object, format_id: object = "bf16") -> float:
@@ -185,25 +187,23 @@ def min_gpus_to_serve(mem: ServingMemory) -> int | None:
 # ---------------------------------------------------------------------------- training
 
 
-def training_state_bytes_per_param(optimizer: object = "adam", convention: object = "mixed-16"
-                                   ) -> dict[str, float]:
+def training_state_bytes_per_param(optimizer: Optimizer = "adam",
+                                   convention: Convention = "mixed-16") -> dict[str, float]:
     """Bytes of training state per parameter, by part (16 for Adam in mixed precision:
     weights 2 + gradients 2 + master weights 4 + first moment 4 + second moment 4)."""
-    opt = validate.choice(optimizer, "optimizer", OPTIMIZERS)
-    conv = validate.choice(convention, "convention", CONVENTIONS)
-    out = dict(_CONVENTION_PARTS[conv])
-    out.update(_OPT_STATES[opt])
+    out = dict(_CONVENTION_PARTS[convention])
+    out.update(_OPT_STATES[optimizer])
     return out
 
 
-def training_bytes_per_param(optimizer: object = "adam", convention: object = "mixed-16"
+def training_bytes_per_param(optimizer: Optimizer = "adam", convention: Convention = "mixed-16"
                              ) -> float:
     """All the training state per parameter, in bytes (16 for Adam in mixed precision)."""
     return sum(training_state_bytes_per_param(optimizer, convention).values())
 
 
 def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,
-                               recompute: str, tp: int = 1) -> float:
+                               recompute: Recompute, tp: int = 1) -> float:
     """Korthikanti et al. 2022, Table 2 (16-bit activations, sequence parallelism with TP):
     no recomputation s*b*h*(34 + 5*a*s/h)/t, selective 34*s*b*h/t, full 2*s*b*h/t bytes."""
     sbh = seq_len * micro_batch * model.hidden
@@ -233,12 +233,12 @@ class TrainingMemory(Record):
     tp: int
     dp: int
     pp: int
-    sharding: str
-    optimizer: str
-    convention: str
+    sharding: Sharding
+    optimizer: Optimizer
+    convention: Convention
     micro_batch: int
     seq_len: int
-    recompute: str
+    recompute: Recompute
     bytes_per_param: dict[str, float]
     parts: dict[str, float]
     per_gpu_bytes: float
@@ -254,36 +254,37 @@ class TrainingMemory(Record):
 
 
 def training_memory(
-    model: object,
-    hardware: object,
+    model: ModelSpec,
+    hardware: HardwareSpec,
     *,
-    gpus: object = 1,
-    sharding: object = "none",
-    tp: object = 1,
-    optimizer: object = "adam",
-    convention: object = "mixed-16",
-    micro_batch: object = 1,
-    seq_len: object = 4096,
-    recompute: object = "selective",
-    pp: object = 1,
+    gpus: int = 1,
+    sharding: Sharding = "none",
+    tp: int = 1,
+    optimizer: Optimizer = "adam",
+    convention: Convention = "mixed-16",
+    micro_batch: int = 1,
+    seq_len: int = 4096,
+    recompute: Recompute = "selective",
+    pp: int = 1,
 ) -> TrainingMemory:
     """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding, tensor
-    parallel ``tp`` and ``pp`` pipeline stages (see engine.numbers.parallelism).
+    parallel ``tp`` and ``pp`` pipeline stages (see engine.numbers.parallelism); EngineError
+    when that split cannot work (parallelism.check_split).
 
     With pipelining the fullest stage holds ceil(layers / pp) layers' weights and state; under
     the 1F1B schedule its first stage keeps the activations of pp micro-batches in flight, so
     pp x ceil(layers / pp) layers' worth of activations (Korthikanti et al. 2022, section 4.2.3:
     the same as without pipelining when pp divides the layers).
     """
-    m = as_model(model)
-    hw = as_hardware(hardware)
-    g = _check_gpus(gpus)
+    m = model
+    hw = hardware
+    g = gpus
     split = check_split(m, hw, g, tp, pp)
     t = split.tp
-    shard = validate.choice(sharding, "sharding", SHARDINGS)
-    rec = validate.choice(recompute, "recompute", RECOMPUTE)
-    mb = quantities.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
-    s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
+    shard = sharding
+    rec = recompute
+    mb = micro_batch
+    s = seq_len
     bpp = training_state_bytes_per_param(optimizer, convention)
     dp = split.dp
     stage = _STAGE[shard]
@@ -303,7 +304,7 @@ def training_memory(
     cap = hw.memory_bytes
     return TrainingMemory(
         model=m, hardware=hw, gpus=g, tp=t, dp=dp, pp=split.pp, sharding=shard,
-        optimizer=str(optimizer), convention=str(convention), micro_batch=mb, seq_len=s,
+        optimizer=optimizer, convention=convention, micro_batch=mb, seq_len=s,
         recompute=rec, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
         state_bytes_total=m.params * sum(bpp.values()),

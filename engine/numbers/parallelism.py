@@ -83,14 +83,13 @@ def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> in
     return total
 
 
-def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: object,
-                pp: object = 1) -> Split:
+def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
+                pp: int = 1) -> Split:
     """``gpus`` split as tensor parallel ``tp`` x pipeline ``pp`` x data parallel, or an
     EngineError saying why it cannot work: tensor parallelism across servers, a ``tp`` that
     does not divide the heads, more stages than layers, a GPU count that ``tp`` x ``pp``
-    does not divide."""
-    t = quantities.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size")
-    p = quantities.PIPELINE_STAGES.check_integer(pp, "pp", "Pipeline stages")
+    does not divide. Each of the three counts is at least 1 (checked where it entered)."""
+    t, p = tp, pp
     architecture.check_tensor_parallel(model, t, "tp")
     per = get_links(hardware.id).chips_per_server
     if t > per:

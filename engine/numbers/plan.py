@@ -39,6 +39,7 @@ from engine.numbers.memory import (
 from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.rounding import ceil_div
 from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
+from engine.numbers.train_request import check_train_request
 from engine.numbers.units import SECONDS_PER_DAY
 
 TASKS = ("serve", "train")
@@ -264,19 +265,24 @@ def _serve_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: Clou
 
 
 def _train_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: CloudPrice | None,
-                *, gpus: object, sharding: object, tp: object, optimizer: object,
+                *, gpus: int, sharding: object, tp: object, optimizer: object,
                 convention: object, micro_batch: object, seq_len: object, recompute: object,
                 pp: object, tokens: object, mfu: object, target_days: object,
                 global_batch_tokens: object, interleave: object) -> Plan:
-    """plan() for training."""
-    tmem = training_memory(m, hw, gpus=gpus, sharding=sharding,
-                           tp=tp, optimizer=optimizer, convention=convention,
-                           micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp)
-    given = tokens is not None and tokens != ""
-    d = (quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens") if given
-         else float(CHINCHILLA_TOKENS_PER_PARAM * m.params))
-    mfu_given = mfu is not None and mfu != ""
-    u = quantities.MFU.check(mfu, "mfu", "MFU") if mfu_given else DEFAULT_MFU
+    """plan() for training: the raw keywords checked once (:func:`check_train_request`),
+    then the typed arithmetic."""
+    r = check_train_request(gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
+                            convention=convention, micro_batch=micro_batch, seq_len=seq_len,
+                            recompute=recompute, pp=pp, tokens=tokens, mfu=mfu,
+                            target_days=target_days, global_batch_tokens=global_batch_tokens,
+                            interleave=interleave)
+    tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
+                           optimizer=r.optimizer, convention=r.convention,
+                           micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
+                           pp=r.pp)
+    given = r.tokens is not None
+    d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
+    u = r.mfu if r.mfu is not None else DEFAULT_MFU
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
     per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
@@ -284,19 +290,17 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: Clou
     model_flops = per_token.model * d
     total = per_token.hardware * d
     seconds = model_flops / (tmem.gpus * peak * u)
-    target = None
-    for_target = None
-    if target_days is not None and target_days != "":
-        target = quantities.TARGET_DAYS.check(target_days, "target_days", "Target days")
-        for_target = max(1, ceil_div(model_flops, target * SECONDS_PER_DAY * peak * u))
+    target = r.target_days
+    for_target = (None if target is None
+                  else max(1, ceil_div(model_flops, target * SECONDS_PER_DAY * peak * u)))
     if seconds > 1e15:
         raise EngineError("That run would take longer than the age of the universe; check "
                           "the tokens, GPUs and MFU.", "tokens")
     exp_t = expected_train(m, hw, tokens=d, gpus=tmem.gpus, tp=tmem.tp, sharding=tmem.sharding,
                            micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
-                           recompute=tmem.recompute, compute_format=fmt,
-                           mfu=u if mfu_given else None, pp=tmem.pp,
-                           global_batch_tokens=global_batch_tokens, interleave=interleave)
+                           recompute=tmem.recompute, compute_format=fmt, mfu=r.mfu,
+                           pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
+                           interleave=r.interleave)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

@@ -234,6 +234,13 @@ CHIPS_COMPARED = Quantity(
     "a server holds 1 to 8 GPUs and 1 to 8 CPU sockets; 64 leaves room to compare more",
 )
 
+# The training side's quantities (engine.numbers.train_request, the figures).
+MICRO_BATCHES_PER_STEP = Quantity(
+    "integer", "micro-batches", 1, 100_000_000,
+    "one optimiser step accumulates at least one micro-batch; a hundred million is far beyond "
+    "any global batch",
+)
+
 
 def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
     """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""

@@ -16,6 +16,7 @@ from engine.numbers.compute import training_flops_per_token
 from engine.numbers.memory import training_bytes_per_param
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.serving import decode_step, prefill
+from engine.numbers.training_choices import Convention, Optimizer
 
 
 def ridge_point(hardware: object, format_id: object = "bf16") -> float:
@@ -56,7 +57,8 @@ def prefill_intensity(model: object, hardware: object = "h100-sxm", *,
 
 
 def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
-                         optimizer: object = "adam", convention: object = "mixed-16") -> float:
+                         optimizer: Optimizer = "adam", convention: Convention = "mixed-16"
+                         ) -> float:
     """FLOPs per byte of a training step: model FLOPs per token (about 6 x active N) x
     tokens / (2 x state bytes), i.e. every byte of training state read and written once per
     step (activation traffic ignored)."""

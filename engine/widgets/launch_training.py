@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from engine.lesson import cluster, dgx_view
 from engine.numbers import memory
-from engine.numbers.catalog import get_system, list_models
+from engine.numbers.catalog import get_model, get_system, list_models
 from engine.numbers.errors import EngineError
+from engine.numbers.training_choices import SHARDINGS
 from engine.render.charts import memory_bar
-from engine.render.fields import Choice
+from engine.render.fields import Choice, one_of
 from engine.render.html import esc, tag
 from engine.render.options import catalog_model_field
 from engine.render.secondary import secondary_list
@@ -73,7 +74,7 @@ def _memory_chart(result: cluster.ActionResult) -> str:
         return ""
     system = result.state.system
     mem = memory.training_memory(
-        job.model_id,
+        get_model(job.model_id),
         system.gpu,
         gpus=len(job.gpus),
         sharding=job.sharding,
@@ -182,12 +183,7 @@ def _way_out_index(action: str) -> int:
 
 MODEL = catalog_model_field()
 GPUS = Choice("gpus", "GPUs to use", "0", options=_gpu_options())
-SHARDING = Choice(
-    "sharding",
-    "Sharding",
-    "none",
-    options=tuple((s, SHARDING_LABELS[s]) for s in memory.SHARDINGS),
-)
+SHARDING = one_of("sharding", "Sharding", "none", SHARDINGS, SHARDING_LABELS)
 
 
 def render(values: Values) -> Rendered:

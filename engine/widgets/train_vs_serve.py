@@ -5,8 +5,10 @@ from __future__ import annotations
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware
 from engine.numbers.formats import get_format
+from engine.numbers.training_choices import CONVENTIONS, OPTIMIZERS
+from engine.numbers.training_choices import RECOMPUTE as RECOMPUTES
 from engine.render.charts import memory_bar
-from engine.render.fields import Choice
+from engine.render.fields import one_of
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     CONFIG,
@@ -42,21 +44,9 @@ def _verdict(what: str, used: float, capacity: float) -> str:
 
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
-OPTIMIZER = Choice(
-    "optimizer",
-    "Optimiser",
-    "adam",
-    options=tuple((o, OPTIMIZER_LABELS[o]) for o in memory.OPTIMIZERS),
-)
-CONVENTION = Choice(
-    "convention", "Convention", "mixed-16", options=tuple(CONVENTION_LABELS.items())
-)
-RECOMPUTE = Choice(
-    "recompute",
-    "Recomputation",
-    "selective",
-    options=tuple((r, RECOMPUTE_LABELS[r]) for r in memory.RECOMPUTE),
-)
+OPTIMIZER = one_of("optimizer", "Optimiser", "adam", OPTIMIZERS, OPTIMIZER_LABELS)
+CONVENTION = one_of("convention", "Convention", "mixed-16", CONVENTIONS, CONVENTION_LABELS)
+RECOMPUTE = one_of("recompute", "Recomputation", "selective", RECOMPUTES, RECOMPUTE_LABELS)
 
 
 def _block(task: str, mem: memory.ServingMemory | memory.TrainingMemory, what: str,

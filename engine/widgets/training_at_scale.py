@@ -8,11 +8,12 @@ from engine.numbers import compute, cost
 from engine.numbers.catalog import get_hardware
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
-from engine.numbers.memory import SHARDINGS, TrainingMemory
+from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
+from engine.numbers.training_choices import SHARDINGS
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.charts import memory_bar
-from engine.render.fields import Choice
+from engine.render.fields import one_of
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     CONFIG,
@@ -47,12 +48,7 @@ MODEL = catalog_model_field("llama-3.1-405b", your_model=True)
 TOKENS = TRAINING_TOKENS.but(hint="15.6e12 is 15.6 trillion")
 HARDWARE = hardware_field()
 GPU_COUNT = GPUS.but(default="16384")
-SHARDING = Choice(
-    "sharding",
-    "Sharding",
-    "zero3",
-    options=tuple((s, SHARDING_LABELS[s]) for s in SHARDINGS),
-)
+SHARDING = one_of("sharding", "Sharding", "zero3", SHARDINGS, SHARDING_LABELS)
 TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP_OPTIONS).within(
     maximum=8, reason="tensor parallelism stays inside one server's eight GPUs"
 )

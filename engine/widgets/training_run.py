@@ -14,6 +14,7 @@ from engine.numbers import memory
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.expected_training import ExpectedTrain, expected_train
+from engine.numbers.training_choices import Sharding
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     simulate_training_run,
@@ -37,7 +38,7 @@ from engine.words.training import training_run_assumptions
 
 MODEL = "llama-3.1-8b"
 SYSTEM = "dgx-1"
-SHARDING = "zero3"  # the training state (128.5 GB) does not fit one GPU: shard it over eight
+SHARDING: Sharding = "zero3"  # the training state (128.5 GB) does not fit one GPU: shard it over eight
 TRAINING_FORMAT = "bf16"
 CURVE_SAMPLES = 60
 DEFAULT_TOKENS = tokens_text(DEMO_PRETRAINING_TOKENS)  # a small pretraining run for the demo

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engine.numbers.catalog import HardwareSpec
 from engine.numbers.memory import training_bytes_per_param
+from engine.numbers.training_choices import Convention
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +81,13 @@ OPTIMIZER_LABELS = {
     "sgd-momentum": "SGD with momentum",
     "sgd": "Plain SGD",
 }
-_CONVENTION_WORDS = {
+_CONVENTION_WORDS: dict[Convention, str] = {
     "mixed-16": "bf16 gradients",
     "mixed-18": "fp32 gradients",
     "mixed-20": "fp16 + fp32 gradients",
     "fp32": "everything in fp32",
 }
-CONVENTION_LABELS = {
+CONVENTION_LABELS: dict[str, str] = {
     conv: f"{conv}: {words}, {training_bytes_per_param('adam', conv):g} bytes per parameter "
     "with Adam"
     for conv, words in _CONVENTION_WORDS.items()

@@ -7,6 +7,7 @@ import pytest
 from engine.lesson.figures.prose import get_figure
 from engine.lesson.tables.registry import get_table
 from engine.numbers import adapters
+from engine.numbers.catalog import get_hardware
 from engine.numbers.catalog.hf_config import model_from_config
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import training_memory
@@ -55,7 +56,7 @@ def test_qlora_fine_tunes_65b_on_one_48_GB_gpu() -> None:
                                   seq_len=512)
     assert mem.targets == "all-linear"
     assert 40e9 < mem.per_gpu_bytes < 48e9
-    full = training_memory(LLAMA_65B, "a100-80gb", recompute="full", seq_len=512)
+    full = training_memory(LLAMA_65B, get_hardware("a100-80gb"), recompute="full", seq_len=512)
     assert full.per_gpu_bytes > 780e9
 
 

@@ -23,7 +23,7 @@ from engine.lesson.cluster import (
     try_way_out,
 )
 from engine.numbers.architecture import tensor_parallel_ok
-from engine.numbers.catalog import get_model
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import serving_memory, training_memory
@@ -73,7 +73,7 @@ def test_an_accepted_training_job_says_the_expected_speed_beside_its_mfu() -> No
     # bound (every GPU at its peak), which the time at 40 % MFU can never beat.
     r = launch_training(new_cluster(), "llama-3.1-8b", tuple(range(8)), "zero3", tokens=1e9)
     assert r.accepted and r.job is not None
-    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=1e9, gpus=8, sharding="zero3",
+    e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e9, gpus=8, sharding="zero3",
                        seq_len=r.job.seq_len, micro_batch=1)
     assert r.arithmetic[-1] == (
         f"Expected: a well-tuned stack reaches about {e.mfu:.0%} MFU on these GPUs, "
@@ -121,7 +121,7 @@ def test_refusal_ways_out_are_computed_and_work() -> None:
     assert "8 GPUs with ZeRO-3" in labels
     assert "A smaller model" in labels
     eight = next(w for w in r.ways_out if w.label == "8 GPUs with ZeRO-3")
-    expected = training_memory("llama-3.1-8b", "h100-sxm", gpus=8, sharding="zero3")
+    expected = training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=8, sharding="zero3")
     assert eight.per_gpu_bytes == pytest.approx(expected.per_gpu_bytes)
     assert "state 16.06 GB" in eight.text  # 128.5 GB / 8
     for way in r.ways_out:

@@ -1,5 +1,6 @@
 import pytest
 
+from engine.lesson.figures import prose as figures
 from engine.numbers.catalog import get_model
 from engine.numbers.compute import (
     flops_per_token,
@@ -10,23 +11,25 @@ from engine.numbers.compute import (
     training_seconds,
 )
 from engine.numbers.errors import EngineError
+from engine.numbers.plan import plan
 
 
 def test_flops_per_token_uses_active_params_without_the_embedding():
     # Llama 3.1 8B: 2 x (8,030,261,248 parameters - 128,256 x 4,096 embedding) =
     # 2 x 7,504,924,672 = 15,009,849,344 minus the norms' 2 x 266,240 weights (0 FLOPs).
-    assert flops_per_token("llama-3.1-8b") == 2 * (8_030_261_248 - 128_256 * 4096 - 266_240)
+    assert flops_per_token(get_model("llama-3.1-8b")) == 2 * (8_030_261_248 - 128_256 * 4096 - 266_240)
     mix = get_model("mixtral-8x7b")
     assert flops_per_token(mix) < 2 * mix.active_params < 2.1 * flops_per_token(mix)
 
 
 def test_training_flops():
     assert training_flops(1e9, 1e12) == 6e21
-    assert training_flops(1e9, 1e12, recompute=True) == 8e21
     assert training_flops(1e9, 1e12, recompute="full") == 8e21
     assert training_flops(1e9, 1e12, recompute="selective") == 6e21
-    with pytest.raises(EngineError):
-        training_flops(1e9, 1e12, recompute=3)
+    # An unknown recomputation is refused where it enters: plan().
+    with pytest.raises(EngineError) as e:
+        plan(model="llama-3.1-8b", task="train", recompute=3)
+    assert e.value.field == "recompute"
 
 
 def test_time_and_mfu_round_trip():
@@ -40,9 +43,10 @@ def test_time_and_mfu_round_trip():
 
 
 def test_bad_inputs():
-    with pytest.raises(EngineError):
-        training_seconds(1e20, 0, 1e15, 0.4)
-    with pytest.raises(EngineError):
-        training_seconds(1e20, 1, 1e15, 1.5)
+    # A GPU count or an MFU out of range is refused where it enters: an author's figure.
+    with pytest.raises(EngineError, match="GPU count"):
+        figures.train_time("llama-3.1-8b", 1e12, gpus=0)
+    with pytest.raises(EngineError, match="MFU"):
+        figures.train_time("llama-3.1-8b", 1e12, mfu=1.5)
     with pytest.raises(EngineError):
         mfu_from_throughput(1e9, 8e9, 1, 989.4e12)  # > 100 %

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine.cli import main
 from engine.lesson.plans.plan_json import plan_to_dict
-from engine.numbers.catalog import get_hardware, list_hardware, list_models
+from engine.numbers.catalog import get_hardware, get_model, list_hardware, list_models
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_serve
@@ -169,7 +169,7 @@ def test_training_step_by_hand():
     # 12 x 32 x 32 x 128 x 4,096 per token, + a third recomputed, halved for causal kernels:
     # 8 x 32 x 32 x 128 x 4,096) x 4,096 at half of peak; both / 0.84 = 0.3207 s.
     # ZeRO-3 traffic 3 x 7/8 x 16.06 GB / 360 GB/s = 0.117 s, hidden behind it.
-    t = expected_train("llama-3.1-8b", H100, tokens=1e12, gpus=8, sharding="zero3")
+    t = expected_train(get_model("llama-3.1-8b"), get_hardware(H100), tokens=1e12, gpus=8, sharding="zero3")
     mm = 6 * 7_504_658_432 * 4096 / (989.4e12 * 0.803)
     attn = 8 * 32 * 32 * 128 * 4096 * 4096 / (989.4e12 * 0.5)
     assert t.accumulation == 128
@@ -184,7 +184,7 @@ def test_training_step_by_hand():
 
 
 def test_training_mfu_given_is_used():
-    t = expected_train("llama-3.1-8b", H100, tokens=1e12, gpus=8, mfu=0.3)
+    t = expected_train(get_model("llama-3.1-8b"), get_hardware(H100), tokens=1e12, gpus=8, mfu=0.3)
     assert t.mfu == 0.3 and t.mfu_given
     assert t.basis[0].name.startswith("MFU given")
     model_flops = 6 * 7_504_658_432 + 12 * 32 * 32 * 128 * 4096
@@ -192,7 +192,7 @@ def test_training_mfu_given_is_used():
 
 
 def test_one_gpu_trains_without_communication():
-    t = expected_train("llama-3.2-1b", H100, tokens=1e9)
+    t = expected_train(get_model("llama-3.2-1b"), get_hardware(H100), tokens=1e9)
     assert t.communication_seconds_per_step == 0.0
 
 

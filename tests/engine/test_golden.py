@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.numbers.catalog import generic_dense_model, get_model
+from engine.numbers.catalog import generic_dense_model, get_hardware, get_model
 from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
 from engine.numbers.memory import (
     activation_bytes_per_layer,
@@ -85,12 +85,12 @@ def test_zero_paper_model_states():
     # (2 + 2 + 12) x 7.5B = 120 GB per GPU with plain data parallelism; with ZeRO stage 3
     # (P_os+g+p) over 64 GPUs, 1.9 GB (120 / 64 = 1.875).
     m = generic_dense_model(7.5e9)
-    assert training_memory(m, "a100-80gb").state_bytes == pytest.approx(120 * GB)
-    z3 = training_memory(m, "a100-80gb", gpus=64, sharding="zero3").state_bytes
+    assert training_memory(m, get_hardware("a100-80gb")).state_bytes == pytest.approx(120 * GB)
+    z3 = training_memory(m, get_hardware("a100-80gb"), gpus=64, sharding="zero3").state_bytes
     assert z3 == pytest.approx(1.875 * GB)
     # Same figure: P_os 31.4 GB, P_os+g 16.6 GB.
-    z1 = training_memory(m, "a100-80gb", gpus=64, sharding="zero1").state_bytes
-    z2 = training_memory(m, "a100-80gb", gpus=64, sharding="zero2").state_bytes
+    z1 = training_memory(m, get_hardware("a100-80gb"), gpus=64, sharding="zero1").state_bytes
+    z2 = training_memory(m, get_hardware("a100-80gb"), gpus=64, sharding="zero2").state_bytes
     assert z1 == pytest.approx(31.4 * GB, abs=0.05 * GB)  # figure rounds to 3 digits
     assert z2 == pytest.approx(16.6 * GB, abs=0.05 * GB)
 

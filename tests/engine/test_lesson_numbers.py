@@ -52,7 +52,7 @@ def test_sixteen_bytes_per_param_eight_times_serving():
 
 
 def test_training_llama_8b_on_one_h100():
-    t = training_memory(L8, "h100-sxm")
+    t = training_memory(get_model(L8), get_hardware("h100-sxm"))
     assert round(t.state_bytes / GB, 1) == 128.5  # "128.5 GB of state"
     assert not t.fits  # "does not fit"
 

@@ -1,6 +1,7 @@
 import pytest
 
-from engine.numbers.catalog import generic_dense_model, get_model
+from engine.lesson.figures import prose as figures
+from engine.numbers.catalog import generic_dense_model, get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
     kv_cache_bytes_per_token,
@@ -11,6 +12,7 @@ from engine.numbers.memory import (
     training_state_bytes_per_param,
     weights_bytes,
 )
+from engine.numbers.plan import plan
 from engine.words.memory_explained import memory_assumptions, serving_warnings
 
 GB = 1e9
@@ -74,8 +76,11 @@ def test_training_state_conventions():
     assert sum(training_state_bytes_per_param("sgd-momentum", "mixed-16").values()) == 12
     assert sum(training_state_bytes_per_param("adam-8bit", "mixed-16").values()) == 10
     assert sum(training_state_bytes_per_param("sgd", "fp32").values()) == 8
-    with pytest.raises(EngineError):
-        training_state_bytes_per_param("lion")
+    # An unknown optimiser is refused where it enters: plan() (and an author's figure).
+    with pytest.raises(EngineError, match="Unknown optimizer 'lion'"):
+        plan(model="llama-3.1-8b", task="train", optimizer="lion")
+    with pytest.raises(EngineError, match="Unknown optimizer 'lion'"):
+        figures.train_bytes_per_param("lion")
 
 
 @pytest.mark.parametrize("sharding,weights,grads,opt", [
@@ -83,7 +88,7 @@ def test_training_state_conventions():
     ("zero3", 2 / 8, 2 / 8, 12 / 8)])
 def test_training_sharding(sharding, weights, grads, opt):
     m = generic_dense_model(1e9)
-    t = training_memory(m, "h100-sxm", gpus=8, sharding=sharding)
+    t = training_memory(m, get_hardware("h100-sxm"), gpus=8, sharding=sharding)
     assert t.parts["weights"] == pytest.approx(1e9 * weights)
     assert t.parts["gradients"] == pytest.approx(1e9 * grads)
     assert t.parts["optimizer_states"] == pytest.approx(1e9 * opt)
@@ -92,19 +97,19 @@ def test_training_sharding(sharding, weights, grads, opt):
 
 def test_training_tensor_parallel_divides():
     m = get_model("llama-3.1-8b")
-    t1 = training_memory(m, "h100-sxm", gpus=8, tp=1)
-    t8 = training_memory(m, "h100-sxm", gpus=8, tp=8)
+    t1 = training_memory(m, get_hardware("h100-sxm"), gpus=8, tp=1)
+    t8 = training_memory(m, get_hardware("h100-sxm"), gpus=8, tp=8)
     assert t8.state_bytes == pytest.approx(t1.state_bytes / 8)
     assert t8.parts["activations"] == pytest.approx(t1.parts["activations"] / 8)
     with pytest.raises(EngineError):
-        training_memory(m, "h100-sxm", gpus=6, tp=4)
+        training_memory(m, get_hardware("h100-sxm"), gpus=6, tp=4)
 
 
 def test_activation_recompute_options():
     m = get_model("llama-3.1-8b")
-    none = training_memory(m, "h100-sxm", recompute="none").parts["activations"]
-    sel = training_memory(m, "h100-sxm", recompute="selective").parts["activations"]
-    full = training_memory(m, "h100-sxm", recompute="full").parts["activations"]
+    none = training_memory(m, get_hardware("h100-sxm"), recompute="none").parts["activations"]
+    sel = training_memory(m, get_hardware("h100-sxm"), recompute="selective").parts["activations"]
+    full = training_memory(m, get_hardware("h100-sxm"), recompute="full").parts["activations"]
     s, h, a, layers = 4096, 4096, 32, 32
     assert none == pytest.approx(layers * s * h * (34 + 5 * a * s / h))
     assert sel == pytest.approx(layers * 34 * s * h)
@@ -112,9 +117,9 @@ def test_activation_recompute_options():
 
 
 def test_min_gpus_to_train():
-    t = training_memory("llama-3.1-8b", "h100-sxm", sharding="zero3")
+    t = training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), sharding="zero3")
     n = min_gpus_to_train(t)
     assert n is not None and n > 1
-    assert training_memory("llama-3.1-8b", "h100-sxm", gpus=n, sharding="zero3").fits
-    assert not training_memory("llama-3.1-8b", "h100-sxm", gpus=n - 1, sharding="zero3").fits
-    assert min_gpus_to_train(training_memory("llama-3.1-8b", "h100-sxm")) is None
+    assert training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=n, sharding="zero3").fits
+    assert not training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=n - 1, sharding="zero3").fits
+    assert min_gpus_to_train(training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))) is None

@@ -9,6 +9,7 @@ import pytest
 
 from engine.cli import main
 from engine.lesson.plans.plan_json import plan_to_dict
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.communication import pipeline_bubble_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import training_memory
@@ -61,13 +62,13 @@ def test_no_pipeline_no_bubble_and_the_split_adds_up():
 
 def test_pipeline_divides_the_weights():
     # 80 layers in 2 stages of 40: each GPU holds half the weights of TP 8 alone.
-    one = training_memory("llama-3.1-70b", H100, gpus=8, tp=8)
-    two = training_memory("llama-3.1-70b", H100, gpus=16, tp=8, pp=2)
+    one = training_memory(get_model("llama-3.1-70b"), get_hardware(H100), gpus=8, tp=8)
+    two = training_memory(get_model("llama-3.1-70b"), get_hardware(H100), gpus=16, tp=8, pp=2)
     assert two.parts["weights"] == pytest.approx(one.parts["weights"] / 2)
     assert two.parts["activations"] == pytest.approx(one.parts["activations"])  # 1F1B
     # Uneven: Llama 3.1 405B's 126 layers in 16 stages, the fullest holds 8 (8/126).
-    m = training_memory("llama-3.1-405b", H100, gpus=128, tp=8, pp=16)
-    full = training_memory("llama-3.1-405b", H100, gpus=8, tp=8)
+    m = training_memory(get_model("llama-3.1-405b"), get_hardware(H100), gpus=128, tp=8, pp=16)
+    full = training_memory(get_model("llama-3.1-405b"), get_hardware(H100), gpus=8, tp=8)
     assert m.parts["weights"] == pytest.approx(full.parts["weights"] * 8 / 126)
 
 

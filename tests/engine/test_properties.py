@@ -6,9 +6,16 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.lesson.figures import network
+from engine.lesson.figures import prose as figures
 from engine.lesson.plans.plan_json import plan_to_dict
-from engine.numbers.catalog import generic_dense_model, list_hardware, list_models
-from engine.numbers.compute import mfu_from_throughput, training_flops, training_seconds
+from engine.numbers.catalog import (
+    generic_dense_model,
+    get_hardware,
+    list_hardware,
+    list_models,
+)
+from engine.numbers.compute import training_flops
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import kv_cache_bytes_per_token, serving_memory, training_memory
 from engine.numbers.plan import plan
@@ -39,8 +46,8 @@ def test_memory_grows_with_params(a, b, ctx, batch):
     assert (serving_memory(m_lo, "h100-sxm", context_tokens=ctx, batch=batch).parts["weights"]
             <= serving_memory(m_hi, "h100-sxm", context_tokens=ctx, batch=batch
                               ).parts["weights"])
-    assert (training_memory(m_lo, "h100-sxm").state_bytes
-            <= training_memory(m_hi, "h100-sxm").state_bytes)
+    assert (training_memory(m_lo, get_hardware("h100-sxm")).state_bytes
+            <= training_memory(m_hi, get_hardware("h100-sxm")).state_bytes)
     assert training_flops(lo, 1e12) <= training_flops(hi, 1e12)
 
 
@@ -95,14 +102,16 @@ def test_plan_gives_result_or_engine_error(model, params, hardware, gpus, task, 
 @given(a=weird, b=weird, c=weird, d=weird)
 def test_other_entries_give_result_or_engine_error(a, b, c, d):
     calls = [
-        lambda: training_flops(a, b, c),
-        lambda: training_seconds(a, b, c, d),
-        lambda: mfu_from_throughput(a, b, c, d),
+        lambda: figures.train_time("llama-3.1-8b", a, gpus=b, mfu=c),
+        lambda: network.bubble_share(a, b),
+        lambda: plan(model="llama-3.1-8b", task="train", tokens=a, mfu=b, target_days=c,
+                     global_batch_tokens=d),
+        lambda: plan(model="llama-3.1-8b", task="train", gpus=a, tp=b, interleave=c, pp=d),
         lambda: kv_cache_bytes_per_token(a, b),
         lambda: ridge_point(a, b),
         lambda: serving_memory(a, b, context_tokens=c, batch=d),
-        lambda: training_memory("llama-3.1-8b", "h100-sxm", gpus=a, tp=b, micro_batch=c,
-                                seq_len=d),
+        lambda: plan(model="llama-3.1-8b", task="train", optimizer=a, convention=b,
+                     micro_batch=c, seq_len=d),
         lambda: decode_step("llama-3.1-8b", "h100-sxm", context_tokens=a, batch=b, gpus=c),
         lambda: request_timeline("llama-3.1-8b", "h100-sxm", prompt_tokens=a, output_tokens=b,
                                  queue_seconds=c, max_phases=d),

@@ -1,5 +1,6 @@
 import pytest
 
+from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.roofline import (
     attainable_flops_per_s,
@@ -30,7 +31,7 @@ def test_intensities():
     assert 0.9 < decode_intensity("llama-3.1-8b", batch=1) < 1.1
     assert decode_intensity("llama-3.1-8b", batch=64, context_tokens=1) > 50
     assert prefill_intensity("llama-3.1-8b", prompt_tokens=2048) > 295
-    assert train_step_intensity("llama-3.1-8b") > 295
+    assert train_step_intensity(get_model("llama-3.1-8b")) > 295
 
 
 def test_roofline_points():

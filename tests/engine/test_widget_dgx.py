@@ -110,7 +110,7 @@ def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
     progress = state.progress(job)
     assert f"{progress.progress:.0%} done" in text
     # Beside the MFU it was launched with, the engine's expected speed of the same job.
-    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=job.tokens, gpus=8, sharding="zero3",
+    e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=job.tokens, gpus=8, sharding="zero3",
                        recompute=job.recompute, micro_batch=job.micro_batch, seq_len=job.seq_len)
     assert (f"tokens/s at {job.mfu:.0%} MFU" in text
             and f"a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({e.mfu:.0%} MFU)"
@@ -208,7 +208,7 @@ def test_launch_of_8b_on_one_gpu_is_refused_with_the_arithmetic() -> None:
         assert way.text in text
         assert (f'data-way-out="{i}"' in out.html) == bool(way.action)
     # The chart: one GPU's training memory against its 84.94 GB (79.11 GiB).
-    mem = memory.training_memory("llama-3.1-8b", "h100-sxm")
+    mem = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     assert f"total {format_GB(mem.per_gpu_bytes)} of 84.94 GB" in out.html
 
 

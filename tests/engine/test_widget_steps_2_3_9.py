@@ -80,7 +80,7 @@ def test_layer_matrices_refuses_bad_input_naming_the_field(field: str, value: st
 def test_train_vs_serve_defaults_show_16_bytes_and_8x() -> None:
     html = render("train_vs_serve")
     text = text_of(html)
-    train = memory.training_memory("llama-3.1-8b", "h100-sxm")
+    train = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     serve = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=8192)
     assert train.bytes_per_param_total == 16
     assert "Training ÷ serving, per parameter" in text and "8×" in text
@@ -114,8 +114,8 @@ def test_train_vs_serve_other_conventions_cite_their_sources(
 
 
 def test_train_vs_serve_activations_grow_with_the_sequence() -> None:
-    short = memory.training_memory("llama-3.1-8b", "h100-sxm", seq_len=1024)
-    long = memory.training_memory("llama-3.1-8b", "h100-sxm", seq_len=16384)
+    short = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), seq_len=1024)
+    long = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), seq_len=16384)
     assert long.parts["activations"] > short.parts["activations"]
     assert format_GB(long.parts["activations"]) in render("train_vs_serve", seq_len="16384")
     assert format_GB(short.parts["activations"]) in render("train_vs_serve", seq_len="1024")

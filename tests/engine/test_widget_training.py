@@ -11,7 +11,7 @@ from widget_text import render, text_of
 
 from engine.browser import update
 from engine.numbers import compute, cost, memory, quantities, roofline
-from engine.numbers.catalog import get_model, get_system
+from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.plan import plan
@@ -45,7 +45,7 @@ def _run(tokens: float = 1e12, mfu: float = 0.4) -> TrainingRun:
         peak_flops_per_s=system.gpu.peak_flops_per_s("bf16"),
         mfu=mfu,
         samples=60,
-        flops_per_token=compute.training_flops_per_token("llama-3.1-8b").model,
+        flops_per_token=compute.training_flops_per_token(get_model("llama-3.1-8b")).model,
         vocab=get_model("llama-3.1-8b").vocab,
     )
 
@@ -78,7 +78,7 @@ def test_training_run_shows_the_bound_and_the_expected_beside_the_chosen_mfu() -
     # Llama 3.1 8B on dgx-1, 1e12 tokens, ZeRO-3: the bound is its FLOPs at the raw bf16 peak
     # of 8 H100s (no run beats it), the expected value what a tuned stack reaches; neither
     # follows the MFU the reader picks.
-    e = expected_train("llama-3.1-8b", "h100-sxm", tokens=1e12, gpus=8, sharding="zero3")
+    e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e12, gpus=8, sharding="zero3")
     for mfu in ("0.2", "0.6"):
         text = text_of(render("training_run", tokens="1e12", mfu=mfu))
         assert (f"at best {format_seconds(e.bound_seconds)} (every GPU at its peak" in text)
@@ -159,7 +159,7 @@ def test_training_run_follows_the_budget_mfu_and_speed() -> None:
 
 
 def test_training_run_memory_per_gpu_from_the_engine() -> None:
-    mem = memory.training_memory("llama-3.1-8b", "h100-sxm", gpus=8, sharding="zero3")
+    mem = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=8, sharding="zero3")
     assert mem.fits
     assert format_GB(mem.per_gpu_bytes) in render("training_run")
 
@@ -225,7 +225,7 @@ def test_training_at_scale_keeps_its_expected_line_in_the_details_with_its_layou
     # The widget has no pipeline stages, so its modelled MFU (16 % here) sits far below the
     # 38-43 % Meta measured with tensor parallel 8 x 16 pipeline stages (Llama 3 Herd of
     # Models, arXiv 2407.21783, Table 4): it must not stand beside the headline unlabelled.
-    e = expected_train("llama-3.1-405b", "h100-sxm", tokens=15.6e12, gpus=16384, tp=8,
+    e = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"), tokens=15.6e12, gpus=16384, tp=8,
                        sharding="zero3")
     html = render("training_at_scale")
     opened, closed = html.split("<details", 1)
@@ -332,7 +332,7 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     assert format_GB(train.memory.per_gpu_bytes) in text
     assert format_GB(serve.memory.per_gpu_bytes) in text
     assert "Compute:" in text and "Memory:" in text  # training compute-bound, decode memory-bound
-    assert roofline.bound(roofline.train_step_intensity("llama-3.1-8b"), "h100-sxm") == "compute"
+    assert roofline.bound(roofline.train_step_intensity(get_model("llama-3.1-8b")), "h100-sxm") == "compute"
     assert serve.usd_per_gpu_hour is not None
     c = cost.cost_per_million_tokens(
         tokens_per_s=16 / serve.serve.tpot_seconds, usd_per_gpu_hour=serve.usd_per_gpu_hour

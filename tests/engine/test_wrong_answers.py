@@ -42,7 +42,7 @@ def test_deepseek_v3_published_gpu_hours_imply_a_plausible_mfu() -> None:
     # DeepSeek-V3 Technical Report (arXiv 2412.19437), Table 1: 2.788 M H800 GPU-hours for
     # 14.8 T tokens of pre-training at 4K context. The H800 has the H100 SXM's compute die
     # (989.4 TFLOP/s dense bf16, 1,978.9 fp8); DeepSeek trained its matmuls in fp8.
-    per_token = training_flops_per_token("deepseek-v3", 4096).model
+    per_token = training_flops_per_token(get_model("deepseek-v3"), 4096).model
     gpu_seconds = 2.788e6 * 3600
     bf16 = mfu_at(14.8e12 / gpu_seconds, per_token, 1, 989.4e12)
     fp8 = mfu_at(14.8e12 / gpu_seconds, per_token, 1, 1978.9e12)
@@ -58,7 +58,7 @@ def test_deepseek_v3_published_gpu_hours_imply_a_plausible_mfu() -> None:
 
 def test_memory_uses_total_parameters_for_moe() -> None:
     m = get_model("mixtral-8x7b")
-    mem = training_memory(m, "h100-sxm", gpus=64, sharding="zero3")
+    mem = training_memory(m, get_hardware("h100-sxm"), gpus=64, sharding="zero3")
     assert mem.state_bytes_total == m.params * 16  # all 46.7 B parameters, 16 bytes each
 
 
@@ -155,11 +155,11 @@ def test_gemma2_kv_cache_by_layer_kind() -> None:
 def test_training_flops_include_attention_and_recomputation() -> None:
     # Llama 3.1 8B at 4,096 tokens: forward matmuls 2 x 7,504,658,432 weights; attention
     # 12 x 32 layers x 32 heads x 128 x 4,096 = 6,442,450,944 (PaLM appendix B).
-    t = training_flops_per_token("llama-3.1-8b", 4096, "full")
+    t = training_flops_per_token(get_model("llama-3.1-8b"), 4096, "full")
     assert t.matmul == 6 * 7_504_658_432
     assert t.attention == 12 * 32 * 32 * 128 * 4096
     assert t.hardware == pytest.approx(t.model * 8 / 6)  # full recomputation: 8/6
-    sel = training_flops_per_token("llama-3.1-8b", 4096, "selective")
+    sel = training_flops_per_token(get_model("llama-3.1-8b"), 4096, "selective")
     assert sel.hardware == sel.model + t.attention / 3  # the attention forward, again
 
 
@@ -198,7 +198,7 @@ def test_tensor_parallel_must_divide_the_heads() -> None:
         # 28 heads split 14 ways, but 4 KV heads can be neither split nor copied 14 ways.
         serving_memory("qwen2.5-7b", "h100-sxm", gpus=14)
     with pytest.raises(EngineError):
-        training_memory("llama-3.1-70b", "h100-sxm", gpus=21, tp=7, sharding="zero3")
+        training_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), gpus=21, tp=7, sharding="zero3")
     assert architecture.tensor_parallel_ok(get_model("qwen2.5-7b"), 4)
 
 

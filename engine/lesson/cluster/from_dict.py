@@ -39,7 +39,7 @@ from engine.numbers import records, validate
 from engine.numbers.catalog import SystemSpec, get_model, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
-from engine.numbers.memory import OPTIMIZERS, RECOMPUTE, SHARDINGS
+from engine.numbers.training_choices import OPTIMIZERS, RECOMPUTE, SHARDINGS, checked
 from engine.words.format import format_GB
 
 _JOB_ID = re.compile(r"job-([1-9][0-9]{0,8})")
@@ -143,9 +143,9 @@ def _job_fields(kind: str, system: SystemSpec, clock: float, next_job: int
             "batch": lambda v: SERVE_BATCH.check_integer(v, "batch", "Batch"),
         }
     return shared | {
-        "sharding": lambda v: validate.choice(v, "sharding", SHARDINGS),
-        "optimizer": lambda v: validate.choice(v, "optimizer", OPTIMIZERS),
-        "recompute": lambda v: validate.choice(v, "recompute", RECOMPUTE),
+        "sharding": lambda v: checked(v, "sharding", SHARDINGS),
+        "optimizer": lambda v: checked(v, "optimizer", OPTIMIZERS),
+        "recompute": lambda v: checked(v, "recompute", RECOMPUTE),
     }
 
 

@@ -13,6 +13,7 @@ from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_syst
 from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
+from engine.numbers.training_choices import Optimizer, Recompute, Sharding
 from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
 
 STATE_VERSION = 1
@@ -66,9 +67,9 @@ class Job(Record):
     weight_format: str = "bf16"
     context_tokens: int = 0
     batch: int = 0
-    sharding: str = "none"
-    optimizer: str = "adam"
-    recompute: str = "selective"
+    sharding: Sharding = "none"
+    optimizer: Optimizer = "adam"
+    recompute: Recompute = "selective"
     seq_len: int = 0
     micro_batch: int = 0
     tokens: float = 0.0
@@ -258,7 +259,7 @@ class ActionResult(Record):
 
 @lru_cache(maxsize=256)
 def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: float,
-                recompute: str, seq_len: int) -> TrainingRunInputs:
+                recompute: Recompute, seq_len: int) -> TrainingRunInputs:
     """The run at ``mfu`` (model FLOPs: recomputation does not change the speed at a given
     MFU, it raises the hardware FLOPs the GPUs execute)."""
     model = get_model(model_id)

@@ -33,7 +33,6 @@ from engine.lesson.cluster.state import (
     _run_inputs,
 )
 from engine.lesson.cluster.words import gpu_list
-from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.errors import EngineError
@@ -46,14 +45,15 @@ from engine.numbers.memory import (
     min_gpus_to_train,
     training_memory,
 )
+from engine.numbers.training_choices import Optimizer, Recompute, Sharding, checked
 from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 from engine.words.labels import part_words
 from engine.words.memory_explained import memory_assumptions
 from engine.words.training import training_run_assumptions
 
 
-def _train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: str,
-                  optimizer: str, recompute: str, seq_len: int, micro_batch: int
+def _train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: Sharding,
+                  optimizer: Optimizer, recompute: Recompute, seq_len: int, micro_batch: int
                   ) -> TrainingMemory:
     return training_memory(model, hw, gpus=gpus, sharding=sharding, optimizer=optimizer,
                            recompute=recompute, seq_len=seq_len, micro_batch=micro_batch)
@@ -92,8 +92,8 @@ def _train_action(model_id: str, gpus: tuple[int, ...], sharding: str, optimizer
             ("micro_batch", micro_batch), ("tokens", tokens), ("mfu", mfu))
 
 
-def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], sharding: str,
-                    optimizer: str, recompute: str, seq_len: int, micro_batch: int,
+def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
+                    sharding: Sharding, optimizer: Optimizer, recompute: Recompute, seq_len: int, micro_batch: int,
                     tokens: float, mfu: float) -> list[WayOut]:
     system = st.system
     hw = system.gpu
@@ -101,7 +101,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
     out: list[WayOut] = []
 
     def way(label: str, text: str, m: ModelSpec, pick: tuple[int, ...], mem: TrainingMemory,
-            shard: str, opt: str, rec: str) -> WayOut:
+            shard: Sharding, opt: Optimizer, rec: Recompute) -> WayOut:
         ok = _fits_now(st, pick, mem.per_gpu_bytes, exclusive=True)
         state_per_gpu = mem.state_bytes
         return WayOut(
@@ -180,8 +180,8 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], s
 DEFAULT_SEQ_LEN = 4096
 
 
-def _expected_lines(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: int, shard: str,
-                    rec: str, mb: int, seq: int) -> tuple[str, ...]:
+def _expected_lines(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: int,
+                    shard: Sharding, rec: Recompute, mb: int, seq: int) -> tuple[str, ...]:
     """The engine's expected speed of the job beside the MFU it was given (none when the
     engine cannot model the job)."""
     try:
@@ -220,9 +220,9 @@ def launch_training(
     system = st.system
     model = _check_model(model_id)
     idx = _check_gpu_indexes(gpus, system)
-    shard = validate.choice(sharding, "sharding", SHARDINGS)
-    opt = validate.choice(optimizer, "optimizer", OPTIMIZERS)
-    rec = validate.choice(recompute, "recompute", RECOMPUTE)
+    shard = checked(sharding, "sharding", SHARDINGS)
+    opt = checked(optimizer, "optimizer", OPTIMIZERS)
+    rec = checked(recompute, "recompute", RECOMPUTE)
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model.max_context)
     seq, mb, budget, eff = _check_training_numbers(model, seq_len, micro_batch, tokens, mfu)

@@ -24,6 +24,7 @@ from engine.lesson.drills.training_memory import Feedback, check_answer
 from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.catalog.links import get_links
+from engine.numbers.training_choices import Convention, Optimizer
 from engine.words.format import format_GB
 
 MISTAKES = {
@@ -43,7 +44,8 @@ GPUS = ("h100-sxm", "h200", "a100-80gb", "b200")
 TPS = (1, 2, 4, 8)
 PPS = (1, 2, 4, 8, 16)
 SERVERS = (1, 2, 4, 8, 16, 32, 64, 128)
-OPTIMIZER, CONVENTION = "adam", "mixed-16"
+OPTIMIZER: Optimizer = "adam"
+CONVENTION: Convention = "mixed-16"
 VERDICT_MARGIN = 0.06
 ANSWER_RANGE = (0.05, 8.0)  # answer / capacity
 _MAX_DRAWS = 200

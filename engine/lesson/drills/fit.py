@@ -37,6 +37,7 @@ from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, list_models
 from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.formats import get_format
+from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
 from engine.words.format import format_GB
 from engine.words.labels import part_words
@@ -54,7 +55,8 @@ ZERO3_GPUS = (8, 16, 32, 64, 128)
 REPLICATED_GPUS = (1, 1, 8)
 SEQ_LENS = (2048, 4096, 8192)
 MICRO_BATCHES = (1, 2)
-OPTIMIZER, CONVENTION = "adam", "mixed-16"  # the lesson's recipe: 16 bytes per parameter
+OPTIMIZER: Optimizer = "adam"
+CONVENTION: Convention = "mixed-16"  # the lesson's recipe: 16 bytes per parameter
 # A scenario is kept only when its answer is clearly on one side of the GPU's capacity, and
 # neither trivially small nor absurdly large for it.
 VERDICT_MARGIN = 0.06
@@ -428,7 +430,8 @@ def _draw_train(rng: random.Random, seed: int) -> FitQuestion | None:
     model = rng.choice(list_models())
     hardware = get_hardware(rng.choice(TRAIN_GPUS))
     if rng.random() < 0.6:
-        sharding, gpus = "zero3", rng.choice(ZERO3_GPUS)
+        sharding: Sharding = "zero3"
+        gpus = rng.choice(ZERO3_GPUS)
     else:
         sharding, gpus = "none", rng.choice(REPLICATED_GPUS)
     mem = memory.training_memory(

@@ -44,6 +44,7 @@ from engine.numbers.catalog import (
     list_models,
 )
 from engine.numbers.catalog import get_model as _get_model
+from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
 from engine.words.format import format_GB
 from engine.words.labels import part_words
@@ -77,7 +78,7 @@ MISTAKES = {
 # ---------------------------------------------------------------- the training drill
 
 # (optimizer, convention, short name, what it keeps); Adam in mixed precision twice as often.
-SETUPS: tuple[tuple[str, str, str, str], ...] = (
+SETUPS: tuple[tuple[Optimizer, Convention, str, str], ...] = (
     (
         "adam",
         "mixed-16",
@@ -407,7 +408,8 @@ def _draw(rng: random.Random, seed: int) -> TrainingMemoryQuestion | None:
     optimizer, convention, setup_name, setup_details = rng.choice(SETUPS)
     hardware = get_hardware(rng.choice(DRILL_GPUS))
     if rng.random() < 0.5:
-        sharding, gpus = "zero3", rng.choice(ZERO3_GPUS)
+        sharding: Sharding = "zero3"
+        gpus = rng.choice(ZERO3_GPUS)
     else:
         sharding, gpus = "none", rng.choice(REPLICATED_GPUS)
     with_activations = rng.random() < ACTIVATION_SHARE

@@ -3,6 +3,7 @@ number the widget next to it shows by default, so prose and widget cannot disagr
 
 from __future__ import annotations
 
+from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_system, prices, resolve_model
 from engine.numbers.catalog.efficiency import matmul_fraction
 from engine.numbers.code_paths import code_path
@@ -24,7 +25,8 @@ def example_mfu(model: str, gpus: int = 8, hardware: str = "h100-sxm") -> str:
     """The MFU of that throughput (bf16 peak): '36.5 %', as the widget writes it."""
     per_token = training_flops_per_token(resolve_model(model_id=model)).model
     peak = get_hardware(hardware).peak_flops_per_s("bf16")
-    share = mfu_at(EXAMPLE_TRAINING_TOKENS_PER_S, per_token, int(gpus), peak)
+    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
+    share = mfu_at(EXAMPLE_TRAINING_TOKENS_PER_S, per_token, g, peak)
     return f"{share * 100:.1f} %"
 
 

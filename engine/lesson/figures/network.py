@@ -4,6 +4,7 @@ Each returns the number formatted for reading, from the engine."""
 
 from __future__ import annotations
 
+from engine.numbers import quantities
 from engine.numbers.communication import pipeline_bubble_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import decode_parts
@@ -33,7 +34,10 @@ def hop_times_slower(hardware: str, hop: str) -> str:
 
 def bubble_share(stages: int, micro_batches: int) -> str:
     """Share of a 1F1B pipeline step spent idle, (p - 1) / (m + p - 1): '27 %'."""
-    return f"{pipeline_bubble_fraction(stages, micro_batches):.0%}"
+    p = quantities.PIPELINE_STAGES.check_integer(stages, "stages", "Pipeline stages")
+    m = quantities.MICRO_BATCHES_PER_STEP.check_integer(micro_batches, "micro_batches",
+                                                        "Micro-batches")
+    return f"{pipeline_bubble_fraction(p, m):.0%}"
 
 
 def tp_step(model: str, hardware: str, gpus: int = 1, batch: int = 1,

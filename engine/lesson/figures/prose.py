@@ -12,7 +12,7 @@ from engine.lesson.figures.claims import CLAIM_FIGURES
 from engine.lesson.figures.decode import DECODE_FIGURES
 from engine.lesson.figures.network import NETWORK_FIGURES
 from engine.lesson.tables.finetune import FINETUNE_FIGURES
-from engine.numbers import memory
+from engine.numbers import memory, quantities
 from engine.numbers.architecture import layer_components
 from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.compute import (
@@ -25,6 +25,13 @@ from engine.numbers.compute import (
 from engine.numbers.compute import flops_per_token as _flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.serving import decode_step, request_timeline
+from engine.numbers.training_choices import (
+    CONVENTIONS,
+    OPTIMIZERS,
+    Convention,
+    Optimizer,
+    checked,
+)
 from engine.numbers.training_runs import run_tokens as run_tokens_count
 from engine.numbers.training_runs import tokens_or_run
 from engine.numbers.units import GiB
@@ -113,14 +120,21 @@ def layer_params(model: str) -> str:
     return format_count(sum(c.params for c in layer_components(resolve_model(model_id=model))))
 
 
+def _recipe(optimizer: str, convention: str) -> tuple[Optimizer, Convention]:
+    """An author's optimiser and precision convention, checked."""
+    return (checked(optimizer, "optimizer", OPTIMIZERS),
+            checked(convention, "convention", CONVENTIONS))
+
+
 def train_bytes_per_param(optimizer: str = "adam", convention: str = "mixed-16") -> str:
     """Training state per parameter: '16 bytes'."""
-    return f"{memory.training_bytes_per_param(optimizer, convention):g} bytes"
+    per_param = memory.training_bytes_per_param(*_recipe(optimizer, convention))
+    return f"{per_param:g} bytes"
 
 
 def train_state(model: str, optimizer: str = "adam", convention: str = "mixed-16") -> str:
     """Training state of the whole model before activations: '128.5 GB'."""
-    per_param = memory.training_bytes_per_param(optimizer, convention)
+    per_param = memory.training_bytes_per_param(*_recipe(optimizer, convention))
     return format_GB(resolve_model(model_id=model).params * per_param)
 
 
@@ -160,7 +174,9 @@ def train_time(
     """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
     total = _model_training_flops(model, tokens)
     peak = get_hardware(hardware).peak_flops_per_s("bf16")
-    return format_seconds(training_seconds(total, gpus, peak, mfu))
+    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
+    u = quantities.MFU.check(mfu, "mfu", "MFU")
+    return format_seconds(training_seconds(total, g, peak, u))
 
 
 def mfu_assumed() -> str:

@@ -129,7 +129,7 @@ def _tflops(flops_per_s: float) -> str:
 
 
 def _flops_rule(params: float, tokens: float, *, full: bool = False) -> tuple[float, str]:
-    flops = training_flops(params, tokens, recompute=full)
+    flops = training_flops(params, tokens, recompute="full" if full else "none")
     factor = 8 if full else 6
     return flops, (
         f"{factor} × {format_count(params)} parameters × {format_count(tokens)} "

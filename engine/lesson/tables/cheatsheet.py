@@ -17,8 +17,6 @@ from engine.numbers.compute import flops_per_token, training_flops, training_flo
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS, get_format
 from engine.numbers.memory import (
-    CONVENTIONS,
-    OPTIMIZERS,
     min_gpus_to_serve,
     serving_memory,
     training_state_bytes_per_param,
@@ -26,6 +24,7 @@ from engine.numbers.memory import (
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
+from engine.numbers.training_choices import CONVENTIONS, OPTIMIZERS, checked
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import (
     format_bandwidth,
@@ -141,6 +140,7 @@ def cheat_bytes_per_param(
     """Bytes held per parameter: serving (the weights only) and training with Adam under
     each mixed-precision convention (16, 18, 20 bytes), with the example model's total."""
     m = get_model(model)
+    opt = checked(optimizer, "optimizer", OPTIMIZERS)
     rows: list[list[str]] = []
     for fmt_id in _ids(serve_formats, "serve_formats", ("bf16",)):
         f = get_format(fmt_id)
@@ -155,7 +155,7 @@ def cheat_bytes_per_param(
     for convention in CONVENTIONS:
         if not convention.startswith("mixed-"):
             continue
-        parts = training_state_bytes_per_param(optimizer, convention)
+        parts = training_state_bytes_per_param(opt, convention)
         total = sum(parts.values())
         rows.append(
             [

@@ -1,6 +1,6 @@
 """Model specifications: shapes from the catalogue, parameter counts derived from them.
 
-``params`` and ``active_params`` are computed by :mod:`engine.numbers.architecture` from the shapes;
+``params`` and ``active_params`` are computed by :mod:`engine.numbers.model_shapes` from the shapes;
 ``published_params`` is what the model's authors state, kept only to test against.
 """
 
@@ -11,9 +11,10 @@ from dataclasses import dataclass, field, fields
 from functools import cache, lru_cache
 from typing import Any
 
-from engine.numbers import architecture, validate
+from engine.numbers import validate
 from engine.numbers.catalog._data import load
 from engine.numbers.errors import EngineError
+from engine.numbers.model_shapes import counts_from_shapes
 from engine.numbers.records import Record
 
 GENERIC_MIN_PARAMS = 20_000_000
@@ -94,7 +95,7 @@ class ModelSpec(Record):
         if self.local_layers and not (self.sliding_window and self.local_layers <= self.layers):
             raise EngineError(f"Model {self.id!r}: local_layers needs a sliding_window and at "
                               "most layers.", "local_layers")
-        total, active, routed = architecture.counts_from_shapes(self)
+        total, active, routed = counts_from_shapes(self)
         if self.declared_params:
             if self.declared_params < total:
                 raise EngineError(f"Model {self.id!r}: shapes exceed the declared count.",

@@ -1,0 +1,84 @@
+"""A training request, checked once: plan()'s raw training keywords in, real types out.
+
+:func:`check_train_request` parses every training input of :func:`engine.numbers.plan.plan`
+(a number, or text as a reader typed it) against its :mod:`engine.numbers.quantities` record
+or its choices (:mod:`engine.numbers.training_choices`), and refuses the first one out of range
+with a message that names the field, states the range and why. Whether the inputs fit
+together (a tensor-parallel size that divides the heads, stages no more than the layers) is
+the arithmetic's own refusal (engine.numbers.parallelism.check_split).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import quantities
+from engine.numbers.training_choices import (
+    CONVENTIONS,
+    OPTIMIZERS,
+    RECOMPUTE,
+    SHARDINGS,
+    Convention,
+    Optimizer,
+    Recompute,
+    Sharding,
+    checked,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainRequest:
+    """A checked training set-up: ``gpus`` = data x ``tp`` x ``pp`` GPUs, ``micro_batch``
+    sequences of ``seq_len`` tokens per step of each data-parallel rank, ``interleave`` chunks
+    of layers per GPU. ``tokens``, ``mfu``, ``target_days`` (days) and
+    ``global_batch_tokens`` are None when not given (the plan then uses its defaults)."""
+
+    gpus: int
+    tp: int
+    pp: int
+    sharding: Sharding
+    optimizer: Optimizer
+    convention: Convention
+    micro_batch: int
+    seq_len: int
+    recompute: Recompute
+    interleave: int
+    tokens: float | None
+    mfu: float | None
+    target_days: float | None
+    global_batch_tokens: float | None
+
+
+def _given(value: object) -> bool:
+    return value is not None and value != ""
+
+
+def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: object,
+                        convention: object, micro_batch: object, seq_len: object,
+                        recompute: object, pp: object, tokens: object, mfu: object,
+                        target_days: object, global_batch_tokens: object,
+                        interleave: object) -> TrainRequest:
+    """plan()'s training keywords, each checked against its quantity or its choices
+    (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
+    q = quantities
+    return TrainRequest(
+        gpus=gpus,
+        tp=q.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size"),
+        pp=q.PIPELINE_STAGES.check_integer(pp, "pp", "Pipeline stages"),
+        sharding=checked(sharding, "sharding", SHARDINGS),
+        recompute=checked(recompute, "recompute", RECOMPUTE),
+        micro_batch=q.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch"),
+        seq_len=q.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length"),
+        optimizer=checked(optimizer, "optimizer", OPTIMIZERS),
+        convention=checked(convention, "convention", CONVENTIONS),
+        tokens=(q.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens")
+                if _given(tokens) else None),
+        mfu=q.MFU.check(mfu, "mfu", "MFU") if _given(mfu) else None,
+        target_days=(q.TARGET_DAYS.check(target_days, "target_days", "Target days")
+                     if _given(target_days) else None),
+        interleave=q.PIPELINE_CHUNKS.check_integer(interleave, "interleave",
+                                                   "Pipeline chunks per GPU"),
+        global_batch_tokens=(q.GLOBAL_BATCH_TOKENS.check(
+            global_batch_tokens, "global_batch_tokens", "Global batch")
+            if _given(global_batch_tokens) else None),
+    )

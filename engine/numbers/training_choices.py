@@ -1,0 +1,36 @@
+"""The choices a training set-up is made of, each a ``Literal`` type and its tuple.
+
+The type is declared once and the tuple (the options a field offers, the list a refusal
+names) is derived from it, so the two cannot drift. :func:`checked` turns a raw value
+(a reader's text, an author's keyword) into one of them, or refuses it naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeVar, get_args
+
+from engine.numbers import validate
+
+# ZeRO stages: 1 shards the optimiser states, 2 the gradients too, 3 the weights too.
+Sharding = Literal["none", "zero1", "zero2", "zero3"]
+SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
+Optimizer = Literal["adam", "adamw", "adam-8bit", "sgd-momentum", "sgd"]
+OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
+# Bytes per parameter of weights, gradients and master weights (optimiser states apart).
+Convention = Literal["mixed-16", "mixed-18", "mixed-20", "fp32"]
+CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
+# What the backward pass computes again instead of keeping (Korthikanti et al. 2022).
+Recompute = Literal["none", "selective", "full"]
+RECOMPUTE: tuple[Recompute, ...] = get_args(Recompute)
+
+C = TypeVar("C", bound=str)
+
+
+def checked(value: object, field: str, options: tuple[C, ...], label: str | None = None) -> C:
+    """``value`` as one of ``options``; EngineError 'Unknown {label} ...; choose one of: ...'
+    naming ``field`` otherwise (the message of :func:`engine.numbers.validate.choice`)."""
+    for option in options:
+        if value == option and isinstance(value, str):
+            return option
+    validate.choice(value, field, options, label=label)
+    raise AssertionError("unreachable: validate.choice refuses what is not an option")
