@@ -97,3 +97,44 @@ def test_the_rule_catches_an_upward_arrow(tmp_path: Path) -> None:
     bad.write_text("from engine.render.html import tag\nfrom engine.words import format\n")
     assert imports_of(bad) == {"engine.render.html", "engine.words", "engine.words.format"}
     assert layer_of("engine.render.html") > layer_of("engine.numbers.memory")
+
+
+def import_cycles(package: str) -> list[list[str]]:
+    """Every circle of imports among the modules of ``package`` (all imports, also those
+    inside functions or under TYPE_CHECKING), each as the modules it passes through.
+    A module that imports a package's submodule also imports the package (its __init__)."""
+    root = ROOT.joinpath(*package.split("."))
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        source = module_name(path)
+        targets: set[str] = set()
+        for target in imports_of(path):
+            parts = target.split(".")
+            targets.update(".".join(parts[:n]) for n in range(2, len(parts) + 1))
+        graph[source] = {t for t in targets
+                         if t != source and (t == package or t.startswith(package + "."))
+                         and not source.startswith(t + ".")}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path_: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path_.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*path_[path_.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path_.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return cycles
+
+
+def test_no_import_circle_inside_engine_numbers() -> None:
+    cycles = import_cycles("engine.numbers")
+    assert not cycles, "import circles: " + "; ".join(" -> ".join(c) for c in cycles)
