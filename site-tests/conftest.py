@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 from support import CHROMIUM, CHROMIUM_ARGS, Site, Watched, build_site, open_watched
 
 from tools.serve import serving
@@ -24,6 +24,8 @@ SERVED_ORIGINS: set[str] = set()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The page's own waits give up after 30 s; an `expect` as patient, on a busy machine.
+    expect.set_options(timeout=30_000)
     config.addinivalue_line(
         "markers",
         "allow_console_errors: the test provokes console errors on purpose; the `watched` "

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+import yaml
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from engine.browser import update
+from macros.authoring import number_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -85,6 +87,73 @@ def widget_pages(site_dir: Path) -> dict[str, list[str]]:
         if names:
             found[path] = names
     return found
+
+
+class _NavLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml, whose tags (!ENV, !!python/name) the navigation does not need."""
+
+
+_NavLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_NavLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def _nav_sources(entry: object) -> list[str]:
+    """The Markdown sources an entry of mkdocs.yml's nav lists, in order."""
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, list):
+        return [src for item in entry for src in _nav_sources(item)]
+    if isinstance(entry, dict):
+        return [src for item in entry.values() for src in _nav_sources(item)]
+    return []
+
+
+def lesson_steps() -> tuple[str, ...]:
+    """The step pages' addresses ('steps/roofline/') in the navigation's order, numbered by the
+    same rule the build uses (macros.authoring.number_steps), so a test that needs a step's
+    number asks here instead of typing it, and reordering the nav changes no test."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_NavLoader)
+    sources = _nav_sources(config["nav"])
+    return number_steps([(src, src.removesuffix(".md") + "/") for src in sources])
+
+
+def step_number(path: str) -> int:
+    """The number the navigation gives the step at ``path`` ('steps/roofline/'), from 1."""
+    return lesson_steps().index(path) + 1
+
+
+# --- What a reader sees ---------------------------------------------------------------------
+
+
+def visible_text(locator: Locator) -> str:
+    """The text a reader sees in ``locator``: as rendered, so a closed <details> gives only its
+    summary, and hidden elements nothing."""
+    return locator.inner_text()
+
+
+# A closed <details> keeps its content in the page, out of view; no role or label tells open
+# from closed, so the DOM is read.
+_HIDDEN_IN_DETAILS_JS = """el => [...(el.matches('details') ? [el] : []), ...el.querySelectorAll('details')]
+  .filter(d => !d.open)
+  .map(d => [...d.childNodes].filter(n => n.nodeName !== 'SUMMARY').map(n => n.textContent).join(''))
+  .join('\\n')"""
+
+
+def hidden_in_details(locator: Locator) -> str:
+    """The text in ``locator`` a reader sees only once they open a <details>: the content of
+    every closed details in it (``locator`` itself included), less the summaries."""
+    return str(locator.evaluate(_HIDDEN_IN_DETAILS_JS))
+
+
+def is_open(details: Locator) -> bool:
+    """Whether the <details> ``details`` is open."""
+    return details.get_attribute("open") is not None
+
+
+def open_details(details: Locator) -> None:
+    """Open a closed <details> as a reader does, by its summary (a summary has no ARIA role)."""
+    details.locator(":scope > summary").click()
+    expect(details).to_have_attribute("open", "")
 
 
 # --- A watched page -------------------------------------------------------------------------
@@ -201,12 +270,45 @@ def wait_shows(page: Page, selector: str, html: str, *, timeout_ms: int = 15_000
     return wanted
 
 
-def wait_for_text(page: Page, selector: str, text: str) -> None:
-    """Wait until the widget's result contains ``text``."""
-    page.wait_for_function(
-        "([sel, t]) => document.querySelector(sel + ' .widget-result').innerText.includes(t)",
-        arg=[selector, text],
-        timeout=15_000,
+def widget(page: Page, name: str) -> Locator:
+    """The widget ``name`` on the page. A widget as a whole has no role (its form is labelled
+    by its title, its result sits beside the form), so its data-widget attribute finds it."""
+    return page.locator(f"[data-widget={name}]")
+
+
+def result(widget_locator: Locator) -> Locator:
+    """The widget's result: its <output> (its status line has the same role, so the class)."""
+    return widget_locator.locator(".widget-result")
+
+
+def status(widget_locator: Locator) -> Locator:
+    """The widget's status line (role status; the result, an <output>, has that role too, so
+    the class tells them apart). Found even while it is empty and hidden."""
+    return widget_locator.get_by_role("status", include_hidden=True).and_(
+        widget_locator.locator(".widget-status")
+    )
+
+
+def error_at(field: Locator) -> Locator:
+    """The message a widget shows at ``field``: the alert among the elements that describe it
+    (aria-describedby), as a screen reader announces it with the field."""
+    described = (field.get_attribute("aria-describedby") or "").split()
+    errors = [i for i in described if i.endswith("-error")]
+    assert len(errors) == 1, f"the field is described by {described}, not by one error"
+    return field.page.get_by_role("alert", include_hidden=True).and_(field.page.locator(f"[id='{errors[0]}']"))
+
+
+def wait_for_error(field: Locator, *, timeout_ms: int = 15_000) -> str:
+    """Wait until the widget shows a message at ``field``; return what a reader sees of it."""
+    error = error_at(field)
+    expect(error).not_to_be_empty(timeout=timeout_ms)
+    return visible_text(error)
+
+
+def wait_for_text(page: Page, selector: str, text: str, *, timeout_ms: int = 15_000) -> None:
+    """Wait until the widget's result shows ``text`` to a reader."""
+    expect(page.locator(selector + " .widget-result")).to_contain_text(
+        text, use_inner_text=True, timeout=timeout_ms
     )
 
 

@@ -1,4 +1,4 @@
-"""Step 21 in a real browser: "Your model (paste a config.json)". The text box appears only
+"""The playground in a real browser: "Your model (paste a config.json)". The text box appears only
 when chosen; a real published config pasted there drives every figure (the engine reads it in
 the page's own Pyodide, and the page asks nothing of any other origin); junk gets the
 engine's message beside the box; a config too long for the address is said not to be kept."""

@@ -18,7 +18,17 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page
-from support import Site, Watched, open_watched, pages, run_axe, wait_live, wait_matches_cpython
+from support import (
+    Site,
+    Watched,
+    hidden_in_details,
+    open_watched,
+    pages,
+    result,
+    run_axe,
+    wait_live,
+    wait_matches_cpython,
+)
 
 from engine.cli import main
 from engine.lesson.plans.fields import COMMAND
@@ -157,7 +167,7 @@ def test_copy_as_command_gives_the_answers_the_widget_shows(
         assert main([*words[len(COMMAND) - 1:], "--json"]) == 0
     answers = json.loads(out.getvalue())["answers"]
     # The full answers are the widget's workings, in its closed details (one line each shows).
-    workings = page.text_content(f"{selector} .widget-result details.widget-notes") or ""
+    workings = hidden_in_details(result(page.locator(selector)).locator("details.widget-notes"))
     for words_shown in answers.values():
         assert words_shown in workings
 
@@ -194,7 +204,7 @@ def test_on_a_phone_every_table_cell_is_on_screen(browser: Browser, root_site: S
             page.goto(root_site.page_url(path), wait_until="domcontentloaded")
             assert page.evaluate(CELLS_OFF_SCREEN) == [], path
             stacked += page.locator('table[data-stack="rows"]').count()
-        # Step 10's comparison stacks its rows, each value under its column's name.
+        # The side-by-side comparison stacks its rows, each value under its column's name.
         page.goto(root_site.page_url("steps/side-by-side/"), wait_until="domcontentloaded")
         cell = page.locator(".side-by-side td[data-label]").first
         assert cell.evaluate("td => getComputedStyle(td, '::before').content") == '"Training job: "'

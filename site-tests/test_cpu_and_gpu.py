@@ -1,4 +1,4 @@
-"""Steps 11 and 12: the CPU-and-GPU comparison follows the chips chosen, and the race plays,
+"""A CPU and a GPU, compared, and the same prompt on the CPUs: the comparison follows the chips chosen, and the race plays,
 the GPU finishing first, with the engine's times; with reduced motion it still advances."""
 
 from __future__ import annotations
@@ -6,26 +6,42 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import Browser, Page
-from support import Site, Watched, open_watched, run_axe, wait_live, wait_matches_cpython
+from playwright.sync_api import Browser, Locator, Page
+from support import (
+    Site,
+    Watched,
+    open_watched,
+    result,
+    run_axe,
+    visible_text,
+    wait_for_error,
+    wait_live,
+    wait_matches_cpython,
+    widget,
+)
 
 from engine.numbers.catalog import get_hardware
 
-STEP_11 = "steps/cpu-and-gpu/"
-STEP_12 = "steps/same-prompt-on-cpus/"
+COMPARE_PAGE = "steps/cpu-and-gpu/"
+RACE_PAGE = "steps/same-prompt-on-cpus/"
 COMPARE = "[data-widget=cpu_vs_gpu]"
 RACE = "[data-widget=cpu_gpu_race]"
 
 
+def field(page: Page, name: str, label: str) -> Locator:
+    return widget(page, name).get_by_label(label, exact=True)
+
+
 def peak_ratio(page: Page) -> float:
+    """The peak ratio the comparison states, as its data attribute holds it unrounded."""
     return float(str(page.get_attribute(COMPARE + " [data-peak-ratio]", "data-peak-ratio")))
 
 
-def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
+def test_changing_the_chips_changes_the_ratio_as_the_engine_says(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url(STEP_11))
+    page.goto(root_site.page_url(COMPARE_PAGE))
     wait_live(page)
     wait_matches_cpython(page, "cpu_vs_gpu", COMPARE)
     before = peak_ratio(page)
@@ -36,7 +52,7 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
     )
     assert page.locator(COMPARE + ' svg[role="img"]').count() == 4
 
-    page.select_option(COMPARE + " select[name=cpu]", "epyc-9654")
+    field(page, "cpu_vs_gpu", "CPU").select_option("epyc-9654")
     page.wait_for_function(
         "([sel, r]) => Number(document.querySelector(sel + ' [data-peak-ratio]').dataset.peakRatio) !== r",
         arg=[COMPARE, before],
@@ -47,8 +63,8 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
     expected = 8 * h100.peak_flops_per_s("bf16") / (2 * epyc.peak_flops_per_s("fp32"))
     assert peak_ratio(page) == float(f"{expected:.6g}")
 
-    page.select_option(COMPARE + " select[name=gpu]", "b200")
-    page.fill(COMPARE + " input[name=gpus]", "8")
+    field(page, "cpu_vs_gpu", "GPU").select_option("b200")
+    field(page, "cpu_vs_gpu", "GPUs").fill("8")
     expected = (
         8 * get_hardware("b200").peak_flops_per_s("bf16") / (2 * epyc.peak_flops_per_s("fp32"))
     )
@@ -57,19 +73,19 @@ def test_step_11_changing_the_chips_changes_the_ratio_as_the_engine_says(
         arg=[COMPARE, float(f"{expected:.6g}")],
     )
     wait_matches_cpython(page, "cpu_vs_gpu", COMPARE)
-    assert "8 × NVIDIA B200" in page.inner_text(COMPARE + " .widget-result")
+    assert "8 × NVIDIA B200" in visible_text(result(widget(page, "cpu_vs_gpu")))
 
     # A bad count is refused next to its field; the last good result stays.
-    page.fill(COMPARE + " input[name=cpus]", "0")
-    error = COMPARE + " .widget-error[data-error-for=cpus]"
-    page.wait_for_function("sel => document.querySelector(sel).textContent.length > 0", arg=error)
-    assert page.get_attribute(COMPARE + " input[name=cpus]", "aria-invalid") == "true"
+    sockets = field(page, "cpu_vs_gpu", "CPU sockets")
+    sockets.fill("0")
+    assert wait_for_error(sockets)
+    assert sockets.get_attribute("aria-invalid") == "true"
 
 
 def press_start(page: Page) -> None:
     """Press Start until the clock runs (its buttons are wired after the first live render)."""
     for _ in range(100):
-        page.click(RACE + ' [data-clock="play"]')
+        widget(page, "cpu_gpu_race").get_by_role("button", name="Start", exact=True).click()
         if page.get_attribute(RACE, "data-clock-state") == "playing":
             return
         time.sleep(0.1)
@@ -77,14 +93,15 @@ def press_start(page: Page) -> None:
 
 
 def lane_finished(page: Page, kind: str) -> bool:
+    """Whether the lane (gpu or cpu) is marked finished: data attributes, the thing under test."""
     return page.locator(f"{RACE} .race-lane[data-lane={kind}][data-finished]").count() == 1
 
 
-def test_step_12_the_gpu_finishes_first_with_the_engines_times(
+def test_in_the_race_the_gpu_finishes_first_with_the_engines_times(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url(STEP_12))
+    page.goto(root_site.page_url(RACE_PAGE))
     wait_live(page)
     inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert inputs["elapsed"] == "0"
@@ -105,11 +122,10 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
     assert lane_finished(page, "cpu")
     inputs = wait_matches_cpython(page, "cpu_gpu_race", RACE).inputs
     assert float(inputs["elapsed"]) >= t_cpu
-    result = page.inner_text(RACE + " .widget-result")
-    assert "Both done" in result
+    assert "Both done" in visible_text(result(widget(page, "cpu_gpu_race")))
 
     # A training step instead: the engine restarts the race at a speed that suits it.
-    page.select_option(RACE + " select[name=task]", "train")
+    field(page, "cpu_gpu_race", "Race").select_option("train")
     page.wait_for_function(
         "sel => document.querySelector(sel + ' .widget-controls [name=race]').value.startsWith('train')",
         arg=RACE,
@@ -120,7 +136,7 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
 
     # The CPUs' vector units instead of their matrix units: a new race, the engine's times.
     amx = float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds")))
-    page.select_option(RACE + " select[name=path]", "vector")
+    field(page, "cpu_gpu_race", "CPU code path").select_option("vector")
     page.wait_for_function(
         "sel => document.querySelector(sel + ' .widget-controls [name=race]').value.endsWith('vector')",
         arg=RACE,
@@ -129,13 +145,13 @@ def test_step_12_the_gpu_finishes_first_with_the_engines_times(
     assert float(str(page.get_attribute(RACE + " [data-lane=cpu]", "data-seconds"))) > amx
 
 
-def test_step_12_with_reduced_motion_the_race_still_advances(
+def test_with_reduced_motion_the_race_still_advances(
     browser: Browser, root_site: Site
 ) -> None:
     w = open_watched(browser, reduced_motion="reduce")
     try:
         page = w.page
-        page.goto(root_site.page_url(STEP_12))
+        page.goto(root_site.page_url(RACE_PAGE))
         wait_live(page)
         assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
         press_start(page)
@@ -158,8 +174,8 @@ def test_step_12_with_reduced_motion_the_race_still_advances(
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", [STEP_11, STEP_12])
-def test_steps_11_and_12_pass_axe_in_both_colour_schemes(
+@pytest.mark.parametrize("path", [COMPARE_PAGE, RACE_PAGE])
+def test_the_comparison_and_the_race_pass_axe_in_both_colour_schemes(
     browser: Browser, root_site: Site, scheme: str, path: str
 ) -> None:
     w = open_watched(browser, color_scheme=scheme)

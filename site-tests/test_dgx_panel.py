@@ -1,6 +1,6 @@
-"""The dgx-1 panel keeps one simulated server per tab: a deployment made in step 8 is still on
-the panel in step 4, reset clears it, and a corrupted stored state gives a readable message
-while the panel keeps working."""
+"""The dgx-1 panel keeps one simulated server per tab: a deployment made on "Serve the model"
+is still on the panel on "Break it: train it anyway", reset clears it, and a corrupted stored
+state gives a readable message while the panel keeps working."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from engine.browser import update
 from engine.lesson import cluster
 from engine.words.format import format_GB
 
-STEP_4 = "steps/train-it-anyway/"
-STEP_8 = "steps/serve-the-model/"
+TRAIN_IT_ANYWAY = "steps/train-it-anyway/"
+SERVE_THE_MODEL = "steps/serve-the-model/"
 DEPLOY = "[data-widget=deploy_model]"
 PANEL = "[data-widget=dgx_panel]"
 STORE_KEY = "lesson:session:dgx-1"
@@ -31,7 +31,7 @@ def test_a_deployment_stays_on_the_panel_across_pages_until_reset(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url(STEP_8))
+    page.goto(root_site.page_url(SERVE_THE_MODEL))
     wait_live(page)
     settle(page)
     page.fill(DEPLOY + " input[name=context]", "32768")
@@ -51,7 +51,7 @@ def test_a_deployment_stays_on_the_panel_across_pages_until_reset(
     assert page.locator(idle + " svg[data-gpu]").count() == 14  # memory and utilisation
 
     # Another page, same tab: the panel there shows the same dgx-1.
-    page.goto(root_site.page_url(STEP_4))
+    page.goto(root_site.page_url(TRAIN_IT_ANYWAY))
     wait_live(page)
     settle(page)
     wait_for_text(page, PANEL, in_use)
@@ -67,7 +67,7 @@ def test_a_deployment_stays_on_the_panel_across_pages_until_reset(
     page.click(PANEL + " [data-action=reset]")
     wait_for_text(page, PANEL, "No job is running")
     assert "0 of 8 GPUs hold memory" in page.inner_text(PANEL + " .widget-result")
-    page.goto(root_site.page_url(STEP_8))
+    page.goto(root_site.page_url(SERVE_THE_MODEL))
     wait_live(page)
     settle(page)
     wait_for_text(page, PANEL, "No job is running")
@@ -78,7 +78,7 @@ def test_a_corrupted_stored_state_shows_a_message_and_the_panel_still_works(
 ) -> None:
     page = watched.page
     page.add_init_script(f"sessionStorage.setItem({STORE_KEY!r}, '{{not json');")
-    page.goto(root_site.page_url(STEP_4))
+    page.goto(root_site.page_url(TRAIN_IT_ANYWAY))
     wait_live(page)
     settle(page)
     page.wait_for_function(

@@ -1,4 +1,4 @@
-"""Step 17's second drill, on speed, in a real browser: the build-time question is what the
+"""The second drill on the "will it fit?" page, on speed, in a real browser: the build-time question is what the
 engine renders and the live one the same; a linked question number loads that question; the
 engine's answer is accepted and scored; a typical wrong answer gets its slip named; hostile
 input gets an inline message, never markup or NaN.
@@ -12,6 +12,8 @@ from playwright.sync_api import Page
 from support import (
     Site,
     Watched,
+    hidden_in_details,
+    result,
     result_html_in_browser,
     wait_live,
     wait_matches_cpython,
@@ -86,7 +88,7 @@ def test_a_linked_question_is_checked_and_the_slip_named(
     assert feedback.get_attribute("data-correct") == "true"
     assert "Correct" in feedback.inner_text()
     assert "is the bound, the best case" in feedback.inner_text()
-    assert "Score: 1 correct of 1 answered" in str(page.text_content(DRILL + " .drill-score"))
+    assert "Score: 1 correct of 1 answered" in hidden_in_details(result(page.locator(DRILL)))
     kept = Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert (kept.correct, kept.scored) == (1, seed)
 
@@ -96,7 +98,7 @@ def test_a_linked_question_is_checked_and_the_slip_named(
     page.wait_for_selector(DRILL + ' .drill-feedback[data-mistake="decode_speed"]')
     text = page.inner_text(DRILL + " .drill-feedback")
     assert words in text and drill_speed.MISTAKES["decode_speed"] in text
-    assert "Score: 1 correct of 1 answered" in str(page.text_content(DRILL + " .drill-score"))
+    assert "Score: 1 correct of 1 answered" in hidden_in_details(result(page.locator(DRILL)))
 
     # The right number with the wrong limit.
     other = "memory" if question.limit == "compute" else "compute"
@@ -142,4 +144,4 @@ def test_hostile_input_gets_an_inline_message(watched: Watched, root_site: Site)
         "sel => document.querySelector(sel).textContent.includes('choose compute or memory')",
         arg=DRILL + " .widget-error[data-error-for=limit]",
     )
-    assert "Score: 0 correct of 0 answered" in str(page.text_content(DRILL + " .drill-score"))
+    assert "Score: 0 correct of 0 answered" in hidden_in_details(result(page.locator(DRILL)))

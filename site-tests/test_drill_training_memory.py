@@ -1,4 +1,4 @@
-"""Step 7: the training-memory drill in a real browser. A linked question number reproduces
+"""The training-memory drill in a real browser. A linked question number reproduces
 the question, the engine's right answer is accepted and scored, a typical slip is named, the
 score survives a reload (localStorage), and a corrupted kept score is ignored with a message."""
 
@@ -6,23 +6,33 @@ from __future__ import annotations
 
 import json
 
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page, expect
 from support import (
     Site,
     Watched,
+    hidden_in_details,
+    is_open,
+    open_details,
+    result,
     result_html_in_browser,
+    visible_text,
     wait_live,
     wait_matches_cpython,
+    widget,
     widget_inputs,
+)
+from support import (
+    status as status_of,
 )
 
 from engine.browser import update
 from engine.lesson.drills import training_memory as training_drill
+from engine.widgets.drill_training_memory import WIDGET
 
 PAGE = "steps/drill-training-memory/"
 NAME = "drill_training_memory"
 SELECTOR = f"[data-widget={NAME}]"
-STORE_KEY = "lesson:local:drill-training-memory"
+STORE_KEY = "lesson:" + WIDGET.store  # where lesson.js keeps the widget's store
 
 
 def shown_question(page: Page) -> training_drill.TrainingMemoryQuestion:
@@ -30,20 +40,30 @@ def shown_question(page: Page) -> training_drill.TrainingMemoryQuestion:
     seed = page.get_attribute(SELECTOR + " .drill", "data-seed")
     assert seed is not None
     question = training_drill.training_memory_question(int(seed))
-    assert question.lead in page.inner_text(SELECTOR + " .widget-result")
+    assert question.lead in visible_text(result(drill(page)))
     return question
+
+
+def drill(page: Page) -> Locator:
+    return widget(page, NAME)
+
+
+def feedback(page: Page) -> Locator:
+    """The verdict on the last answer, with what it says in data attributes (the thing
+    under test: correct or not, the mistake matched)."""
+    return drill(page).locator(".drill-feedback")
 
 
 def answer(page: Page, text: str, fits: bool) -> None:
     """Type an answer, say whether it fits, press Check, and wait for the feedback; the live
     result must be what CPython renders for the same inputs and the same button."""
-    page.fill(SELECTOR + " input[name=answer]", text)
-    page.select_option(SELECTOR + " select[name=fits]", "yes" if fits else "no")
+    drill(page).get_by_label("Your answer", exact=True).fill(text)
+    drill(page).get_by_label("Does it fit?", exact=True).select_option("yes" if fits else "no")
     # Typing re-renders without checking, which clears any earlier feedback.
-    page.wait_for_selector(SELECTOR + " .drill-feedback", state="detached")
+    expect(feedback(page)).to_have_count(0)
     inputs = widget_inputs(page, SELECTOR)
-    page.click(SELECTOR + " button[data-action=check]")
-    page.wait_for_selector(SELECTOR + " .drill-feedback")
+    drill(page).get_by_role("button", name="Check", exact=True).click()
+    expect(feedback(page)).to_have_count(1)
     expected = json.loads(update(NAME, json.dumps({**inputs, "action": "check"})))
     # The reader may have opened the score's details; the engine's markup is the same.
     shown = page.inner_html(SELECTOR + " .widget-result").replace(' open=""', "")
@@ -52,10 +72,15 @@ def answer(page: Page, text: str, fits: bool) -> None:
 
 def score_text(page: Page) -> str:
     """The score, which waits in the drill's closed details until the reader opens it."""
-    return str(page.text_content(SELECTOR + " .drill-score"))
+    return hidden_in_details(result(drill(page)))
 
 
-def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_site: Site) -> None:
+def notes(page: Page) -> Locator:
+    """The drill's details: the score, the rules and the assumptions."""
+    return result(drill(page)).locator("details.widget-notes")
+
+
+def test_a_linked_question_is_checked_scored_and_its_score_kept(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(PAGE + "?drill_training_memory.seed=42"))
     wait_live(page)
@@ -67,9 +92,8 @@ def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_sit
 
     # The right answer, computed by the engine in CPython: correct, and scored.
     answer(page, f"{question.answer_GB:.2f}", question.fits)
-    feedback = page.locator(SELECTOR + " .drill-feedback")
-    assert feedback.get_attribute("data-correct") == "true"
-    assert "Correct" in feedback.inner_text()
+    assert feedback(page).get_attribute("data-correct") == "true"
+    assert "Correct" in visible_text(feedback(page))
     assert "Score: 1 correct of 1 answered, streak 1." in score_text(page)
     kept = training_drill.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert (kept.answered, kept.correct, kept.scored) == (1, 1, 42)
@@ -80,40 +104,39 @@ def test_a_linked_question_is_checked_scored_and_kept(watched: Watched, root_sit
     )
     answer(page, f"{wrong_bytes / 1e9:.2f}", question.fits)
     page.wait_for_selector(SELECTOR + f' .drill-feedback[data-mistake="{slip}"]')
-    text = page.inner_text(SELECTOR + " .drill-feedback")
+    text = visible_text(feedback(page))
     assert words in text
     assert "forgot the optimiser states" in text
     assert "Score: 1 correct of 1 answered" in score_text(page)
 
     # The score waits in the closed details; opened, it shows, and stays open as the drill
     # re-renders on the next answer.
-    details = page.locator(SELECTOR + " details.widget-notes")
-    assert not details.evaluate("d => d.open")
-    assert not page.is_visible(SELECTOR + " .drill-score")
-    page.click(SELECTOR + " details.widget-notes > summary")
-    assert "Score: 1 correct of 1 answered" in page.inner_text(SELECTOR + " .drill-score")
+    details = notes(page)
+    assert not is_open(details)
+    assert "Score:" not in visible_text(result(drill(page)))
+    assert not details.locator(".drill-score").is_visible()
+    open_details(details)
+    assert "Score: 1 correct of 1 answered" in visible_text(details)
 
     # GB and GiB mixed up: named as such.
     _, gib_bytes, gib_words = next(c for c in question.typical_wrong_answers() if c[0] == "gib")
     answer(page, f"{gib_bytes / 1e9:.2f}", question.fits)
     page.wait_for_selector(SELECTOR + ' .drill-feedback[data-mistake="gib"]')
-    assert gib_words in page.inner_text(SELECTOR + " .drill-feedback")
-    assert details.evaluate("d => d.open")
-    assert "Answers within 2 %" in page.inner_text(SELECTOR + " details.widget-notes")
+    assert gib_words in visible_text(feedback(page))
+    assert is_open(details)
+    assert "Answers within 2 %" in visible_text(details)
 
     # Reload: the address still carries the question, and the score was kept on the device.
     page.reload()
     wait_live(page)
     page.wait_for_selector(SELECTOR + ' .drill[data-seed="42"]')
-    page.wait_for_function(
-        "sel => document.querySelector(sel + ' .drill-score').textContent.includes('1 correct of 1')",
-        arg=SELECTOR,
-    )
+    expect(drill(page).locator(".drill-score")).to_contain_text("1 correct of 1")
+    assert "1 correct of 1" in score_text(page)  # closed again, as a fresh page opens
 
     # New question: the next number, the answer cleared, the address follows.
-    page.click(SELECTOR + " button[data-action=new]")
+    drill(page).get_by_role("button", name="New question", exact=True).click()
     page.wait_for_selector(SELECTOR + ' .drill[data-seed="43"]')
-    assert page.input_value(SELECTOR + " input[name=answer]") == ""
+    assert drill(page).get_by_label("Your answer", exact=True).input_value() == ""
     assert "drill_training_memory.seed=43" in page.url
     assert shown_question(page).seed == 43
 
@@ -126,18 +149,15 @@ def test_a_corrupted_kept_score_is_ignored_and_the_drill_still_works(
     page.evaluate('k => localStorage.setItem(k, \'{"answered": "<b>lots</b>"\')', STORE_KEY)
     page.reload()
     wait_live(page)
-    status = page.locator(SELECTOR + " .widget-status")
-    page.wait_for_function(
-        "sel => document.querySelector(sel + ' .widget-status').textContent.includes('Ignored')",
-        arg=SELECTOR,
-    )
-    assert "starting a new score" in status.inner_text()
+    status = status_of(drill(page))
+    expect(status).to_contain_text("Ignored")
+    assert "starting a new score" in visible_text(status)
     assert page.locator(SELECTOR + " b").count() == 0
     assert "Score: 0 correct of 0 answered" in score_text(page)
 
     question = shown_question(page)
     answer(page, f"{question.answer_GB:.2f} GB", question.fits)
-    assert page.get_attribute(SELECTOR + " .drill-feedback", "data-correct") == "true"
+    assert feedback(page).get_attribute("data-correct") == "true"
     assert "Score: 1 correct of 1 answered" in score_text(page)
     kept = training_drill.Score.from_text(page.evaluate("k => localStorage.getItem(k)", STORE_KEY))
     assert kept.correct == 1
@@ -149,11 +169,9 @@ def test_a_hostile_linked_question_number_is_refused_readably(
     page = watched.page
     page.goto(root_site.page_url(PAGE + "?drill_training_memory.seed=%3Cimg%20src%3Dx%3E"))
     wait_live(page)
-    page.wait_for_function(
-        "sel => document.querySelector(sel + ' .widget-status').textContent.includes('Ignored')",
-        arg=SELECTOR,
-    )
-    assert "Question number" in page.inner_text(SELECTOR + " .widget-status")
+    status = status_of(drill(page))
+    expect(status).to_contain_text("Ignored")
+    assert "Question number" in visible_text(status)
     assert page.locator("img[src=x]").count() == 0
     assert shown_question(page).seed == 1  # back to the page's own question
 
@@ -165,18 +183,12 @@ def test_the_fifth_correct_answer_completes_the_drill(watched: Watched, root_sit
     page.evaluate("([k, v]) => localStorage.setItem(k, v)", [STORE_KEY, almost])
     page.reload()
     wait_live(page)
-    page.wait_for_function(
-        "sel => document.querySelector(sel + ' .drill-score').textContent.includes('4 correct')",
-        arg=SELECTOR,
-    )
+    expect(drill(page).locator(".drill-score")).to_contain_text("4 correct")
     question = shown_question(page)
     answer(page, f"{question.answer_GB:.3f}", question.fits)
     # The mark sits with the score in the closed details: in the page, not shown.
-    page.wait_for_selector(SELECTOR + ' [data-drill-complete="drill_training_memory"]', state="attached")
+    page.wait_for_selector(SELECTOR + f' [data-drill-complete="{NAME}"]', state="attached")
     assert "Score: 5 correct of 5 answered" in score_text(page)
-    page.wait_for_function(
-        "() => (document.querySelector('.lesson-progress__text') || {}).textContent"
-        "?.includes('1 drill completed')"
-    )
+    expect(page.locator(".lesson-progress__text")).to_contain_text("1 drill completed")
     progress = json.loads(page.evaluate("() => localStorage.getItem('lesson:progress')"))
-    assert "steps/drill-training-memory/" in progress["drills"]
+    assert PAGE in progress["drills"]  # kept by the page's address

@@ -13,8 +13,8 @@ from support import Site, Watched, settle, wait_live, widget_inputs
 
 from engine.browser import update
 
-STEP_4 = "steps/train-it-anyway/"
-STEP_8 = "steps/serve-the-model/"
+TRAIN_IT_ANYWAY = "steps/train-it-anyway/"
+SERVE_THE_MODEL = "steps/serve-the-model/"
 PLAYGROUND = "steps/playground/"
 SELECTOR = "[data-widget=playground]"
 STORE_KEY = "lesson:session:dgx-1"
@@ -29,8 +29,8 @@ def test_a_deeply_nested_saved_state_is_ignored_with_a_note_on_every_dgx_widget(
     watched: Watched, root_site: Site
 ) -> None:
     page = watched.page
-    page.goto(root_site.page_url(STEP_4))
-    for path in (STEP_4, STEP_8):
+    page.goto(root_site.page_url(TRAIN_IT_ANYWAY))
+    for path in (TRAIN_IT_ANYWAY, SERVE_THE_MODEL):
         # 20,000 brackets overflow the WebAssembly stack if parsed (about 5,000 are fatal).
         page.evaluate(f"sessionStorage.setItem({STORE_KEY!r}, '['.repeat(20000))")
         page.goto(root_site.page_url(path))

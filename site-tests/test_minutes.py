@@ -4,7 +4,7 @@ Each step's header states minutes the build counted on the built page (macros/re
 Here Chromium recounts independently: it opens each step as a reader first sees it (scripts
 off, so the build-time widget output; closed <details> shut) and its innerText gives the words
 it renders. The header's minutes must follow the stated rule from the words on the page, and
-the 21 steps must come to about half an hour, the total the Home page states.
+the steps must come to about half an hour, the total the Home page states.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Browser
-from support import Site
+from support import Site, lesson_steps
 
 from macros.reading_time import WORD_RE, exact_minutes, step_minutes
 
@@ -36,7 +36,8 @@ def _stated_minutes(site: Site) -> dict[int, tuple[int, int, float]]:
         found = HEADER_RE.search(html_path.read_text())
         assert found, f"{html_path.parent.name}: no step header with its minutes"
         stated[int(found.group(1))] = (int(found.group(2)), int(found.group(3)), float(found.group(4)))
-    assert sorted(stated) == list(range(1, 22)), "every one of the 21 steps states its time"
+    steps = len(lesson_steps())
+    assert sorted(stated) == list(range(1, steps + 1)), f"every one of the {steps} steps states its time"
     return stated
 
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 from playwright.sync_api import Page, Route
-from support import AXE, Site, Watched, run_axe, wait_live, widget_inputs
+from support import AXE, Site, Watched, run_axe, wait_for_text, wait_live, widget_inputs
 
 from engine.browser import update
 
@@ -119,11 +119,7 @@ def test_a_worker_that_dies_mid_session_is_restarted_on_the_next_input(
         "() => window.__lessonEngine.worker && window.__lessonEngine.worker !== window.__deadWorker",
         timeout=FAILED_WITHIN_S * 1000,
     )
-    page.wait_for_function(
-        "sel => document.querySelector(sel + ' .widget-result').innerText.includes('140')",
-        arg=WIDGET,
-        timeout=FAILED_WITHIN_S * 1000,
-    )
+    wait_for_text(page, WIDGET, "140", timeout_ms=FAILED_WITHIN_S * 1000)
     assert "140" in expected["html"]
     assert page.get_attribute(WIDGET, "data-state") == "live"
 

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from support import Site, Watched, open_watched, pages, run_axe, wait_live, widget_pages
+from support import (
+    Site,
+    Watched,
+    open_watched,
+    pages,
+    run_axe,
+    wait_for_text,
+    wait_live,
+    widget_pages,
+)
 
 
 def test_every_page_stays_on_its_origin_logs_no_error_and_passes_axe(
@@ -74,9 +83,7 @@ def test_an_offline_reload_after_one_visit_stays_live(watched: Watched, root_sit
     page.reload()
     wait_live(page)
     page.select_option("[data-widget=model_size] select[name=format]", "int4")
-    page.wait_for_function(
-        "() => document.querySelector('[data-widget=model_size] .widget-result').innerText.includes('4.02 GB')"
-    )
+    wait_for_text(page, "[data-widget=model_size]", "4.02 GB", timeout_ms=30_000)
 
 
 def test_the_site_works_under_a_sub_path(watched: Watched, subpath_site: Site) -> None:

@@ -1,4 +1,4 @@
-"""Step 5: the training run plays in accelerated time, pauses, finishes, and still advances
+"""A training run you can watch: the run plays in accelerated time, pauses, finishes, and still advances
 (once a second) for readers who ask for reduced motion."""
 
 from __future__ import annotations
@@ -6,13 +6,26 @@ from __future__ import annotations
 import re
 import time
 
-from playwright.sync_api import Browser, Page
-from support import Site, Watched, open_watched, wait_live, wait_matches_cpython
+from playwright.sync_api import Browser, Locator, Page
+from support import (
+    Site,
+    Watched,
+    is_open,
+    open_details,
+    open_watched,
+    result,
+    visible_text,
+    wait_live,
+    wait_matches_cpython,
+    widget,
+)
 
 PAGE = "steps/training-run/"
 SELECTOR = "[data-widget=training_run]"
 SCALE = {"": 1.0, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
+# The figures are a description list; a term has no accessible name to find its value by, so
+# the list is read in the page.
 FIGURE_JS = """([sel, term]) => {
   const terms = [...document.querySelectorAll(sel + ' .widget-result dt')];
   const dt = terms.find(t => t.textContent === term);
@@ -52,7 +65,7 @@ def press_start(page: Page) -> None:
     """Press Start until the clock runs. The widget is marked live just before its first live
     render, and the clock's buttons are wired after that render, so an early press is lost."""
     for _ in range(100):
-        page.click(SELECTOR + ' [data-clock="play"]')
+        button(page, "Start").click()
         if page.get_attribute(SELECTOR, "data-clock-state") == "playing":
             return
         if page.locator(SELECTOR + " .widget-result [data-clock-done]").count():
@@ -61,8 +74,12 @@ def press_start(page: Page) -> None:
     raise AssertionError("the clock never started")
 
 
+def button(page: Page, name: str) -> Locator:
+    return widget(page, "training_run").get_by_role("button", name=name, exact=True)
+
+
 def open_run(watched: Watched, root_site: Site) -> Page:
-    """Step 5 open, its training run live and showing what CPython renders."""
+    """The page open, its training run live and showing what CPython renders."""
     page = watched.page
     page.goto(root_site.page_url(PAGE))
     wait_live(page)
@@ -70,7 +87,7 @@ def open_run(watched: Watched, root_site: Site) -> Page:
     return page
 
 
-def test_start_advances_pause_stops_and_a_short_run_finishes(
+def test_start_advances_the_run_pause_stops_it_and_a_short_run_finishes(
     watched: Watched, root_site: Site
 ) -> None:
     page = open_run(watched, root_site)
@@ -83,7 +100,7 @@ def test_start_advances_pause_stops_and_a_short_run_finishes(
     wait_tokens_above(page, first)
     assert tokens_done(page) > first
 
-    page.click(SELECTOR + ' [data-clock="pause"]')
+    button(page, "Pause").click()
     assert page.get_attribute(SELECTOR, "data-clock-state") == "paused"
     time.sleep(0.3)  # a frame already on its way may still land
     paused = tokens_done(page)
@@ -93,21 +110,22 @@ def test_start_advances_pause_stops_and_a_short_run_finishes(
     wait_matches_cpython(page, "training_run", SELECTOR)
 
     # A small budget at the fastest speed finishes within a second or two.
-    page.fill(SELECTOR + " input[name=tokens]", "1e9")
-    page.select_option(SELECTOR + " select[name=speed]", str(30 * 86400))
+    run = widget(page, "training_run")
+    run.get_by_label("Token budget", exact=True).fill("1e9")
+    run.get_by_label("Speed", exact=True).select_option(str(30 * 86400))
     wait_matches_cpython(page, "training_run", SELECTOR)
-    page.click(SELECTOR + ' [data-clock="play"]')
+    button(page, "Start").click()
     page.wait_for_selector(SELECTOR + " .widget-result [data-clock-done]", timeout=30_000)
     page.wait_for_function(
         "sel => document.querySelector(sel).dataset.clockState === 'paused'", arg=SELECTOR
     )
-    assert "Finished" in page.inner_text(SELECTOR + " .widget-result")
+    assert "Finished" in visible_text(result(run))
     assert figure(page, "Time left") == "0 s"
     assert tokens_done(page) == 1e9
     wait_matches_cpython(page, "training_run", SELECTOR)
 
     # Restart goes back to the beginning.
-    page.click(SELECTOR + ' [data-clock="restart"]')
+    button(page, "Restart").click()
     page.wait_for_function(
         "sel => !document.querySelector(sel + ' .widget-result [data-clock-done]')", arg=SELECTOR
     )
@@ -142,12 +160,10 @@ def test_a_block_the_reader_opened_stays_open_while_the_run_plays(
     watched: Watched, root_site: Site
 ) -> None:
     page = open_run(watched, root_site)
-    details = page.locator(SELECTOR + " .widget-result details").first
-    details.locator("summary").click()
-    assert details.evaluate("d => d.open")
+    open_details(result(widget(page, "training_run")).locator("details").first)
     press_start(page)
     wait_tokens_above(page, 0.0)
     first = tokens_done(page)
     wait_tokens_above(page, first)  # at least one render replaced the output meanwhile
-    assert page.locator(SELECTOR + " .widget-result details").first.evaluate("d => d.open")
-    page.click(SELECTOR + ' [data-clock="pause"]')
+    assert is_open(result(widget(page, "training_run")).locator("details").first)
+    button(page, "Pause").click()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Browser, Route, expect
 from support import (
     Site,
     Watched,
@@ -68,9 +68,8 @@ def test_changing_an_input_changes_the_output_as_the_engine_says(
     before = page.inner_text(selector + " .widget-result")
     assert "16.06 GB" in before
     page.select_option(selector + " select[name=model]", "llama-3.1-70b")
-    page.wait_for_function(
-        "sel => !document.querySelector(sel + ' .widget-result').innerText.includes('16.06 GB')",
-        arg=selector,
+    expect(page.locator(selector + " .widget-result")).not_to_contain_text(
+        "16.06 GB", use_inner_text=True, timeout=30_000
     )
     after = page.inner_text(selector + " .widget-result")
     assert "141.11 GB" in after or "141.1 GB" in after
