@@ -24,25 +24,28 @@ QLoRA code does). Sizes in bytes; GB = 10^9 bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-from engine.numbers import quantities, validate
+from engine.numbers import validate
 from engine.numbers.architecture import shape_components
-from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
-from engine.numbers.memory import RECOMPUTE, RUNTIME_OVERHEAD_BYTES, activation_bytes_per_layer
+from engine.numbers.memory import RUNTIME_OVERHEAD_BYTES, activation_bytes_per_layer
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.training_choices import checked
+from engine.numbers.training_choices import Recompute
 
-METHODS = ("lora", "qlora")
+Method = Literal["lora", "qlora"]
+METHODS: tuple[Method, ...] = get_args(Method)
+Targets = Literal["attention-qv", "all-linear"]
 # Which matrices of each layer get an adapter: the LoRA paper's main choice (query and value
 # projections, section 7.1) or every linear matrix (the QLoRA paper's, section 4).
-TARGETS = {
+TARGETS: dict[Targets, tuple[str, ...]] = {
     "attention-qv": ("attention.q", "attention.v"),
     "all-linear": ("attention.q", "attention.k", "attention.v", "attention.o",
                    "mlp.gate", "mlp.up", "mlp.down"),
 }
-DEFAULT_TARGETS = {"lora": "all-linear", "qlora": "all-linear"}
+DEFAULT_TARGETS: dict[Method, Targets] = {"lora": "all-linear", "qlora": "all-linear"}
 DEFAULT_RANK = 16
 
 NF4_BITS = 4.0
@@ -58,18 +61,25 @@ NF4_DQ_BITS_PER_PARAM = (NF4_BITS + NF4_SCALE_BITS / NF4_BLOCK
 ADAPTER_BYTES_PER_PARAM = {"weights": 2.0, "gradients": 2.0, "optimizer_states": 8.0}
 
 
-def _check_rank(rank: object) -> int:
-    return quantities.LORA_RANK.check_integer(rank, "rank", "Adapter rank")
+def parse_method(value: object) -> Method:
+    """``value`` as an adapter method, checked where it enters (a figure's keyword text)."""
+    chosen = validate.choice(value, "method", METHODS)
+    return next(m for m in METHODS if m == chosen)
 
 
-def adapter_params(model: object, rank: object = DEFAULT_RANK,
-                   targets: object = "all-linear") -> int:
+def parse_targets(value: object) -> Targets:
+    """``value`` as the matrices adapters go on, checked where it enters."""
+    chosen = validate.choice(value, "targets", tuple(TARGETS))
+    return next(t for t in TARGETS if t == chosen)
+
+
+def adapter_params(model: ModelSpec, rank: int = DEFAULT_RANK,
+                   targets: Targets = "all-linear") -> int:
     """Trainable parameters of rank-``rank`` adapters on ``targets``: r (d + k) per d x k
     matrix, summed over the layers (GPT-3 175B, r = 1 on query and value: 4.7 million, the
     LoRA paper's Table 4)."""
-    m = as_model(model)
-    r = _check_rank(rank)
-    names = TARGETS[validate.choice(targets, "targets", tuple(TARGETS))]
+    m, r = model, rank
+    names = TARGETS[targets]
     if m.experts > 1 or m.attention == "mla":
         raise EngineError(f"Adapters are counted for dense models with ordinary attention; "
                           f"{m.name} is not one.", "model")
@@ -77,11 +87,10 @@ def adapter_params(model: object, rank: object = DEFAULT_RANK,
                for c in shape_components(m) if c.name in names)
 
 
-def frozen_base_bytes(model: object, method: object = "lora") -> float:
+def frozen_base_bytes(model: ModelSpec, method: Method = "lora") -> float:
     """The frozen base: all in bf16 for LoRA; for QLoRA the layers' linear matrices in NF4
     with double quantisation (4.127 bits), the embeddings, norms and head in bf16."""
-    m = as_model(model)
-    meth = validate.choice(method, "method", METHODS)
+    m, meth = model, method
     bf16 = get_format("bf16").bytes_per_number
     if meth == "lora":
         return m.params * bf16
@@ -99,9 +108,9 @@ class AdapterMemory(Record):
 
     model: ModelSpec
     hardware: HardwareSpec
-    method: str
+    method: Method
     rank: int
-    targets: str
+    targets: Targets
     seq_len: int
     micro_batch: int
     recompute: str
@@ -114,27 +123,20 @@ class AdapterMemory(Record):
 
 
 def adapter_memory(
-    model: object,
-    hardware: object,
+    model: ModelSpec,
+    hardware: HardwareSpec,
     *,
-    method: object = "lora",
-    rank: object = DEFAULT_RANK,
-    targets: object = None,
-    seq_len: object = 4096,
-    micro_batch: object = 1,
-    recompute: object = "full",
+    method: Method = "lora",
+    rank: int = DEFAULT_RANK,
+    targets: Targets | None = None,
+    seq_len: int = 4096,
+    micro_batch: int = 1,
+    recompute: Recompute = "full",
 ) -> AdapterMemory:
     """Memory on one GPU to fine-tune ``model`` with LoRA or QLoRA adapters: frozen base +
     adapters' weights, gradients and optimiser states + activations + runtime overhead."""
-    m = as_model(model)
-    hw = as_hardware(hardware)
-    meth = validate.choice(method, "method", METHODS)
-    tgt = DEFAULT_TARGETS[meth] if targets is None else validate.choice(
-        targets, "targets", tuple(TARGETS))
-    r = _check_rank(rank)
-    s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
-    mb = quantities.MICRO_BATCH.check_integer(micro_batch, "micro_batch", "Micro-batch")
-    rec = checked(recompute, "recompute", RECOMPUTE)
+    m, hw, meth, r, s, mb, rec = model, hardware, method, rank, seq_len, micro_batch, recompute
+    tgt = DEFAULT_TARGETS[meth] if targets is None else targets
     trainable = adapter_params(m, r, tgt)
     parts = {"frozen_weights": frozen_base_bytes(m, meth)}
     parts.update({f"adapter_{k}": trainable * v for k, v in ADAPTER_BYTES_PER_PARAM.items()})

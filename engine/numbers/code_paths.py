@@ -12,15 +12,18 @@ multiplies, each with its source).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from engine.numbers.catalog import HardwareSpec
 from engine.numbers.catalog.efficiency import Basis, matmul_fraction
 from engine.numbers.errors import EngineError
+from engine.numbers.formats import FormatId
 from engine.numbers.records import Record
 
-PATHS = ("matrix", "vector")
-GPU_FORMAT = "bf16"
-_PATH_FORMAT = {"matrix": "bf16", "vector": "fp32"}
+PathId = Literal["matrix", "vector"]
+PATHS: tuple[PathId, ...] = get_args(PathId)
+GPU_FORMAT: FormatId = "bf16"
+_PATH_FORMAT: dict[PathId, FormatId] = {"matrix": "bf16", "vector": "fp32"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,7 @@ class CodePath(Record):
 
     id: str
     units: str
-    format: str
+    format: FormatId
     peak_flops_per_s: float
     efficiency: Basis
 
@@ -46,24 +49,30 @@ class CodePath(Record):
         return self.peak_flops_per_s * self.efficiency.value
 
 
-def _units(chip: HardwareSpec, path: str) -> str:
+def parse_path(value: object) -> PathId:
+    """``value`` as a code path, checked where it enters (a figure's keyword text)."""
+    for path in PATHS:
+        if value == path:
+            return path
+    raise EngineError(f"Code path must be one of {', '.join(PATHS)}.", "path")
+
+
+def _units(chip: HardwareSpec, path: PathId) -> str:
     if path == "matrix":
         return f"{chip.matrix_unit} matrix units"
     return f"{chip.vector_unit or 'vector'} vector units"
 
 
-def code_path(chip: HardwareSpec, path: object = "matrix") -> CodePath:
+def code_path(chip: HardwareSpec, path: PathId = "matrix") -> CodePath:
     """``chip``'s code path ``path`` ('matrix' or 'vector'); a GPU's tensor cores whatever
     ``path`` says. A CPU without matrix units refuses 'matrix', naming the field."""
     if chip.kind != "cpu":
         return CodePath("tensor", "tensor cores", GPU_FORMAT,
                         chip.peak_flops_per_s(GPU_FORMAT), matmul_fraction(chip, GPU_FORMAT))
-    if path not in PATHS:
-        raise EngineError(f"Code path must be one of {', '.join(PATHS)}.", "path")
     if path == "matrix" and not chip.matrix_unit:
         raise EngineError(f"{chip.name} has no matrix units: choose its vector units.", "path")
-    fmt = _PATH_FORMAT[str(path)]
-    return CodePath(str(path), _units(chip, str(path)), fmt, chip.peak_flops_per_s(fmt),
+    fmt = _PATH_FORMAT[path]
+    return CodePath(path, _units(chip, path), fmt, chip.peak_flops_per_s(fmt),
                     matmul_fraction(chip, fmt))
 
 

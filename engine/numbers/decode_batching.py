@@ -12,16 +12,17 @@ however large the batch. Every number comes from engine.numbers.serving.decode_s
 from __future__ import annotations
 
 from engine.numbers import quantities
-from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.formats import FormatId
 from engine.numbers.serving import decode_step
 
 
-def compute_bound_batch(model: object, hardware: object, *, context_tokens: object = 0,
-                        weight_format: object = "bf16") -> int | None:
+def compute_bound_batch(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: int = 0,
+                        weight_format: FormatId = "bf16") -> int | None:
     """The smallest batch whose decode step is compute-bound (intensity past the ridge);
     None if no batch up to the largest the engine accepts gets there (the KV cache's
     ceiling is below the ridge). Bisection: the intensity only grows with the batch."""
-    m, hw = as_model(model), as_hardware(hardware)
+    m, hw = model, hardware
 
     def compute_bound(b: int) -> bool:
         return decode_step(m, hw, batch=b, context_tokens=context_tokens,
@@ -41,12 +42,12 @@ def compute_bound_batch(model: object, hardware: object, *, context_tokens: obje
     return hi
 
 
-def kv_ceiling_flops_per_byte(model: object, hardware: object, *, context_tokens: object,
-                              weight_format: object = "bf16") -> float | None:
+def kv_ceiling_flops_per_byte(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: int,
+                              weight_format: FormatId = "bf16") -> float | None:
     """The FLOPs per byte decode approaches as the batch grows without bound: one more
     request's FLOPs over its own KV-cache bytes. None with no context (no ceiling: the
     intensity grows with the batch)."""
-    m, hw = as_model(model), as_hardware(hardware)
+    m, hw = model, hardware
     one, two = (decode_step(m, hw, batch=b, context_tokens=context_tokens,
                             weight_format=weight_format, kv_format="bf16") for b in (1, 2))
     extra_bytes = two.bytes_read - one.bytes_read

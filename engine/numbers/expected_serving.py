@@ -47,11 +47,10 @@ from engine.numbers.catalog.efficiency import (
 )
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
     Prefill,
-    _check,
     _Costs,
     _costs,
     _prefill,
@@ -130,7 +129,7 @@ class _Maths:
                 / self.share + self.saving(raw_seconds * matmul_share))
 
 
-def _maths(hw: HardwareSpec, compute_format: str, wf: str) -> _Maths:
+def _maths(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
     f_mm = matmul_fraction(hw, compute_format, wf).value
     share = forward_matmul_share().value
     f_attn = attention_fraction().value
@@ -197,7 +196,7 @@ class ExpectedServe:
         }
 
 
-def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: GroupLink
+def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: GroupLink
            ) -> tuple[Basis, ...]:
     out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
            memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
@@ -224,8 +223,8 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: str, cf: str, g: int, link: Group
     return tuple(out)
 
 
-def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: str, g: int
-                          ) -> tuple[_Costs, float]:
+def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, kf: FormatId,
+                          g: int) -> tuple[_Costs, float]:
     """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
     step.
 
@@ -251,15 +250,16 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: str, kf: s
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
 
 
-def expected_decode_step_seconds(model: object, hardware: object, *, context_tokens: int,
-                                 batch: object = 1, weight_format: object = "bf16",
-                                 kv_format: object = "bf16", gpus: object = 1) -> float:
+def expected_decode_step_seconds(model: ModelSpec, hardware: HardwareSpec, *,
+                                 context_tokens: int, batch: int = 1,
+                                 weight_format: FormatId = "bf16", kv_format: FormatId = "bf16",
+                                 gpus: int = 1) -> float:
     """Expected seconds of one decode step of ``batch`` requests at ``context_tokens`` each."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
-    return _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)
+    k = expected_decode_costs(model, hardware, batch, weight_format, kv_format, gpus)[0]
+    return _sum_steps(k, context_tokens, 1)
 
 
-def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: str
+def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: FormatId
                              ) -> tuple[float, float]:
     """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""
     b, s, g = pre.batch, pre.prompt_tokens, pre.gpus
@@ -279,12 +279,12 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: s
     return max(gpu_seconds, host_seconds), comm
 
 
-def expected_serve(model: object, hardware: object, *, prompt_tokens: int, output_tokens: int,
-                   batch: object = 1, weight_format: object = "bf16", kv_format: object = "bf16",
-                   gpus: object = 1) -> ExpectedServe:
+def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
+                   output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
+                   kv_format: FormatId = "bf16", gpus: int = 1) -> ExpectedServe:
     """Expected TTFT, time per output token and output tokens/s of ``batch`` requests of
     ``prompt_tokens`` in and ``output_tokens`` out on ``gpus`` tensor-parallel GPUs."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
     pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g)
     prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf)
     k, comm = expected_decode_costs(m, hw, b, wf, kf, g)
@@ -324,12 +324,12 @@ class DecodeParts:
         return max(parts, key=lambda k: parts[k])
 
 
-def decode_parts(model: object, hardware: object, *, context_tokens: int, batch: object = 1,
-                 weight_format: object = "bf16", kv_format: object = "bf16",
-                 gpus: object = 1) -> DecodeParts:
+def decode_parts(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: int,
+                 batch: int = 1, weight_format: FormatId = "bf16", kv_format: FormatId = "bf16",
+                 gpus: int = 1) -> DecodeParts:
     """The parts of one expected decode step of ``batch`` requests at ``context_tokens`` on
     ``gpus`` tensor-parallel GPUs (per GPU: each holds 1/gpus of the work)."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
+    m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
     k = _costs(m, hw, b, wf, kf, g)
     seg = k.at(context_tokens)
     f_mem = memory_fraction(hw, wf).value

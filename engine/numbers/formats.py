@@ -13,14 +13,19 @@ a 16-bit or 8-bit format, never at an "int4 rate"; fp8, int8 and fp4 quantise bo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-from engine.numbers import validate
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
 
 # What a chip without the format's own units multiplies in: weights are dequantised and
 # the maths runs in bf16 (fp16, fp32 where the chip has no bf16), as serving engines do.
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")
+
+# The formats of FORMATS below, as a type: the typed core takes one of these, never text.
+FormatId = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "q4_0", "q4_k_m",
+                   "q8_0"]
+FORMAT_IDS: tuple[FormatId, ...] = get_args(FormatId)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +37,7 @@ class NumberFormat(Record):
     JSON = JsonShape(derived=("bytes_per_number",),
                      after={"bytes_per_number": "label", "weight_only": "math_keys"})
 
-    id: str
+    id: FormatId
     label: str
     bits: float
     peak_key: str
@@ -59,7 +64,7 @@ _GGML = ("ggml-org/llama.cpp ggml/src/ggml-common.h: block_q4_0 = fp16 scale + 3
 # (q8_1) and multiply on int8 tensor cores; chips without int8 units dequantise to fp16.
 _GGML_MATH = ("int8", "fp16", "bf16", "fp32")
 
-FORMATS: dict[str, NumberFormat] = {
+FORMATS: dict[FormatId, NumberFormat] = {
     f.id: f
     for f in (
         NumberFormat("fp32", "FP32 (single precision)", 32, "fp32", ("fp32", *_SIXTEEN_BIT),
@@ -98,7 +103,18 @@ FORMATS: dict[str, NumberFormat] = {
 }
 
 
-def get_format(format_id: object) -> NumberFormat:
+def get_format(format_id: str) -> NumberFormat:
     """The format called ``format_id`` ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4',
-    'q4_0', 'q4_k_m', 'q8_0')."""
-    return validate.lookup(format_id, FORMATS, "number format", "format")
+    'q4_0', 'q4_k_m', 'q8_0'); EngineError naming 'format' for any other name."""
+    return FORMATS[parse_format(format_id)]
+
+
+def parse_format(value: object, field: str = "format") -> FormatId:
+    """``value`` as a format id, checked where it enters (a keyword, saved state): an
+    EngineError naming ``field`` lists the formats when it is none of them."""
+    for format_id in FORMATS:
+        if value == format_id:
+            return format_id
+    shown = str(value)[:40]
+    raise EngineError(f"Unknown number format {shown!r}; choose one of: {', '.join(FORMATS)}.",
+                      field)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers.catalog import as_hardware
+from engine.numbers.catalog import HardwareSpec
 from engine.numbers.catalog.links import get_links
 from engine.numbers.records import Record
 
@@ -29,10 +29,10 @@ class Hop(Record):
     times_slower: float
 
 
-def hops(hardware: object) -> tuple[Hop, ...]:
+def hops(hardware: HardwareSpec) -> tuple[Hop, ...]:
     """The hops of ``hardware``, fastest first. PCIe appears when the catalogue gives it
     (cards whose bridges join pairs only); for PCIe-only cards it is the scale-up hop."""
-    hw = as_hardware(hardware)
+    hw = hardware
     links = get_links(hw.id)
     mem = hw.bandwidth_bytes_per_s
     found = [("memory", f"{hw.memory_type} memory", mem),

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import architecture, quantities, validate
-from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
-from engine.numbers.formats import get_format
+from engine.numbers import architecture, quantities
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import check_split
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
@@ -51,36 +51,35 @@ _ZERO_STAGE = {"weights": 3, "gradients": 2, "fp32_gradients": 2}
 _STAGE: dict[Sharding, int] = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 
 
-def weights_bytes(params: object, format_id: object = "bf16") -> float:
+def weights_bytes(params: float, format_id: FormatId = "bf16") -> float:
     """Bytes of ``params`` numbers stored in ``format_id`` (8.03e9 x 2 = 16.06 GB)."""
-    n = validate.number(params, "params", label="Parameter count", maximum=1e16)
-    return n * get_format(format_id).bytes_per_number
+    return params * get_format(format_id).bytes_per_number
 
 
-def kv_cache_bytes_per_token(model: object, format_id: object = "bf16") -> float:
+def kv_cache_bytes_per_token(model: ModelSpec, format_id: FormatId = "bf16") -> float:
     """KV cache bytes for one token of context.
 
     GQA/MHA: 2 (key and value) x layers x KV heads x head_dim x bytes (131,072 B for
     Llama 3.1 8B in bf16). MLA (DeepSeek-V3): the compressed latent plus the shared RoPE
     key, (kv_lora_rank + qk_rope_head_dim) x layers x bytes, which is what MLA caches.
     """
-    m = as_model(model)
+    m = model
     b = get_format(format_id).bytes_per_number
     if m.attention == "mla":
         return float((m.kv_lora_rank + m.qk_rope_head_dim) * m.layers * b)
     return float(2 * m.layers * m.kv_heads * m.head_dim * b)
 
 
-def kv_cache_bytes(model: object, context_tokens: float, format_id: object = "bf16") -> float:
+def kv_cache_bytes(model: ModelSpec, context_tokens: float, format_id: FormatId = "bf16"
+                   ) -> float:
     """KV cache bytes of one request holding ``context_tokens`` tokens of context.
 
     Per layer per token x the tokens each layer keeps: all of them for full attention, at
     most the window for a sliding-window layer (Mistral 7B keeps 4,096 per layer at any
     context; Gemma 2 keeps 4,096 in its 21 local layers and the whole context in the rest).
     """
-    m = as_model(model)
-    per_layer_token = kv_cache_bytes_per_token(m, format_id) / m.layers
-    return per_layer_token * architecture.attended_layer_tokens(m, context_tokens)
+    per_layer_token = kv_cache_bytes_per_token(model, format_id) / model.layers
+    return per_layer_token * architecture.attended_layer_tokens(model, context_tokens)
 
 
 def _check_gpus(gpus: object) -> int:
@@ -103,8 +102,8 @@ class ServingMemory(Record):
 
     model: ModelSpec
     hardware: HardwareSpec
-    weight_format: str
-    kv_format: str
+    weight_format: FormatId
+    kv_format: FormatId
     context_tokens: int
     batch: int
     gpus: int
@@ -127,23 +126,21 @@ def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int
 
 
 def serving_memory(
-    model: object,
-    hardware: object,
+    model: ModelSpec,
+    hardware: HardwareSpec,
     *,
-    weight_format: object = "bf16",
-    kv_format: object = "bf16",
-    context_tokens: object = 8192,
-    batch: object = 1,
-    gpus: object = 1,
+    weight_format: FormatId = "bf16",
+    kv_format: FormatId = "bf16",
+    context_tokens: int = 8192,
+    batch: int = 1,
+    gpus: int = 1,
 ) -> ServingMemory:
-    """Memory per GPU to serve ``model`` with ``batch`` requests of ``context_tokens`` each."""
-    m = as_model(model)
-    hw = as_hardware(hardware)
+    """Memory per GPU to serve ``model`` with ``batch`` requests of ``context_tokens`` each
+    (at least one token) on ``gpus`` tensor-parallel GPUs (a split the model allows:
+    :func:`engine.numbers.architecture.check_tensor_parallel`, checked where it enters)."""
+    m, hw, ctx, b, g = model, hardware, context_tokens, batch, gpus
     wf = get_format(weight_format)
     kf = get_format(kv_format)
-    ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
-    b = quantities.BATCH.check_integer(batch, "batch", "Batch")
-    g = architecture.check_tensor_parallel(m, _check_gpus(gpus))
     kv_token = (kv_cache_bytes(m, ctx, kf.id) / ctx if ctx else kv_cache_bytes_per_token(m, kf.id)
                 ) * architecture.kv_replication(m, g)
     weights = m.params * wf.bytes_per_number / g

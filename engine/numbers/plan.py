@@ -28,6 +28,7 @@ from engine.numbers.compute import (
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import ExpectedServe, expected_serve
 from engine.numbers.expected_training import ExpectedTrain, expected_train
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import (
     ServingMemory,
     TrainingMemory,
@@ -38,6 +39,7 @@ from engine.numbers.memory import (
 )
 from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.rounding import ceil_div
+from engine.numbers.serve_request import ServeRequest, serve_request
 from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
 from engine.numbers.train_request import check_train_request
 from engine.numbers.units import SECONDS_PER_DAY
@@ -128,7 +130,7 @@ class Plan:
     price_offer: CloudPrice | None
 
     @property
-    def weight_format(self) -> str:
+    def weight_format(self) -> FormatId:
         """The format the weights are multiplied in: the serving weights', else bf16."""
         return self.memory.weight_format if isinstance(self.memory, ServingMemory) else "bf16"
 
@@ -149,22 +151,6 @@ class Plan:
             if n is not None:
                 return tp, n
         return None
-
-
-def _serve_split(gpus: object, serve_tp: object, batch: object) -> tuple[int, int, int]:
-    """(tensor-parallel size, replicas, requests per replica): ``gpus`` GPUs serve as
-    gpus / tp replicas of ``serve_tp`` GPUs (default: one replica of all of them), the batch
-    spread evenly (rounded up)."""
-    g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
-    if serve_tp is None or serve_tp == "":
-        return g, 1, quantities.BATCH.check_integer(batch, "batch", "Batch")
-    t = quantities.TENSOR_PARALLEL.check_integer(serve_tp, "tp", "Tensor-parallel size")
-    if g % t:
-        raise EngineError(f"GPU count ({g:,}) must be a multiple of the tensor-parallel size "
-                          f"({t}).", "tp")
-    b = quantities.BATCH.check_integer(batch, "batch", "Batch")
-    replicas = g // t
-    return t, replicas, ceil_div(b, replicas)
 
 
 def _price(hw: HardwareSpec, given: object) -> tuple[float | None, CloudPrice | None]:
@@ -223,10 +209,11 @@ def plan(
     job = validate.choice(task, "task", TASKS)
     price, offer = _price(hw, usd_per_gpu_hour)
     if job == "serve":
-        return _serve_plan(m, hw, price, offer, gpus=gpus_of_servers(hw, nodes, gpus),
-                           serve_tp=serve_tp, batch=batch, weight_format=weight_format,
-                           kv_format=kv_format, context_tokens=context_tokens,
-                           prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+        req = serve_request(m, hw, gpus=gpus_of_servers(hw, nodes, gpus), serve_tp=serve_tp,
+                            batch=batch, weight_format=weight_format, kv_format=kv_format,
+                            context_tokens=context_tokens, prompt_tokens=prompt_tokens,
+                            output_tokens=output_tokens)
+        return _serve_plan(req, price, offer)
     return _train_plan(m, hw, price, offer, gpus=gpus_of_servers(hw, nodes, gpus),
                        sharding=sharding, tp=tp, optimizer=optimizer, convention=convention,
                        micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp,
@@ -234,33 +221,27 @@ def plan(
                        global_batch_tokens=global_batch_tokens, interleave=interleave)
 
 
-def _serve_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: CloudPrice | None,
-                *, gpus: object, serve_tp: object, batch: object, weight_format: object,
-                kv_format: object, context_tokens: object, prompt_tokens: object,
-                output_tokens: object) -> Plan:
-    """plan() for serving."""
-    t_s, replicas, b_rep = _serve_split(gpus, serve_tp, batch)
-    mem = serving_memory(m, hw, weight_format=weight_format, kv_format=kv_format,
-                         context_tokens=context_tokens, batch=b_rep, gpus=t_s)
-    s = quantities.PROMPT_TOKENS.check_integer(prompt_tokens, "prompt_tokens", "Prompt length")
-    out = quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
-                                                 "Answer length")
-    g = mem.gpus
-    pre = _prefill(m, hw, mem.batch, s, mem.weight_format, mem.kv_format, g)
+def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None) -> Plan:
+    """plan() for serving the checked request ``req``."""
+    m, hw = req.model, req.hardware
+    mem = serving_memory(m, hw, weight_format=req.weight_format, kv_format=req.kv_format,
+                         context_tokens=req.context_tokens, batch=req.batch, gpus=req.tp)
+    s, out, b, g = req.prompt_tokens, req.output_tokens, req.batch, req.tp
+    wf, kf = req.weight_format, req.kv_format
+    pre = _prefill(m, hw, b, s, wf, kf, g)
     # No arrival pattern gives a request its first token before its own prompt is read:
     # that alone is the bound (requests arriving together each wait for more: expected).
-    own = (pre if mem.batch == 1 else
-           _prefill(m, hw, 1, s, mem.weight_format, mem.kv_format, g))
-    k = _costs(m, hw, mem.batch, mem.weight_format, mem.kv_format, g)
-    first = _step(k, mem.batch, s + 1, g)
+    own = pre if b == 1 else _prefill(m, hw, 1, s, wf, kf, g)
+    k = _costs(m, hw, b, wf, kf, g)
+    first = _step(k, b, s + 1, g)
     steps = out - 1
     dec = _sum_steps(k, s + 1, steps)
     tpot = dec / steps if steps else first.seconds
-    exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=mem.batch,
-                         weight_format=mem.weight_format, kv_format=mem.kv_format, gpus=g)
+    exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=b, weight_format=wf,
+                         kv_format=kf, gpus=g)
     figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
-                           exp, g, replicas)
-    return Plan("serve", m, hw, g * replicas, mem, flops_per_token(m),
+                           exp, g, req.replicas)
+    return Plan("serve", m, hw, req.gpus, mem, flops_per_token(m),
                 min_gpus_to_serve(mem), figures, None, price, offer)
 
 

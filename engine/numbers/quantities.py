@@ -248,3 +248,16 @@ def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quanti
         maximum=min(quantity.maximum, model.max_context),
         reason=f"{model.name} reads at most {model.max_context:,} tokens",
     )
+
+
+# ---------------------------------------------------------------- serving and the shared edge
+
+
+def check_multiple_of_tp(gpus: int, tp: int, field: str = "tp") -> int:
+    """The replicas (``gpus`` / ``tp``) when ``tp`` tensor-parallel GPUs divide ``gpus``;
+    EngineError naming ``field`` otherwise. The one check of that rule, for every entry point
+    that takes both a GPU count and a tensor-parallel size."""
+    if gpus % tp:
+        raise EngineError(f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel size "
+                          f"({tp}).", field)
+    return gpus // tp

@@ -10,63 +10,58 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
-from engine.numbers.catalog import as_hardware, as_model
+from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.compute import training_flops_per_token
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import training_bytes_per_param
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.serving import decode_step, prefill
 from engine.numbers.training_choices import Convention, Optimizer
 
 
-def ridge_point(hardware: object, format_id: object = "bf16") -> float:
-    """FLOPs per byte at which ``hardware`` turns compute-bound for maths in ``format_id``."""
-    hw = as_hardware(hardware)
-    return hw.peak_flops_per_s(format_id) / hw.bandwidth_bytes_per_s
+def ridge_point(hardware: HardwareSpec, format_id: str = "bf16") -> float:
+    """FLOPs per byte at which ``hardware`` turns compute-bound for maths in ``format_id`` (a
+    format id, or the compute format of a pass; EngineError naming 'format' when the chip has
+    no peak for it)."""
+    return hardware.peak_flops_per_s(format_id) / hardware.bandwidth_bytes_per_s
 
 
-def bound(intensity: object, hardware: object, format_id: object = "bf16") -> str:
+def bound(intensity: float, hardware: HardwareSpec, format_id: FormatId = "bf16") -> str:
     """'compute' if ``intensity`` (FLOP/byte) reaches the ridge point, else 'memory'."""
-    i = validate.number(intensity, "intensity", label="Arithmetic intensity", maximum=1e15)
-    return "compute" if i >= ridge_point(hardware, format_id) else "memory"
+    return "compute" if intensity >= ridge_point(hardware, format_id) else "memory"
 
 
-def attainable_flops_per_s(intensity: object, hardware: object, format_id: object = "bf16"
-                           ) -> float:
+def attainable_flops_per_s(intensity: float, hardware: HardwareSpec,
+                           format_id: FormatId = "bf16") -> float:
     """min(peak, intensity x bandwidth): the roof at that intensity, FLOP/s."""
-    i = validate.number(intensity, "intensity", label="Arithmetic intensity", maximum=1e15)
-    hw = as_hardware(hardware)
-    return min(hw.peak_flops_per_s(format_id), i * hw.bandwidth_bytes_per_s)
+    return min(hardware.peak_flops_per_s(format_id), intensity * hardware.bandwidth_bytes_per_s)
 
 
-def decode_intensity(model: object, hardware: object = "h100-sxm", *, batch: object = 1,
-                     context_tokens: object = 1024, weight_format: object = "bf16",
-                     kv_format: object = "bf16") -> float:
+def decode_intensity(model: ModelSpec, hardware: HardwareSpec, *, batch: int = 1,
+                     context_tokens: int = 1024, weight_format: FormatId = "bf16",
+                     kv_format: FormatId = "bf16") -> float:
     """FLOPs per byte of one decode step (about batch x 2 N / (2 N + KV) in bf16: ~1 at
     batch 1)."""
     return decode_step(model, hardware, batch=batch, context_tokens=context_tokens,
                        weight_format=weight_format, kv_format=kv_format).arithmetic_intensity
 
 
-def prefill_intensity(model: object, hardware: object = "h100-sxm", *,
-                      prompt_tokens: object = 1024, batch: object = 1,
-                      weight_format: object = "bf16") -> float:
+def prefill_intensity(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int = 1024,
+                      batch: int = 1, weight_format: FormatId = "bf16") -> float:
     """FLOPs per byte of a prefill (about the prompt length in bf16: hundreds to thousands)."""
     return prefill(model, hardware, prompt_tokens=prompt_tokens, batch=batch,
                    weight_format=weight_format).arithmetic_intensity
 
 
-def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
+def train_step_intensity(model: ModelSpec, *, tokens_per_step: float = 4_194_304,
                          optimizer: Optimizer = "adam", convention: Convention = "mixed-16"
                          ) -> float:
     """FLOPs per byte of a training step: model FLOPs per token (about 6 x active N) x
     tokens / (2 x state bytes), i.e. every byte of training state read and written once per
     step (activation traffic ignored)."""
-    m = as_model(model)
-    t = validate.number(tokens_per_step, "tokens_per_step", label="Tokens per step",
-                        maximum=1e12)
     state = training_bytes_per_param(optimizer, convention)
-    return training_flops_per_token(m).model * t / (2.0 * state * m.params)
+    return (training_flops_per_token(model).model * tokens_per_step
+            / (2.0 * state * model.params))
 
 
 # Bytes of weight traffic per parameter in one micro-batch, bf16 throughout: the weights
@@ -75,8 +70,8 @@ def train_step_intensity(model: object, *, tokens_per_step: object = 4_194_304,
 MICRO_BATCH_BYTES_PER_PARAM = 8.0
 
 
-def micro_batch_intensity(model: object, *, micro_batch: object = 1,
-                          seq_len: object = 4096) -> float:
+def micro_batch_intensity(model: ModelSpec, *, micro_batch: int = 1, seq_len: int = 4096
+                          ) -> float:
     """FLOPs per byte of one micro-batch of ``micro_batch`` sequences of ``seq_len`` tokens:
     model FLOPs per token (about 6 x active N, attention included) x tokens / (8 bytes x N).
 
@@ -84,13 +79,9 @@ def micro_batch_intensity(model: object, *, micro_batch: object = 1,
     optimiser step, is the intensity the GPU sees: about 0.75 x the micro-batch's tokens.
     Activation traffic is left out (it lowers the intensity a little more).
     """
-    m = as_model(model)
-    sequences = validate.integer(micro_batch, "micro_batch", label="Micro-batch",
-                                 maximum=1_000_000)
-    length = validate.integer(seq_len, "seq_len", label="Sequence length", maximum=10_000_000)
-    tokens = float(sequences * length)
-    flops = training_flops_per_token(m, length).model * tokens
-    return flops / (MICRO_BATCH_BYTES_PER_PARAM * m.params)
+    tokens = float(micro_batch * seq_len)
+    flops = training_flops_per_token(model, seq_len).model * tokens
+    return flops / (MICRO_BATCH_BYTES_PER_PARAM * model.params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,20 +101,19 @@ class Roofline(Record):
     JSON = JsonShape(rename={"hardware_id": "hardware", "format_id": "format"})
 
     hardware_id: str
-    format_id: str
+    format_id: FormatId
     peak_flops_per_s: float
     bandwidth_bytes_per_s: float
     ridge_point: float
     points: tuple[RooflinePoint, ...]
 
 
-def roofline(model: object, hardware: object = "h100-sxm", *, format_id: object = "bf16",
-             batches: tuple[int, ...] = (1, 8, 32, 128, 512), prompt_tokens: object = 1024,
-             context_tokens: object = 1024, tokens_per_step: object = 4_194_304) -> Roofline:
+def roofline(model: ModelSpec, hardware: HardwareSpec, *, format_id: FormatId = "bf16",
+             batches: tuple[int, ...] = (1, 8, 32, 128, 512), prompt_tokens: int = 1024,
+             context_tokens: int = 1024, tokens_per_step: float = 4_194_304) -> Roofline:
     """The roofline of ``hardware`` with the model's prefill, decode at each batch size and
     a training step placed on it."""
-    m = as_model(model)
-    hw = as_hardware(hardware)
+    m, hw = model, hardware
     peak = hw.peak_flops_per_s(format_id)
     bw = hw.bandwidth_bytes_per_s
     ridge = peak / bw
@@ -131,11 +121,11 @@ def roofline(model: object, hardware: object = "h100-sxm", *, format_id: object 
     def point(name: str, i: float) -> RooflinePoint:
         return RooflinePoint(name, i, min(peak, i * bw), "compute" if i >= ridge else "memory")
 
-    pts = [point(f"prefill ({int(validate.number(prompt_tokens, 'prompt_tokens')):,} tokens)",
+    pts = [point(f"prefill ({prompt_tokens:,} tokens)",
                  prefill_intensity(m, hw, prompt_tokens=prompt_tokens, weight_format=format_id))]
     for b in batches:
         pts.append(point(f"decode, batch {b}", decode_intensity(
             m, hw, batch=b, context_tokens=context_tokens, weight_format=format_id,
             kv_format=format_id)))
     pts.append(point("training step", train_step_intensity(m, tokens_per_step=tokens_per_step)))
-    return Roofline(hw.id, str(format_id), peak, bw, ridge, tuple(pts))
+    return Roofline(hw.id, format_id, peak, bw, ridge, tuple(pts))

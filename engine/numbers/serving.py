@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import architecture, validate
-from engine.numbers.catalog import HardwareSpec, ModelSpec, as_hardware, as_model
+from engine.numbers import architecture
+from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.errors import EngineError
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
@@ -75,8 +75,8 @@ class _Costs:
         return float(sum(n * (min(c, w) if w else c) for n, w in self.groups))
 
 
-def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: str, kv_format: str,
-           gpus: int) -> _Costs:
+def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: FormatId,
+           kv_format: FormatId, gpus: int) -> _Costs:
     wb = get_format(weight_format).bytes_per_number
     peak, compute_format = hw.compute_peak(weight_format)
     kv_layer = (kv_cache_bytes_per_token(m, kv_format) / m.layers
@@ -145,27 +145,16 @@ class DecodeStep(PassCost):
         return self.batch / self.seconds
 
 
-def _check(model: object, hardware: object, batch: object, weight_format: object,
-           kv_format: object, gpus: object) -> tuple[ModelSpec, HardwareSpec, int, str, str, int]:
-    m = as_model(model)
-    hw = as_hardware(hardware)
-    b = validate.integer(batch, "batch", label="Batch", maximum=10_000_000)
-    wf = get_format(weight_format).id
-    kf = get_format(kv_format).id
-    g = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
-    return m, hw, b, wf, kf, architecture.check_tensor_parallel(m, g)
-
-
-def decode_step(model: object, hardware: object, *, context_tokens: object = 0,
-                batch: object = 1, weight_format: object = "bf16", kv_format: object = "bf16",
-                gpus: object = 1) -> DecodeStep:
+def decode_step(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: int = 0,
+                batch: int = 1, weight_format: FormatId = "bf16", kv_format: FormatId = "bf16",
+                gpus: int = 1) -> DecodeStep:
     """One decode step: every request in the batch emits one token, reading all weights
-    (once for the whole batch) and each request's ``context_tokens`` of KV cache."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
-    c = validate.integer(context_tokens, "context_tokens", label="Context", minimum=0,
-                         maximum=100_000_000)
-    k = _costs(m, hw, b, wf, kf, g)
-    return _step(k, b, c, g)
+    (once for the whole batch) and each request's ``context_tokens`` of KV cache.
+
+    ``gpus`` must split the model (checked where it enters:
+    :func:`engine.numbers.architecture.check_tensor_parallel`)."""
+    return _step(_costs(model, hardware, batch, weight_format, kv_format, gpus), batch,
+                 context_tokens, gpus)
 
 
 def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
@@ -190,20 +179,17 @@ class Prefill(PassCost):
     prompt_tokens: int
 
 
-def prefill(model: object, hardware: object, *, prompt_tokens: object, batch: object = 1,
-            weight_format: object = "bf16", kv_format: object = "bf16", gpus: object = 1
+def prefill(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int, batch: int = 1,
+            weight_format: FormatId = "bf16", kv_format: FormatId = "bf16", gpus: int = 1
             ) -> Prefill:
     """Prefill: FLOPs = batch x (forward matmuls x s + causal attention 4 L H Q s(s+1)/2,
     a sliding-window layer attending to at most its window); bytes = weights read once +
     KV cache written; time = the larger of the two."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
-    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
-                         maximum=100_000_000)
-    return _prefill(m, hw, b, s, wf, kf, g)
+    return _prefill(model, hardware, batch, prompt_tokens, weight_format, kv_format, gpus)
 
 
-def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: str, kf: str, g: int
-             ) -> Prefill:
+def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: FormatId, kf: FormatId,
+             g: int) -> Prefill:
     peak, cf = hw.compute_peak(wf)
     wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, b * s)
     kv = kv_cache_bytes(m, s, kf) * b * architecture.kv_replication(m, g)
@@ -251,17 +237,13 @@ def _sum_linear_max(k: _Segment, c0: int, n: int) -> float:
     return _lin_sum(low[0], low[1], c0, split) + _lin_sum(high[0], high[1], c0 + split, n - split)
 
 
-def decode_seconds(model: object, hardware: object, *, prompt_tokens: object,
-                   output_tokens: object, batch: object = 1, weight_format: object = "bf16",
-                   kv_format: object = "bf16", gpus: object = 1) -> float:
+def decode_seconds(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
+                   output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
+                   kv_format: FormatId = "bf16", gpus: int = 1) -> float:
     """Seconds of all decode steps after the prefill (output_tokens - 1 steps; the prefill
     emits the first token), step i at context prompt_tokens + i."""
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
-    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
-                         maximum=100_000_000)
-    out = validate.integer(output_tokens, "output_tokens", label="Answer length",
-                           maximum=100_000_000)
-    return _sum_steps(_costs(m, hw, b, wf, kf, g), s + 1, out - 1)
+    k = _costs(model, hardware, batch, weight_format, kv_format, gpus)
+    return _sum_steps(k, prompt_tokens + 1, output_tokens - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,23 +291,17 @@ class RequestTimeline(Record):
         return self.batch * self.tokens_per_s_per_user
 
 
-def request_timeline(model: object, hardware: object, *, prompt_tokens: object,
-                     output_tokens: object, batch: object = 1, weight_format: object = "bf16",
-                     kv_format: object = "bf16", gpus: object = 1, queue_seconds: object = 0.0,
-                     max_phases: object = 40) -> RequestTimeline:
+def request_timeline(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
+                     output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
+                     kv_format: FormatId = "bf16", gpus: int = 1, queue_seconds: float = 0.0,
+                     max_phases: int = 40) -> RequestTimeline:
     """The timeline of one request (in a batch of ``batch`` identical ones).
 
     Phases: an optional queue, the prefill, then the decode steps: one phase per step when
     there are at most ``max_phases`` steps, else that many phases of consecutive steps.
     """
-    m, hw, b, wf, kf, g = _check(model, hardware, batch, weight_format, kv_format, gpus)
-    s = validate.integer(prompt_tokens, "prompt_tokens", label="Prompt length",
-                         maximum=100_000_000)
-    out = validate.integer(output_tokens, "output_tokens", label="Answer length",
-                           maximum=100_000_000)
-    q = validate.number(queue_seconds, "queue_seconds", label="Queue time", allow_minimum=True,
-                        maximum=1e9)
-    cap = validate.integer(max_phases, "max_phases", label="Phases", maximum=100_000)
+    m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
+    s, out, q, cap = prompt_tokens, output_tokens, queue_seconds, max_phases
     pre = _prefill(m, hw, b, s, wf, kf, g)
     k = _costs(m, hw, b, wf, kf, g)
     phases = []
@@ -360,16 +336,14 @@ def request_timeline(model: object, hardware: object, *, prompt_tokens: object,
     )
 
 
-def batching_table(model: object, hardware: object, *, batches: tuple[int, ...] = (
-        1, 2, 4, 8, 16, 32, 64, 128, 256), context_tokens: object = 1024,
-        weight_format: object = "bf16", kv_format: object = "bf16", gpus: object = 1
+def batching_table(model: ModelSpec, hardware: HardwareSpec, *, batches: tuple[int, ...] = (
+        1, 2, 4, 8, 16, 32, 64, 128, 256), context_tokens: int = 1024,
+        weight_format: FormatId = "bf16", kv_format: FormatId = "bf16", gpus: int = 1
         ) -> list[DecodeStep]:
     """Decode steps at several batch sizes: throughput rises, per-user speed falls once the
     step turns compute-bound (or the KV cache reads dominate)."""
-    m = as_model(model)
-    hw = as_hardware(hardware)
     if not batches:
         raise EngineError("Give at least one batch size.", "batches")
-    return [decode_step(m, hw, context_tokens=context_tokens, batch=bt,
+    return [decode_step(model, hardware, context_tokens=context_tokens, batch=bt,
                         weight_format=weight_format, kv_format=kv_format, gpus=gpus)
             for bt in batches]

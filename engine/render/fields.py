@@ -145,8 +145,8 @@ class OptionalAmount(_Numeric["float | None"]):
 
 
 @dataclass(frozen=True)
-class Choice(Field[str]):
-    """One of ``options`` (a select)."""
+class _Select(Field[T]):
+    """A select: one of ``options`` ((value, label) pairs)."""
 
     control_kind: str = "select"
 
@@ -157,61 +157,62 @@ class Choice(Field[str]):
     def values(self) -> tuple[str, ...]:
         return tuple(v for v, _ in self.options)
 
-    def parse(self, text: str) -> str:
-        return _chosen(self, text)
+    def refuse(self, text: str) -> EngineError:
+        """The error for ``text``, none of the options."""
+        if text == "":
+            # A browser sends '' when the address names an option its list lacks.
+            return EngineError(
+                f"No {self.label.lower()} chosen (a link may have named one this page does not "
+                "know): pick one from the list.",
+                self.name,
+            )
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        return EngineError(
+            f"Unknown {self.label.lower()} {shown!r}; choose one of: {', '.join(self.values())}.",
+            self.name,
+        )
 
     def help(self) -> str:
         return f"{self.label}: {', '.join(self.values())}"
 
 
-def _chosen(f: Field[Any], text: str) -> str:
-    """``text`` when it is one of ``f``'s options, else EngineError naming ``f``."""
-    allowed = tuple(v for v, _ in f.options)
-    if text in allowed:
-        return text
-    if text == "":
-        # A browser sends '' when the address names an option its list lacks.
-        raise EngineError(
-            f"No {f.label.lower()} chosen (a link may have named one this page does not "
-            "know): pick one from the list.",
-            f.name,
-        )
-    shown = text if len(text) <= 40 else text[:40] + "..."
-    raise EngineError(
-        f"Unknown {f.label.lower()} {shown!r}; choose one of: {', '.join(allowed)}.",
-        f.name,
-    )
+@dataclass(frozen=True)
+class Choice(_Select[str]):
+    """One of ``options`` (a select), as text."""
+
+    def parse(self, text: str) -> str:
+        if text in self.values():
+            return text
+        raise self.refuse(text)
 
 
 C = TypeVar("C", bound=str)
 
 
 @dataclass(frozen=True)
-class OneOf(Field[C]):
-    """A select over the values of a ``Literal`` type (``choices``, e.g.
-    engine.numbers.training_choices.SHARDINGS), parsed as that type; ``options`` label
-    them."""
+class OneOf(_Select[C]):
+    """One of ``ids``, the values of a ``Literal`` type (a format id), shown as ``options``
+    (each id with its label): ``values[field]`` is of that type."""
 
-    control_kind: str = "select"
-    choices: tuple[C, ...] = ()
+    ids: tuple[C, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
-        if tuple(v for v, _ in self.options) != self.choices or not self.choices:
-            raise ValueError(f"choice {self.name}: its options must be its choices, in order")
+        _Select.__post_init__(self)
+        if self.values() != self.ids:
+            raise ValueError(f"choice {self.name}: its options must be its ids")
 
     def parse(self, text: str) -> C:
-        value = _chosen(self, text)
-        return next(c for c in self.choices if c == value)
-
-    def help(self) -> str:
-        return f"{self.label}: {', '.join(self.choices)}"
+        for chosen in self.ids:
+            if chosen == text:
+                return chosen
+        raise self.refuse(text)
 
 
 def one_of(name: str, label: str, default: C, choices: tuple[C, ...],
            labels: Mapping[str, str], **more: Any) -> OneOf[C]:
     """A :class:`OneOf` field offering ``choices`` in order, each shown as ``labels[c]``."""
     return OneOf(name, label, default, options=tuple((c, labels[c]) for c in choices),
-                 choices=choices, **more)
+                 ids=choices, **more)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
 from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
-from engine.numbers.formats import FORMATS
+from engine.numbers.formats import FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
-from engine.render.fields import Amount, Choice, Count, Text, Values
+from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values
 from engine.render.html import esc, tag
 from engine.words.format import format_count
 
@@ -155,19 +155,24 @@ def hardware_options() -> tuple[tuple[str, str], ...]:
     return tuple((h.id, h.name) for h in list_hardware())
 
 
-def format_options(*ids: str) -> tuple[tuple[str, str], ...]:
+def format_options(*ids: FormatId) -> tuple[tuple[str, str], ...]:
     chosen = ids or tuple(FORMATS)
     return tuple((f, FORMATS[f].label) for f in chosen)
 
 
-SERVING_WEIGHT_FORMATS = ("fp32", "bf16", "fp8", "int8", "int4")
+def format_field(name: str, label: str, default: FormatId, *ids: FormatId,
+                 hint: str = "") -> OneOf[FormatId]:
+    """A select of number formats (``ids``, or every format), read as a format id."""
+    chosen = ids or tuple(FORMATS)
+    return OneOf(name, label, default, hint=hint, options=format_options(*chosen), ids=chosen)
 
 
-def weight_format_field() -> Choice:
+SERVING_WEIGHT_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp8", "int8", "int4")
+
+
+def weight_format_field() -> OneOf[FormatId]:
     """The "Weights stored as" select of the serving widgets: bf16 unless the reader picks."""
-    return Choice(
-        "format", "Weights stored as", "bf16", options=format_options(*SERVING_WEIGHT_FORMATS)
-    )
+    return format_field("format", "Weights stored as", "bf16", *SERVING_WEIGHT_FORMATS)
 
 
 # The inputs several widgets share, each declared once (a widget may relabel one with

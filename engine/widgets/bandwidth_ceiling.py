@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
     CONFIG,
@@ -56,7 +56,7 @@ class Ceiling:
     fits: bool
 
 
-def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: str) -> Ceiling:
+def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: FormatId) -> Ceiling:
     step = serving.decode_step(
         model, hardware, context_tokens=0, batch=1, weight_format=weight_format
     )

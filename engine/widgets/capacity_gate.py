@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
-from engine.numbers.formats import FORMATS, get_format
+from engine.numbers.formats import FORMATS, FormatId, get_format
 from engine.numbers.memory import ServingMemory
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, definition_list, esc, table_box, tag
@@ -24,7 +24,7 @@ from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
-SMALLER_FORMATS = ("fp8", "int4")
+SMALLER_FORMATS: tuple[FormatId, ...] = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
 MODEL = catalog_model_field("llama-3.1-70b", your_model=True)
 HARDWARE = hardware_field()
@@ -43,7 +43,7 @@ class WayOut:
 
 
 def _plan(
-    model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: int, gpus: int = 1
+    model: ModelSpec, gpu: HardwareSpec, weight_format: FormatId, context: int, gpus: int = 1
 ) -> ServingMemory:
     return memory.serving_memory(
         model, gpu, weight_format=weight_format, context_tokens=context, gpus=gpus
@@ -55,7 +55,7 @@ def _share(n: int) -> str:
     return "half" if n == 2 else f"1/{n}"
 
 
-def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: str, context: int) -> list[WayOut]:
+def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: FormatId, context: int) -> list[WayOut]:
     """More GPUs of the same kind, smaller formats on one GPU, bigger single GPUs."""
     asked = _plan(model, gpu, weight_format, context)
     rows = []

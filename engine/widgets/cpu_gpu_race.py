@@ -22,15 +22,17 @@ from __future__ import annotations
 import math
 
 from engine.numbers import memory, quantities
+from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_model, get_system
 from engine.numbers.catalog.efficiency import memory_fraction
-from engine.numbers.code_paths import PathTime, code_path, time_on_path
+from engine.numbers.code_paths import PATHS, PathId, PathTime, code_path, time_on_path
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_prefill_seconds
 from engine.numbers.expected_training import expected_train
+from engine.numbers.formats import FormatId
 from engine.numbers.serving import Prefill, prefill
-from engine.render.fields import Amount, Choice, hidden
+from engine.render.fields import Amount, Choice, OneOf, hidden
 from engine.render.html import column_heads, definition_list, esc, table_box, tag
 from engine.render.options import (
     ELAPSED,
@@ -55,7 +57,7 @@ from engine.words.format import (
 from engine.words.labels import side_count, side_name
 
 SYSTEM = "dgx-1"
-WEIGHT_FORMAT = "bf16"
+WEIGHT_FORMAT: FormatId = "bf16"
 TARGET_REAL_SECONDS = 10.0
 
 SPEEDS = (
@@ -76,7 +78,7 @@ TASKS = (
 
 def _path_options() -> tuple[tuple[str, str], ...]:
     cpu = get_system(SYSTEM).cpu
-    return tuple((p, code_path(cpu, p).label) for p in ("matrix", "vector"))
+    return tuple((p, code_path(cpu, p).label) for p in PATHS)
 
 
 def _gpu_options() -> tuple[tuple[str, str], ...]:
@@ -88,7 +90,7 @@ RACE = hidden("race", "Race on screen", "")
 TASK = Choice("task", "Race", "prefill", options=TASKS)
 MODEL = catalog_model_field()
 GPUS = Choice("gpus", "GPU side", _gpu_options()[0][0], options=_gpu_options())
-PATH = Choice("path", "CPU code path", "matrix", options=_path_options())
+PATH = OneOf("path", "CPU code path", "matrix", options=_path_options(), ids=PATHS)
 TOKENS_PER_STEP = Amount(
     "tokens_per_step",
     "Tokens per step",
@@ -116,7 +118,7 @@ def pick_speed(slowest_seconds: float) -> str:
 class Side:
     """One competitor: chips, how many, the code path, and its times for the task."""
 
-    def __init__(self, chip: HardwareSpec, count: int, path: str, model: ModelSpec,
+    def __init__(self, chip: HardwareSpec, count: int, path: PathId, model: ModelSpec,
                  prompt_tokens: int) -> None:
         self.chip = chip
         self.count = count
@@ -308,8 +310,11 @@ def render(values: Values) -> Rendered:
     path = values[PATH]
     system = get_system(SYSTEM)
     step_flops = training_flops_per_token(model).model * tokens_per_step
-    cpu = Side(system.cpu, system.cpu_count, path, model, prompt_tokens)
-    gpu = Side(system.gpu, gpus, "tensor", model, prompt_tokens)
+    # Each side splits the model over its chips: the model must allow both splits.
+    cpu = Side(system.cpu, check_tensor_parallel(model, system.cpu_count), path, model,
+               prompt_tokens)
+    gpu = Side(system.gpu, check_tensor_parallel(model, gpus), "matrix", model,
+               prompt_tokens)  # a GPU: its tensor cores
     times = {
         "prefill": _prefill_times(cpu, gpu, model),
         "train": _train_times(cpu, gpu, model, step_flops, tokens_per_step),

@@ -15,6 +15,7 @@ from engine.numbers import parallelism
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.catalog.efficiency import training_defaults
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
@@ -37,7 +38,7 @@ from engine.words.format import a_or_an, format_bytes, format_count, format_GB, 
 
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.
-SERVE_FORMATS = ("bf16", "int8", "int4")
+SERVE_FORMATS: tuple[FormatId, ...] = ("bf16", "int8", "int4")
 # Chip counts one copy may span (tensor parallel), smallest first, inside one server only:
 # serving tries them as GPU counts, training as tensor-parallel sizes under ZeRO-3.
 TENSOR_PARALLEL = (1, 2, 4, 8)

@@ -35,6 +35,7 @@ FIELDS = {
     "weight_format": PLAN_FIELDS["weight_format"].but(
         name="weight_format",
         options=format_options(*SERVING_WEIGHT_FORMATS),
+        ids=SERVING_WEIGHT_FORMATS,
         hint="",
     ),
     "context_tokens": PLAN_FIELDS["context_tokens"].but(name="context_tokens", hint=""),

@@ -19,7 +19,7 @@ from engine.render.options import (
     TRAINING_TOKENS,
     catalog_model_field,
     chosen_model,
-    format_options,
+    format_field,
     hardware_field,
     noting_your_model,
     tokens_text,
@@ -49,12 +49,7 @@ BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
 MODE = Choice("mode", "I know", "mfu", options=MODES)
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
-FORMAT = Choice(
-    "format",
-    "Maths in",
-    "bf16",
-    options=format_options("bf16", "fp16", "fp8", "fp32"),
-)
+FORMAT = format_field("format", "Maths in", "bf16", "bf16", "fp16", "fp8", "fp32")
 GPU_COUNT = GPUS.but(default="8")
 TOKENS_PER_S = Amount(
     "tokens_per_s",

@@ -7,11 +7,10 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.compute import flops_per_token
 from engine.numbers.formats import get_format
 from engine.render.charts import memory_bar
-from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
     MODEL_OR_CONFIG,
-    format_options,
+    format_field,
     model_fields,
     model_from,
     noting_your_model,
@@ -21,7 +20,7 @@ from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
 PLAN_HARDWARE = "h100-sxm"
-FORMAT = Choice("format", "Number format", "bf16", options=format_options())
+FORMAT = format_field("format", "Number format", "bf16")
 
 
 def render(values: Values) -> str:

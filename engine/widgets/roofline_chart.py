@@ -15,18 +15,19 @@ from dataclasses import dataclass
 
 from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import ServingMemory, serving_memory
 from engine.numbers.quantities import Quantity
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
-from engine.render.fields import Choice, Count
+from engine.render.fields import Count
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     CONFIG,
     CONTEXT,
     catalog_model_field,
     chosen_model,
-    format_options,
+    format_field,
     hardware_field,
     noting_your_model,
 )
@@ -48,7 +49,7 @@ from engine.words.format import (
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
 MAX_BATCH_LOG2 = 11  # the slider's top notch: batch 2,048
-KV_FORMAT = "bf16"  # the KV cache stays in bf16 whatever the weights are stored in
+KV_FORMAT: FormatId = "bf16"  # the KV cache stays in bf16 whatever the weights are stored in
 
 # Presentation attributes, so the chart reads without the stylesheet; s3.css refines colours.
 _ROOF = {"fill": "none", "stroke": "currentColor", "stroke_width": "3"}
@@ -324,7 +325,7 @@ def _fits_text(mem: ServingMemory) -> str:
 
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
-FORMAT = Choice("format", "Weights stored as", "bf16", options=format_options("bf16", "fp8", "int4"))
+FORMAT = format_field("format", "Weights stored as", "bf16", "bf16", "fp8", "int4")
 ROOFLINE_CONTEXT = CONTEXT.but(default="1024")
 BATCH_LOG2 = Count(
     "batch_log2",

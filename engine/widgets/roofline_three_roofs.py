@@ -7,6 +7,7 @@ not 4 times faster than on one.
 from __future__ import annotations
 
 from engine.numbers import quantities
+from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware
 from engine.numbers.catalog.links import get_links
 from engine.numbers.expected_serving import DecodeParts, decode_parts
@@ -43,7 +44,7 @@ def _ms(seconds: float) -> str:
 def render(values: Values) -> str:
     model = chosen_model(values, MODEL)
     hw = get_hardware(values[HARDWARE])
-    gpus = values[GPUS]
+    gpus = check_tensor_parallel(model, values[GPUS])
     context = values[CONTEXT_TOKENS]
     steps: list[DecodeParts] = [decode_parts(model, hw, context_tokens=context, batch=b,
                                              gpus=gpus) for b in BATCHES]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.training_choices import CONVENTIONS, OPTIMIZERS
 from engine.numbers.training_choices import RECOMPUTE as RECOMPUTES
 from engine.render.charts import memory_bar
@@ -26,7 +26,7 @@ from engine.words.format import format_GB
 from engine.words.labels import CONVENTION_LABELS, OPTIMIZER_LABELS, RECOMPUTE_LABELS, part_label
 from engine.words.memory_explained import CONVENTION_SOURCES, OPTIMIZER_SOURCES
 
-SERVING_FORMAT = "bf16"
+SERVING_FORMAT: FormatId = "bf16"
 # Serving is the opening plan's (model_size, on the first step): one request with the lesson's
 # default context, not the training sequence length, so the two steps show one serving total
 # for the same model and GPU.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import (
     PREFILL_CHUNK_TOKENS,
     RUNTIME_OVERHEAD_BYTES,
@@ -43,7 +43,7 @@ OPTIMIZER_SOURCES = {
 }
 
 
-def kv_cache_formula(model: ModelSpec, format_id: str = "bf16") -> str:
+def kv_cache_formula(model: ModelSpec, format_id: FormatId = "bf16") -> str:
     """The KV-per-token arithmetic in words, for assumptions and widgets."""
     b = get_format(format_id).bytes_per_number
     per = kv_cache_bytes_per_token(model, format_id)

@@ -7,7 +7,7 @@ import pytest
 from engine.lesson.figures.prose import get_figure
 from engine.lesson.tables.registry import get_table
 from engine.numbers import adapters
-from engine.numbers.catalog import get_hardware
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.catalog.hf_config import model_from_config
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import training_memory
@@ -31,16 +31,16 @@ def test_nf4_with_double_quantisation_is_4_127_bits() -> None:
 def test_gpt3_adapters_match_the_lora_paper() -> None:
     # Hu et al. 2021, 'LoRA', Table 4: GPT-3 175B with LoRA on W_q and W_v has 4.7M
     # trainable parameters (r = 1) and 37.7M (r = 8).
-    assert adapters.adapter_params("gpt-3-175b", 1, "attention-qv") == pytest.approx(4.7e6,
+    assert adapters.adapter_params(get_model("gpt-3-175b"), 1, "attention-qv") == pytest.approx(4.7e6,
                                                                                       rel=0.01)
-    assert adapters.adapter_params("gpt-3-175b", 8, "attention-qv") == pytest.approx(37.7e6,
+    assert adapters.adapter_params(get_model("gpt-3-175b"), 8, "attention-qv") == pytest.approx(37.7e6,
                                                                                       rel=0.01)
 
 
 def test_gpt3_lora_holds_the_frozen_weights_in_350_GB() -> None:
     # Hu et al. 2021, section 4.2: 'we reduce VRAM consumption during training from 1.2TB
     # to 350GB' for GPT-3 175B; the frozen bf16 weights are that 350 GB.
-    mem = adapters.adapter_memory("gpt-3-175b", "h100-sxm", method="lora", rank=4,
+    mem = adapters.adapter_memory(get_model("gpt-3-175b"), get_hardware("h100-sxm"), method="lora", rank=4,
                                   targets="attention-qv", seq_len=2048)
     state = mem.parts["frozen_weights"] + mem.parts["adapter_weights"] + \
         mem.parts["adapter_gradients"] + mem.parts["adapter_optimizer_states"]
@@ -52,7 +52,7 @@ def test_qlora_fine_tunes_65b_on_one_48_GB_gpu() -> None:
     # Dettmers et al. 2023, abstract: QLoRA 'reduces the average memory requirements of
     # finetuning a 65B parameter model from >780GB of GPU memory to <48GB'; Guanaco 65B used
     # rank 64 on every linear layer (section 5.1) and sequences of about 512 tokens.
-    mem = adapters.adapter_memory(LLAMA_65B, "a100-80gb", method="qlora", rank=64,
+    mem = adapters.adapter_memory(LLAMA_65B, get_hardware("a100-80gb"), method="qlora", rank=64,
                                   seq_len=512)
     assert mem.targets == "all-linear"
     assert 40e9 < mem.per_gpu_bytes < 48e9
@@ -61,8 +61,8 @@ def test_qlora_fine_tunes_65b_on_one_48_GB_gpu() -> None:
 
 
 def test_qlora_stores_the_base_at_a_quarter_of_bf16_and_lora_does_not() -> None:
-    lora = adapters.frozen_base_bytes("llama-3.1-70b", "lora")
-    qlora = adapters.frozen_base_bytes("llama-3.1-70b", "qlora")
+    lora = adapters.frozen_base_bytes(get_model("llama-3.1-70b"), "lora")
+    qlora = adapters.frozen_base_bytes(get_model("llama-3.1-70b"), "qlora")
     assert lora == pytest.approx(70.55e9 * 2, rel=0.01)
     # The layers' matrices in 4.127 bits; embeddings and head (2 x 128,256 x 8,192) and the
     # norms (about a million numbers) in bf16.
@@ -74,17 +74,18 @@ def test_qlora_stores_the_base_at_a_quarter_of_bf16_and_lora_does_not() -> None:
 def test_one_h100_fine_tunes_8b_with_adapters_but_not_fully() -> None:
     rows = get_table("finetune_memory")()
     assert rows.count("fits") == 3 and rows.count(">no<") == 1
-    lora = adapters.adapter_memory("llama-3.1-8b", "h100-sxm", method="lora")
-    qlora = adapters.adapter_memory("llama-3.1-8b", "h100-sxm", method="qlora")
+    lora = adapters.adapter_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), method="lora")
+    qlora = adapters.adapter_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), method="qlora")
     assert lora.fits and qlora.fits and qlora.per_gpu_bytes < lora.per_gpu_bytes
     assert lora.trainable_params == qlora.trainable_params < 0.01 * lora.model.params
     assert get_figure("finetune_total")("llama-3.1-8b", "lora") == "19.14 GB"
 
 
 def test_bad_inputs_are_refused_with_a_message() -> None:
+    # Checked where the inputs enter: the figures' keywords.
     with pytest.raises(EngineError, match="rank"):
-        adapters.adapter_params("llama-3.1-8b", 0)
+        get_figure("lora_params")("llama-3.1-8b", 0)
     with pytest.raises(EngineError, match="method"):
-        adapters.adapter_memory("llama-3.1-8b", "h100-sxm", method="full")
+        get_figure("finetune_total")("llama-3.1-8b", "full")
     with pytest.raises(EngineError, match="dense"):
-        adapters.adapter_params("mixtral-8x7b")
+        adapters.adapter_params(get_model("mixtral-8x7b"))

@@ -63,7 +63,7 @@ def test_every_part_has_its_own_label_class_and_a_style() -> None:
 
 
 def test_every_memory_record_part_is_in_the_vocabulary() -> None:
-    serve = serving_memory("llama-3.1-8b", "h100-sxm")
+    serve = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     train = training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), optimizer="sgd-momentum",
                             convention="mixed-20")
     keys = set(serve.parts) | set(train.parts) | set(train.bytes_per_param)

@@ -84,7 +84,7 @@ def test_an_accepted_training_job_says_the_expected_speed_beside_its_mfu() -> No
 def test_deploy_the_8b_model_on_one_gpu() -> None:
     r = deploy(new_cluster(), "llama-3.1-8b")
     assert r.accepted and r.job is not None and r.job.id == "job-1"
-    mem = serving_memory("llama-3.1-8b", "h100-sxm")
+    mem = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     assert r.state.gpus()[0].used_bytes == mem.per_gpu_bytes
     assert 18 * GB < mem.per_gpu_bytes < 20 * GB  # "about 19 GB of 84.94 GB"
     assert "16.06 GB" in r.arithmetic[0]
@@ -320,8 +320,8 @@ def test_from_dict_recomputes_memory() -> None:
     d = busy_state().to_dict()
     d["jobs"][0]["bytes_per_gpu"] = 1.0  # type: ignore[index]
     s = ClusterState.from_dict(d)
-    assert s.find_job("job-1").bytes_per_gpu == serving_memory("llama-3.1-8b",
-                                                               "h100-sxm").per_gpu_bytes
+    assert s.find_job("job-1").bytes_per_gpu == serving_memory(get_model("llama-3.1-8b"),
+                                                               get_hardware("h100-sxm")).per_gpu_bytes
 
 
 def _mutations() -> list[tuple[str, Any]]:

@@ -42,7 +42,7 @@ def test_decode_step_by_hand():
     # KV cache 2 x 32 layers x 8 heads x 128 x 2 bytes = 131,072 bytes x 1,025 / 2.68e12
     # (50.1 us) beside 4 x 32 x 32 x 128 x 1,025 attention FLOPs at half of peak (1.1 us);
     # kernels 32 layers x 9 x 3 us = 0.864 ms; total 6.9079 ms.
-    e = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2)
+    e = expected_serve(get_model("llama-3.1-8b"), get_hardware(H100), prompt_tokens=1024, output_tokens=2)
     weights = overlap(2 * LLAMA_8B_PARAMS / 2.68e12,
                       2 * 7_504_658_432 / (989.4e12 * 0.803 * 0.84))
     kv = overlap(131_072 * 1025 / 2.68e12, 4 * 32 * 32 * 128 * 1025 / (989.4e12 * 0.5))
@@ -58,7 +58,7 @@ def test_prefill_by_hand():
     # 1,025 / 2 FLOPs at half of peak, both / 0.84 (23.69 ms), beside reading the weights and
     # writing 1,024 tokens of KV cache, 16,194,740,224 bytes / 2.68e12 (6.04 ms): together
     # 25.69 ms; plus 32 x 27 us of kernels: 26.55 ms.
-    e = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2)
+    e = expected_serve(get_model("llama-3.1-8b"), get_hardware(H100), prompt_tokens=1024, output_tokens=2)
     mm = 2 * 7_504_658_432 * 1024
     attn = 4 * 32 * 32 * 128 * 1024 * 1025 / 2
     maths = (mm / (989.4e12 * 0.803) + attn / (989.4e12 * 0.5)) / 0.84
@@ -74,7 +74,7 @@ def test_fp8_prefill_keeps_the_16_bit_time_outside_matmuls_by_hand():
     # does not halve with them: 10.955 + 3.692 + 0.650 = 15.30 ms (scaling everything by the
     # fp8 rate would give 13.37 ms), beside reading 8,030,261,248 + 1,024 x 65,536 bytes
     # (3.02 ms): 16.18 ms, plus 0.864 ms of kernels: 17.05 ms.
-    e = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2,
+    e = expected_serve(get_model("llama-3.1-8b"), get_hardware(H100), prompt_tokens=1024, output_tokens=2,
                        weight_format="fp8", kv_format="fp8")
     mm = 2 * 7_504_658_432 * 1024
     attn = 4 * 32 * 32 * 128 * 1024 * 1025 / 2
@@ -83,7 +83,7 @@ def test_fp8_prefill_keeps_the_16_bit_time_outside_matmuls_by_hand():
     by_hand = overlap((LLAMA_8B_PARAMS + 65_536 * 1024) / 2.68e12, maths) + 32 * 27e-6
     assert e.ttft_seconds == pytest.approx(by_hand, rel=1e-9)
     assert e.ttft_seconds == pytest.approx(17.05e-3, rel=1e-3)
-    bf16 = expected_serve("llama-3.1-8b", H100, prompt_tokens=1024, output_tokens=2)
+    bf16 = expected_serve(get_model("llama-3.1-8b"), get_hardware(H100), prompt_tokens=1024, output_tokens=2)
     # fp8 saves only the matmuls' own time: 26.55 -> 17.05 ms, not half.
     assert 0.6 < e.ttft_seconds / bf16.ttft_seconds < 0.7
     assert any("16-bit rate" in b.name for b in e.basis)
@@ -93,7 +93,7 @@ def test_fp8_prefill_keeps_the_16_bit_time_outside_matmuls_by_hand():
 def test_tensor_parallel_all_reduces_by_hand():
     # Llama 3.1 70B on 4 H100s, batch 1: 2 x 80 layers all-reduces of 8,192 x 2 bytes:
     # each 2 x 3/4 x 16,384 / 360e9 s + (3.6 + 6 x 0.47) us = 6.488 us; x 160 = 1.0381 ms.
-    e = expected_serve("llama-3.1-70b", H100, prompt_tokens=1024, output_tokens=256, gpus=4)
+    e = expected_serve(get_model("llama-3.1-70b"), get_hardware(H100), prompt_tokens=1024, output_tokens=256, gpus=4)
     each = 2 * 3 / 4 * 16_384 / 360e9 + (3.6 + 6 * 0.47) * 1e-6
     assert e.communication_seconds_per_token == pytest.approx(160 * each, rel=1e-9)
 
@@ -103,17 +103,17 @@ def test_first_hand_h200_measurements():
     # 1,024 tokens of context: 5.075 ms per step at batch 1, 7.232 ms at batch 64; prefill of
     # 2,048 tokens 50.41 ms. A tuned stack is at least as fast; within 15 % of each.
     for batch, ms in ((1, 5.075), (64, 7.232)):
-        e = expected_serve("llama-3.1-8b", "h200", prompt_tokens=1023, output_tokens=1,
+        e = expected_serve(get_model("llama-3.1-8b"), get_hardware("h200"), prompt_tokens=1023, output_tokens=1,
                            batch=batch)
-        b = request_timeline("llama-3.1-8b", "h200", prompt_tokens=1023, output_tokens=2,
+        b = request_timeline(get_model("llama-3.1-8b"), get_hardware("h200"), prompt_tokens=1023, output_tokens=2,
                              batch=batch)
         assert b.last_step.seconds < ms * 1e-3
         assert e.decode_seconds_per_token == pytest.approx(ms * 1e-3, rel=0.15)
-    e = expected_serve("llama-3.1-8b", "h200", prompt_tokens=2048, output_tokens=1)
+    e = expected_serve(get_model("llama-3.1-8b"), get_hardware("h200"), prompt_tokens=2048, output_tokens=1)
     assert e.ttft_seconds == pytest.approx(50.41e-3, rel=0.15)
     # bench/measured/h200-2026-11-30-70b-long-context.json: Llama 3.1 70B shapes in bf16 on
     # the one H200, batch 1, 1,024 tokens of context: 35.653 ms per step.
-    e = expected_serve("llama-3.1-70b", "h200", prompt_tokens=1023, output_tokens=1)
+    e = expected_serve(get_model("llama-3.1-70b"), get_hardware("h200"), prompt_tokens=1023, output_tokens=1)
     assert e.decode_seconds_per_token == pytest.approx(35.653e-3, rel=0.15)
 
 
@@ -137,15 +137,15 @@ def test_decode_split_into_bandwidth_and_fixed_cost():
 def test_moe_expected_reads_the_experts_touched():
     # Mixtral 8x7B, top-2 of 8: at batch 1 the expected step reads what the bound reads; at
     # batch 64, 1 - (6/8)^64 ~ 1 of the experts: about 3.6 x the bytes of one token's.
-    one = expected_serve("mixtral-8x7b", H100, prompt_tokens=1, output_tokens=2)
-    many = expected_serve("mixtral-8x7b", H100, prompt_tokens=1, output_tokens=2, batch=64)
+    one = expected_serve(get_model("mixtral-8x7b"), get_hardware(H100), prompt_tokens=1, output_tokens=2)
+    many = expected_serve(get_model("mixtral-8x7b"), get_hardware(H100), prompt_tokens=1, output_tokens=2, batch=64)
     assert many.decode_seconds_per_token > 3 * one.decode_seconds_per_token
 
 
 def test_kv_replication_comes_with_the_bound():
     # Llama 3.1 70B has 8 KV heads: on 16 GPUs each keeps one head, twice 1/16 of the cache;
     # the bound reads it (engine.numbers.serving), the expected value names it in its basis.
-    e = expected_serve("llama-3.1-70b", H100, prompt_tokens=1024, output_tokens=2, gpus=16)
+    e = expected_serve(get_model("llama-3.1-70b"), get_hardware(H100), prompt_tokens=1024, output_tokens=2, gpus=16)
     assert any(b.name.startswith("KV cache replication") and b.value == 2.0 for b in e.basis)
 
 
@@ -304,12 +304,12 @@ def test_a_short_prompt_waits_for_the_host_to_dispatch_its_layers() -> None:
     # bench/measured/h200-2026-11-30-short-prefill.json: an eager prefill of a Llama 3.1
     # 8B-shaped model took 7.25 ms for 16 tokens and for 128 tokens on one H200; worked by
     # hand, 32 layers x 227 us = 7.264 ms, the floor of any prefill of this model.
-    short = [expected_serve("llama-3.1-8b", "h200", prompt_tokens=n, output_tokens=2)
+    short = [expected_serve(get_model("llama-3.1-8b"), get_hardware("h200"), prompt_tokens=n, output_tokens=2)
              for n in (16, 128)]
     assert short[0].ttft_seconds == short[1].ttft_seconds == pytest.approx(32 * 227e-6)
     assert short[1].ttft_seconds == pytest.approx(7.25e-3, rel=0.01)
     # A long prompt is set by its FLOPs, above the floor (measured 50.41 ms for 2,048 tokens).
-    long = expected_serve("llama-3.1-8b", "h200", prompt_tokens=2048, output_tokens=2)
+    long = expected_serve(get_model("llama-3.1-8b"), get_hardware("h200"), prompt_tokens=2048, output_tokens=2)
     assert long.ttft_seconds == pytest.approx(50.41e-3, rel=0.1)
 
 
@@ -329,6 +329,6 @@ def test_llama_cpp_quantised_prefill_runs_at_mmq_int8_rate() -> None:
     assert matmul_fraction(h100, "int8", "q8_0").value == 0.33
     assert matmul_fraction(h100, "int8", "int8").value == matmul_fraction(h100, "int8").value
     assert matmul_fraction(h100, "int8").value == 0.709
-    e = expected_serve("llama-3-8b", "rtx-4090", prompt_tokens=512, output_tokens=2,
+    e = expected_serve(get_model("llama-3-8b"), get_hardware("rtx-4090"), prompt_tokens=512, output_tokens=2,
                        weight_format="q4_0", kv_format="fp16")
     assert 512 / e.ttft_seconds == pytest.approx(10_358.75, rel=0.05)

@@ -105,7 +105,7 @@ def test_megatron_distributed_optimizer_bytes():
 def test_vllm_opt13b_kv_cache():
     # Kwon et al. 2023 (vLLM / PagedAttention), section 3: OPT-13B's KV cache is 800 KB per
     # token: 2 (key, value) x 5120 (hidden) x 40 (layers) x 2 bytes (fp16) = 819,200 B.
-    assert kv_cache_bytes_per_token("opt-13b", "fp16") == 819_200
+    assert kv_cache_bytes_per_token(get_model("opt-13b"), "fp16") == 819_200
 
 
 def test_korthikanti_selective_recompute_saves_70_percent_for_gpt3():

@@ -29,7 +29,7 @@ def test_llama_8b_params_and_bf16_weights():
 
 
 def test_llama_8b_serving_plan_about_19_of_80_fits():
-    s = serving_memory(L8, "h100-sxm")
+    s = serving_memory(get_model(L8), get_hardware("h100-sxm"))
     assert round(s.per_gpu_bytes / GB) == 19  # "about 19 GB"
     # "of the 80 GB H100": 79.11 GiB a program can allocate (vllm-project/vllm #27508) = 84.94 GB
     assert s.capacity_bytes == round(79.11 * 2**30) and round(s.capacity_bytes / GB, 2) == 84.94
@@ -60,11 +60,11 @@ def test_training_llama_8b_on_one_h100():
 def test_llama_70b_bf16_about_141_gb_does_not_fit():
     m = get_model("llama-3.1-70b")
     assert round(weights_bytes(m.params, "bf16") / GB) == 141
-    assert not serving_memory(m, "h100-sxm").fits
+    assert not serving_memory(m, get_hardware("h100-sxm")).fits
 
 
 def test_single_user_decode_4_8_ms_200_tokens_per_s():
-    d = decode_step(L8, "h100-sxm")
+    d = decode_step(get_model(L8), get_hardware("h100-sxm"))
     assert round(d.seconds * 1e3, 1) == 4.8  # "about 4.8 ms per token"
     assert 195 <= d.tokens_per_s_per_user <= 215  # "about 200 tok/s"
     p = plan(model=L8)
@@ -72,7 +72,7 @@ def test_single_user_decode_4_8_ms_200_tokens_per_s():
 
 
 def test_h100_ridge_point_295():
-    assert round(ridge_point("h100-sxm", "bf16")) == 295
+    assert round(ridge_point(get_hardware("h100-sxm"), "bf16")) == 295
     h = get_hardware("h100-sxm")
     assert round(h.peak_flops_per_s("bf16") / 1e12) == 989  # "989 TFLOP/s dense"
     assert h.bandwidth_bytes_per_s == 3.35e12
@@ -88,7 +88,7 @@ def test_story_figures():
     assert s.gpu_memory_bytes == 8 * round(79.11 * 2**30) and s.gpu_count == 8
     assert s.ram_bytes == 2048 * 2**30
     assert s.cpu_count == 2 and s.cpu.id == "xeon-8480c"
-    assert kv_cache_bytes_per_token(L8, "bf16") == 131_072
+    assert kv_cache_bytes_per_token(get_model(L8), "bf16") == 131_072
 
 
 def test_405b_scale_example():

@@ -1,6 +1,7 @@
 import pytest
 
 from engine.lesson.figures import prose as figures
+from engine.lesson.figures.prose import get_figure
 from engine.numbers.catalog import generic_dense_model, get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
@@ -21,21 +22,23 @@ GB = 1e9
 def test_weights_bytes():
     assert weights_bytes(8_030_261_248, "bf16") == 16_060_522_496
     assert weights_bytes(1e9, "int4") == 0.5e9
-    with pytest.raises(EngineError):
-        weights_bytes(-1, "bf16")
-    with pytest.raises(EngineError):
-        weights_bytes(1e9, "bf15")
+    # The typed function trusts its inputs; the entry points refuse bad ones.
+    with pytest.raises(EngineError, match="Parameter count"):
+        generic_dense_model(-1)
+    with pytest.raises(EngineError) as e:
+        get_figure("weights")("llama-3.1-8b", "bf15")
+    assert e.value.field == "format"
 
 
 def test_kv_cache_gqa_and_mla():
     assert kv_cache_bytes_per_token(get_model("llama-3.1-8b")) == 131_072
-    assert kv_cache_bytes_per_token("llama-3.1-8b", "fp8") == 65_536
+    assert kv_cache_bytes_per_token(get_model("llama-3.1-8b"), "fp8") == 65_536
     # MLA: (512 + 64) x 61 layers x 2 bytes.
-    assert kv_cache_bytes_per_token("deepseek-v3") == 576 * 61 * 2
+    assert kv_cache_bytes_per_token(get_model("deepseek-v3")) == 576 * 61 * 2
 
 
 def test_serving_parts_sum_and_verdict():
-    s = serving_memory("llama-3.1-8b", "h100-sxm")
+    s = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     assert sum(s.parts.values()) == pytest.approx(s.per_gpu_bytes)
     # 79.11 GiB allocatable on an "80 GB" H100 (vllm-project/vllm #27508).
     assert s.fits and s.headroom_bytes == pytest.approx(79.11 * 2**30 - s.per_gpu_bytes)
@@ -47,22 +50,25 @@ def test_serving_parts_sum_and_verdict():
 
 
 def test_serving_split_over_gpus_and_min_gpus():
-    one = serving_memory("llama-3.1-70b", "h100-sxm")
-    two = serving_memory("llama-3.1-70b", "h100-sxm", gpus=2)
+    one = serving_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"))
+    two = serving_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), gpus=2)
     assert not one.fits and two.fits
     assert two.parts["weights"] == pytest.approx(one.parts["weights"] / 2)
     assert min_gpus_to_serve(one) == 2
 
 
 def test_serving_context_warning():
-    s = serving_memory("gpt-3-175b", "h100-sxm", context_tokens=4096, gpus=8)
+    s = serving_memory(get_model("gpt-3-175b"), get_hardware("h100-sxm"), context_tokens=4096, gpus=8)
     assert serving_warnings(s)
 
 
 def test_serving_rejects_bad_inputs():
-    for kwargs in ({"context_tokens": 0}, {"batch": -1}, {"gpus": 1.5}, {"weight_format": "x"}):
-        with pytest.raises(EngineError):
-            serving_memory("llama-3.1-8b", "h100-sxm", **kwargs)
+    # Checked where the inputs enter: plan()'s serving request.
+    for kwargs, field in (({"context_tokens": 0}, "context_tokens"), ({"batch": -1}, "batch"),
+                          ({"gpus": 1.5}, "gpus"), ({"weight_format": "x"}, "format")):
+        with pytest.raises(EngineError) as e:
+            plan(model="llama-3.1-8b", hardware="h100-sxm", **kwargs)
+        assert e.value.field == field
 
 
 def test_training_state_conventions():

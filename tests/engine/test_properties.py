@@ -17,12 +17,12 @@ from engine.numbers.catalog import (
 )
 from engine.numbers.compute import training_flops
 from engine.numbers.errors import EngineError
-from engine.numbers.memory import kv_cache_bytes_per_token, serving_memory, training_memory
+from engine.numbers.memory import serving_memory, training_memory
 from engine.numbers.plan import plan
-from engine.numbers.roofline import ridge_point
-from engine.numbers.serving import decode_step, prefill, request_timeline
+from engine.numbers.serving import decode_step, prefill
 
 MODELS = [m.id for m in list_models()]
+MODEL_SPECS = list_models()
 CHIPS = [h.id for h in list_hardware()]
 params_st = st.integers(min_value=20_000_000, max_value=10**13)
 ctx_st = st.integers(min_value=1, max_value=1_000_000)
@@ -43,8 +43,8 @@ weird = st.one_of(
 def test_memory_grows_with_params(a, b, ctx, batch):
     lo, hi = sorted((a, b))
     m_lo, m_hi = generic_dense_model(lo), generic_dense_model(hi)
-    assert (serving_memory(m_lo, "h100-sxm", context_tokens=ctx, batch=batch).parts["weights"]
-            <= serving_memory(m_hi, "h100-sxm", context_tokens=ctx, batch=batch
+    assert (serving_memory(m_lo, get_hardware("h100-sxm"), context_tokens=ctx, batch=batch).parts["weights"]
+            <= serving_memory(m_hi, get_hardware("h100-sxm"), context_tokens=ctx, batch=batch
                               ).parts["weights"])
     assert (training_memory(m_lo, get_hardware("h100-sxm")).state_bytes
             <= training_memory(m_hi, get_hardware("h100-sxm")).state_bytes)
@@ -52,19 +52,19 @@ def test_memory_grows_with_params(a, b, ctx, batch):
 
 
 @fast
-@given(model=st.sampled_from(MODELS), c1=ctx_st, c2=ctx_st, b1=batch_st, b2=batch_st)
+@given(model=st.sampled_from(MODEL_SPECS), c1=ctx_st, c2=ctx_st, b1=batch_st, b2=batch_st)
 def test_serving_grows_with_context_and_batch(model, c1, c2, b1, b2):
     (c1, c2), (b1, b2) = sorted((c1, c2)), sorted((b1, b2))
     # Past a sliding window the sums are equal in exact arithmetic; floats may differ in the
     # last place (Mistral 7B, batch 65: 51039388416.0 against 51039388415.99999).
     ulps = 1 + 1e-12
-    lo = serving_memory(model, "h100-sxm", context_tokens=c1, batch=b1)
-    hi = serving_memory(model, "h100-sxm", context_tokens=c2, batch=b2)
+    lo = serving_memory(model, get_hardware("h100-sxm"), context_tokens=c1, batch=b1)
+    hi = serving_memory(model, get_hardware("h100-sxm"), context_tokens=c2, batch=b2)
     assert lo.per_gpu_bytes <= hi.per_gpu_bytes * ulps
-    assert (decode_step(model, "h100-sxm", context_tokens=c1, batch=b1).seconds
-            <= decode_step(model, "h100-sxm", context_tokens=c2, batch=b2).seconds * ulps)
-    assert (prefill(model, "h100-sxm", prompt_tokens=c1, batch=b1).seconds
-            <= prefill(model, "h100-sxm", prompt_tokens=c2, batch=b2).seconds * ulps)
+    assert (decode_step(model, get_hardware("h100-sxm"), context_tokens=c1, batch=b1).seconds
+            <= decode_step(model, get_hardware("h100-sxm"), context_tokens=c2, batch=b2).seconds * ulps)
+    assert (prefill(model, get_hardware("h100-sxm"), prompt_tokens=c1, batch=b1).seconds
+            <= prefill(model, get_hardware("h100-sxm"), prompt_tokens=c2, batch=b2).seconds * ulps)
 
 
 @fast
@@ -107,14 +107,13 @@ def test_other_entries_give_result_or_engine_error(a, b, c, d):
         lambda: plan(model="llama-3.1-8b", task="train", tokens=a, mfu=b, target_days=c,
                      global_batch_tokens=d),
         lambda: plan(model="llama-3.1-8b", task="train", gpus=a, tp=b, interleave=c, pp=d),
-        lambda: kv_cache_bytes_per_token(a, b),
-        lambda: ridge_point(a, b),
-        lambda: serving_memory(a, b, context_tokens=c, batch=d),
         lambda: plan(model="llama-3.1-8b", task="train", optimizer=a, convention=b,
                      micro_batch=c, seq_len=d),
-        lambda: decode_step("llama-3.1-8b", "h100-sxm", context_tokens=a, batch=b, gpus=c),
-        lambda: request_timeline("llama-3.1-8b", "h100-sxm", prompt_tokens=a, output_tokens=b,
-                                 queue_seconds=c, max_phases=d),
+        # The serving arithmetic is typed; its inputs are checked where they enter (plan()).
+        lambda: plan(model="llama-3.1-8b", weight_format=a, kv_format=b, context_tokens=c,
+                     batch=d),
+        lambda: plan(model="llama-3.1-8b", gpus=a, serve_tp=b, prompt_tokens=c,
+                     output_tokens=d),
         lambda: generic_dense_model(a),
     ]
     for call in calls:

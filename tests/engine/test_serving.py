@@ -1,8 +1,9 @@
 import pytest
 
-from engine.numbers.catalog import get_model
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_weight_bytes_read
+from engine.numbers.plan import plan
 from engine.numbers.serving import (
     batching_table,
     decode_seconds,
@@ -11,7 +12,7 @@ from engine.numbers.serving import (
     request_timeline,
 )
 
-M, H = "llama-3.1-8b", "h100-sxm"
+M, H = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
 
 
 def test_decode_memory_bound_at_batch_1():
@@ -29,8 +30,8 @@ def test_decode_compute_bound_at_large_batch_short_context():
 def test_moe_bound_reads_only_the_fewest_experts():
     # The bound counts k of E experts per layer at any batch (all tokens may pick the same
     # two): a lower bound on bytes; the expected value counts the distinct experts touched.
-    one = decode_step("mixtral-8x7b", H)
-    many = decode_step("mixtral-8x7b", H, batch=256)
+    one = decode_step(get_model("mixtral-8x7b"), H)
+    many = decode_step(get_model("mixtral-8x7b"), H, batch=256)
     assert one.bytes_read == many.bytes_read
     m = get_model("mixtral-8x7b")
     top2 = (m.params - m.routed_params + m.routed_params * 2 / 8) * 2
@@ -83,7 +84,8 @@ def test_batching_table_throughput_rises():
 
 
 def test_bad_inputs():
-    with pytest.raises(EngineError):
-        request_timeline(M, H, prompt_tokens=0, output_tokens=1)
-    with pytest.raises(EngineError):
-        decode_step(M, H, batch=float("nan"))
+    # Checked where the inputs enter: plan()'s serving request.
+    with pytest.raises(EngineError, match="Prompt length"):
+        plan(model=M, hardware=H, prompt_tokens=0, output_tokens=1)
+    with pytest.raises(EngineError, match="Batch must be a number, not NaN"):
+        plan(model=M, hardware=H, batch=float("nan"))

@@ -218,11 +218,11 @@ def expected_prefill(tokens: int = quantities.TYPICAL_PROMPT_TOKENS, model: str 
                      path: str = "matrix") -> tuple[float, float]:
     """(CPUs, GPUs) expected seconds of the race's default prefill: all eight GPUs."""
     system = get_system("dgx-1")
-    cpu_pre = prefill(model, system.cpu, prompt_tokens=tokens, gpus=system.cpu_count)
+    cpu_pre = prefill(get_model(model), system.cpu, prompt_tokens=tokens, gpus=system.cpu_count)
     share = memory_fraction(system.cpu, "bf16").value
     cpu = time_on_path(code_path(system.cpu, path), system.cpu_count, flops=cpu_pre.flops,
                        memory_seconds=cpu_pre.memory_seconds, memory_share=share).expected_seconds
-    gpu_pre = prefill(model, system.gpu, prompt_tokens=tokens, gpus=8)
+    gpu_pre = prefill(get_model(model), system.gpu, prompt_tokens=tokens, gpus=8)
     gpu = expected_prefill_seconds(get_model(model), system.gpu, gpu_pre, "bf16")[0]
     return cpu, gpu
 
@@ -250,7 +250,7 @@ def test_the_prefill_times_are_the_engines_bound_and_expected() -> None:
     assert t_gpu < t_cpu
     # The bound: compute-bound, so time = FLOPs / peak of all eight GPUs.
     system = get_system("dgx-1")
-    flops = prefill("llama-3.1-8b", system.gpu, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, gpus=8).flops
+    flops = prefill(get_model("llama-3.1-8b"), system.gpu, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, gpus=8).flops
     bound = float(lane(html, "gpu")["data-bound-seconds"])
     assert bound == pytest.approx(flops / (8 * system.gpu.peak_flops_per_s("bf16")))
     assert f"{format_seconds(bound)} at best, {format_seconds(t_gpu)} expected" in text

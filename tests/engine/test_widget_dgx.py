@@ -301,7 +301,7 @@ def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     text = text_of(out.html)
     assert "Deployed." in text and expected.message in text
     # The room the widget reports is the engine's own figure in its message.
-    mem = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=32768, batch=4)
+    mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=32768, batch=4)
     tokens = kv_tokens_that_fit(H100_BYTES, mem)
     assert f"room for {tokens:,} tokens of context" in expected.message
     assert f"holds {tokens:,}" in text

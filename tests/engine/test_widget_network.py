@@ -7,6 +7,7 @@ import pytest
 from widget_text import render, text_of
 
 from engine.lesson.plans.plan_json import plan_to_dict
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.registry import get_widget
@@ -73,7 +74,7 @@ def test_links_shows_each_hop_and_how_many_times_slower():
     from engine.numbers.hops import hops
 
     words = text_of(render("links"))
-    h100 = {h.kind: h for h in hops("h100-sxm")}
+    h100 = {h.kind: h for h in hops(get_hardware("h100-sxm"))}
     # H100 SXM: 3.35 TB/s of HBM3 (datasheet); NVLink 450 GB/s each way, NDR 50 GB/s
     # (links.toml): 3,350 / 450 = 7.4 and 3,350 / 50 = 67 times slower.
     assert h100["scale_up"].times_slower == pytest.approx(3350 / 450)
@@ -100,7 +101,7 @@ def test_three_roofs_l40s_turns_communication_bound_h100_does_not():
 
     l40s = text_of(render("roofline_three_roofs"))
     first = next(b for b in (2**i for i in range(10)) if decode_parts(
-        "llama-3.1-70b", "l40s", context_tokens=1024, batch=b, gpus=8).limit == "communication")
+        get_model("llama-3.1-70b"), get_hardware("l40s"), context_tokens=1024, batch=b, gpus=8).limit == "communication")
     assert f"the all-reduces overtake the other roofs from a batch of {first}" in l40s
     h100 = text_of(render("roofline_three_roofs", hardware="h100-sxm"))
     assert "the all-reduces stay below the memory time up to a batch of 512" in h100
@@ -109,10 +110,10 @@ def test_three_roofs_l40s_turns_communication_bound_h100_does_not():
 def test_three_roofs_four_gpus_are_not_four_times_faster():
     from engine.numbers.expected_serving import decode_parts, expected_decode_step_seconds
 
-    one = decode_parts("llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=1)
-    four = decode_parts("llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=4)
+    one = decode_parts(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), context_tokens=1024, gpus=1)
+    four = decode_parts(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), context_tokens=1024, gpus=4)
     assert four.seconds == pytest.approx(expected_decode_step_seconds(
-        "llama-3.1-70b", "h100-sxm", context_tokens=1024, gpus=4))
+        get_model("llama-3.1-70b"), get_hardware("h100-sxm"), context_tokens=1024, gpus=4))
     assert 1 < one.seconds / four.seconds < 4
     words = text_of(render("roofline_three_roofs", hardware="h100-sxm", gpus="4"))
     assert f"{one.seconds / four.seconds:.1f} × faster, not 4 ×" in words

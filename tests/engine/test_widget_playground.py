@@ -75,7 +75,7 @@ def test_default_serving_plan_shows_the_engines_numbers_and_charts() -> None:
     assert html.count('role="img"') == 2
     assert 'class="chart memory-bar"' in html and 'class="chart timeline"' in html
     run = request_timeline(
-        "llama-3.1-8b", "h100-sxm", prompt_tokens=1024, output_tokens=256, batch=1
+        get_model("llama-3.1-8b"), get_hardware("h100-sxm"), prompt_tokens=1024, output_tokens=256, batch=1
     )
     assert f"first token {format_seconds(run.ttft_seconds)}" in text
     assert p.serve is not None

@@ -81,7 +81,7 @@ def test_train_vs_serve_defaults_show_16_bytes_and_8x() -> None:
     html = render("train_vs_serve")
     text = text_of(html)
     train = memory.training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
-    serve = memory.serving_memory("llama-3.1-8b", "h100-sxm", context_tokens=8192)
+    serve = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=8192)
     assert train.bytes_per_param_total == 16
     assert "Training ÷ serving, per parameter" in text and "8×" in text
     for label, nbytes in (

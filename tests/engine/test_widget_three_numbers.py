@@ -162,7 +162,7 @@ def test_mfu_errors_reach_the_browser_as_text() -> None:
 
 
 def test_70b_on_one_h100_is_refused_with_the_arithmetic() -> None:
-    plan = memory.serving_memory("llama-3.1-70b", "h100-sxm")
+    plan = memory.serving_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"))
     assert not plan.fits
     html = render("capacity_gate")
     text = text_of(html)
@@ -183,18 +183,18 @@ def test_each_way_out_is_planned_by_the_engine() -> None:
     model = get_model("llama-3.1-70b")
     rows = _rows(render("capacity_gate"))
     assert list(rows) == ["gpus", "fp8", "int4", "h200", "b200", "mi300x"]
-    need = memory.min_gpus_to_serve(memory.serving_memory(model, "h100-sxm"))
+    need = memory.min_gpus_to_serve(memory.serving_memory(model, get_hardware("h100-sxm")))
     assert need == 2
-    two = memory.serving_memory(model, "h100-sxm", gpus=2)
+    two = memory.serving_memory(model, get_hardware("h100-sxm"), gpus=2)
     assert rows["gpus"][0] is two.fits is True
     assert "Split over 2 × NVIDIA H100" in rows["gpus"][1]
     assert format_GB(two.per_gpu_bytes) in rows["gpus"][1]
-    fp8 = memory.serving_memory(model, "h100-sxm", weight_format="fp8")
+    fp8 = memory.serving_memory(model, get_hardware("h100-sxm"), weight_format="fp8")
     assert rows["fp8"][0] is fp8.fits is True
     assert "70.55 GB" in rows["fp8"][1]
     assert f"{fp8.max_context_tokens_that_fit:,} tokens" in rows["fp8"][1]
     for hw in ("h200", "b200", "mi300x"):
-        plan = memory.serving_memory(model, hw)
+        plan = memory.serving_memory(model, get_hardware(hw))
         assert rows[hw][0] is plan.fits
         assert f"of {format_GB(plan.capacity_bytes)}" in rows[hw][1]
     # 145.6 GB (141.1 GB of weights + KV, activations, overhead) in the H200's measured
@@ -206,8 +206,8 @@ def test_each_way_out_is_planned_by_the_engine() -> None:
 def test_the_ways_out_show_one_line_each_and_the_full_table_waits_in_the_details() -> None:
     html = render("capacity_gate")
     shown, shut = shown_and_shut(html)
-    fp8 = memory.serving_memory("llama-3.1-70b", "h100-sxm", weight_format="fp8")
-    h200 = memory.serving_memory("llama-3.1-70b", "h200")
+    fp8 = memory.serving_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), weight_format="fp8")
+    h200 = memory.serving_memory(get_model("llama-3.1-70b"), get_hardware("h200"))
     assert "Ways out (room left for requests of 8,192 tokens):" in shown
     assert "Split over 2 GPUs (each holds half of every matrix): fits, 9 requests" in shown
     assert f"fp8 weights: fits, {fp8.max_concurrent_requests:,} requests" in shown
@@ -234,7 +234,7 @@ def test_the_context_changes_the_room_left() -> None:
     assert (
         long["fp8"][0]
         is memory.serving_memory(
-            "llama-3.1-70b", "h100-sxm", weight_format="fp8", context_tokens=65536
+            get_model("llama-3.1-70b"), get_hardware("h100-sxm"), weight_format="fp8", context_tokens=65536
         ).fits
     )
 
@@ -260,7 +260,7 @@ def test_capacity_gate_refuses_bad_input_naming_the_field(field: str, value: str
 
 
 def test_the_lesson_number_8b_on_an_h100() -> None:
-    step = serving.decode_step("llama-3.1-8b", "h100-sxm", context_tokens=0)
+    step = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=0)
     assert step.bound == "memory"
     assert step.seconds == pytest.approx(16.06e9 / 3.35e12, rel=1e-3)
     html = render("bandwidth_ceiling")
@@ -275,14 +275,14 @@ def test_the_lesson_number_8b_on_an_h100() -> None:
 def test_the_bars_show_tokens_per_s_and_the_time_per_token_waits_for_the_reader() -> None:
     html = render("bandwidth_ceiling")
     shown, shut = shown_and_shut(html)
-    l4 = serving.decode_step("llama-3.1-8b", "l4", context_tokens=0)
+    l4 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("l4"), context_tokens=0)
     assert "Ceiling in tokens/s:" in shown and "NVIDIA L4: 19" in shown
     assert "NVIDIA L4: 19 tokens/s" not in shown  # the unit is said once, above the bars
     assert format_seconds(l4.seconds) not in shown
     # the chart's text alternative keeps every device's time per token
     label = re.search(r'aria-label="([^"]*)"', html.split("<svg", 1)[1]).group(1)  # type: ignore[union-attr]
     assert f"NVIDIA L4: 19 tokens/s ({format_seconds(l4.seconds)} per token)" in label
-    expected = serving.decode_step("llama-3.1-8b", "h100-sxm", context_tokens=0)
+    expected = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=0)
     assert f"At most {expected.tokens_per_s_per_user:,.0f} tokens/s for one user, about" in shown
     assert "real kernels read memory below its datasheet speed" in shut
 
@@ -302,8 +302,8 @@ def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
         )
     }
     ratio = widths["h100-sxm"] / widths["a100-80gb"]
-    h100 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
-    a100 = serving.decode_step("llama-3.1-8b", "a100-80gb").tokens_per_s_per_user
+    h100 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm")).tokens_per_s_per_user
+    a100 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("a100-80gb")).tokens_per_s_per_user
     assert ratio == pytest.approx(h100 / a100, rel=1e-3)
     # The chosen device is highlighted; a phone cannot hold the bf16 model.
     assert '<g data-device="h100-sxm"><text x="4" y="' in html and 'font-weight="700"' in html
@@ -311,8 +311,8 @@ def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
 
 
 def test_int4_raises_the_ceiling() -> None:
-    bf16 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
-    int4 = serving.decode_step("llama-3.1-8b", "h100-sxm", weight_format="int4")
+    bf16 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm")).tokens_per_s_per_user
+    int4 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), weight_format="int4")
     html = render("bandwidth_ceiling", format="int4")
     assert int4.tokens_per_s_per_user > 3.9 * bf16
     assert f'data-tokens-per-s="{int4.tokens_per_s_per_user:.6g}"' in html
@@ -328,7 +328,7 @@ def test_a_device_outside_the_list_joins_the_chart() -> None:
 
 def test_a_mixture_of_experts_reads_only_its_active_experts() -> None:
     model = get_model("mixtral-8x7b")
-    step = serving.decode_step(model, "h100-sxm")
+    step = serving.decode_step(model, get_hardware("h100-sxm"))
     assert step.bytes_read < model.params * 2
     text = text_of(render("bandwidth_ceiling", model="mixtral-8x7b"))
     assert f"{format_GB(step.bytes_read)}: the shared weights and the experts" in text

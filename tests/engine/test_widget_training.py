@@ -332,7 +332,7 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     assert format_GB(train.memory.per_gpu_bytes) in text
     assert format_GB(serve.memory.per_gpu_bytes) in text
     assert "Compute:" in text and "Memory:" in text  # training compute-bound, decode memory-bound
-    assert roofline.bound(roofline.train_step_intensity(get_model("llama-3.1-8b")), "h100-sxm") == "compute"
+    assert roofline.bound(roofline.train_step_intensity(get_model("llama-3.1-8b")), get_hardware("h100-sxm")) == "compute"
     assert serve.usd_per_gpu_hour is not None
     c = cost.cost_per_million_tokens(
         tokens_per_s=16 / serve.serve.tpot_seconds, usd_per_gpu_hour=serve.usd_per_gpu_hour

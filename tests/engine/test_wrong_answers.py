@@ -84,7 +84,7 @@ def test_capacities_are_the_bytes_a_program_can_allocate() -> None:
 
 
 def test_llama_70b_in_bf16_fits_one_h200() -> None:
-    mem = serving_memory("llama-3.1-70b", "h200")
+    mem = serving_memory(get_model("llama-3.1-70b"), get_hardware("h200"))
     # 70,553,706,496 x 2 bytes = 141.1 GB of weights + 2.68 GB of KV cache (8,192 tokens x
     # 327,680 bytes) + 0.30 GB activations + 1.5 GB overhead = 145.6 GB < 150.1 GB.
     assert mem.fits
@@ -99,8 +99,8 @@ def test_weight_only_formats_compute_at_the_16_bit_rate() -> None:
     # AWQ/GPTQ int4 is dequantised to bf16 for the maths: an A100 (312 TFLOP/s bf16) cannot
     # prefill an int4 model faster than an H100 (989.4).
     assert get_hardware("a100-80gb").compute_peak("int4") == (312e12, "bf16")
-    a100 = prefill("llama-3.1-8b", "a100-80gb", prompt_tokens=2048, weight_format="int4")
-    h100 = prefill("llama-3.1-8b", "h100-sxm", prompt_tokens=2048, weight_format="int4")
+    a100 = prefill(get_model("llama-3.1-8b"), get_hardware("a100-80gb"), prompt_tokens=2048, weight_format="int4")
+    h100 = prefill(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), prompt_tokens=2048, weight_format="int4")
     assert a100.seconds > 3 * h100.seconds
     # fp8 and int8 quantise both operands: their own rate where the chip has the units.
     assert get_hardware("h100-sxm").compute_peak("fp8") == (1978.9e12, "fp8")
@@ -134,9 +134,9 @@ def test_mistral_kv_cache_stops_at_the_window() -> None:
     m = get_model("mistral-7b")
     assert kv_cache_bytes(m, 2048) == 2048 * 131_072
     assert kv_cache_bytes(m, 32_768) == 4096 * 131_072  # 0.54 GB, not 4.3 GB
-    assert serving_memory(m, "h100-sxm", context_tokens=32_768).parts["kv_cache"] == 4096 * 131_072
-    near = decode_step(m, "h100-sxm", context_tokens=4096, batch=64)
-    far = decode_step(m, "h100-sxm", context_tokens=32_000, batch=64)
+    assert serving_memory(m, get_hardware("h100-sxm"), context_tokens=32_768).parts["kv_cache"] == 4096 * 131_072
+    near = decode_step(m, get_hardware("h100-sxm"), context_tokens=4096, batch=64)
+    far = decode_step(m, get_hardware("h100-sxm"), context_tokens=32_000, batch=64)
     assert far.bytes_read == near.bytes_read  # reads per step bounded by the window too
 
 
@@ -190,13 +190,14 @@ def test_an_mfu_that_recomputation_would_push_past_the_peak_is_refused() -> None
 
 
 def test_tensor_parallel_must_divide_the_heads() -> None:
+    # Checked where a GPU count enters: plan()'s serving request.
     with pytest.raises(EngineError, match="64 attention heads"):
-        serving_memory("llama-3.1-70b", "h100-sxm", gpus=7)
+        plan(model="llama-3.1-70b", hardware="h100-sxm", gpus=7)
     with pytest.raises(EngineError, match="28 attention heads"):
-        decode_step("qwen2.5-7b", "h100-sxm", gpus=8)
+        plan(model="qwen2.5-7b", hardware="h100-sxm", gpus=8)
     with pytest.raises(EngineError, match="KV heads"):
         # 28 heads split 14 ways, but 4 KV heads can be neither split nor copied 14 ways.
-        serving_memory("qwen2.5-7b", "h100-sxm", gpus=14)
+        plan(model="qwen2.5-7b", hardware="h100-sxm", gpus=14)
     with pytest.raises(EngineError):
         training_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), gpus=21, tp=7, sharding="zero3")
     assert architecture.tensor_parallel_ok(get_model("qwen2.5-7b"), 4)
@@ -207,7 +208,7 @@ def test_kv_cache_is_replicated_beyond_the_kv_heads() -> None:
     # 8,192 tokens x 327,680 bytes = 2.68 GB in all; x 2 / 16 = 0.336 GB per GPU.
     m = get_model("llama-3.1-70b")
     assert architecture.kv_replication(m, 8) == 1 and architecture.kv_replication(m, 16) == 2
-    mem = serving_memory(m, "h100-sxm", gpus=16)
+    mem = serving_memory(m, get_hardware("h100-sxm"), gpus=16)
     assert mem.parts["kv_cache"] == 8192 * 327_680 * 2 / 16
 
 

@@ -32,9 +32,9 @@ from engine.lesson.cluster.state import (
     WayOut,
 )
 from engine.lesson.cluster.words import gpu_list
-from engine.numbers.architecture import tensor_parallel_ok
+from engine.numbers.architecture import check_tensor_parallel, tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
-from engine.numbers.formats import FORMATS, get_format
+from engine.numbers.formats import FORMATS, FormatId, get_format, parse_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
 from engine.words.format import format_count, format_GB, plural
 from engine.words.memory_explained import memory_assumptions
@@ -58,20 +58,20 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
     ]
 
 
-def _serve_memory(model: ModelSpec, hw: HardwareSpec, weight_format: str, context_tokens: int,
+def _serve_memory(model: ModelSpec, hw: HardwareSpec, weight_format: FormatId, context_tokens: int,
                   batch: int, gpus: int) -> ServingMemory:
     return serving_memory(model, hw, weight_format=weight_format, kv_format="bf16",
                           context_tokens=context_tokens, batch=batch, gpus=gpus)
 
 
-def _serve_action(model_id: str, gpus: tuple[int, ...], weight_format: str, context: int,
+def _serve_action(model_id: str, gpus: tuple[int, ...], weight_format: FormatId, context: int,
                   batch: int) -> tuple[tuple[str, ActionValue], ...]:
     return (("kind", "serve"), ("model_id", model_id), ("gpus", gpus),
             ("weight_format", weight_format), ("context_tokens", context), ("batch", batch))
 
 
 def _fits_on(label: str, head: str, mem: ServingMemory, model_id: str, gpus: tuple[int, ...],
-             weight_format: str, context: int, batch: int, *, tail: str = "") -> WayOut:
+             weight_format: FormatId, context: int, batch: int, *, tail: str = "") -> WayOut:
     """A way out that fits now on ``gpus`` (the caller has checked): its text is
     '{head}: {GB} per GPU on {gpus}{tail}.', its action that deployment."""
     return WayOut(
@@ -81,7 +81,7 @@ def _fits_on(label: str, head: str, mem: ServingMemory, model_id: str, gpus: tup
         action=_serve_action(model_id, gpus, weight_format, context, batch))
 
 
-def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], wf: str,
+def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], wf: FormatId,
                     ctx: int, batch: int) -> list[WayOut]:
     system = st.system
     hw = system.gpu
@@ -125,7 +125,8 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
                 fits_now=False, action=()))
 
     current = get_format(wf).bytes_per_number
-    for fid in ("fp8", "int4"):
+    smaller: tuple[FormatId, ...] = ("fp8", "int4")
+    for fid in smaller:
         if FORMATS[fid].bytes_per_number >= current:
             continue
         m2 = _serve_memory(model, hw, fid, ctx, batch, len(gpus))
@@ -179,7 +180,7 @@ def deploy(
     state: ClusterState | Mapping[str, object],
     model_id: str = "llama-3.1-8b",
     gpus: Sequence[int] | int = (0,),
-    weight_format: str = "bf16",
+    weight_format: object = "bf16",
     context_tokens: int = 8192,
     batch: int = 1,
 ) -> ActionResult:
@@ -191,9 +192,10 @@ def deploy(
     system = st.system
     model = _check_model(model_id)
     idx = _check_gpu_indexes(gpus, system)
-    wf = get_format(weight_format).id
+    wf = parse_format(weight_format)
     ctx = _check_context(model, context_tokens)
     b = SERVE_BATCH.check_integer(batch, "batch", "Batch (concurrent requests)")
+    check_tensor_parallel(model, len(idx))
     mem = _serve_memory(model, system.gpu, wf, ctx, b, len(idx))
     job = Job(id=f"job-{st.next_job}", kind="serve", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",

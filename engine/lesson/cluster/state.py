@@ -12,6 +12,7 @@ from functools import lru_cache
 from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_system
 from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.formats import FormatId
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding
 from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
@@ -64,7 +65,7 @@ class Job(Record):
     status: str
     started_seconds: float
     ended_seconds: float | None = None
-    weight_format: str = "bf16"
+    weight_format: FormatId = "bf16"
     context_tokens: int = 0
     batch: int = 0
     sharding: Sharding = "none"

@@ -36,7 +36,7 @@ from engine.numbers import memory
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, list_models
 from engine.numbers.catalog import get_model as _get_model
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
 from engine.words.format import format_GB
@@ -46,8 +46,8 @@ TASKS = ("serve", "train")
 SERVE_SHARE = 0.6  # share of scenarios that serve (the rest train)
 SERVE_GPUS = ("h100-sxm", "h200", "a100-80gb", "a100-40gb", "l4", "l40s", "b200", "mi300x")
 TRAIN_GPUS = ("h100-sxm", "h200", "a100-80gb", "a100-40gb", "b200", "mi300x")
-SERVE_FORMATS = ("bf16", "bf16", "fp8", "int4")
-KV_FORMAT = "bf16"
+SERVE_FORMATS: tuple[FormatId, ...] = ("bf16", "bf16", "fp8", "int4")
+KV_FORMAT: FormatId = "bf16"
 SERVE_GPU_COUNTS = (1, 1, 1, 2, 4, 8)
 CONTEXTS = (2048, 4096, 8192, 16384, 32768, 131072)
 BATCHES = (1, 4, 8, 16, 32, 64)

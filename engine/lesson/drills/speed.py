@@ -44,7 +44,7 @@ from engine.numbers.expected_serving import (
     expected_decode_step_seconds,
     expected_prefill_seconds,
 )
-from engine.numbers.formats import get_format
+from engine.numbers.formats import FormatId, get_format
 from engine.numbers.units import GB, GiB
 from engine.words.format import (
     format_bandwidth,
@@ -57,8 +57,8 @@ from engine.words.format import (
 
 KINDS = ("per_token", "first_token", "batch")
 SPEED_GPUS = ("h100-sxm", "h200", "a100-80gb", "l40s", "l4", "b200", "mi300x")
-WEIGHT_FORMATS = ("bf16", "bf16", "fp8")
-KV_FORMAT = "bf16"
+WEIGHT_FORMATS: tuple[FormatId, ...] = ("bf16", "bf16", "fp8")
+KV_FORMAT: FormatId = "bf16"
 CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768)  # per_token
 PROMPTS = (256, 512, 1024, 2048, 4096, 8192)  # first_token
 BATCH_CONTEXTS = (128, 256, 512, 1024, 2048, 4096)  # batch
@@ -128,7 +128,7 @@ class SpeedQuestion:
     kind: str
     model: ModelSpec
     hardware: HardwareSpec
-    weight_format: str
+    weight_format: FormatId
     step: serving.DecodeStep | serving.Prefill
     expected_seconds: float
     tolerance: float = TOLERANCE
@@ -462,14 +462,14 @@ class SpeedQuestion:
 # ------------------------------------------------------------------------- generation
 
 
-def _decode(model: ModelSpec, hw: HardwareSpec, fmt: str, context: int, batch: int
+def _decode(model: ModelSpec, hw: HardwareSpec, fmt: FormatId, context: int, batch: int
             ) -> serving.DecodeStep:
     return serving.decode_step(
         model, hw, context_tokens=context, batch=batch, weight_format=fmt, kv_format=KV_FORMAT
     )
 
 
-def _question(seed: int, kind: str, model: ModelSpec, hw: HardwareSpec, fmt: str,
+def _question(seed: int, kind: str, model: ModelSpec, hw: HardwareSpec, fmt: FormatId,
               tokens: int, batch: int) -> SpeedQuestion:
     """The question with the engine's bound and expected time for its pass."""
     step: serving.DecodeStep | serving.Prefill

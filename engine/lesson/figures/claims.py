@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.numbers import quantities
 from engine.numbers.catalog import get_hardware, get_system, prices, resolve_model
 from engine.numbers.catalog.efficiency import matmul_fraction
-from engine.numbers.code_paths import code_path
+from engine.numbers.code_paths import code_path, parse_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.numbers.training_runs import tokens_or_run
 from engine.words.format import format_ratio, format_seconds, format_tokens_per_s
@@ -49,7 +49,7 @@ def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",
     ``measured`` what a tuned matrix multiply reaches on each: '34.5×', '552×', '148×';
     one GPU against both sockets' matrix units: '4.3×'."""
     s = get_system(system)
-    cpu, gpu = code_path(s.cpu, path), code_path(s.gpu)
+    cpu, gpu = code_path(s.cpu, parse_path(path)), code_path(s.gpu)
     n_gpus = gpus or s.gpu_count
     if measured:
         ratio = (n_gpus * gpu.reached_flops_per_s) / (s.cpu_count * cpu.reached_flops_per_s)
@@ -61,7 +61,7 @@ def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",
 def matmul_share(hardware: str, path: str = "matrix") -> str:
     """The share of a chip's paper peak a tuned matrix multiply reaches (measured): '19 %'
     for the Xeon's AMX units, '80 %' for an H100's tensor cores."""
-    return f"{code_path(get_hardware(hardware), path).efficiency.value * 100:.0f} %"
+    return f"{code_path(get_hardware(hardware), parse_path(path)).efficiency.value * 100:.0f} %"
 
 
 def llama_cpp_int8_share(hardware: str = "rtx-4090") -> str:

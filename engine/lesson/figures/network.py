@@ -5,6 +5,8 @@ Each returns the number formatted for reading, from the engine."""
 from __future__ import annotations
 
 from engine.numbers import quantities
+from engine.numbers.architecture import check_tensor_parallel
+from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.communication import pipeline_bubble_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import decode_parts
@@ -14,7 +16,7 @@ from engine.words.format import format_bandwidth, format_seconds
 
 
 def _hop(hardware: str, hop: str) -> Hop:
-    for h in hops(hardware):
+    for h in hops(get_hardware(hardware)):
         if h.kind == hop:
             return h
     raise EngineError(f"{hardware!r} has no hop {str(hop)[:40]!r}; hops are "
@@ -40,17 +42,27 @@ def bubble_share(stages: int, micro_batches: int) -> str:
     return f"{pipeline_bubble_fraction(p, m):.0%}"
 
 
+def _decode_seconds(model: str, hardware: str, gpus: object, batch: object,
+                    context: object) -> float:
+    """The expected decode step of the figure's keywords, each checked here."""
+    m = resolve_model(model_id=model)
+    g = check_tensor_parallel(m, quantities.GPUS.check_integer(gpus, "gpus", "GPU count"))
+    return decode_parts(
+        m, get_hardware(hardware), gpus=g,
+        context_tokens=quantities.CONTEXT_TOKENS.check_integer(context, "context", "Context"),
+        batch=quantities.BATCH.check_integer(batch, "batch", "Batch")).seconds
+
+
 def tp_step(model: str, hardware: str, gpus: int = 1, batch: int = 1,
             context: int = 1024) -> str:
     """The expected decode step on ``gpus`` tensor-parallel GPUs: '16.4 ms'."""
-    return format_seconds(decode_parts(model, hardware, context_tokens=int(context),
-                                       batch=batch, gpus=gpus).seconds)
+    return format_seconds(_decode_seconds(model, hardware, gpus, batch, context))
 
 
 def tp_speedup(model: str, hardware: str, gpus: int, context: int = 1024) -> str:
     """How many times faster a batch-1 decode step is on ``gpus`` GPUs than on one: '3.4'."""
-    one = decode_parts(model, hardware, context_tokens=int(context), gpus=1).seconds
-    many = decode_parts(model, hardware, context_tokens=int(context), gpus=gpus).seconds
+    one = _decode_seconds(model, hardware, 1, 1, context)
+    many = _decode_seconds(model, hardware, gpus, 1, context)
     return f"{one / many:.1f}"
 
 

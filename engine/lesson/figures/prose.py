@@ -24,6 +24,7 @@ from engine.numbers.compute import (
 )
 from engine.numbers.compute import flops_per_token as _flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.formats import parse_format
 from engine.numbers.serving import decode_step, request_timeline
 from engine.numbers.training_choices import (
     CONVENTIONS,
@@ -61,7 +62,7 @@ def params_exact(model: str) -> str:
 
 def weights(model: str, format: str = "bf16") -> str:
     """Size of the weights: '16.06 GB'."""
-    return format_GB(memory.weights_bytes(resolve_model(model_id=model).params, format))
+    return format_GB(memory.weights_bytes(resolve_model(model_id=model).params, parse_format(format)))
 
 
 def capacity(hardware: str) -> str:
@@ -92,7 +93,7 @@ def serve_total(
 ) -> str:
     """The default serving plan's memory on one GPU: '18.79 GB', or '19 GB' with ``approx``."""
     plan = memory.serving_memory(
-        resolve_model(model_id=model), get_hardware(hardware), weight_format=format
+        resolve_model(model_id=model), get_hardware(hardware), weight_format=parse_format(format)
     )
     if approx:
         return f"{round(plan.per_gpu_bytes / 1e9):,} GB"
@@ -106,7 +107,7 @@ def flops_per_token(model: str) -> str:
 
 def kv_per_token(model: str, format: str = "bf16") -> str:
     """'131,072 bytes (131.1 kB)'."""
-    n = memory.kv_cache_bytes_per_token(resolve_model(model_id=model), format)
+    n = memory.kv_cache_bytes_per_token(resolve_model(model_id=model), parse_format(format))
     return f"{n:,.0f} bytes ({format_bytes(n)})"
 
 
@@ -203,18 +204,20 @@ def ridge(hardware: str = "h100-sxm", format: str = "bf16") -> str:
     """A chip's ridge point, peak FLOP/s / bandwidth: '295 FLOP/byte'."""
     from engine.numbers.roofline import ridge_point
 
-    return f"{ridge_point(get_hardware(hardware), format):,.0f} FLOP/byte"
+    return f"{ridge_point(get_hardware(hardware), parse_format(format)):,.0f} FLOP/byte"
 
 
 def decode_time(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
     """One single-user decode step reading only the weights (no context yet): '4.79 ms'."""
-    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware),
+                       weight_format=parse_format(format))
     return format_seconds(step.seconds)
 
 
 def decode_ceiling(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
     """The most tokens/s one user can get, weights read once per token: '209 tokens/s'."""
-    step = decode_step(resolve_model(model_id=model), get_hardware(hardware), weight_format=format)
+    step = decode_step(resolve_model(model_id=model), get_hardware(hardware),
+                       weight_format=parse_format(format))
     return format_tokens_per_s(step.tokens_per_s_per_user)
 
 

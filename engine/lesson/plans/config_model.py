@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.catalog.models import ModelSpec
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import kv_cache_bytes_per_token
 from engine.words.format import format_bytes, format_count
 
-KV_FORMAT = "bf16"
+KV_FORMAT: FormatId = "bf16"
 
 
 def _attention(m: ModelSpec) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from engine.numbers import quantities
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.compute import DEFAULT_MFU
-from engine.numbers.formats import FORMATS
+from engine.numbers.formats import FormatId
 from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
@@ -33,7 +33,7 @@ from engine.render.options import (
     TENSOR_PARALLEL,
     TRAINING_TOKENS,
     YOUR_MODEL,
-    format_options,
+    format_field,
     hardware_field,
 )
 from engine.words.labels import (
@@ -44,7 +44,7 @@ from engine.words.labels import (
     TASK_LABELS,
 )
 
-KV_FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8")
+KV_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp16", "fp8", "int8")
 
 TRAINING = "Training."
 SERVING = "Serving."
@@ -63,16 +63,9 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     "hardware": hardware_field("Hardware", gpus_only=False),
     "gpus": GPUS.but(label="GPUs (or chips)"),
     "task": Choice("task", "Task", "serve", options=tuple((t, TASK_LABELS[t]) for t in TASKS)),
-    "weight_format": Choice(
-        "format", "Weights stored as", "bf16", options=format_options(*FORMATS), hint=SERVING
-    ),
-    "kv_format": Choice(
-        "kv_format",
-        "KV cache stored as",
-        "bf16",
-        options=format_options(*KV_FORMATS),
-        hint=SERVING,
-    ),
+    "weight_format": format_field("format", "Weights stored as", "bf16", hint=SERVING),
+    "kv_format": format_field("kv_format", "KV cache stored as", "bf16", *KV_FORMATS,
+                              hint=SERVING),
     "context_tokens": CONTEXT.but(hint=SERVING),
     "batch": BATCH.but(label="Concurrent requests (batch)", hint=SERVING),
     "prompt_tokens": Count(

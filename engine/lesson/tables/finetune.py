@@ -7,7 +7,7 @@ Every cell comes from engine.numbers.memory (full training) and engine.numbers.a
 
 from __future__ import annotations
 
-from engine.numbers import adapters
+from engine.numbers import adapters, quantities
 from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.memory import training_memory
 from engine.render.html import column_heads, esc, table_box, tag
@@ -38,7 +38,7 @@ def _row(model_id: str, way: str, hardware: str) -> tuple[str, ...]:
         rest, total, fits = p["activations"] + p["runtime_overhead"], full.per_gpu_bytes, full.fits
         label = FULL_LABEL
     else:
-        mem = adapters.adapter_memory(m, hw, method=way)
+        mem = adapters.adapter_memory(m, hw, method=adapters.parse_method(way))
         p = mem.parts
         weights = p["frozen_weights"] + p["adapter_weights"]
         trained = mem.trainable_params
@@ -61,7 +61,7 @@ def finetune_memory(hardware: str = HARDWARE) -> str:
     )
     caption = (f"Fine-tune on one {hw.name} ({format_GB(hw.memory_bytes)}): memory by part, "
                "GB = 10^9 bytes")
-    example = adapters.adapter_memory(ROWS[1][0], hw, method="lora")
+    example = adapters.adapter_memory(resolve_model(model_id=ROWS[1][0]), hw, method="lora")
     notes = " ".join((adapter_assumptions(example), *SOURCES))
     return table_box(column_heads(headers), body, caption=caption,
                      data_table="finetune_memory") + secondary(
@@ -76,13 +76,15 @@ def nf4_bits() -> str:
 def lora_params(model: str, rank: int = adapters.DEFAULT_RANK,
                 targets: str = "all-linear") -> str:
     """Trainable adapter parameters: '41.9 million' for Llama 3.1 8B at rank 16."""
-    return format_count(adapters.adapter_params(resolve_model(model_id=model), rank, targets))
+    r = quantities.LORA_RANK.check_integer(rank, "rank", "Adapter rank")
+    return format_count(adapters.adapter_params(resolve_model(model_id=model), r,
+                                                adapters.parse_targets(targets)))
 
 
 def finetune_total(model: str, method: str, hardware: str = HARDWARE) -> str:
     """One GPU's memory to fine-tune with LoRA or QLoRA: '19.14 GB'."""
     mem = adapters.adapter_memory(resolve_model(model_id=model), get_hardware(hardware),
-                                  method=method)
+                                  method=adapters.parse_method(method))
     return format_GB(mem.per_gpu_bytes)
 
 

@@ -77,7 +77,7 @@ class HardwareSpec(Record):
         key = get_format(format_id).peak_key
         return any(k == key for k, _ in self.peaks)
 
-    def peak_flops_per_s(self, format_id: object) -> float:
+    def peak_flops_per_s(self, format_id: str) -> float:
         """Dense peak in FLOP/s (OP/s for integers) for maths in ``format_id``."""
         key = get_format(format_id).peak_key
         for k, v in self.peaks:
@@ -89,7 +89,7 @@ class HardwareSpec(Record):
             "format",
         )
 
-    def compute_peak(self, format_id: object) -> tuple[float, str]:
+    def compute_peak(self, format_id: str) -> tuple[float, str]:
         """(FLOP/s, format) the maths of a model stored in ``format_id`` runs at.
 
         The first of the format's ``math_keys`` the chip has a peak for: a weight-only format
