@@ -4,9 +4,8 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 
 from __future__ import annotations
 
-from engine.numbers import compute, cost
+from engine.numbers import compute, cost, quantities
 from engine.numbers.catalog import get_hardware
-from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
@@ -63,10 +62,7 @@ def render(values: Values) -> str:
     days = values[TARGET_DAYS]
     sharding = values[SHARDING]
     tp = values[TP]
-    if gpus % tp:
-        raise EngineError(
-            f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel size ({tp}).", "gpus"
-        )
+    quantities.check_multiple_of_tp(gpus, tp, "gpus")
     p = plan(
         model=model,
         hardware=gpu,
