@@ -46,9 +46,16 @@ chromium:
 	  exit 1; \
 	fi
 
+# The JavaScript too: ESLint (eslint.config.mjs), then TypeScript over its JSDoc types, once per
+# place it runs (the page, the engine's worker, the service worker, Node), each with its globals.
 lint: setup
 	$(PY) -m ruff check engine macros tests site-tests tools bench
 	$(PY) -m mypy
+	node_modules/.bin/eslint .
+	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/tsc -p types/tsconfig.worker.json
+	node_modules/.bin/tsc -p types/tsconfig.sw.json
+	node_modules/.bin/tsc -p types/tsconfig.node.json
 
 test-engine: setup
 	$(PY) -m pytest tests -q -p no:cacheprovider

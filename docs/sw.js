@@ -24,16 +24,22 @@ const BATCH = 4;
 // Stored in the cache once it holds every file: the reader keeps the whole lesson.
 const COMPLETE = new URL("__lesson-complete", SCOPE).href;
 
-const keyOf = (path) => new URL(`${path}?sha=${FILES[path]}`, SCOPE).href;
-const pathOf = (url) => url.slice(SCOPE.length).split(/[?#]/)[0];
+const keyOf = (/** @type {string} */ path) => new URL(`${path}?sha=${FILES[path]}`, SCOPE).href;
+const pathOf = (/** @type {string} */ url) => url.slice(SCOPE.length).split(/[?#]/)[0];
 const saveData = () => Boolean(self.navigator.connection && self.navigator.connection.saveData);
 
+/** @param {ArrayBuffer} buffer */
 async function digestOf(buffer) {
   const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", buffer));
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, DIGEST_HEX_CHARS);
 }
 
-// Keep `response` as this build's `path` if its bytes are that file's; say whether it was.
+/**
+ * Keep `response` as this build's `path` if its bytes are that file's; say whether it was.
+ * @param {Cache} cache
+ * @param {string} path
+ * @param {Response} response
+ */
 async function keep(cache, path, response) {
   if (!response.ok) return false;
   if ((await digestOf(await response.clone().arrayBuffer())) !== FILES[path]) return false;
@@ -43,6 +49,10 @@ async function keep(cache, path, response) {
 
 // One file into this build's cache: already there, the same bytes from an older build's
 // cache, or the network (revalidating what the browser's HTTP cache holds).
+/**
+ * @param {Cache} cache
+ * @param {string} path
+ */
 async function save(cache, path) {
   const key = keyOf(path);
   if (await cache.match(key)) return;
@@ -55,6 +65,10 @@ async function save(cache, path) {
   throw new Error(`the server holds another build of ${path}`);
 }
 
+/**
+ * @param {string[]} paths
+ * @param {(saved: number, total: number) => void} [onProgress]
+ */
 async function saveAll(paths, onProgress = () => {}) {
   const cache = await caches.open(CACHE);
   for (let i = 0; i < paths.length; i += BATCH) {
@@ -74,22 +88,25 @@ async function olderCompleteCache() {
   return false;
 }
 
+/** @param {{type: string, version: string, [more: string]: unknown}} message */
 async function broadcast(message) {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
 // Every file of the lesson, then the mark that says this build's cache is whole.
+/** @param {(saved: number, total: number) => void} [report] */
 async function saveWhole(report) {
   await saveAll(Object.keys(FILES), report);
   await (await caches.open(CACHE)).put(COMPLETE, new Response(VERSION));
 }
 
+/** @type {Promise<unknown> | null} */
 let saving = null; // the running "save the whole lesson", shared by every page that asks
 
 function saveLesson() {
   if (!saving) {
     const all = Object.keys(FILES);
-    const report = (saved, total) => broadcast({ type: "offline-progress", saved, total, version: VERSION });
+    const report = (/** @type {number} */ saved, /** @type {number} */ total) => broadcast({ type: "offline-progress", saved, total, version: VERSION });
     saving = (async () => {
       if (!(await isComplete())) await saveWhole(report);
       await broadcast({ type: "offline-ready", total: all.length, version: VERSION });
@@ -142,13 +159,17 @@ self.addEventListener("message", (event) => {
   else if (data.type === "forget-lesson") event.waitUntil(forgetLesson());
   else if (data.type === "save-urls" && Array.isArray(data.urls)) {
     // A reader who does not keep the whole lesson still keeps the pages they open.
-    const paths = data.urls.filter((url) => String(url).startsWith(SCOPE)).map(pathOf);
+    const paths = data.urls.filter((/** @type {unknown} */ url) => String(url).startsWith(SCOPE)).map(pathOf);
     event.waitUntil(saveAll([...new Set(paths)].filter((path) => path in FILES)).catch(() => undefined));
   }
 });
 
 // A listed file: from this build's cache, else from the network (and kept if it is this
 // build's). Anything else: the network. A page that cannot be had either way: the offline page.
+/**
+ * @param {Request} request
+ * @param {string} path
+ */
 async function answer(request, path) {
   const cache = await caches.open(CACHE);
   if (path in FILES) {

@@ -27,12 +27,13 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { loadPyodide } from "../node_modules/pyodide/pyodide.mjs";
+import { loadPyodide } from "pyodide";
 
 const [mode, enginePath, corpusDir, stdlibPath, ...rest] = process.argv.slice(2);
 // No column positions in the bytecode (PEP 657): tracebacks keep their line numbers, the
 // files lose about a quarter of their size.
 const env = { PYTHONNODEBUGRANGES: "1" };
+/** @type {Parameters<typeof loadPyodide>[0]} */
 const options = { stdLibURL: stdlibPath, env };
 if (mode === "check") options.lockFileURL = rest[0];
 const pyodide = await loadPyodide(options);

@@ -8,7 +8,10 @@ import { RUNTIME } from "./runtime-config.js";
 export const MAX_STORED_CHARS = RUNTIME.max_input_chars;
 const MAX_DEPTH = RUNTIME.max_json_depth;
 
-/** The deepest nesting of [ and { in `text`, brackets inside JSON strings not counted. */
+/**
+ * The deepest nesting of [ and { in `text`, brackets inside JSON strings not counted.
+ * @param {string} text
+ */
 function nestingDepth(text) {
   let depth = 0;
   let deepest = 0;
@@ -26,7 +29,11 @@ function nestingDepth(text) {
   return deepest;
 }
 
-/** Why `text` is refused ("" when it is within bounds); `maxChars` bounds its length. */
+/**
+ * Why `text` is refused ("" when it is within bounds); `maxChars` bounds its length.
+ * @param {string} text
+ * @param {number} maxChars
+ */
 export function refusal(text, maxChars) {
   if (text.length > maxChars) {
     return `it is too long to be real (${text.length.toLocaleString("en-US")} characters; at most ${maxChars.toLocaleString("en-US")}).`;

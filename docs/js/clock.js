@@ -4,18 +4,24 @@
 // clock advances once a second instead of every frame.
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+/**
+ * @param {HTMLElement} root the widget
+ * @param {() => Promise<EngineReply>} refresh renders the widget for its inputs now
+ * @param {SetInput} setInput
+ */
 export function startClock(root, refresh, setInput) {
   let playing = false;
   let busy = false;
   let last = 0;
   let timer = 0;
-  const elapsedField = () => root.querySelector('.widget-controls [name="elapsed"]');
+  const elapsedField = () => /** @type {HTMLInputElement} */ (root.querySelector('.widget-controls [name="elapsed"]'));
   const speed = () => {
-    const field = root.querySelector('.widget-controls [name="speed"]');
+    const field = /** @type {HTMLInputElement | null} */ (root.querySelector('.widget-controls [name="speed"]'));
     const value = field ? Number(field.value) : 1;
     return Number.isFinite(value) && value > 0 ? value : 1;
   };
 
+  /** @param {number} now ms, as performance.now() */
   async function tick(now) {
     if (!playing || !root.isConnected) return;
     const dt = last ? (now - last) / 1000 : 0;

@@ -15,10 +15,25 @@ const STALL_MS = 20_000;
 // A render takes milliseconds; no answer for this long means the worker is gone (ms).
 const RENDER_MS = 8_000;
 
+/**
+ * A render sent (or to be sent) to the worker; `timer` gives up on it.
+ * @typedef {{
+ *   resolve: (reply: EngineReply) => void,
+ *   reject: (error: Error) => void,
+ *   message: {type: "render", widget: string, inputs: string},
+ *   timer?: number,
+ * }} Request
+ */
+/** @typedef {{promise: Promise<void>, resolve: () => void, reject: (error: Error) => void}} Deferred */
+
+/** @type {Worker | null} */
 let worker = null;
 let nextId = 1;
-const pending = new Map(); // id -> {resolve, reject, message}
+/** @type {Map<number, Request>} */
+const pending = new Map();
+/** @type {Set<(stage: string) => void>} */
 const progressListeners = new Set();
+/** @type {Set<(state: string, reason: string) => void>} */
 const stateListeners = new Set();
 let lastStage = "";
 let state = "idle"; // idle | loading | ready | failed
@@ -27,8 +42,9 @@ let restartsLeft = 1;
 let stallTimer = 0;
 let ready = makeReady();
 
+/** @returns {Deferred} */
 function makeReady() {
-  const deferred = {};
+  const deferred = /** @type {Deferred} */ ({});
   deferred.promise = new Promise((resolve, reject) => {
     deferred.resolve = resolve;
     deferred.reject = reject;
@@ -37,6 +53,10 @@ function makeReady() {
   return deferred;
 }
 
+/**
+ * @param {string} next
+ * @param {string} [detail] what failed, for "failed"
+ */
 function setState(next, detail = "") {
   state = next;
   if (next === "failed") failure = detail;
@@ -51,7 +71,10 @@ function armStallTimer() {
   }, STALL_MS);
 }
 
-/** Give up: stop the worker, refuse what waits on it, and tell every widget. */
+/**
+ * Give up: stop the worker, refuse what waits on it, and tell every widget.
+ * @param {string} reason
+ */
 function fail(reason) {
   clearTimeout(stallTimer);
   if (worker) worker.terminate();
@@ -62,6 +85,7 @@ function fail(reason) {
   setState("failed", reason);
 }
 
+/** @param {MessageEvent} event */
 function onMessage(event) {
   const message = event.data;
   if (message.type === "progress") {
@@ -89,6 +113,7 @@ function onMessage(event) {
   }
 }
 
+/** @param {Partial<ErrorEvent>} [event] */
 function onError(event) {
   if (event && typeof event.preventDefault === "function") event.preventDefault();
   const reason = (event && event.message) || "the engine's worker stopped";
@@ -105,6 +130,7 @@ function onError(event) {
   }
 }
 
+/** @param {Worker} target */
 function listen(target) {
   target.addEventListener("message", onMessage);
   target.addEventListener("error", onError);
@@ -119,16 +145,17 @@ function spawn() {
   try {
     worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
   } catch (error) {
-    fail(`this browser cannot start the engine's worker (${error.message})`);
+    fail(`this browser cannot start the engine's worker (${/** @type {Error} */ (error).message})`);
     return;
   }
   listen(worker);
   worker.postMessage({ type: "init" });
 }
 
+/** @param {Request} request */
 function send(request) {
   const id = nextId++;
-  const sentTo = worker;
+  const sentTo = /** @type {Worker} */ (worker);
   pending.set(id, request);
   request.timer = setTimeout(() => {
     pending.delete(id);
@@ -145,6 +172,7 @@ function send(request) {
 /**
  * The worker that had `request` is gone: start another (once: the allowance comes back
  * with the next answer) and send `request` again; or give up.
+ * @param {Request} request
  */
 function resend(request) {
   if (!worker) {
@@ -170,12 +198,14 @@ export const engine = {
       // Started by the head script (partials/boot-engine.html): take it over and replay
       // what it said.
       worker = early.worker;
-      worker.removeEventListener("message", early.listener);
-      worker.removeEventListener("error", early.listener);
+      const listener = /** @type {(event: Event) => void} */ (early.listener);
+      worker.removeEventListener("message", listener);
+      worker.removeEventListener("error", listener);
       setState("loading");
       armStallTimer();
       listen(worker);
-      for (const event of early.messages) (event.type === "error" ? onError : onMessage)(event);
+      // Each handler reads only the fields of its own kind of event.
+      for (const event of early.messages) (event.type === "error" ? onError : onMessage)(/** @type {MessageEvent & ErrorEvent} */ (event));
       early.messages = [];
       return ready.promise;
     }
@@ -198,6 +228,7 @@ export const engine = {
    * build-time numbers paint first. The head script (partials/boot-engine.html) knows when
    * that is; without it (instant navigation from a page without widgets) the page painted
    * long ago.
+   * @param {number} fallbackMs
    */
   startAfterFirstPaint(fallbackMs) {
     const early = window.__lessonEarlyEngine;
@@ -212,6 +243,7 @@ export const engine = {
   get worker() {
     return worker;
   },
+  /** @param {(stage: string) => void} listener called with each stage's words */
   onProgress(listener) {
     progressListeners.add(listener);
     if (lastStage) listener(lastStage);
@@ -219,15 +251,22 @@ export const engine = {
   /**
    * Call `listener(state, reason)` now and on every change: "loading", "ready", "failed"
    * (reason: a sentence on what failed). Returns a function that stops the calls.
+   * @param {(state: string, reason: string) => void} listener
    */
   onState(listener) {
     stateListeners.add(listener);
     if (state !== "idle") listener(state, state === "failed" ? failure : "");
     return () => stateListeners.delete(listener);
   },
-  /** Ask the engine to render widget `name` for `inputs`; resolves to {html} or {error, field}. */
+  /**
+   * Ask the engine to render widget `name` for `inputs`; resolves to {html} or {error, field}.
+   * @param {string} name
+   * @param {Record<string, string>} inputs
+   * @returns {Promise<EngineReply>}
+   */
   async render(name, inputs) {
     if (state === "failed") throw new Error(failure);
+    /** @type {Request["message"]} */
     const message = { type: "render", widget: name, inputs: JSON.stringify(inputs) };
     if (!worker && state === "ready") {
       // The worker died since the last render: restart it once.

@@ -3,10 +3,13 @@
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { RUNTIME } from "./runtime-config.js";
 
+/** engine.browser.update, once the engine is loaded: (widget name, inputs as JSON) -> reply as JSON. */
+/** @type {((widget: string, inputs: string) => string) | null} */
 let update = null;
 let stage = "";
 let lastBeat = 0;
 
+/** @param {string} next the stage, in words for the reader */
 function progress(next) {
   stage = next;
   postMessage({ type: "progress", stage });
@@ -18,6 +21,10 @@ function progress(next) {
 // stream each (`.gz`, sent by the host as they are; macros/solid_archive.py): their bytes are
 // decompressed here, after progress counted them as they came off the wire, so Pyodide (which
 // fetches the standard library itself) and the engine's import get the zip.
+/**
+ * @param {typeof fetch} fetchOnce
+ * @returns {typeof fetch}
+ */
 function withProgress(fetchOnce) {
   return async (...args) => {
     const response = await fetchOnce(...args);
@@ -75,21 +82,21 @@ async function init() {
     const browser = pyodide.pyimport("engine.browser");
     update = browser.update;
     postMessage({ type: "ready" });
-  } catch (error) {
+  } catch (/** @type {any} */ error) {
     self.fetch = plainFetch;
     postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
   }
 }
 
-self.addEventListener("message", (event) => {
+self.addEventListener("message", (/** @type {MessageEvent} */ event) => {
   const message = event.data;
   if (message.type === "init") {
     init();
   } else if (message.type === "render") {
     let json;
     try {
-      json = update(message.widget, message.inputs);
-    } catch (error) {
+      json = /** @type {NonNullable<typeof update>} */ (update)(message.widget, message.inputs);
+    } catch (/** @type {any} */ error) {
       json = JSON.stringify({ error: `The engine failed: ${error.message}`, field: "widget" });
     }
     postMessage({ type: "result", id: message.id, json });

@@ -10,38 +10,59 @@ import { mountCopy } from "./share.js";
 import { MAX_STORED_CHARS, refusal } from "./bounded.js";
 import { trackProgress } from "./progress.js";
 
+/**
+ * @param {HTMLElement} root
+ * @returns {NodeListOf<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>}
+ */
 function controlsOf(root) {
   return root.querySelectorAll(".widget-controls [name]");
 }
 
+/**
+ * @param {HTMLElement} root
+ * @returns {WidgetInputs}
+ */
 function readInputs(root) {
+  /** @type {WidgetInputs} */
   const values = {};
   for (const field of controlsOf(root)) values[field.name] = field.value;
   return values;
 }
 
+/** @type {SetInput} */
 function setInput(root, name, value) {
-  const field = root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`);
+  const field = /** @type {HTMLInputElement | null} */ (root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`));
   if (field) field.value = value;
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {EngineReply} error a reply with an error
+ */
 function showError(root, error) {
   const field = error.field || "widget";
-  const slot =
+  const slot = /** @type {Element} */ (
     root.querySelector(`.widget-error[data-error-for="${CSS.escape(field)}"]`) ||
-    root.querySelector(".widget-status");
-  slot.textContent = error.error;
+    root.querySelector(".widget-status")
+  );
+  slot.textContent = /** @type {string} */ (error.error);
   const control = root.querySelector(`.widget-controls [name="${CSS.escape(field)}"]`);
   if (control) control.setAttribute("aria-invalid", "true");
-  root.querySelector(".widget-result").classList.add("is-stale");
+  /** @type {Element} */ (root.querySelector(".widget-result")).classList.add("is-stale");
 }
 
+/** @param {HTMLElement} root */
 function clearErrors(root) {
   for (const slot of root.querySelectorAll(".widget-error")) slot.textContent = "";
   for (const control of root.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
-  root.querySelector(".widget-result").classList.remove("is-stale");
+  /** @type {Element} */ (root.querySelector(".widget-result")).classList.remove("is-stale");
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {string} state "loading", "live" or "error"
+ * @param {string} [text] the status line (unchanged when left out)
+ */
 function setStatus(root, state, text) {
   root.dataset.state = state;
   const status = root.querySelector(".widget-status");
@@ -50,12 +71,14 @@ function setStatus(root, state, text) {
 
 const LIVE = "Live: computed in your browser.";
 
+/** @param {HTMLElement} root */
 function mount(root) {
   if (root.dataset.mounted) return;
   root.dataset.mounted = "1";
-  const form = root.querySelector(".widget-controls");
-  const output = root.querySelector(".widget-result");
+  const form = /** @type {HTMLFormElement} */ (root.querySelector(".widget-controls"));
+  const output = /** @type {Element} */ (root.querySelector(".widget-result"));
   const storeKey = root.dataset.store || "";
+  /** @type {Promise<EngineReply>} */
   let chain = Promise.resolve({});
   let plainQueued = false;
 
@@ -63,6 +86,7 @@ function mount(root) {
   // after another and each reads the inputs when its turn comes, so a button's new state is
   // never overwritten by a render that started before it; plain re-renders that pile up while
   // one is running collapse into one.
+  /** @param {{action?: string}} [extra] */
   function refresh(extra = {}) {
     const isAction = Boolean(extra.action);
     if (!isAction) {
@@ -81,10 +105,13 @@ function mount(root) {
     return chain;
   }
 
+  /**
+   * @param {{action?: string}} extra
+   * @returns {Promise<EngineReply>}
+   */
   async function render(extra) {
-    const reply = await engine.render(root.dataset.widget, { ...readInputs(root), ...extra });
+    const reply = await engine.render(/** @type {string} */ (root.dataset.widget), { ...readInputs(root), ...extra });
     clearErrors(root);
-    if (reply.fatal) setStatus(root, "error");
     if (reply.error) {
       showError(root, reply);
       return reply;
@@ -94,14 +121,14 @@ function mount(root) {
     for (const [name, value] of Object.entries(reply.set || {})) setInput(root, name, value);
     // A block the reader opened stays open across renders (an animation renders every tick).
     const open = [...output.querySelectorAll("details")].map((d) => d.open);
-    output.innerHTML = reply.html; // rendered and escaped by the engine
+    output.innerHTML = /** @type {string} */ (reply.html); // rendered and escaped by the engine
     output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
     if (mirrors(root)) writeAddress(root, readInputs(root));
     root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
     return reply;
   }
-  root.refresh = refresh;
+  /** @type {HTMLElement & {refresh?: typeof refresh}} */ (root).refresh = refresh;
 
   form.addEventListener("submit", (event) => event.preventDefault());
   mountCopy(root, () => readInputs(root));
@@ -111,7 +138,7 @@ function mount(root) {
     if (root.dataset.state !== "error") refresh();
   });
   form.addEventListener("click", (event) => {
-    const button = event.target.closest("[data-action]");
+    const button = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest("[data-action]"));
     if (button && root.dataset.state !== "error") refresh({ action: button.dataset.action });
   });
   if (storeKey) {
@@ -141,31 +168,33 @@ function mount(root) {
       if (kept !== null && refusal(kept, MAX_STORED_CHARS)) store.forget(storeKey);
       else if (kept !== null) setInput(root, "state", kept);
     }
-    const defaults = JSON.parse(root.dataset.inputs);
+    /** @type {WidgetInputs} */
+    const defaults = JSON.parse(/** @type {string} */ (root.dataset.inputs));
     const fromAddress = applyAddress(root, setInput);
     notes.push(...fromAddress.notes);
     let reply = await refresh();
     if (root.dataset.state === "error") return; // the engine failed meanwhile: it says so
     // A linked value the engine refuses: drop that one, keep the others, say which.
-    while (reply.error && fromAddress.applied.delete(reply.field)) {
+    while (reply.error && reply.field !== undefined && fromAddress.applied.delete(reply.field)) {
       notes.push(`${reply.field}: ${reply.error}`);
       setInput(root, reply.field, defaults[reply.field]);
       reply = await refresh();
     }
-    if (reply.error && !reply.fatal && (storeKey || fromAddress.applied.size)) {
+    if (reply.error && (storeKey || fromAddress.applied.size)) {
       // A kept or linked value the engine refuses as a whole (corrupted, or from another
       // version): start from the page's own inputs, and say what was ignored.
       if (storeKey) store.forget(storeKey);
       notes.push(reply.error);
       for (const [name, value] of Object.entries(defaults)) setInput(root, name, value);
-      reply = await refresh();
+      await refresh();
     }
-    if (reply.fatal || root.dataset.state === "error") return;
+    if (root.dataset.state === "error") return;
     // Live once the engine's own result is on screen.
     const note = notes.length ? ` Ignored a saved or linked value: ${notes.join(" ")}` : "";
     setStatus(root, "live", `${LIVE}${note}`);
   }
 
+  /** @type {(() => void) | null} */
   let stop = null;
   stop = engine.onState((engineState, reason) => {
     if (!root.isConnected) {
@@ -184,6 +213,10 @@ function mount(root) {
 
 // The engine failed to start or stopped: keep the build-time numbers, say what failed and
 // what the reader can do, and offer to start it again.
+/**
+ * @param {HTMLElement} root
+ * @param {string} reason
+ */
 function showEngineFailure(root, reason) {
   setStatus(
     root,
@@ -198,7 +231,7 @@ function showEngineFailure(root, reason) {
   button.className = "widget-retry md-button";
   button.textContent = "Try again";
   button.addEventListener("click", () => engine.retry());
-  root.querySelector(".widget-status").after(button);
+  /** @type {Element} */ (root.querySelector(".widget-status")).after(button);
 }
 
 // The theme's search dialog has no accessible name; give it one.
@@ -211,7 +244,7 @@ function nameThemeLandmarks() {
 // term on a page can also be focused, so keyboard readers get it without a tab stop per use.
 function focusableTerms() {
   const seen = new Set();
-  for (const term of document.querySelectorAll(".md-content abbr[title]")) {
+  for (const term of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".md-content abbr[title]"))) {
     if (seen.has(term.title) || term.hasAttribute("tabindex")) continue;
     seen.add(term.title);
     term.setAttribute("tabindex", "0");
@@ -222,7 +255,7 @@ function mountAll() {
   nameThemeLandmarks();
   focusableTerms();
   trackProgress();
-  const widgets = document.querySelectorAll("[data-widget]");
+  const widgets = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-widget]"));
   // Start Python only where a widget needs it, once the page has painted (or after 100 ms at
   // the latest).
   if (widgets.length) engine.startAfterFirstPaint(100);

@@ -7,7 +7,13 @@ import { store } from "./store.js";
 const CHOICE_KEY = "local:offline"; // "on" or "off"; none: on, unless data saver is on
 let registered = false;
 let listening = false;
+/**
+ * How far saving has got: "waiting" (not asked yet), "saving" (`saved` of `total` files),
+ * "ready", "failed" or "off".
+ * @typedef {{state: string, saved?: number, total?: number}} Report
+ */
 // What the worker said last, shown again on each page instant navigation brings in.
+/** @type {Report} */
 let last = { state: "waiting" };
 
 function dataSaver() {
@@ -19,6 +25,7 @@ function wanted() {
   return choice === "on" || (choice !== "off" && !dataSaver());
 }
 
+/** @param {Report} report */
 function describe(report) {
   switch (report.state) {
     case "ready":
@@ -37,26 +44,30 @@ function describe(report) {
   }
 }
 
+/** @returns {HTMLElement | null} */
 function indicator() {
   return document.querySelector("[data-lesson-offline]");
 }
 
+/** @param {Report} report */
 function show(report) {
   last = report;
   const box = indicator();
   if (!box) return;
   box.hidden = false;
   box.dataset.offlineState = report.state;
-  const status = box.querySelector("[role=status]");
+  const status = /** @type {Element} */ (box.querySelector("[role=status]"));
   // Screen readers announce the status once saving ends, not at every file.
   status.setAttribute("aria-busy", String(report.state === "saving"));
   status.textContent = describe(report);
-  box.querySelector("input[name=save-offline]").checked = wanted();
+  /** @type {HTMLInputElement} */ (box.querySelector("input[name=save-offline]")).checked = wanted();
 }
 
+/** @returns {Promise<ServiceWorker>} */
 async function activeWorker() {
   const registration = await navigator.serviceWorker.ready;
-  return registration.active;
+  // `ready` resolves once the registration has an active worker.
+  return /** @type {ServiceWorker} */ (registration.active);
 }
 
 function thisPageAndItsFiles() {
@@ -91,8 +102,9 @@ function listen() {
 // A worker of a newer build took over this page (it was controlled by an older one): the
 // newer pages need their own scripts and runtime, so links now load pages in full, not by
 // instant navigation into this page's older scripts.
+/** @param {MouseEvent} event */
 function loadInFull(event) {
-  const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  const link = event.target instanceof Element ? /** @type {HTMLAnchorElement | null} */ (event.target.closest("a[href]")) : null;
   if (!link || link.target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
   const url = new URL(link.href, location.href);
   if (url.origin !== location.origin || (url.pathname === location.pathname && url.search === location.search)) return;
@@ -112,7 +124,7 @@ function followNewerBuilds() {
 
 function bindChoice() {
   const box = indicator();
-  const toggle = box && box.querySelector("input[name=save-offline]");
+  const toggle = box && /** @type {HTMLInputElement | null} */ (box.querySelector("input[name=save-offline]"));
   if (!toggle || toggle.dataset.bound) return;
   toggle.dataset.bound = "1";
   toggle.addEventListener("change", async () => {
@@ -126,7 +138,7 @@ function bindChoice() {
 
 // The offline page names the address that could not be opened: link to it for a retry.
 function linkTheMissedAddress() {
-  const link = document.querySelector("[data-offline-from]");
+  const link = /** @type {HTMLAnchorElement | null} */ (document.querySelector("[data-offline-from]"));
   const from = new URLSearchParams(location.search).get("from");
   if (!link || !from) return;
   const target = new URL(from, new URL("../", location.href));

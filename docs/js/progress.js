@@ -19,31 +19,41 @@ function readStepUrls() {
   }
 }
 
+/** @typedef {{version: number, steps: string[], drills: string[]}} Progress steps and drills by address */
+
+/** @returns {Progress} */
 function empty() {
   return { version: VERSION, steps: [], drills: [] };
 }
 
+/**
+ * @param {unknown} address a stored value, of any type
+ * @returns {address is string}
+ */
 function isStep(address) {
   return typeof address === "string" && STEP_URLS.includes(address);
 }
 
+/** @param {number} number a step number (any number: "" unless it is a step's) */
 function addressOf(number) {
   return Number.isInteger(number) && number >= 1 && number <= TOTAL_STEPS ? STEP_URLS[number - 1] : "";
 }
 
+/** @returns {Progress} */
 export function readProgress() {
   try {
     const raw = JSON.parse(window.localStorage.getItem(KEY) || "null");
     if (!raw || ![1, VERSION].includes(raw.version) || !Array.isArray(raw.steps) || !Array.isArray(raw.drills)) return empty();
-    const addresses = (list) => (raw.version === 1 ? list.map(addressOf) : list);
+    const addresses = (/** @type {any[]} */ list) => (raw.version === 1 ? list.map(addressOf) : list);
     // Each step once, whatever was stored (a crafted value could repeat one).
-    const unique = (list) => [...new Set(addresses(list).filter(isStep))];
+    const unique = (/** @type {unknown[]} */ list) => [...new Set(addresses(list).filter(isStep))];
     return { version: VERSION, steps: unique(raw.steps), drills: unique(raw.drills) };
   } catch {
     return empty();
   }
 }
 
+/** @param {Progress} progress */
 function write(progress) {
   try {
     window.localStorage.setItem(KEY, JSON.stringify(progress));
@@ -52,11 +62,16 @@ function write(progress) {
   }
 }
 
+/**
+ * @param {string[]} list
+ * @param {string} address
+ */
 function mark(list, address) {
   if (isStep(address) && !list.includes(address)) list.push(address);
   list.sort((a, b) => STEP_URLS.indexOf(a) - STEP_URLS.indexOf(b));
 }
 
+/** @param {Progress} progress */
 function render(progress) {
   const sidebar = document.querySelector(".md-sidebar--primary .md-sidebar__inner");
   if (!sidebar) return;
@@ -67,21 +82,22 @@ function render(progress) {
     box.setAttribute("role", "status");
     box.innerHTML =
       '<p class="lesson-progress__text"></p><button type="button" class="lesson-progress__reset">Reset progress</button>';
-    box.querySelector("button").addEventListener("click", () => {
+    /** @type {HTMLButtonElement} */ (box.querySelector("button")).addEventListener("click", () => {
       write(empty());
       render(empty());
     });
     sidebar.prepend(box);
   }
   const drills = progress.drills.length;
-  box.querySelector(".lesson-progress__text").textContent =
+  /** @type {Element} */ (box.querySelector(".lesson-progress__text")).textContent =
     `Your progress: ${progress.steps.length} of ${TOTAL_STEPS} steps visited` +
     (drills ? `, ${drills} drill${drills > 1 ? "s" : ""} completed.` : ".");
-  for (const link of document.querySelectorAll(".md-nav__link[data-step]")) {
+  for (const link of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".md-nav__link[data-step]"))) {
     link.classList.toggle("is-visited", progress.steps.includes(addressOf(Number(link.dataset.step))));
   }
 }
 
+/** @param {Element} link */
 function stepOfLink(link) {
   const href = link.getAttribute("href");
   if (!href || href.startsWith("#")) return 0;
@@ -92,7 +108,7 @@ function stepOfLink(link) {
 
 function tagNavLinks() {
   // Tag the nav's links to step pages so visited steps can be ticked.
-  for (const link of document.querySelectorAll(".md-sidebar--primary .md-nav__link")) {
+  for (const link of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".md-sidebar--primary .md-nav__link"))) {
     const step = stepOfLink(link);
     if (step) link.dataset.step = String(step);
   }
@@ -100,7 +116,7 @@ function tagNavLinks() {
 
 function currentStep() {
   // The page's own address, from its number in this build (empty off the steps).
-  return addressOf(Number(document.querySelector(".step-meta[data-step]")?.dataset.step));
+  return addressOf(Number(/** @type {HTMLElement | null} */ (document.querySelector(".step-meta[data-step]"))?.dataset.step));
 }
 
 export function trackProgress() {
@@ -117,8 +133,9 @@ export function trackProgress() {
 
 let listening = false;
 
+/** @param {Event} event */
 function onWidgetUpdated(event) {
-  if (!event.target.querySelector("[data-drill-complete]")) return;
+  if (!/** @type {Element} */ (event.target).querySelector("[data-drill-complete]")) return;
   // A drill is kept by the step it is on (the page's address).
   const progress = readProgress();
   mark(progress.drills, currentStep());

@@ -4,6 +4,7 @@
 // form (address.js); a command is the engine's own text in the result. No formula here.
 import { linkTo } from "./address.js";
 
+/** @param {string} text */
 async function toClipboard(text) {
   try {
     if (!window.isSecureContext || !navigator.clipboard) return false;
@@ -14,29 +15,39 @@ async function toClipboard(text) {
   }
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {HTMLElement} button
+ * @param {WidgetInputs} inputs
+ */
 function textToCopy(root, button, inputs) {
   if (button.dataset.copy === "link") {
     const { url, left } = linkTo(root, inputs);
     const note = left.length ? ` The link leaves out ${left.join(", ")}: too long for an address.` : "";
     return { text: url, note };
   }
-  const code = button.closest(".widget-copy").querySelector(".widget-command-text");
+  const code = /** @type {Element} */ (button.closest(".widget-copy")).querySelector(".widget-command-text");
   return { text: code ? code.textContent : "", note: "" };
 }
 
+/** @param {Element} row a copy row: its status and its text field */
 function reset(row) {
-  row.querySelector(".widget-copy-status").textContent = "";
-  row.querySelector(".widget-copy-text").hidden = true;
+  /** @type {Element} */ (row.querySelector(".widget-copy-status")).textContent = "";
+  /** @type {HTMLInputElement} */ (row.querySelector(".widget-copy-text")).hidden = true;
 }
 
-/** Handle the copy buttons of the widget `root`; `readInputs()` gives its form's values. */
+/**
+ * Handle the copy buttons of the widget `root`; `readInputs()` gives its form's values.
+ * @param {HTMLElement} root
+ * @param {() => WidgetInputs} readInputs
+ */
 export function mountCopy(root, readInputs) {
   root.addEventListener("click", async (event) => {
-    const button = event.target.closest("[data-copy]");
+    const button = /** @type {HTMLElement | null} */ (/** @type {Element} */ (event.target).closest("[data-copy]"));
     if (!button || !root.contains(button)) return;
-    const row = button.closest(".widget-copy");
-    const field = row.querySelector(".widget-copy-text");
-    const status = row.querySelector(".widget-copy-status");
+    const row = /** @type {Element} */ (button.closest(".widget-copy"));
+    const field = /** @type {HTMLInputElement} */ (row.querySelector(".widget-copy-text"));
+    const status = /** @type {Element} */ (row.querySelector(".widget-copy-status"));
     const { text, note } = textToCopy(root, button, readInputs());
     field.value = text;
     if (await toClipboard(text)) {
@@ -50,7 +61,7 @@ export function mountCopy(root, readInputs) {
     }
   });
   // A changed input makes a copied link old news: say nothing rather than "Copied".
-  root.querySelector(".widget-controls").addEventListener("input", () => {
+  /** @type {Element} */ (root.querySelector(".widget-controls")).addEventListener("input", () => {
     const row = root.querySelector(".widget-copy-link");
     if (row) reset(row);
   });

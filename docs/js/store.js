@@ -8,8 +8,10 @@ const RENAMED = new Map([
   ["local:drill-training-memory", "local:drill-7"],
   ["local:drill-will-it-fit", "local:drill-17"],
 ]);
-const listeners = new Map(); // key -> Set of {root, callback}
+/** @type {Map<string, Set<{root: HTMLElement, callback: (value: string) => void}>>} */
+const listeners = new Map();
 
+/** @param {string} key "local:NAME" or "session:NAME" */
 function area(key) {
   const [kind] = key.split(":");
   try {
@@ -19,17 +21,28 @@ function area(key) {
   }
 }
 
+/**
+ * The value kept under `key`'s old name, moved to `key` (null when there is none).
+ * @param {string} key
+ * @returns {string | null}
+ */
 function moveRenamed(key) {
   const old = RENAMED.get(key);
   const value = old ? area(key)?.getItem(PREFIX + old) : null;
   if (typeof value !== "string") return null;
-  area(key).setItem(PREFIX + key, value);
-  area(key).removeItem(PREFIX + old);
+  // A value was read, so `key` has a storage area.
+  const storage = /** @type {Storage} */ (area(key));
+  storage.setItem(PREFIX + key, value);
+  storage.removeItem(PREFIX + old);
   return value;
 }
 
 export const store = {
-  /** The kept value as stored (null when none); check it with bounded.js before use. */
+  /**
+   * The kept value as stored (null when none); check it with bounded.js before use.
+   * @param {string} key
+   * @returns {string | null}
+   */
   load(key) {
     try {
       const value = area(key)?.getItem(PREFIX + key) ?? moveRenamed(key);
@@ -38,6 +51,12 @@ export const store = {
       return null;
     }
   },
+  /**
+   * Keep `value`, and tell the other widgets that follow `key` (not `origin`, which changed it).
+   * @param {string} key
+   * @param {string} value
+   * @param {HTMLElement} [origin]
+   */
   save(key, value, origin) {
     try {
       if (this.load(key) === value) return;
@@ -49,6 +68,7 @@ export const store = {
       if (root !== origin && root.isConnected) callback(value);
     }
   },
+  /** @param {string} key */
   forget(key) {
     try {
       area(key)?.removeItem(PREFIX + key);
@@ -56,9 +76,14 @@ export const store = {
       /* nothing kept */
     }
   },
+  /**
+   * @param {string} key
+   * @param {HTMLElement} root
+   * @param {(value: string) => void} callback
+   */
   subscribe(key, root, callback) {
     if (!listeners.has(key)) listeners.set(key, new Set());
-    const set = listeners.get(key);
+    const set = /** @type {Set<{root: HTMLElement, callback: (value: string) => void}>} */ (listeners.get(key));
     for (const entry of set) if (!entry.root.isConnected) set.delete(entry);
     set.add({ root, callback });
   },

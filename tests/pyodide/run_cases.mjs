@@ -4,7 +4,7 @@
 // stdout.
 // Usage: node run_cases.mjs ENGINE_WHEEL CORPUS_PY STDLIB_ZIP
 import { readFile } from "node:fs/promises";
-import { loadPyodide } from "../../node_modules/pyodide/pyodide.mjs";
+import { loadPyodide } from "pyodide";
 
 const [wheelPath, casesPath, stdlibPath] = process.argv.slice(2);
 const pyodide = await loadPyodide({ stdLibURL: stdlibPath });

@@ -1,0 +1,18 @@
+// docs/js/runtime-config.js, which the build writes (macros/build_hook.py): what the page's
+// scripts and the engine's worker read from it.
+export declare const RUNTIME: {
+  /** The engine wheel's site path. */
+  readonly wheel: string;
+  /** The shipped standard library's site path. */
+  readonly stdlib: string;
+  /** Pyodide's version. */
+  readonly pyodide: string;
+  /** The runtime's download, in megabytes (rounded). */
+  readonly download_MB: number;
+  /** The longest saved or linked text the engine takes, in characters. */
+  readonly max_input_chars: number;
+  /** The deepest nesting of [ and { the engine parses. */
+  readonly max_json_depth: number;
+  /** The longest value a page address carries, in characters. */
+  readonly max_address_chars: number;
+};
