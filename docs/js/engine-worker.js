@@ -3,8 +3,10 @@
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { RUNTIME } from "./runtime-config.js";
 
-/** engine.browser.update, once the engine is loaded: (widget name, inputs as JSON) -> reply as JSON. */
-/** @type {((widget: string, inputs: string) => string) | null} */
+/**
+ * engine.browser.update once the engine is loaded: (widget name, inputs as JSON) -> reply as JSON.
+ * @type {((widget: string, inputs: string) => string) | null}
+ */
 let update = null;
 let stage = "";
 let lastBeat = 0;
