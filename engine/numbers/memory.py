@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import architecture, quantities
+from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import check_split
@@ -80,10 +80,6 @@ def kv_cache_bytes(model: ModelSpec, context_tokens: float, format_id: FormatId 
     """
     per_layer_token = kv_cache_bytes_per_token(model, format_id) / model.layers
     return per_layer_token * architecture.attended_layer_tokens(model, context_tokens)
-
-
-def _check_gpus(gpus: object) -> int:
-    return quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,9 +100,7 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
     if p > model.layers:
         raise EngineError(f"{model.name} has {model.layers} layers: {p} pipeline stages would "
                           "leave some with none.", "pp")
-    if gpus % t:
-        raise EngineError(f"GPU count ({gpus:,}) must be a multiple of the tensor-parallel "
-                          f"size ({t}).", "tp")
+    quantities.check_multiple_of_tp(gpus, t, "tp")
     if gpus % (t * p):
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "

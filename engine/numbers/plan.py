@@ -41,7 +41,7 @@ from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.rounding import ceil_div
 from engine.numbers.serve_request import ServeRequest, serve_request
 from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
-from engine.numbers.train_request import check_train_request
+from engine.numbers.train_request import TrainRequest, check_train_request
 from engine.numbers.units import SECONDS_PER_DAY
 
 TASKS = ("serve", "train")
@@ -214,11 +214,12 @@ def plan(
                             context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                             output_tokens=output_tokens)
         return _serve_plan(req, price, offer)
-    return _train_plan(m, hw, price, offer, gpus=gpus_of_servers(hw, nodes, gpus),
-                       sharding=sharding, tp=tp, optimizer=optimizer, convention=convention,
-                       micro_batch=micro_batch, seq_len=seq_len, recompute=recompute, pp=pp,
-                       tokens=tokens, mfu=mfu, target_days=target_days,
-                       global_batch_tokens=global_batch_tokens, interleave=interleave)
+    treq = check_train_request(gpus=gpus_of_servers(hw, nodes, gpus), sharding=sharding, tp=tp,
+                               optimizer=optimizer, convention=convention,
+                               micro_batch=micro_batch, seq_len=seq_len, recompute=recompute,
+                               pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
+                               global_batch_tokens=global_batch_tokens, interleave=interleave)
+    return _train_plan(m, hw, treq, price, offer)
 
 
 def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None) -> Plan:
@@ -245,18 +246,9 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
                 min_gpus_to_serve(mem), figures, None, price, offer)
 
 
-def _train_plan(m: ModelSpec, hw: HardwareSpec, price: float | None, offer: CloudPrice | None,
-                *, gpus: int, sharding: object, tp: object, optimizer: object,
-                convention: object, micro_batch: object, seq_len: object, recompute: object,
-                pp: object, tokens: object, mfu: object, target_days: object,
-                global_batch_tokens: object, interleave: object) -> Plan:
-    """plan() for training: the raw keywords checked once (:func:`check_train_request`),
-    then the typed arithmetic."""
-    r = check_train_request(gpus=gpus, sharding=sharding, tp=tp, optimizer=optimizer,
-                            convention=convention, micro_batch=micro_batch, seq_len=seq_len,
-                            recompute=recompute, pp=pp, tokens=tokens, mfu=mfu,
-                            target_days=target_days, global_batch_tokens=global_batch_tokens,
-                            interleave=interleave)
+def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | None,
+                offer: CloudPrice | None) -> Plan:
+    """plan() for training the checked request ``r`` on ``hw``."""
     tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
                            optimizer=r.optimizer, convention=r.convention,
                            micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
