@@ -7,6 +7,10 @@ the catalogue entries they used in the result (``catalog``), so that engine.word
 each price's source and date into the result's assumptions. The verdicts, the arithmetic and
 the assumptions in words are engine.words.cost_explained's.
 
+The functions trust their inputs: each is a number in its :mod:`engine.numbers.quantities`
+range (a positive price, GPU count, depreciation period and utilisation), checked where it
+entered (the own_vs_rent widget's fields, plan()'s price, a figure's keywords).
+
 The owning model, per GPU (each an assumption stated in the result):
 
 - capital: purchase price spread evenly over ``years`` (straight-line depreciation, no
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import validate
 from engine.numbers.catalog import CloudPrice, HardwareSpec, PurchasePrice, SystemSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
@@ -116,30 +119,13 @@ def rent_vs_own(
     the prices come from, copied into the assumptions. catalog: the catalogue entries used
     (see :func:`rent_vs_own_from_catalog`).
     """
-    rent = validate.number(rent_usd_per_gpu_hour, "rent_usd_per_gpu_hour",
-                           label="Rental price per GPU-hour", maximum=1e6)
-    purchase = validate.number(purchase_usd, "purchase_usd", label="Purchase price",
-                               maximum=1e12)
-    yrs = validate.number(years, "years", label="Years of use", maximum=100.0)
-    power = validate.number(power_W, "power_W", label="Power", allow_minimum=True,
-                            maximum=1e9)
-    pue_value = validate.number(pue, "pue", label="PUE", minimum=1.0, allow_minimum=True,
-                                maximum=5.0)
-    kwh = validate.number(usd_per_kWh, "usd_per_kWh", label="Electricity price per kWh",
-                          allow_minimum=True, maximum=100.0)
-    u = validate.fraction(utilisation, "utilisation", label="Utilisation")
-    n = validate.integer(gpus, "gpus", label="GPUs in the purchase", maximum=1_000_000)
-    overhead = validate.number(overhead_fraction_per_year, "overhead_fraction_per_year",
-                               label="Yearly overhead (fraction of purchase)",
-                               allow_minimum=True, maximum=10.0)
-    source_lines = _source_lines(sources)
-
-    per_gpu = purchase / n
-    power_per_gpu = power / n
-    capital = per_gpu / (yrs * HOURS_PER_YEAR)
-    overhead_hour = per_gpu * overhead / HOURS_PER_YEAR
+    rent, u = rent_usd_per_gpu_hour, utilisation
+    per_gpu = purchase_usd / gpus
+    power_per_gpu = power_W / gpus
+    capital = per_gpu / (years * HOURS_PER_YEAR)
+    overhead_hour = per_gpu * overhead_fraction_per_year / HOURS_PER_YEAR
     fixed = capital + overhead_hour
-    power_hour = power_per_gpu / 1000.0 * pue_value * kwh
+    power_hour = power_per_gpu / 1000.0 * pue * usd_per_kWh
     owned_used = _owned_per_used_hour(fixed, power_hour, u)
     used_hours = u * HOURS_PER_YEAR
 
@@ -158,24 +144,16 @@ def rent_vs_own(
         (k / 20, _owned_per_used_hour(fixed, power_hour, k / 20)) for k in range(1, 21)
     )
     return RentVsOwn(
-        rent_usd_per_gpu_hour=rent, purchase_usd=purchase, power_W=power, gpus=n,
-        purchase_usd_per_gpu=per_gpu, years=yrs,
-        power_W_per_gpu=power_per_gpu, pue=pue_value, usd_per_kWh=kwh, utilisation=u,
-        overhead_fraction_per_year=overhead, capital_usd_per_hour=capital,
+        rent_usd_per_gpu_hour=rent, purchase_usd=purchase_usd, power_W=power_W, gpus=gpus,
+        purchase_usd_per_gpu=per_gpu, years=years,
+        power_W_per_gpu=power_per_gpu, pue=pue, usd_per_kWh=usd_per_kWh, utilisation=u,
+        overhead_fraction_per_year=overhead_fraction_per_year, capital_usd_per_hour=capital,
         overhead_usd_per_hour=overhead_hour, power_usd_per_busy_hour=power_hour,
         owned_usd_per_hour=fixed + u * power_hour, owned_usd_per_used_gpu_hour=owned_used,
         used_gpu_hours_per_year=used_hours, owned_usd_per_year=owned_used * used_hours,
         rented_usd_per_year=rent * used_hours, cheaper=cheaper,
-        break_even_utilisation=break_even, curve=curve, sources=source_lines, catalog=catalog,
+        break_even_utilisation=break_even, curve=curve, sources=tuple(sources), catalog=catalog,
     )
-
-
-def _source_lines(sources: object) -> tuple[str, ...]:
-    if isinstance(sources, str):
-        sources = (sources,)
-    if not isinstance(sources, tuple | list) or not all(isinstance(s, str) for s in sources):
-        raise EngineError("Sources must be a list of text lines.", "sources")
-    return tuple(s[:500] for s in sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,19 +187,13 @@ def cost_per_million_tokens(
     all ``gpus`` together). usd_per_gpu_hour: price (or owned cost) per GPU-hour, paid every
     hour. utilisation: share of the paid hours the deployment is producing at that rate.
     """
-    rate = validate.number(tokens_per_s, "tokens_per_s", label="Tokens per second")
-    price = validate.number(usd_per_gpu_hour, "usd_per_gpu_hour", label="Price per GPU-hour",
-                            maximum=1e6)
-    n = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
-    u = validate.fraction(utilisation, "utilisation", label="Utilisation")
-    source_lines = _source_lines(sources)
-    per_hour = price * n
-    tokens_hour = rate * u * SECONDS_PER_HOUR
+    per_hour = usd_per_gpu_hour * gpus
+    tokens_hour = tokens_per_s * utilisation * SECONDS_PER_HOUR
     per_million = per_hour / tokens_hour * 1e6
     return TokenCost(
-        tokens_per_s=rate, usd_per_gpu_hour=price, gpus=n, utilisation=u,
-        usd_per_hour=per_hour, tokens_per_hour=tokens_hour,
-        usd_per_million_tokens=per_million, sources=source_lines, catalog=catalog,
+        tokens_per_s=tokens_per_s, usd_per_gpu_hour=usd_per_gpu_hour, gpus=gpus,
+        utilisation=utilisation, usd_per_hour=per_hour, tokens_per_hour=tokens_hour,
+        usd_per_million_tokens=per_million, sources=tuple(sources), catalog=catalog,
     )
 
 
@@ -251,15 +223,10 @@ def training_run_cost(
     Pass the run's whole wall-clock time (start-up and checkpoint pauses included: the GPUs
     are billed through them), e.g. ``TrainingRun.total_seconds``.
     """
-    n = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
-    secs = validate.number(seconds, "seconds", label="Run time (seconds)")
-    price = validate.number(usd_per_gpu_hour, "usd_per_gpu_hour", label="Price per GPU-hour",
-                            maximum=1e6)
-    source_lines = _source_lines(sources)
-    hours = n * secs / SECONDS_PER_HOUR
-    usd = hours * price
-    return TrainingCost(gpus=n, seconds=secs, usd_per_gpu_hour=price, gpu_hours=hours,
-                        usd=usd, sources=source_lines, catalog=catalog)
+    hours = gpus * seconds / SECONDS_PER_HOUR
+    return TrainingCost(gpus=gpus, seconds=seconds, usd_per_gpu_hour=usd_per_gpu_hour,
+                        gpu_hours=hours, usd=hours * usd_per_gpu_hour, sources=tuple(sources),
+                        catalog=catalog)
 
 
 # ------------------------------------------------------------------ catalogue defaults
@@ -305,11 +272,10 @@ def rent_vs_own_from_catalog(
     if power_W is None:
         if purchase is not None and purchase.system:
             power_system = get_system(purchase.system)
-            power_W = (power_system.power_W * validate.integer(gpus, "gpus")
-                       / power_system.gpu_count)
+            power_W = power_system.power_W * gpus / power_system.gpu_count
         elif hw.power_W is not None:
             power_gpu = hw
-            power_W = hw.power_W * validate.integer(gpus, "gpus")
+            power_W = hw.power_W * gpus
         else:
             raise EngineError(f"No power figure in the catalogue for {hw.name}; type one.",
                               "power_W")

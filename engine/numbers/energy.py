@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.numbers import validate
 from engine.numbers.catalog import HardwareSpec, prices
 from engine.numbers.records import Record
 
@@ -42,25 +41,19 @@ class Power(Record):
 
     def joules_per_token(self, tokens_per_s: float) -> float:
         """Energy of one token when the deployment makes ``tokens_per_s`` (J per token)."""
-        rate = validate.number(tokens_per_s, "tokens_per_s", label="Tokens per second")
-        return self.watts / rate
+        return self.watts / tokens_per_s
 
 
 def deployment_power(hardware: HardwareSpec, gpus: int, pue: float | None = None
                      ) -> Power | None:
     """The grid power of ``gpus`` chips of ``hardware`` at rated power, times the PUE (the
-    catalogue's average unless given); None when the catalogue has no power for the chip."""
+    catalogue's average unless given: a PUE in :data:`engine.numbers.quantities.PUE`'s range);
+    None when the catalogue has no power for the chip."""
     if hardware.power_W is None:
         return None
-    n = validate.integer(gpus, "gpus", label="GPU count", maximum=10_000_000)
     catalog = prices()
-    if pue is None:
-        factor, source = catalog.pue, catalog.pue_source
-    else:
-        factor = validate.number(pue, "pue", label="PUE", minimum=1.0, allow_minimum=True,
-                                 maximum=5.0)
-        source = "given"
-    return Power(n, hardware.power_W, factor, source, n * hardware.power_W * factor)
+    factor, source = (catalog.pue, catalog.pue_source) if pue is None else (pue, "given")
+    return Power(gpus, hardware.power_W, factor, source, gpus * hardware.power_W * factor)
 
 
 @dataclass(frozen=True, slots=True)

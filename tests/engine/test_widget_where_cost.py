@@ -334,12 +334,24 @@ def test_own_vs_rent_chart_marks_the_reader_utilisation() -> None:
         ("rent_usd_per_gpu_hour", "-3"),
         ("usd_per_kWh", "1e400"),
         ("power_W", "abc"),
+        ("rent_usd_per_gpu_hour", "0"),
+        ("purchase_usd", "-1"),
+        ("power_W", "-5"),
+        ("pue", "0.9"),
+        ("usd_per_kWh", "inf"),
+        ("overhead_percent", "-10"),
     ],
 )
 def test_own_vs_rent_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
     with pytest.raises(EngineError) as caught:
         render("own_vs_rent", **{field: value})
     assert caught.value.field == field
+
+
+def test_break_even_figure_checks_its_years_as_the_widget_does() -> None:
+    with pytest.raises(EngineError, match=r"from 0\.1 to 100 years") as caught:
+        get_figure("break_even")(years="0")
+    assert caught.value.field == "years"
 
 
 def test_break_even_figure_matches_the_widget() -> None:

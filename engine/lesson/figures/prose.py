@@ -240,12 +240,14 @@ def purchase_price(hardware: str = "h100-sxm") -> str:
     return f"{format_usd(buy.usd)} ({buy.date} estimate)"
 
 
-def break_even(hardware: str = "h100-sxm", years: float | None = None) -> str:
+def break_even(hardware: str = "h100-sxm", years: object = None) -> str:
     """Utilisation above which owning beats renting at catalogue prices: '34%' or 'never'."""
     from engine.numbers.cost import DEFAULT_YEARS, rent_vs_own_from_catalog
 
     r = rent_vs_own_from_catalog(
-        hardware_id=hardware, years=DEFAULT_YEARS if years is None else years
+        hardware_id=hardware,
+        years=(DEFAULT_YEARS if years is None
+               else quantities.YEARS.check(years, "years", "Years of use")),
     )
     u = r.break_even_utilisation
     return "never" if u is None else f"{u:.0%}"
