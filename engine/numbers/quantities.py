@@ -242,6 +242,40 @@ MICRO_BATCHES_PER_STEP = Quantity(
 )
 
 
+# A training run you can watch (engine.numbers.training_run): what its inputs may be.
+RUN_SECONDS = Quantity(
+    "number", "seconds", 0, 1e14,
+    "from none to 1e14 seconds (about 3 million years), the longest run the simulation handles",
+)
+CHECKPOINT_INTERVAL_SECONDS = RUN_SECONDS.within(
+    minimum=1, reason="at least a second of training between checkpoints, and a run ends "
+    "before 1e14 seconds",
+)
+RUN_TOKENS = TRAINING_TOKENS.within(
+    minimum=1, reason="a run trains on at least one token; 1e16 is hundreds of times the "
+    "largest training sets",
+)
+PEAK_FLOPS_PER_S = Quantity(
+    "number", "FLOP/s", 1, 1e18,
+    "one GPU's peak: an H100 does 989e12 in bf16; 1e18 is a thousand times that",
+)
+GPU_UTILISATION = Quantity(
+    "number", "", 0.01, 1,
+    "the share of time the GPUs are busy: 1 means always, a healthy run shows about 0.95",
+)
+FLOPS_PER_PARAM_PER_TOKEN = Quantity(
+    "number", "", 1, 100,
+    "6 for training (2 forward, 4 backward), 2 for a forward pass alone",
+)
+FLOPS_PER_TOKEN = Quantity(
+    "number", "FLOPs", 0, 1e18,
+    "0 means the factor times the parameters; 1e18 is far beyond any model",
+)
+VOCAB = Quantity(
+    "integer", "tokens", 2, 100_000_000,
+    "a vocabulary holds at least two tokens; Llama 3's holds 128,256",
+)
+
 def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
     """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""
     return quantity.within(

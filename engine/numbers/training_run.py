@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from engine.numbers import validate
+from engine.numbers import quantities, validate
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record, unknown_keys
 from engine.numbers.units import SECONDS_PER_HOUR, SECONDS_PER_YEAR
@@ -54,11 +54,12 @@ CHINCHILLA_VOCAB = 32_000
 
 
 def initial_loss(vocab: int) -> float:
-    """An untrained model's loss in nats per token: ln(vocabulary size), a uniform guess."""
-    return math.log(validate.integer(vocab, "vocab", label="Vocabulary", minimum=2))
+    """An untrained model's loss in nats per token: ln(``vocab``, at least 2), a uniform
+    guess."""
+    return math.log(vocab)
 
 # Longest run the simulation accepts (about 3 million years): beyond it, inputs are a typo.
-MAX_RUN_SECONDS = 1e14
+MAX_RUN_SECONDS = quantities.RUN_SECONDS.maximum
 
 PHASES = ("starting", "ramping", "training", "checkpointing", "finished")
 
@@ -95,7 +96,9 @@ def _curve_loss(n: float, d: float, start: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class TrainingRunInputs(Record):
-    """What defines a run. Validated on construction, so it can be reused every frame.
+    """What defines a run, built once and reused every frame. A plain record: each value is
+    in its :mod:`engine.numbers.quantities` range and :func:`check_training_run` holds, checked
+    where the inputs entered (:meth:`from_dict`, a widget's fields, the cluster's checks).
 
     params: model parameters (count). tokens: token budget of the run (count).
     gpus: GPUs in the run. peak_flops_per_s: dense peak of ONE GPU in the training format.
@@ -122,65 +125,11 @@ class TrainingRunInputs(Record):
     flops_per_token: float = 0.0
     vocab: int = CHINCHILLA_VOCAB
 
-    def __post_init__(self) -> None:
-        v = validate
-        checks: dict[str, object] = {
-            "params": v.number(self.params, "params", label="Parameters", minimum=1.0,
-                               allow_minimum=True),
-            "tokens": v.number(self.tokens, "tokens", label="Token budget", minimum=1.0,
-                               allow_minimum=True),
-            "gpus": v.integer(self.gpus, "gpus", label="GPU count", maximum=10_000_000),
-            "peak_flops_per_s": v.number(self.peak_flops_per_s, "peak_flops_per_s",
-                                         label="Peak FLOP/s per GPU", minimum=1.0,
-                                         allow_minimum=True),
-            "mfu": v.fraction(self.mfu, "mfu", label="MFU"),
-            "utilisation": v.fraction(self.utilisation, "utilisation", label="GPU utilisation"),
-            "flops_per_token_factor": v.number(self.flops_per_token_factor,
-                                               "flops_per_token_factor",
-                                               label="FLOPs per parameter per token",
-                                               minimum=1.0, maximum=100.0, allow_minimum=True),
-            "startup_seconds": v.number(self.startup_seconds, "startup_seconds",
-                                        label="Start-up time", allow_minimum=True,
-                                        maximum=MAX_RUN_SECONDS),
-            "warmup_seconds": v.number(self.warmup_seconds, "warmup_seconds",
-                                       label="Ramp-up time", allow_minimum=True,
-                                       maximum=MAX_RUN_SECONDS),
-            "checkpoint_interval_seconds": v.number(self.checkpoint_interval_seconds,
-                                                    "checkpoint_interval_seconds",
-                                                    label="Time between checkpoints",
-                                                    minimum=1.0, allow_minimum=True,
-                                                    maximum=MAX_RUN_SECONDS),
-            "checkpoint_seconds": v.number(self.checkpoint_seconds, "checkpoint_seconds",
-                                           label="Checkpoint pause", allow_minimum=True,
-                                           maximum=MAX_RUN_SECONDS),
-            "flops_per_token": v.number(self.flops_per_token, "flops_per_token",
-                                        label="FLOPs per token", allow_minimum=True,
-                                        maximum=1e18),
-            "vocab": v.integer(self.vocab, "vocab", label="Vocabulary", minimum=2,
-                               maximum=100_000_000),
-        }
-        for name, value in checks.items():
-            object.__setattr__(self, name, value)
-        if self.mfu > self.utilisation:
-            raise EngineError(
-                f"MFU ({self.mfu:.0%}) cannot exceed GPU utilisation ({self.utilisation:.0%}): "
-                "the GPUs cannot do useful maths for more of the time than they are busy.",
-                "mfu",
-            )
-        timing = _timing(self)
-        if not math.isfinite(timing.total_seconds) or timing.total_seconds > MAX_RUN_SECONDS:
-            # Always past MAX_RUN_SECONDS here: whole years, as engine.words.format writes them.
-            length = (f"{timing.total_seconds / SECONDS_PER_YEAR:,.0f} years"
-                      if math.isfinite(timing.total_seconds) else "forever")
-            raise EngineError(
-                f"This run would take {length}, more than the simulation handles: check the "
-                "token budget, the GPU count and the peak FLOP/s.",
-                "tokens",
-            )
-
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> TrainingRunInputs:
-        """Inputs from a plain dict (e.g. JSON from the browser); unknown keys are refused."""
+        """Inputs from a plain dict (e.g. JSON from the browser), each checked against its
+        :mod:`engine.numbers.quantities` range and then by :func:`check_training_run`;
+        unknown keys are refused."""
         if not isinstance(data, Mapping):
             raise EngineError("Training run inputs must be a mapping of names to numbers.")
         unknown = unknown_keys(data, {f.name for f in fields(cls)})
@@ -190,8 +139,14 @@ class TrainingRunInputs(Record):
                    if n not in data]
         if missing:
             raise EngineError(f"Missing training run input(s): {', '.join(missing)}.")
-        kwargs: dict[str, Any] = {str(k): v for k, v in data.items()}
-        return cls(**kwargs)
+        checked: dict[str, Any] = {}
+        for name, (quantity, label) in _QUANTITIES.items():
+            if name in data:
+                value = data[name]
+                checked[name] = (quantity.check_integer(value, name, label)
+                                 if quantity.kind == "integer"
+                                 else quantity.check(value, name, label))
+        return check_training_run(cls(**checked))
 
     @property
     def model_flops_per_token(self) -> float:
@@ -217,6 +172,48 @@ class TrainingRunInputs(Record):
     def checkpoints(self) -> int:
         """Checkpoint pauses in the whole run (the one at the end included)."""
         return _timing(self).checkpoints
+
+
+# Each input's range and label, for :meth:`TrainingRunInputs.from_dict`.
+_QUANTITIES: dict[str, tuple[quantities.Quantity, str]] = {
+    "params": (quantities.PARAMS, "Parameters"),
+    "tokens": (quantities.RUN_TOKENS, "Token budget"),
+    "gpus": (quantities.GPUS, "GPU count"),
+    "peak_flops_per_s": (quantities.PEAK_FLOPS_PER_S, "Peak FLOP/s per GPU"),
+    "mfu": (quantities.MFU, "MFU"),
+    "utilisation": (quantities.GPU_UTILISATION, "GPU utilisation"),
+    "flops_per_token_factor": (quantities.FLOPS_PER_PARAM_PER_TOKEN,
+                               "FLOPs per parameter per token"),
+    "startup_seconds": (quantities.RUN_SECONDS, "Start-up time"),
+    "warmup_seconds": (quantities.RUN_SECONDS, "Ramp-up time"),
+    "checkpoint_interval_seconds": (quantities.CHECKPOINT_INTERVAL_SECONDS,
+                                    "Time between checkpoints"),
+    "checkpoint_seconds": (quantities.RUN_SECONDS, "Checkpoint pause"),
+    "flops_per_token": (quantities.FLOPS_PER_TOKEN, "FLOPs per token"),
+    "vocab": (quantities.VOCAB, "Vocabulary"),
+}
+
+
+def check_training_run(inp: TrainingRunInputs) -> TrainingRunInputs:
+    """``inp`` when its inputs, each in range, make a run the simulation can show: an MFU no
+    higher than the GPUs' utilisation and a run no longer than :data:`MAX_RUN_SECONDS`;
+    EngineError otherwise. The one check of those rules, for every entry point."""
+    if inp.mfu > inp.utilisation:
+        raise EngineError(
+            f"MFU ({inp.mfu:.0%}) cannot exceed GPU utilisation ({inp.utilisation:.0%}): "
+            "the GPUs cannot do useful maths for more of the time than they are busy.",
+            "mfu",
+        )
+    total = _timing(inp).total_seconds
+    if not math.isfinite(total) or total > MAX_RUN_SECONDS:
+        # Always past MAX_RUN_SECONDS here: whole years, as engine.words.format writes them.
+        length = f"{total / SECONDS_PER_YEAR:,.0f} years" if math.isfinite(total) else "forever"
+        raise EngineError(
+            f"This run would take {length}, more than the simulation handles: check the "
+            "token budget, the GPU count and the peak FLOP/s.",
+            "tokens",
+        )
+    return inp
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,37 +328,14 @@ class TrainingRun(Record):
     samples: tuple[TrainingSample, ...]
 
 
-def simulate_training_run(
-    *,
-    params: float,
-    tokens: float,
-    gpus: int,
-    peak_flops_per_s: float,
-    mfu: float,
-    samples: int = 100,
-    utilisation: float = 0.95,
-    flops_per_token_factor: float = 6.0,
-    startup_seconds: float = 300.0,
-    warmup_seconds: float = 600.0,
-    checkpoint_interval_seconds: float = 3600.0,
-    checkpoint_seconds: float = 60.0,
-    flops_per_token: float = 0.0,
-    vocab: int = CHINCHILLA_VOCAB,
-) -> TrainingRun:
-    """Simulate one training run: totals and ``samples`` points evenly spaced in wall-clock
-    time from 0 to the end (both included).
+def simulate_training_run(inp: TrainingRunInputs, samples: int = 100) -> TrainingRun:
+    """Simulate the run ``inp``: totals and ``samples`` (at least 2) points evenly spaced in
+    wall-clock time from 0 to the end (both included).
 
     Units: see :class:`TrainingRunInputs` and the module docstring (seconds, tokens, FLOP/s
     per GPU, fractions). Deterministic: the same inputs always give the same run.
     """
-    inp = TrainingRunInputs(
-        params=params, tokens=tokens, gpus=gpus, peak_flops_per_s=peak_flops_per_s, mfu=mfu,
-        utilisation=utilisation, flops_per_token_factor=flops_per_token_factor,
-        startup_seconds=startup_seconds, warmup_seconds=warmup_seconds,
-        checkpoint_interval_seconds=checkpoint_interval_seconds,
-        checkpoint_seconds=checkpoint_seconds, flops_per_token=flops_per_token, vocab=vocab,
-    )
-    n = validate.integer(samples, "samples", label="Samples", minimum=2, maximum=10_000)
+    n = samples
     t = _timing(inp)
     step = t.total_seconds / (n - 1)
     points = tuple(_sample(inp, t, t.total_seconds if i == n - 1 else i * step)
@@ -383,14 +357,9 @@ def simulate_training_run(
     )
 
 
-def training_run_at(
-    inputs: TrainingRunInputs | Mapping[str, object], elapsed_seconds: float
-) -> TrainingSample:
-    """The run's state ``elapsed_seconds`` after launch (clamped to the run: negative is
-    refused, past the end gives the finished state). Cheap: pass a
-    :class:`TrainingRunInputs` built once and call this every frame (a few microseconds)."""
-    inp = inputs if isinstance(inputs, TrainingRunInputs) else TrainingRunInputs.from_dict(inputs)
+def training_run_at(inp: TrainingRunInputs, elapsed_seconds: float) -> TrainingSample:
+    """The run's state ``elapsed_seconds`` (0 or more) after launch; past the end gives the
+    finished state. Cheap: pass a :class:`TrainingRunInputs` built once and call this every
+    frame (a few microseconds)."""
     t = _timing(inp)
-    elapsed = validate.number(elapsed_seconds, "elapsed_seconds", label="Elapsed time",
-                              allow_minimum=True, maximum=validate.HUGE)
-    return _sample(inp, t, min(elapsed, t.total_seconds))
+    return _sample(inp, t, min(elapsed_seconds, t.total_seconds))

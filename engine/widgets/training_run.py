@@ -17,6 +17,8 @@ from engine.numbers.expected_training import ExpectedTrain, expected_train
 from engine.numbers.training_choices import Sharding
 from engine.numbers.training_run import (
     CHINCHILLA_E,
+    TrainingRunInputs,
+    check_training_run,
     simulate_training_run,
     training_run_at,
 )
@@ -82,16 +84,17 @@ def render(values: Values) -> str:
     speed = values[SPEED]
     elapsed = values[ELAPSED]
     model = get_model(MODEL)
-    run = simulate_training_run(
+    # The fields checked the budget and the MFU; the run checks that they go together.
+    inputs = check_training_run(TrainingRunInputs(
         params=model.params,
         tokens=tokens,
         gpus=system.gpu_count,
         peak_flops_per_s=gpu.peak_flops_per_s(TRAINING_FORMAT),
         mfu=mfu,
-        samples=CURVE_SAMPLES,
         flops_per_token=training_flops_per_token(model).model,
         vocab=model.vocab,
-    )
+    ))
+    run = simulate_training_run(inputs, CURVE_SAMPLES)
     start_loss = run.inputs.initial_loss
     now = training_run_at(run.inputs, elapsed)
     finished = now.phase == "finished"

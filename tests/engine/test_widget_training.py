@@ -18,6 +18,7 @@ from engine.numbers.plan import plan
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     TrainingRun,
+    TrainingRunInputs,
     simulate_training_run,
     training_run_at,
 )
@@ -38,16 +39,15 @@ def test_the_widgets_are_registered() -> None:
 
 def _run(tokens: float = 1e12, mfu: float = 0.4) -> TrainingRun:
     system = get_system("dgx-1")
-    return simulate_training_run(
+    return simulate_training_run(TrainingRunInputs(
         params=get_model("llama-3.1-8b").params,
         tokens=tokens,
         gpus=system.gpu_count,
         peak_flops_per_s=system.gpu.peak_flops_per_s("bf16"),
         mfu=mfu,
-        samples=60,
         flops_per_token=compute.training_flops_per_token(get_model("llama-3.1-8b")).model,
         vocab=get_model("llama-3.1-8b").vocab,
-    )
+    ), 60)
 
 
 def test_training_run_at_start_shows_the_whole_run() -> None:
