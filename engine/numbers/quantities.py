@@ -234,6 +234,24 @@ CHIPS_COMPARED = Quantity(
     "a server holds 1 to 8 GPUs and 1 to 8 CPU sockets; 64 leaves room to compare more",
 )
 
+# The same quantities narrowed for one widget's question.
+TENSOR_PARALLEL_IN_SERVER = TENSOR_PARALLEL.within(
+    maximum=8, reason="tensor parallelism stays inside one server's eight GPUs"
+)
+POD_SERVERS = SERVERS.within(
+    maximum=4096, reason="up to 4,096 servers (32,768 GPUs), twice the largest Llama 3 run"
+)
+CLUSTER_GPUS = GPUS.within(maximum=1_000_000, reason="a million GPUs is beyond any cluster built")
+JOB_GPUS = GPUS.within(
+    maximum=100_000, reason="a hundred thousand GPUs is more than any one job here needs"
+)
+SERVICE_BATCH = BATCH.within(
+    maximum=4096, reason="one service here batches at most 4,096 requests"
+)
+SIMULATED_TRAINING_TOKENS = TRAINING_TOKENS.within(
+    maximum=1e15, reason="the simulation runs up to a quadrillion tokens"
+)
+
 # The training side's quantities (engine.numbers.train_request, the figures).
 MICRO_BATCHES_PER_STEP = Quantity(
     "integer", "micro-batches", 1, 100_000_000,

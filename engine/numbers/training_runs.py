@@ -12,7 +12,7 @@ docs/steps/).
 
 from __future__ import annotations
 
-from engine.numbers import validate
+from engine.numbers import quantities, validate
 
 DEMO_PRETRAINING_TOKENS = 1e12
 # Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3 (pre-training): the 405B
@@ -34,4 +34,4 @@ def tokens_or_run(tokens: object) -> float:
     """A token count as an author writes it in a figure: a number, or a run's name."""
     if isinstance(tokens, str) and tokens in RUNS:
         return RUNS[tokens]
-    return validate.number(tokens, "tokens", label="Training tokens", maximum=1e16)
+    return quantities.TRAINING_TOKENS.check(tokens, "tokens", "Training tokens")

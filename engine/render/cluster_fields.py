@@ -14,9 +14,7 @@ SEQ_LEN = 8192
 SHARDING = "zero1"
 
 SERVERS = Count("servers", "dgx-1 servers", "256", unit="servers",
-                quantity=quantities.SERVERS.within(
-                    maximum=4096, reason="up to 4,096 servers (32,768 GPUs), twice the "
-                    "largest Llama 3 run"))
+                quantity=quantities.POD_SERVERS)
 TP = Count("tp", "Tensor parallel", "8", unit="GPUs", control_kind="select",
            options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one whole server)")),
            quantity=quantities.TENSOR_PARALLEL)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import parallelism
+from engine.numbers import parallelism, quantities
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
 from engine.numbers.catalog.efficiency import training_defaults
@@ -42,7 +42,6 @@ SERVE_FORMATS: tuple[FormatId, ...] = ("bf16", "int8", "int4")
 # Chip counts one copy may span (tensor parallel), smallest first, inside one server only:
 # serving tries them as GPU counts, training as tensor-parallel sizes under ZeRO-3.
 TENSOR_PARALLEL = (1, 2, 4, 8)
-MAX_CLUSTER_GPUS = 1_000_000
 
 CONTEXT_TO_SERVE = CONTEXT.but(name="context_tokens", label="Context to serve")
 TOKENS = OptionalAmount(
@@ -55,8 +54,9 @@ TOKENS = OptionalAmount(
 )
 TRAINING_MFU = MFU.but(hint="0.4 means 40 %.")
 CLUSTER_GPUS = GPUS.but(
-    name="cluster_gpus", label="GPUs in the cluster", default="16384", unit="H100s"
-).within(maximum=MAX_CLUSTER_GPUS, reason="a million GPUs is beyond any cluster built")
+    name="cluster_gpus", label="GPUs in the cluster", default="16384", unit="H100s",
+    quantity=quantities.CLUSTER_GPUS,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ MODEL = catalog_model_field("llama-3.1-70b", your_model=True)
 HARDWARE = hardware_field().but(default="l40s")
 GPUS = Count("gpus", "Tensor-parallel GPUs", "8", unit="GPUs", control_kind="select",
              options=(("1", "1"), ("2", "2"), ("4", "4"), ("8", "8")),
-             quantity=quantities.TENSOR_PARALLEL.within(maximum=8))
+             quantity=quantities.TENSOR_PARALLEL_IN_SERVER)
 CONTEXT_TOKENS = CONTEXT.but(default="1024", label="Context per request")
 BATCHES = tuple(2**i for i in range(10))  # 1 to 512 requests at once
 LINES = (("maths", "net-maths"), ("memory", "net-memory"),

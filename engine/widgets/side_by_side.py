@@ -35,21 +35,14 @@ TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per
 PROMPT_TOKENS = quantities.TYPICAL_PROMPT_TOKENS  # the request request_timeline follows
 OUTPUT_TOKENS = quantities.TYPICAL_OUTPUT_TOKENS
 CONTEXT_TOKENS = 8192  # KV cache kept per request (deploy_model's default)
-MAX_GPUS = 100_000
-MAX_BATCH = 4096
 
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
-_AT_MOST = "a hundred thousand GPUs is more than any one job here needs"
-TRAIN_GPUS = GPUS.but(name="train_gpus", label="Training GPUs", default="8").within(
-    maximum=MAX_GPUS, reason=_AT_MOST
-)
-SERVE_GPUS = GPUS.but(name="serve_gpus", label="Serving GPUs").within(
-    maximum=MAX_GPUS, reason=_AT_MOST
-)
-SERVED_BATCH = BATCH.but(label="Requests at once", default="16").within(
-    maximum=MAX_BATCH, reason=f"one service here batches at most {MAX_BATCH:,} requests"
-)
+TRAIN_GPUS = GPUS.but(name="train_gpus", label="Training GPUs", default="8",
+                     quantity=quantities.JOB_GPUS)
+SERVE_GPUS = GPUS.but(name="serve_gpus", label="Serving GPUs", quantity=quantities.JOB_GPUS)
+SERVED_BATCH = BATCH.but(label="Requests at once", default="16",
+                         quantity=quantities.SERVICE_BATCH)
 
 
 def _memory_cell(p: Plan) -> str:

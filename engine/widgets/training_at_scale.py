@@ -48,9 +48,8 @@ TOKENS = TRAINING_TOKENS.but(hint="15.6e12 is 15.6 trillion")
 HARDWARE = hardware_field()
 GPU_COUNT = GPUS.but(default="16384")
 SHARDING = one_of("sharding", "Sharding", "zero3", SHARDINGS, SHARDING_LABELS)
-TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP_OPTIONS).within(
-    maximum=8, reason="tensor parallelism stays inside one server's eight GPUs"
-)
+TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP_OPTIONS,
+                        quantity=quantities.TENSOR_PARALLEL_IN_SERVER)
 
 
 def render(values: Values) -> str:

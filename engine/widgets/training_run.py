@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.numbers import memory
+from engine.numbers import memory, quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.expected_training import ExpectedTrain, expected_train
@@ -44,7 +44,6 @@ SHARDING: Sharding = "zero3"  # the training state (128.5 GB) does not fit one G
 TRAINING_FORMAT = "bf16"
 CURVE_SAMPLES = 60
 DEFAULT_TOKENS = tokens_text(DEMO_PRETRAINING_TOKENS)  # a small pretraining run for the demo
-MAX_TOKENS = 1e15
 
 SPEEDS = (
     (str(int(SECONDS_PER_HOUR)), "1 hour per second"),
@@ -63,8 +62,9 @@ PHASE_WORDS = {
 
 SPEED = speed_field(SPEEDS, SPEEDS[2][0])
 TOKENS = TRAINING_TOKENS.but(
-    label="Token budget", default=DEFAULT_TOKENS, unit="tokens", hint="1e12 is one trillion"
-).within(maximum=MAX_TOKENS, reason="the simulation runs up to a quadrillion tokens")
+    label="Token budget", default=DEFAULT_TOKENS, unit="tokens", hint="1e12 is one trillion",
+    quantity=quantities.SIMULATED_TRAINING_TOKENS,
+)
 
 
 @lru_cache(maxsize=8)
