@@ -15,7 +15,12 @@ from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding
-from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
+from engine.numbers.training_run import (
+    TrainingRunInputs,
+    TrainingSample,
+    check_training_run,
+    training_run_at,
+)
 
 STATE_VERSION = 1
 KINDS = ("serve", "train")
@@ -267,11 +272,11 @@ def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: 
     system_gpu = get_hardware(hardware_id)
     per_token = training_flops_per_token(model, seq_len or DEFAULT_TRAINING_SEQ_LEN, recompute)
     per_token.hardware_utilisation(mfu)
-    return TrainingRunInputs(
+    return check_training_run(TrainingRunInputs(
         params=model.params, tokens=tokens, gpus=gpus,
         peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
         flops_per_token=per_token.model, vocab=model.vocab,
-    )
+    ))
 
 
 def _job_run(state: ClusterState, job: Job) -> TrainingRunInputs:
