@@ -18,7 +18,11 @@ from support import (
 )
 
 from engine.numbers import memory, quantities, serving
+from engine.numbers.catalog import get_hardware, get_model
 from engine.words.format import format_GB, format_seconds
+
+LLAMA_8B = get_model("llama-3.1-8b")
+H100 = get_hardware("h100-sxm")
 
 PAGES = {
     "layer_matrices": "steps/ai-ml-dl/",
@@ -73,7 +77,7 @@ def test_training_memory_follows_the_convention_and_the_sequence_length(
     memory_widget.get_by_label("Convention", exact=True).select_option("mixed-20")
     wait_for_text(page, "[data-widget=train_vs_serve]", "10×")
     assert_matches_cpython(watched, "train_vs_serve")
-    long = memory.training_memory("llama-3.1-8b", "h100-sxm", convention="mixed-20", seq_len=16384)
+    long = memory.training_memory(LLAMA_8B, H100, convention="mixed-20", seq_len=16384)
     memory_widget.get_by_label("Sequence length", exact=True).fill("16384")
     wait_for_text(page, "[data-widget=train_vs_serve]", format_GB(long.parts["activations"]))
     assert_matches_cpython(watched, "train_vs_serve")
@@ -88,7 +92,7 @@ def test_a_request_shows_its_first_token_and_total_and_decoding_dominates(
     timeline = widget(page, "request_timeline")
     timeline.get_by_label("Answer length", exact=True).fill("2000")
     run = serving.request_timeline(
-        "llama-3.1-8b", "h100-sxm", prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=2000
+        LLAMA_8B, H100, prompt_tokens=quantities.TYPICAL_PROMPT_TOKENS, output_tokens=2000
     )
     assert run.ttft_seconds < run.total_seconds
     assert run.decode_seconds > 0.9 * run.total_seconds
@@ -101,10 +105,10 @@ def test_a_request_shows_its_first_token_and_total_and_decoding_dominates(
     body = result(timeline).locator("details table tbody tr")
     assert body.count() == 2
     long_q = serving.request_timeline(
-        "llama-3.1-8b", "h100-sxm", prompt_tokens=4000, output_tokens=100
+        LLAMA_8B, H100, prompt_tokens=4000, output_tokens=100
     )
     long_a = serving.request_timeline(
-        "llama-3.1-8b", "h100-sxm", prompt_tokens=100, output_tokens=4000
+        LLAMA_8B, H100, prompt_tokens=100, output_tokens=4000
     )
     assert long_a.total_seconds > 10 * long_q.total_seconds
     hidden = hidden_in_details(result(timeline))

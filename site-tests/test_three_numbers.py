@@ -100,8 +100,8 @@ def test_choosing_int4_raises_the_ceiling(watched: Watched, root_site: Site) -> 
     page.goto(root_site.page_url("steps/bandwidth/"))
     selector = "[data-widget=bandwidth_ceiling]"
     wait_live(page)
-    bf16 = serving.decode_step("llama-3.1-8b", "h100-sxm").tokens_per_s_per_user
-    int4 = serving.decode_step("llama-3.1-8b", "h100-sxm", weight_format="int4")
+    bf16 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm")).tokens_per_s_per_user
+    int4 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), weight_format="int4")
     before = float(str(page.get_attribute(selector + " [data-tokens-per-s]", "data-tokens-per-s")))
     assert before == pytest.approx(bf16, rel=1e-5)
     widget(page, "bandwidth_ceiling").get_by_label("Weights stored as", exact=True).select_option(
