@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers import architecture
+from engine.numbers.activations import activation_bytes_per_layer as activation_bytes_per_layer
+from engine.numbers.activations import micro_batches_in_flight
 from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import check_split
 from engine.numbers.records import JsonShape, Record
@@ -195,26 +198,15 @@ def training_bytes_per_param(optimizer: Optimizer = "adam", convention: Conventi
     return sum(training_state_bytes_per_param(optimizer, convention).values())
 
 
-def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,
-                               recompute: Recompute, tp: int = 1) -> float:
-    """Korthikanti et al. 2022, Table 2 (16-bit activations, sequence parallelism with TP):
-    no recomputation s*b*h*(34 + 5*a*s/h)/t, selective 34*s*b*h/t, full 2*s*b*h/t bytes."""
-    sbh = seq_len * micro_batch * model.hidden
-    if recompute == "none":
-        factor = 34.0 + 5.0 * model.heads * seq_len / model.hidden
-    elif recompute == "selective":
-        factor = 34.0
-    else:
-        factor = 2.0
-    return sbh * factor / tp
-
-
 @dataclass(frozen=True, slots=True)
 class TrainingMemory(Record):
     """Memory of one GPU training a model: ``parts`` (name -> bytes) and the verdict.
 
     ``state_bytes`` is this GPU's share of weights + gradients + optimiser states;
     ``state_bytes_total`` the same unsharded (params x bytes per parameter).
+    ``interleave``: chunks of layers per GPU; ``micro_batches_per_step``: micro-batches each
+    data-parallel rank runs per optimiser step; ``micro_batches_in_flight``: those whose
+    activations the first pipeline stage holds at once (1 without pipelining).
     """
 
     JSON = JsonShape(ids=("model", "hardware"), derived=("bytes_per_param_total",),
@@ -232,6 +224,9 @@ class TrainingMemory(Record):
     micro_batch: int
     seq_len: int
     recompute: Recompute
+    interleave: int
+    micro_batches_per_step: int
+    micro_batches_in_flight: float
     bytes_per_param: dict[str, float]
     parts: dict[str, float]
     per_gpu_bytes: float
@@ -259,15 +254,25 @@ def training_memory(
     seq_len: int = 4096,
     recompute: Recompute = "selective",
     pp: int = 1,
+    interleave: int = 1,
+    global_batch_tokens: float | None = None,
 ) -> TrainingMemory:
     """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding, tensor
-    parallel ``tp`` and ``pp`` pipeline stages (see engine.numbers.parallelism); EngineError
-    when that split cannot work (parallelism.check_split).
+    parallel ``tp`` and ``pp`` pipeline stages of ``interleave`` chunks each (see
+    engine.numbers.parallelism); EngineError when that split cannot work
+    (parallelism.check_split).
 
-    With pipelining the fullest stage holds ceil(layers / pp) layers' weights and state; under
-    the 1F1B schedule its first stage keeps the activations of pp micro-batches in flight, so
-    pp x ceil(layers / pp) layers' worth of activations (Korthikanti et al. 2022, section 4.2.3:
-    the same as without pipelining when pp divides the layers).
+    Weights and state: the fullest stage holds ceil(layers / pp) layers' share of all the
+    parameters, embedding and output layer spread over the stages with the layers (Meta's
+    Llama 3 405B run took one layer off the first and the last stage to make room for them,
+    so its first stage held less than this share).
+    Activations: :func:`engine.numbers.activations.layer_activations` per layer (16-bit,
+    FlashAttention, sequence parallelism with tensor parallelism, no dropout) x
+    ceil(layers / pp) layers x the micro-batches the first stage holds in flight
+    (:func:`engine.numbers.activations.micro_batches_in_flight`: pp under 1F1B, more when
+    interleaved, at most the step's micro-batches, ``global_batch_tokens`` / (dp x
+    ``micro_batch`` x ``seq_len``) with the catalogue's global batch by default). The
+    embedding's output, the logits and the loss are left out.
     """
     m = model
     hw = hardware
@@ -289,7 +294,11 @@ def training_memory(
         key = name if name in groups else ("gradients" if part_stage == 2
                                            else "optimizer_states")
         groups[key] += share
-    act = split.pp * split.stage_layers * activation_bytes_per_layer(
+    global_tokens = (global_batch_tokens if global_batch_tokens is not None
+                     else float(training_defaults().global_batch_tokens))
+    per_step = max(1, ceil_div(global_tokens, dp * mb * s))
+    in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
+    act = in_flight * split.stage_layers * activation_bytes_per_layer(
         m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
     state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
     parts = {**groups, "activations": act, "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
@@ -298,7 +307,8 @@ def training_memory(
     return TrainingMemory(
         model=m, hardware=hw, gpus=g, tp=t, dp=dp, pp=split.pp, sharding=shard,
         optimizer=optimizer, convention=convention, micro_batch=mb, seq_len=s,
-        recompute=rec, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
+        recompute=rec, interleave=interleave, micro_batches_per_step=per_step,
+        micro_batches_in_flight=in_flight, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
         state_bytes_total=m.params * sum(bpp.values()),
     )

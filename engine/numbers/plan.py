@@ -252,7 +252,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
     tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
                            optimizer=r.optimizer, convention=r.convention,
                            micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
-                           pp=r.pp)
+                           pp=r.pp, interleave=r.interleave,
+                           global_batch_tokens=r.global_batch_tokens)
     given = r.tokens is not None
     d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
     u = r.mfu if r.mfu is not None else DEFAULT_MFU

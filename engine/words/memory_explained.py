@@ -135,17 +135,41 @@ def training_assumptions(mem: TrainingMemory) -> tuple[str, ...]:
         f"State: {m.params:,} parameters × {mem.bytes_per_param_total:g} bytes = "
         f"{format_GB(mem.state_bytes_total)} before sharding.",
         sharding_words(mem.sharding, mem.dp, mem.tp),
-        f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
-        f"Transformer Models', Table 2), {mem.recompute} recomputation, sequence "
-        f"{mem.seq_len:,} × micro-batch {mem.micro_batch} × hidden {m.hidden:,} × "
-        f"{m.layers} layers, 16-bit; the formula is for standard attention and a 4h MLP, "
-        "an approximation for GQA/SwiGLU models; output layer and loss not included.",
+        activation_words(mem),
         f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
         "GPU (CUDA context, workspaces, communication buffers); an assumption.",
         capacity_words(mem.hardware),
     ]
     out.extend(m.assumptions)
     return tuple(out)
+
+
+def activation_words(mem: TrainingMemory) -> str:
+    """The activation estimate in words: its source, what it assumes, how many layers and
+    micro-batches the fullest pipeline stage holds."""
+    m = mem.model
+    kept = {"none": "everything the backward pass reads",
+            "selective": "everything but the attention core, recomputed from Q, K and V",
+            "full": "only each layer's input, the rest recomputed"}[mem.recompute]
+    mlp = "gated (SwiGLU)" if m.gated_mlp else "GELU"
+    out = (f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
+           f"Transformer Models', section 4) adapted to {m.name}'s K and V widths and {mlp} "
+           f"MLP; {mem.recompute} recomputation keeps {kept}; FlashAttention (no sequence × "
+           f"sequence scores), 16-bit, no dropout; sequence {mem.seq_len:,} × micro-batch "
+           f"{mem.micro_batch}")
+    if mem.tp > 1:
+        out += f", split over {mem.tp} tensor-parallel GPUs with sequence parallelism"
+    if mem.pp > 1:
+        stage = -(-m.layers // mem.pp)
+        schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
+                    else "1F1B")
+        out += (f"; {mem.pp} pipeline stages of up to {stage} layers (the embedding and output "
+                f"layer's parameters counted with the layers), the first holding "
+                f"{mem.micro_batches_in_flight:g} micro-batches in flight ({schedule}; "
+                f"{mem.micro_batches_per_step:,} per step)")
+    else:
+        out += f" × {m.layers} layers"
+    return out + "; embedding output, logits and loss not included."
 
 
 def sharding_words(sharding: str, dp: int, tp: int) -> str:

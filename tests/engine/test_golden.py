@@ -110,22 +110,32 @@ def test_vllm_opt13b_kv_cache():
 
 def test_korthikanti_selective_recompute_saves_70_percent_for_gpt3():
     # Korthikanti et al. 2022, section 5: for GPT-3 175B (a = 96, s = 2048, h = 12288)
-    # selective recomputation cuts activation memory by 70 % (34 vs 34 + 5as/h = 114).
+    # selective recomputation cuts activation memory by 70 % (34 vs 34 + 5as/h = 114), with
+    # the paper's standard attention and dropout.
     m = get_model("gpt-3-175b")
-    none = activation_bytes_per_layer(m, seq_len=2048, micro_batch=1, recompute="none")
-    sel = activation_bytes_per_layer(m, seq_len=2048, micro_batch=1, recompute="selective")
+    paper = {"flash_attention": False, "dropout": True}
+    none = activation_bytes_per_layer(m, seq_len=2048, micro_batch=1, recompute="none", **paper)
+    sel = activation_bytes_per_layer(m, seq_len=2048, micro_batch=1, recompute="selective",
+                                     **paper)
     assert 1 - sel / none == pytest.approx(0.70, abs=0.01)
 
 
 def test_korthikanti_per_layer_formula():
     # Korthikanti et al. 2022, equation (1): activations per layer = s*b*h*(34 + 5as/h)
-    # bytes with no parallelism; with tensor + sequence parallelism divided by t (Table 2).
+    # bytes with no parallelism; with tensor + sequence parallelism divided by t (Table 2),
+    # for the paper's GPT (a 4h GELU MLP, standard attention, dropout). With FlashAttention
+    # and no dropout the scores and the two masks go: 32 x s x b x h + 4 x a x s x b.
     m = get_model("gpt-3-175b")
     s, b, h, a = 2048, 1, 12288, 96
-    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="none"
+    paper = {"flash_attention": False, "dropout": True}
+    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="none", **paper
                                       ) == pytest.approx(s * b * h * (34 + 5 * a * s / h))
-    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="none", tp=8
-                                      ) == pytest.approx(s * b * h * (34 + 5 * a * s / h) / 8)
+    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="none", tp=8,
+                                      **paper) == pytest.approx(s * b * h * (34 + 5 * a * s / h) / 8)
+    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="selective",
+                                      tp=8, **paper) == pytest.approx(s * b * h * 34 / 8)
+    assert activation_bytes_per_layer(m, seq_len=s, micro_batch=b, recompute="none"
+                                      ) == s * b * h * 32 + 4 * a * s * b
 
 
 def test_llama3_training_time_scale():

@@ -2,7 +2,12 @@ import pytest
 
 from engine.lesson.figures import prose as figures
 from engine.lesson.figures.prose import get_figure
-from engine.numbers.catalog import generic_dense_model, get_hardware, get_model
+from engine.numbers.activations import (
+    activation_bytes_per_layer,
+    layer_activations,
+    micro_batches_in_flight,
+)
+from engine.numbers.catalog import ModelSpec, generic_dense_model, get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
     kv_cache_bytes_per_token,
@@ -112,14 +117,84 @@ def test_training_tensor_parallel_divides():
 
 
 def test_activation_recompute_options():
+    # Llama 3.1 8B on one GPU at the default s = 4096, b = 1: 32 layers x s x h x 34 bytes
+    # (FlashAttention: no s x s scores) + 32 x s x 32 heads x 4 bytes of softmax statistics
+    # without recomputation; selective drops the statistics; full keeps 2 x s x h per layer.
     m = get_model("llama-3.1-8b")
     none = training_memory(m, get_hardware("h100-sxm"), recompute="none").parts["activations"]
     sel = training_memory(m, get_hardware("h100-sxm"), recompute="selective").parts["activations"]
     full = training_memory(m, get_hardware("h100-sxm"), recompute="full").parts["activations"]
     s, h, a, layers = 4096, 4096, 32, 32
-    assert none == pytest.approx(layers * s * h * (34 + 5 * a * s / h))
-    assert sel == pytest.approx(layers * 34 * s * h)
-    assert full == pytest.approx(layers * 2 * s * h)
+    assert none == layers * (s * h * 34 + s * a * 4)
+    assert sel == layers * s * h * 34
+    assert full == layers * 2 * s * h
+
+
+def test_one_llama_8b_layer_at_8k_by_hand():
+    # One layer of Llama 3.1 8B (h 4,096, 32 heads, 8 KV heads of 128, SwiGLU f 14,336),
+    # s = 8,192, b = 1, 16-bit, per token:
+    #   norms' inputs 2 x 2 x 4,096 = 16,384
+    #   attention: QKV input 8,192 + Q 8,192 + K 2,048 + V 2,048 + output-projection input
+    #     8,192 = 28,672
+    #   MLP: input 8,192 + gate 28,672 + up 28,672 + their product 28,672 = 94,208
+    #   = 139,264 bytes (34 x 4,096); FlashAttention's statistics 32 heads x 4 B = 128.
+    # x 8,192 tokens: 1,140,850,688 B kept (selective), + 1,048,576 B (none) =
+    # 1,141,899,264 B; full recomputation keeps the input: 2 x 4,096 x 8,192 = 67,108,864 B.
+    m = get_model("llama-3.1-8b")
+    parts = layer_activations(m, recompute="none", seq_len=8192, micro_batch=1)
+    assert (parts.norms, parts.attention, parts.mlp) == (16_384 * 8192, 28_672 * 8192,
+                                                         94_208 * 8192)
+    assert parts.softmax_stats == 1_048_576 and parts.dropout_masks == 0
+    assert activation_bytes_per_layer(m, recompute="none", seq_len=8192, micro_batch=1
+                                      ) == 1_141_899_264
+    assert activation_bytes_per_layer(m, recompute="selective", seq_len=8192, micro_batch=1
+                                      ) == 1_140_850_688
+    assert activation_bytes_per_layer(m, recompute="full", seq_len=8192, micro_batch=1
+                                      ) == 67_108_864
+
+
+def test_mpt_7b_at_8k_without_recomputation_by_hand():
+    # MPT-7B (mosaicml/mpt-7b config.json: 32 layers, d_model 4,096, 32 heads, expansion
+    # ratio 4, GELU, no dropout), trained with FlashAttention. Per token per layer: norms
+    # 4h + attention 2 x 5h + MLP 2h + 2 x 2 x 16,384 = 32h bytes = 131,072, + 32 x 4 B of
+    # softmax statistics. At 8K, b = 1, no recomputation, one GPU:
+    #   32 layers x 8,192 x (131,072 + 128) B = 34,393,292,800 B = 34.4 GB.
+    mpt = ModelSpec(id="mpt-7b", name="MPT-7B", layers=32, hidden=4096, ffn=16384, heads=32,
+                    kv_heads=32, head_dim=128, vocab=50432, max_context=2048,
+                    tied_embeddings=True, source="mosaicml/mpt-7b config.json",
+                    gated_mlp=False, norm="layernorm")
+    mem = training_memory(mpt, get_hardware("h100-sxm"), seq_len=8192, recompute="none")
+    assert mem.parts["activations"] == 32 * 8192 * (131_072 + 128) == 34_393_292_800
+
+
+def test_llama_405b_meta_layout_fits():
+    # Llama 3 Herd of Models, Table 4: 16,384 H100s as TP 8 x PP 16 x DP 128, 8K sequences,
+    # 16M-token batches; interleaved (2 chunks assumed), micro-batch 1, ZeRO-1 assumed.
+    # Each rank runs 16,777,216 / (128 x 8,192) = 16 micro-batches per step, no more than
+    # the stages, so the first stage holds 16 in flight x ceil(126 / 16) = 8 layers. One
+    # layer per GPU (h 16,384, f 53,248, K and V 1,024 wide): (4h + 2 x (3h + 2,048) + 2h +
+    # 6 x 53,248) x 8,192 / 8 = 31.75 x 16,384 x 1,024 = 532,676,608 B; x 128 =
+    # 68,182,605,824 B. State: 405,853,388,800 / 8 x 8 / 126 params x (2 + 2 + 12 / 128) B
+    # = 13.19 GB; + 1.5 GB overhead: 82.87 GB of the H100's 84.94 GB.
+    m, hw = get_model("llama-3.1-405b"), get_hardware("h100-sxm")
+    mem = training_memory(m, hw, gpus=16384, tp=8, pp=16, interleave=2, sharding="zero1",
+                          seq_len=8192, global_batch_tokens=16_777_216)
+    assert mem.micro_batches_per_step == 16 and mem.micro_batches_in_flight == 16
+    assert mem.parts["activations"] == 128 * 532_676_608
+    params = 405_853_388_800 / 8 * 8 / 126
+    assert mem.state_bytes == pytest.approx(params * (4 + 12 / 128))
+    assert mem.per_gpu_bytes == pytest.approx(82.87e9, abs=0.01e9)
+    assert mem.fits
+
+
+def test_pipeline_in_flight_micro_batches():
+    # 1F1B: the first stage holds pp micro-batches; interleaved with v chunks pp + (pp-1)/v
+    # (Korthikanti et al. 2022: L x (1 + (p - 1)/(p v)) layers); never more than a step has.
+    assert micro_batches_in_flight(1, 1, 64) == 1
+    assert micro_batches_in_flight(16, 1, 64) == 16
+    assert micro_batches_in_flight(16, 2, 64) == 16 + 15 / 2
+    assert micro_batches_in_flight(16, 2, 16) == 16
+    assert micro_batches_in_flight(8, 1, 3) == 3
 
 
 def test_min_gpus_to_train():

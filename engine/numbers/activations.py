@@ -1,0 +1,144 @@
+"""Activations: what a training step keeps for its backward pass, per layer and per pipeline
+stage, in bytes (Korthikanti et al. 2022, adapted to GQA, gated MLPs, mixtures of experts and
+FlashAttention; the derivation is in :func:`layer_activations`' docstring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.numbers import architecture
+from engine.numbers.catalog import ModelSpec
+from engine.numbers.records import Record
+from engine.numbers.training_choices import Recompute
+
+# Activations are kept in 16 bits; FlashAttention's softmax statistics (one log-sum-exp per
+# query head per token) in fp32.
+ACTIVATION_BYTES = 2.0
+SOFTMAX_STATS_BYTES = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class LayerActivations(Record):
+    """What one transformer layer keeps for its backward pass, per GPU, in bytes.
+
+    ``norms`` (the input of each norm), ``attention`` (the inputs of the QKV and output
+    projections, Q, K and V: what the attention core's backward reads), ``softmax_stats``
+    (FlashAttention's log-sum-exp, or the s x s scores and their dropout mask of standard
+    attention), ``mlp`` (the MLP's inputs and intermediates), ``dropout_masks`` (one byte
+    per number after attention and after the MLP; zero without dropout).
+    """
+
+    norms: float
+    attention: float
+    softmax_stats: float
+    mlp: float
+    dropout_masks: float
+
+    @property
+    def total(self) -> float:
+        return (self.norms + self.attention + self.softmax_stats + self.mlp
+                + self.dropout_masks)
+
+
+def _mlp_width(model: ModelSpec) -> float:
+    """The MLP width one token passes through, averaged over the layers: a mixture of
+    experts runs each token through its top-k routed experts and the shared ones (each
+    keeps its own intermediates), dense layers through the dense MLP."""
+    m = model
+    if not m.is_moe:
+        return float(m.ffn)
+    moe = m.moe_ffn * (m.experts_per_token + m.shared_experts)
+    return (m.dense_layers * m.ffn + (m.layers - m.dense_layers) * moe) / m.layers
+
+
+def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
+                      recompute: Recompute, tp: int = 1, flash_attention: bool = True,
+                      dropout: bool = False) -> LayerActivations:
+    """Bytes one layer keeps for the backward pass, per GPU (Korthikanti et al. 2022,
+    'Reducing Activation Recomputation in Large Transformer Models', section 4), adapted
+    to the model's shapes.
+
+    The paper's GPT layer (h hidden, a heads, a 4h GELU MLP, dropout) keeps, per token of
+    s x b, in bytes: the two LayerNorm inputs 4h; attention 11h (QKV input 2h, Q and K 4h,
+    V 2h, output-projection input 2h, dropout mask h) + 5as (scores 2as, their dropout mask
+    as, the dropped-out probabilities 2as); MLP 19h (input 2h, GELU input 8h, GELU output
+    8h, dropout mask h): s*b*h*(34 + 5*a*s/h). Adapted here:
+
+    - Attention with Q, K and V of their own widths: GQA's K and V have kv_heads x head_dim
+      (Llama 3.1 8B: 1,024 of 4,096), MLA's its per-head key and value widths. Attention
+      bytes = 2 x (h + q + k + v + o) per token, q/o the query and output widths.
+    - FlashAttention (``flash_attention``, the default: what every run modelled here used)
+      keeps no s x s scores: only one fp32 log-sum-exp per query head per token, 4 x a bytes
+      per token. Standard attention keeps the paper's 5 x a x s bytes per token.
+    - The MLP of width f keeps its input 2h; a GELU MLP the activation's input and output
+      (2f + 2f, the paper's 8h + 8h at f = 4h); a gated (SwiGLU) MLP the gate and up
+      projections' outputs, which the backward of SiLU(gate) x up reads, and their product,
+      the down projection's input (2f + 2f + 2f = 6f; SiLU itself is recomputed, as
+      Megatron-LM's fused SwiGLU does). A mixture of experts: f = the widths of the experts
+      a token visits (top-k routed + shared), averaged with the dense layers.
+    - No dropout by default (Llama 3 and MPT pretrained without it): ``dropout`` adds the
+      paper's two 1-byte masks (2h per token) and, with standard attention, the scores' mask.
+
+    Llama 3.1 8B (h 4,096, K and V 1,024 wide, f 14,336 = 3.5h, 32 heads): norms 4h +
+    attention 2 x (h + h + h/4 + h/4 + h) = 7h + MLP 2h + 6 x 3.5h = 23h: 34h per token
+    (the paper's figure, by coincidence), plus 4 x 32 = 128 bytes of statistics.
+
+    Tensor parallelism with sequence parallelism (Megatron-LM, and Meta's Llama 3 runs)
+    splits every part over ``tp`` GPUs: norms and dropout along the sequence, attention and
+    MLP along the heads and the MLP width (K and V stored tp / kv_heads times when the GPUs
+    outnumber the KV heads).
+
+    ``recompute``: 'none' keeps all of the above; 'selective' (the paper's definition)
+    recomputes the attention core from Q, K and V, so drops the softmax statistics or
+    scores (with FlashAttention that is what its backward does anyway, bar the statistics);
+    'full' keeps only each layer's input, 2h per token (/ tp: sequence-parallel).
+    """
+    m = model
+    t = tp
+    tokens = seq_len * micro_batch
+    h = m.hidden
+    if recompute == "full":
+        return LayerActivations(0.0, ACTIVATION_BYTES * tokens * h / t, 0.0, 0.0, 0.0)
+    qk, vd = architecture.attention_head_dims(m)
+    kv_copies = 1.0 if m.attention == "mla" else architecture.kv_replication(m, t)
+    q, o = m.heads * qk, m.heads * vd
+    k, v = m.kv_heads * qk * kv_copies, m.kv_heads * vd * kv_copies
+    f = _mlp_width(m)
+    norms = ACTIVATION_BYTES * 2 * h
+    attention = ACTIVATION_BYTES * (h + q + k + v + o)
+    mlp = ACTIVATION_BYTES * (h + (3 if m.gated_mlp else 2) * f)
+    masks = 2.0 * h if dropout else 0.0
+    if recompute == "selective":
+        stats = 0.0
+    elif flash_attention:
+        stats = SOFTMAX_STATS_BYTES * m.heads
+    else:
+        stats = (4.0 + (1.0 if dropout else 0.0)) * m.heads * seq_len
+    return LayerActivations(norms * tokens / t, attention * tokens / t, stats * tokens / t,
+                            mlp * tokens / t, masks * tokens / t)
+
+
+def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,
+                               recompute: Recompute, tp: int = 1,
+                               flash_attention: bool = True, dropout: bool = False) -> float:
+    """Bytes one layer keeps for its backward pass, per GPU: :func:`layer_activations`'
+    total (the paper's GPT with standard attention and dropout: s*b*h*(34 + 5*a*s/h)/t
+    without recomputation, 34*s*b*h/t selective, 2*s*b*h/t full)."""
+    return layer_activations(model, seq_len=seq_len, micro_batch=micro_batch,
+                             recompute=recompute, tp=tp, flash_attention=flash_attention,
+                             dropout=dropout).total
+
+
+def micro_batches_in_flight(pp: int, interleave: int, micro_batches: int) -> float:
+    """Micro-batches whose activations the first pipeline stage holds at its peak.
+
+    1F1B (Narayanan et al. 2021): the first of ``pp`` stages runs pp forward passes before
+    its first backward, so holds pp micro-batches; the interleaved schedule with v =
+    ``interleave`` chunks per GPU (v > 1) runs more forward chunks first: pp + (pp - 1) / v
+    micro-batches' worth (Korthikanti et al. 2022, section 4.2.3: L x (1 + (p - 1)/(p v))
+    layers in all). Never more than the ``micro_batches`` of one step per data-parallel
+    rank: with no more micro-batches than stages every forward pass runs before the first
+    backward (Megatron-LM's schedule then warms up with all of them)."""
+    warm = pp + (pp - 1) / interleave if interleave > 1 else pp
+    return float(min(warm, micro_batches))
