@@ -157,6 +157,8 @@ def activation_words(mem: TrainingMemory) -> str:
            f"MLP; {mem.recompute} recomputation keeps {kept}; FlashAttention (no sequence × "
            f"sequence scores), 16-bit, no dropout; sequence {mem.seq_len:,} × micro-batch "
            f"{mem.micro_batch}")
+    if mem.pp == 1:
+        out += f" × {m.layers} layers"
     if mem.tp > 1:
         out += f", split over {mem.tp} tensor-parallel GPUs with sequence parallelism"
     if mem.pp > 1:
@@ -167,8 +169,6 @@ def activation_words(mem: TrainingMemory) -> str:
                 f"layer's parameters counted with the layers), the first holding "
                 f"{mem.micro_batches_in_flight:g} micro-batches in flight ({schedule}; "
                 f"{mem.micro_batches_per_step:,} per step)")
-    else:
-        out += f" × {m.layers} layers"
     return out + "; embedding output, logits and loss not included."
 
 
