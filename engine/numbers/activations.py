@@ -99,7 +99,8 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
     tokens = seq_len * micro_batch
     h = m.hidden
     if recompute == "full":
-        return LayerActivations(0.0, ACTIVATION_BYTES * tokens * h / t, 0.0, 0.0, 0.0)
+        # The layer's input is its first norm's input.
+        return LayerActivations(ACTIVATION_BYTES * tokens * h / t, 0.0, 0.0, 0.0, 0.0)
     qk, vd = architecture.attention_head_dims(m)
     kv_copies = 1.0 if m.attention == "mla" else architecture.kv_replication(m, t)
     q, o = m.heads * qk, m.heads * vd

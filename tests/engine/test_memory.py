@@ -153,6 +153,17 @@ def test_one_llama_8b_layer_at_8k_by_hand():
                                       ) == 67_108_864
 
 
+def test_moe_layer_keeps_the_experts_a_token_visits():
+    # Mixtral 8x7B: each token runs through 2 of 8 SwiGLU experts of f 14,336, and each
+    # keeps its own gate, up and product: per token norms 16,384 + attention 28,672 (as
+    # Llama 3.1 8B) + MLP 8,192 + 6 x 2 x 14,336 = 180,224 -> 225,280 bytes; x 4,096.
+    m = get_model("mixtral-8x7b")
+    assert activation_bytes_per_layer(m, recompute="selective", seq_len=4096, micro_batch=1
+                                      ) == 225_280 * 4096
+    full = layer_activations(m, recompute="full", seq_len=4096, micro_batch=1)
+    assert full.total == full.norms == 2 * 4096 * 4096
+
+
 def test_mpt_7b_at_8k_without_recomputation_by_hand():
     # MPT-7B (mosaicml/mpt-7b config.json: 32 layers, d_model 4,096, 32 heads, expansion
     # ratio 4, GELU, no dropout), trained with FlashAttention. Per token per layer: norms
