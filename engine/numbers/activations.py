@@ -91,7 +91,10 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
 
     ``recompute``: 'none' keeps all of the above; 'selective' (the paper's definition)
     recomputes the attention core from Q, K and V, so drops the softmax statistics or
-    scores (with FlashAttention that is what its backward does anyway, bar the statistics);
+    scores (with FlashAttention that is what its backward does anyway, bar the statistics),
+    and for MLA also the up-projections to Q, K and V from their latents, as DeepSeek-V3
+    trains (DeepSeek-AI 2024, 'DeepSeek-V3 Technical Report', section 3.2.3: "we recompute
+    all RMSNorm operations and MLA up-projections during back-propagation");
     'full' keeps only each layer's input, 2h per token (/ tp: sequence-parallel).
     """
     m = model
@@ -108,6 +111,12 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
     f = _mlp_width(m)
     norms = ACTIVATION_BYTES * 2 * h
     attention = ACTIVATION_BYTES * (h + q + k + v + o)
+    if m.attention == "mla" and recompute == "selective":
+        # DeepSeek-V3 recomputes MLA's up-projections in the backward pass: it keeps the
+        # latents they read (the query's and the keys' and values' with the rotary key)
+        # instead of the per-head Q, K and V.
+        latents = m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim
+        attention = ACTIVATION_BYTES * (h + latents + o)
     mlp = ACTIVATION_BYTES * (h + (3 if m.gated_mlp else 2) * f)
     masks = 2.0 * h if dropout else 0.0
     if recompute == "selective":

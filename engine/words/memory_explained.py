@@ -151,6 +151,9 @@ def activation_words(mem: TrainingMemory) -> str:
     kept = {"none": "everything the backward pass reads",
             "selective": "everything but the attention core, recomputed from Q, K and V",
             "full": "only each layer's input, the rest recomputed"}[mem.recompute]
+    if m.attention == "mla" and mem.recompute == "selective":
+        kept = ("everything but the attention core and MLA's up-projections, recomputed from "
+                "the latents as DeepSeek-V3 trains")
     mlp = "gated (SwiGLU)" if m.gated_mlp else "GELU"
     out = (f"Activations: Korthikanti et al. 2022 ('Reducing Activation Recomputation in Large "
            f"Transformer Models', section 4) adapted to {m.name}'s K and V widths and {mlp} "

@@ -215,3 +215,18 @@ def test_min_gpus_to_train():
     assert training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=n, sharding="zero3").fits
     assert not training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=n - 1, sharding="zero3").fits
     assert min_gpus_to_train(training_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))) is None
+
+
+def test_mla_selective_recomputation_keeps_the_latents_not_q_k_v() -> None:
+    # DeepSeek-V3 (DeepSeek-AI 2024, section 3.2.3) recomputes MLA's up-projections, so a
+    # layer keeps the latents: per token 2 x (h 7,168 + q latent 1,536 + kv latent 512 +
+    # rotary key 64 + output 128 x 128) = 51,328 B of attention, besides the norms 2 x 2h =
+    # 28,672 B and the MLP 2 x (h + 3 f) with f = 18,432 (dense, and 8 routed + 1 shared
+    # experts of 2,048 in the MoE layers) = 124,928 B: 204,928 B per token.
+    m = get_model("deepseek-v3")
+    layer = layer_activations(m, seq_len=4096, micro_batch=1, recompute="selective")
+    assert layer.attention == 51_328 * 4096
+    assert layer.total == 204_928 * 4096
+    # Without recomputation it keeps the per-head Q, K (192 wide) and V (128 wide).
+    none = layer_activations(m, seq_len=4096, micro_batch=1, recompute="none")
+    assert none.attention == 2 * (7168 + 2 * 128 * 192 + 2 * 128 * 128) * 4096
