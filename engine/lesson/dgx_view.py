@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 
 from engine.lesson import cluster
-from engine.lesson.cluster.words import gpu_list
 from engine.numbers import bounded_json
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
@@ -59,7 +58,7 @@ def load_state(text: str) -> cluster.ClusterState:
         raise EngineError(
             f"{error.message[:-1]}, so the simulation starts again from a fresh dgx-1.", "state"
         ) from None
-    return cluster.ClusterState.from_dict(data)
+    return cluster.state_from_dict(data)
 
 
 DEFAULT_STATE = dump_state(cluster.new_cluster(SYSTEM))
@@ -182,7 +181,7 @@ def _gpu_table(state: cluster.ClusterState) -> str:
         rows.append(
             tag(
                 "tr",
-                tag("th", esc(gpu_list([g.index for g in group])), scope="row")
+                tag("th", esc(cluster.gpu_list([g.index for g in group])), scope="row")
                 + tag("td", tag("span", memory_bars, class_="dgx-bars")
                       + tag("span", esc(memory_text)))
                 + tag("td", tag("span", busy_bars, class_="dgx-bars")
@@ -235,7 +234,7 @@ def _jobs_table(state: cluster.ClusterState) -> str:
                 "tr",
                 tag("th", swatch + esc(job.id), scope="row")
                 + tag("td", esc(_job_words(job)))
-                + tag("td", esc(gpu_list(job.gpus)))
+                + tag("td", esc(cluster.gpu_list(job.gpus)))
                 + tag("td", esc(format_GB(job.bytes_per_gpu)))
                 + tag("td", esc(status)),
                 data_job=job.id,

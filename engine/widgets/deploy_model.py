@@ -11,7 +11,6 @@ pages in the same tab.
 from __future__ import annotations
 
 from engine.lesson import cluster, dgx_view
-from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.numbers import memory, quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
@@ -124,7 +123,7 @@ def render(values: Values) -> Rendered:
     weight_format = values[FORMAT]
     # The same ranges the simulation checks: this model's context, its batch limit.
     context = values[CONTEXT.but(quantity=quantities.context_for(model))]
-    batch = values[BATCH.but(quantity=SERVE_BATCH)]
+    batch = values[BATCH.but(quantity=cluster.SERVE_BATCH)]
     mem = memory.serving_memory(
         model, state.system.gpu, weight_format=weight_format, context_tokens=context, batch=batch
     )

@@ -19,6 +19,7 @@ from engine.lesson.cluster import (
     launch_training,
     new_cluster,
     reset,
+    state_from_dict,
     stop,
     try_way_out,
 )
@@ -35,7 +36,7 @@ H100_BYTES = round(79.11 * 2**30)  # torch total capacity of an H100 80GB, vllm 
 
 
 def roundtrip(state: ClusterState) -> ClusterState:
-    return ClusterState.from_dict(json.loads(json.dumps(state.to_dict(), allow_nan=False)))
+    return state_from_dict(json.loads(json.dumps(state.to_dict(), allow_nan=False)))
 
 
 def check_invariants(state: ClusterState) -> None:
@@ -319,7 +320,7 @@ def test_state_roundtrips_through_json() -> None:
 def test_from_dict_recomputes_memory() -> None:
     d = busy_state().to_dict()
     d["jobs"][0]["bytes_per_gpu"] = 1.0  # type: ignore[index]
-    s = ClusterState.from_dict(d)
+    s = state_from_dict(d)
     assert s.find_job("job-1").bytes_per_gpu == serving_memory(get_model("llama-3.1-8b"),
                                                                get_hardware("h100-sxm")).per_gpu_bytes
 
@@ -389,7 +390,7 @@ def test_corrupted_state_is_refused(name: str, mutate: Any) -> None:
     d = json.loads(json.dumps(busy_state().to_dict()))
     mutate(d)
     with pytest.raises(EngineError) as info:
-        ClusterState.from_dict(d)
+        state_from_dict(d)
     assert info.value.field == "state"
     assert info.value.message.startswith("Cluster state rejected")
 
@@ -397,7 +398,7 @@ def test_corrupted_state_is_refused(name: str, mutate: Any) -> None:
 @pytest.mark.parametrize("junk", [None, 1, "state", [], [1, 2], {"jobs": None}, {1: 2}])
 def test_junk_is_refused(junk: object) -> None:
     with pytest.raises(EngineError):
-        ClusterState.from_dict(junk)
+        state_from_dict(junk)
 
 
 json_values = st.recursive(
@@ -428,7 +429,7 @@ def test_hostile_values_never_crash(data: st.DataObject, value: Any) -> None:
     elif isinstance(target, list) and target:
         target[data.draw(st.integers(0, len(target) - 1))] = value
     try:
-        s = ClusterState.from_dict(d)
+        s = state_from_dict(d)
     except EngineError:
         return
     check_invariants(s)

@@ -2,7 +2,7 @@
 
 State is immutable (frozen dataclasses and tuples) and every action is a pure function
 that returns a new state; the browser keeps ``state.to_dict()`` in the page (and in
-``sessionStorage``) and sends it back with the next action, so :meth:`ClusterState.from_dict`
+``sessionStorage``) and sends it back with the next action, so :func:`state_from_dict`
 checks it as untrusted input.
 
 Rules of the simulation (each stated where it applies):
@@ -21,19 +21,25 @@ Rules of the simulation (each stated where it applies):
 
 Units: bytes (GB = 10^9 bytes), seconds of simulated time, tokens.
 
-The package, one subject a module: :mod:`~engine.lesson.cluster.state` (constants, records, derived
-values), :mod:`~engine.lesson.cluster.checks` (action arguments), :mod:`~engine.lesson.cluster.from_dict`
-(a state sent back by the browser), :mod:`~engine.lesson.cluster.log` (the log and the clock's
-bookkeeping), :mod:`~engine.lesson.cluster.admission` (the rules serving and training share),
-:mod:`~engine.lesson.cluster.serving` (:func:`deploy`), :mod:`~engine.lesson.cluster.training`
-(:func:`launch_training`), :mod:`~engine.lesson.cluster.actions` (the other actions) and
-:mod:`~engine.lesson.cluster.words` (figures in messages). Import from ``engine.lesson.cluster``
-(the state format's own limits and names stay in :mod:`~engine.lesson.cluster.state`).
+The package, one subject a module, each importing only those before it in this list:
+:mod:`~engine.lesson.cluster.words` (how messages name GPUs),
+:mod:`~engine.lesson.cluster.sizing` (a job's memory and run from its settings alone),
+:mod:`~engine.lesson.cluster.state` (constants, records, values derived at the clock),
+:mod:`~engine.lesson.cluster.log` (the log and the clock's bookkeeping),
+:mod:`~engine.lesson.cluster.checks` (action arguments),
+:mod:`~engine.lesson.cluster.from_dict` (a state sent back by the browser),
+:mod:`~engine.lesson.cluster.admission` (the rules serving and training share),
+:mod:`~engine.lesson.cluster.serving` (:func:`deploy`),
+:mod:`~engine.lesson.cluster.training` (:func:`launch_training`) and
+:mod:`~engine.lesson.cluster.actions` (the other actions). Code outside the package imports
+only ``engine.lesson.cluster`` and the names below.
 """
 
 from __future__ import annotations
 
 from engine.lesson.cluster.actions import advance, new_cluster, reset, stop, try_way_out
+from engine.lesson.cluster.checks import SERVE_BATCH
+from engine.lesson.cluster.from_dict import state_from_dict
 from engine.lesson.cluster.serving import deploy, kv_tokens_that_fit
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
@@ -49,6 +55,7 @@ from engine.lesson.cluster.state import (
     job_progress,
 )
 from engine.lesson.cluster.training import DEFAULT_SEQ_LEN, launch_training
+from engine.lesson.cluster.words import gpu_list
 from engine.numbers.compute import DEFAULT_MFU
 
 __all__ = [
@@ -56,6 +63,7 @@ __all__ = [
     "DEFAULT_SEQ_LEN",
     "DEFAULT_TOKENS",
     "MAX_LOG_ENTRIES",
+    "SERVE_BATCH",
     "ActionResult",
     "ActionValue",
     "ClusterState",
@@ -66,11 +74,13 @@ __all__ = [
     "WayOut",
     "advance",
     "deploy",
+    "gpu_list",
     "job_progress",
     "kv_tokens_that_fit",
     "launch_training",
     "new_cluster",
     "reset",
+    "state_from_dict",
     "stop",
     "try_way_out",
 ]

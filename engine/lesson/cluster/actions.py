@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from engine.lesson.cluster.checks import _check_state
-from engine.lesson.cluster.log import _settle, _with_log
+from engine.lesson.cluster.from_dict import check_state
+from engine.lesson.cluster.log import settle, with_log
 from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
     KINDS,
@@ -41,22 +41,22 @@ def new_cluster(system_id: str = "dgx-1") -> ClusterState:
 
 def reset(state: ClusterState | Mapping[str, object]) -> ClusterState:
     """The same system, fresh: every job gone, clock at 0 s, log restarted."""
-    st = _check_state(state)
+    st = check_state(state)
     return new_cluster(st.system_id)
 
 
 def advance(state: ClusterState | Mapping[str, object], seconds: object) -> ClusterState:
     """Move the clock ``seconds`` forward: training progresses and may finish."""
-    st = _check_state(state)
+    st = check_state(state)
     s = validate.number(seconds, "seconds", label="Seconds to advance", allow_minimum=True,
                         maximum=MAX_CLOCK_SECONDS)
     clock = min(st.clock_seconds + s, MAX_CLOCK_SECONDS)
-    return _settle(replace(st, clock_seconds=clock))
+    return settle(replace(st, clock_seconds=clock))
 
 
 def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionResult:
     """Stop a running job: its memory is freed; a training job keeps its progress so far."""
-    st = _settle(_check_state(state))
+    st = settle(check_state(state))
     job = st.find_job(job_id)
     if not job.running:
         raise EngineError(f"{job.id} is not running: it has {job.status}.", "job_id")
@@ -68,7 +68,7 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
     if job.kind == "train":
         p = job_progress(replace(st, jobs=jobs), stopped)
         message += f" It had trained on {format_count(p.tokens_done)} tokens ({p.progress:.0%})."
-    new = _with_log(replace(st, jobs=jobs), LogEntry(st.clock_seconds, "stopped", message))
+    new = with_log(replace(st, jobs=jobs), LogEntry(st.clock_seconds, "stopped", message))
     return ActionResult(accepted=True, message=message, arithmetic=(), state=new, job=stopped)
 
 

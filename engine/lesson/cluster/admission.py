@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from engine.lesson.cluster.log import _trim_jobs, _with_log
+from engine.lesson.cluster.log import trim_jobs, with_log
 from engine.lesson.cluster.state import ActionResult, ClusterState, Job, LogEntry, WayOut
 from engine.lesson.cluster.words import gpu_list
 from engine.words.format import format_GB
@@ -22,24 +22,27 @@ _RULES = (
 )
 
 
-def _accept(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
+def accept(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
             assumptions: Sequence[str]) -> ActionResult:
-    new = replace(st, jobs=_trim_jobs((*st.jobs, job)), next_job=st.next_job + 1)
-    new = _with_log(new, LogEntry(st.clock_seconds, "accepted", message))
+    """``job`` admitted: added to ``st`` (the next job id taken) and logged as accepted."""
+    new = replace(st, jobs=trim_jobs((*st.jobs, job)), next_job=st.next_job + 1)
+    new = with_log(new, LogEntry(st.clock_seconds, "accepted", message))
     return ActionResult(accepted=True, message=message, arithmetic=tuple(arithmetic), state=new,
                         job=job, assumptions=(*_RULES, *assumptions))
 
 
-def _refuse(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
+def refuse(st: ClusterState, job: Job, message: str, arithmetic: Sequence[str],
             ways_out: Sequence[WayOut], assumptions: Sequence[str]) -> ActionResult:
+    """``job`` refused: only the log changes; the result carries the job as it would have
+    been (status 'refused', no id) and the ways out."""
     refused = replace(job, id="", status="refused")
-    new = _with_log(st, LogEntry(st.clock_seconds, "refused", message))
+    new = with_log(st, LogEntry(st.clock_seconds, "refused", message))
     return ActionResult(accepted=False, message=message, arithmetic=tuple(arithmetic),
                         state=new, job=refused, ways_out=tuple(ways_out),
                         assumptions=(*_RULES, *assumptions))
 
 
-def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
+def memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
                     ) -> tuple[int | None, str]:
     """The first GPU on which ``per_gpu`` bytes do not fit, and the comparison in words."""
     cap = st.system.gpu.memory_bytes
@@ -57,21 +60,23 @@ def _memory_verdict(st: ClusterState, gpus: tuple[int, ...], per_gpu: float
     return None, f"{format_GB(per_gpu)} per GPU fits on {gpu_list(gpus)}"
 
 
-def _busy_with_training(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+def busy_with_training(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+    """The running training job that holds one of ``gpus``, if any."""
     for j in st.running_jobs():
         if j.kind == "train" and set(j.gpus) & set(gpus):
             return j
     return None
 
 
-def _busy_with_any(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+def busy_with_any(st: ClusterState, gpus: Sequence[int]) -> Job | None:
+    """A running job (of either kind) that holds one of ``gpus``, if any."""
     for j in st.running_jobs():
         if set(j.gpus) & set(gpus):
             return j
     return None
 
 
-def _pick_gpus(st: ClusterState, n: int, prefer: Sequence[int], *, exclusive: bool
+def pick_gpus(st: ClusterState, n: int, prefer: Sequence[int], *, exclusive: bool
                ) -> tuple[int, ...]:
     """``n`` GPUs for a way out: usable ones with the most free memory, the requested ones
     first among equals."""
@@ -86,8 +91,10 @@ def _pick_gpus(st: ClusterState, n: int, prefer: Sequence[int], *, exclusive: bo
     return tuple(sorted(order[:n]))
 
 
-def _fits_now(st: ClusterState, gpus: Sequence[int], per_gpu: float, *, exclusive: bool
+def fits_now(st: ClusterState, gpus: Sequence[int], per_gpu: float, *, exclusive: bool
               ) -> bool:
+    """Whether ``per_gpu`` bytes fit the memory free now on each of ``gpus``, none of them
+    held by training (or, ``exclusive``, by any job)."""
     free = st.free_bytes()
-    blocker = _busy_with_any(st, gpus) if exclusive else _busy_with_training(st, gpus)
+    blocker = busy_with_any(st, gpus) if exclusive else busy_with_training(st, gpus)
     return blocker is None and all(per_gpu <= free[g] for g in gpus)

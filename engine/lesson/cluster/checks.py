@@ -1,29 +1,20 @@
-"""Checks of an action's arguments, as the browser sends them: the state (a ClusterState, or
-a dict checked by :meth:`ClusterState.from_dict`), GPU indexes on this system, a catalogue
-model and a context length it reads. Bad input raises EngineError naming its field.
+"""Checks of an action's arguments, as the browser sends them: GPU indexes on this system, a
+catalogue model, a context length it reads and a training job's numbers (the state itself is
+checked by :mod:`engine.lesson.cluster.from_dict`). Bad input raises EngineError naming its
+field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from engine.lesson.cluster.state import MAX_BATCH, ClusterState
+from engine.lesson.cluster.state import MAX_BATCH
 from engine.numbers import quantities, validate
 from engine.numbers.catalog import ModelSpec, SystemSpec, get_model
 from engine.numbers.errors import EngineError
 from engine.words.format import plural
 
 
-def _check_state(state: object) -> ClusterState:
-    if isinstance(state, ClusterState):
-        return state
-    if isinstance(state, Mapping):
-        return ClusterState.from_dict(state)
-    raise EngineError("Expected a cluster state (from new_cluster or a previous action).",
-                      "state")
-
-
-def _check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
+def check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
+    """GPU numbers on ``system`` (one, or a list; each at most once), sorted."""
     count = system.gpu_count
     where = f"{system.id} has GPUs 0-{count - 1}"
     items: list[object]
@@ -52,7 +43,8 @@ def _check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def _check_model(model_id: object) -> ModelSpec:
+def check_model(model_id: object) -> ModelSpec:
+    """A catalogue model the lesson uses (not one kept only as a reference)."""
     if not isinstance(model_id, str):
         raise EngineError("Model must be a catalogue model id such as 'llama-3.1-8b'.",
                           "model_id")
@@ -75,13 +67,14 @@ TRAIN_TOKENS = quantities.TRAINING_TOKENS.within(
 )
 
 
-def _check_context(model: ModelSpec, context_tokens: object) -> int:
+def check_context(model: ModelSpec, context_tokens: object) -> int:
+    """A context length (tokens) within what ``model`` reads."""
     return quantities.context_for(model).check_integer(
         context_tokens, "context_tokens", "Context (tokens)"
     )
 
 
-def _check_training_numbers(
+def check_training_numbers(
     model: ModelSpec, seq_len: object, micro_batch: object, tokens: object, mfu: object
 ) -> tuple[int, int, float, float]:
     """A training job's sequence length, micro-batch, token budget and MFU, each in range."""

@@ -1,7 +1,8 @@
 """Reading a state back from :meth:`ClusterState.to_dict`'s output, as untrusted input (the
 browser keeps it in the page and sends it back): every field's type and range, job ids the
 cluster gave out, each job's memory recomputed from its settings, end times, memory within
-capacity and training jobs alone on their GPUs. :meth:`ClusterState.from_dict` wraps it.
+capacity and training jobs alone on their GPUs: :func:`state_from_dict`, and
+:func:`check_state`, which every action applies to the state it is given.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from dataclasses import fields, replace
 
 from engine.lesson.cluster.checks import (
     SERVE_BATCH,
-    _check_context,
-    _check_gpu_indexes,
-    _check_model,
-    _check_training_numbers,
+    check_context,
+    check_gpu_indexes,
+    check_model,
+    check_training_numbers,
 )
-from engine.lesson.cluster.log import _settle
-from engine.lesson.cluster.serving import _serve_memory
+from engine.lesson.cluster.log import settle
+from engine.lesson.cluster.sizing import serve_memory, train_memory, training_run_inputs
 from engine.lesson.cluster.state import (
     KINDS,
     LOG_KINDS,
@@ -32,9 +33,7 @@ from engine.lesson.cluster.state import (
     ClusterState,
     Job,
     LogEntry,
-    _run_inputs,
 )
-from engine.lesson.cluster.training import _train_memory
 from engine.numbers import records, validate
 from engine.numbers.catalog import SystemSpec, get_model, get_system
 from engine.numbers.errors import EngineError
@@ -61,7 +60,33 @@ def _text(value: object, what: str, limit: int = MAX_TEXT) -> str:
     return value
 
 
-def _state_from_dict(data: object) -> ClusterState:
+def state_from_dict(data: object) -> ClusterState:
+    """A state from :meth:`ClusterState.to_dict`'s output, checked as untrusted input: wrong
+    types, unknown models, impossible GPU indexes, overlapping training, memory beyond
+    capacity or any other inconsistency raise EngineError (field 'state', never another
+    exception). Each job's memory is recomputed from its settings, not taken from the dict."""
+    try:
+        return _read_state(data)
+    except EngineError as err:
+        raise EngineError(f"Cluster state rejected: {err.message}", "state") from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+            RecursionError) as err:
+        raise EngineError(f"Cluster state rejected: malformed ({type(err).__name__}).",
+                          "state") from None
+
+
+def check_state(state: object) -> ClusterState:
+    """The state an action was given: a ClusterState as it is, a mapping (what the browser
+    sends back) read by :func:`state_from_dict`."""
+    if isinstance(state, ClusterState):
+        return state
+    if isinstance(state, Mapping):
+        return state_from_dict(state)
+    raise EngineError("Expected a cluster state (from new_cluster or a previous action).",
+                      "state")
+
+
+def _read_state(data: object) -> ClusterState:
     _expect(isinstance(data, Mapping), "expected a mapping.")
     assert isinstance(data, Mapping)
     unknown = records.unknown_keys(data, _STATE_KEYS)
@@ -107,7 +132,7 @@ def _state_from_dict(data: object) -> ClusterState:
             other = [k.id for k in state.running_jobs()
                      if k.id != j.id and set(k.gpus) & set(j.gpus)]
             _expect(not other, f"training job {j.id} shares its GPUs with {', '.join(other)}.")
-    return _settle(state)
+    return settle(state)
 
 
 def _job_fields(kind: str, system: SystemSpec, clock: float, next_job: int
@@ -129,8 +154,8 @@ def _job_fields(kind: str, system: SystemSpec, clock: float, next_job: int
     shared: dict[str, Callable[[object], object]] = {
         "id": job_id,
         "kind": lambda v: validate.choice(v, "kind", KINDS),
-        "model_id": lambda v: _check_model(v).id,
-        "gpus": lambda v: _check_gpu_indexes(v, system),
+        "model_id": lambda v: check_model(v).id,
+        "gpus": lambda v: check_gpu_indexes(v, system),
         "bytes_per_gpu": lambda v: 0.0,  # recomputed from the job's settings
         "status": lambda v: validate.choice(v, "status", STATUSES),
         "started_seconds": lambda v: validate.number(v, "started_seconds", allow_minimum=True,
@@ -166,14 +191,14 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
     model = get_model(job.model_id)
     hw = system.gpu
     if kind == "serve":
-        ctx = _check_context(model, job.context_tokens)
-        mem = _serve_memory(model, hw, job.weight_format, ctx, job.batch, len(job.gpus))
+        ctx = check_context(model, job.context_tokens)
+        mem = serve_memory(model, hw, job.weight_format, ctx, job.batch, len(job.gpus))
         return replace(job, context_tokens=ctx, bytes_per_gpu=mem.per_gpu_bytes)
-    seq, mb, budget, eff = _check_training_numbers(model, job.seq_len, job.micro_batch,
+    seq, mb, budget, eff = check_training_numbers(model, job.seq_len, job.micro_batch,
                                                    job.tokens, job.mfu)
     _expect(eff <= 0.95, "MFU above 95 %.")
-    run = _run_inputs(model.id, budget, len(job.gpus), hw.id, eff, job.recompute, seq)
-    tmem = _train_memory(model, hw, len(job.gpus), job.sharding, job.optimizer, job.recompute,
+    run = training_run_inputs(model.id, budget, len(job.gpus), hw.id, eff, job.recompute, seq)
+    tmem = train_memory(model, hw, len(job.gpus), job.sharding, job.optimizer, job.recompute,
                          seq, mb)
     if job.status == "finished":
         assert job.ended_seconds is not None

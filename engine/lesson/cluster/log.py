@@ -13,19 +13,22 @@ from engine.lesson.cluster.state import (
     ClusterState,
     Job,
     LogEntry,
-    _training_total_seconds,
+    training_seconds,
 )
 from engine.lesson.cluster.words import gpu_list
 from engine.numbers.catalog import get_model
 from engine.words.format import format_count, format_seconds
 
 
-def _with_log(state: ClusterState, *entries: LogEntry) -> ClusterState:
+def with_log(state: ClusterState, *entries: LogEntry) -> ClusterState:
+    """``state`` with ``entries`` appended to its log (the oldest dropped beyond
+    MAX_LOG_ENTRIES)."""
     log = (*state.log, *entries)
     return replace(state, log=log[-MAX_LOG_ENTRIES:])
 
 
-def _trim_jobs(jobs: tuple[Job, ...]) -> tuple[Job, ...]:
+def trim_jobs(jobs: tuple[Job, ...]) -> tuple[Job, ...]:
+    """``jobs`` less the oldest ended ones beyond MAX_JOBS (running jobs are always kept)."""
     if len(jobs) <= MAX_JOBS:
         return jobs
     drop = len(jobs) - MAX_JOBS
@@ -38,14 +41,14 @@ def _trim_jobs(jobs: tuple[Job, ...]) -> tuple[Job, ...]:
     return tuple(kept)
 
 
-def _settle(state: ClusterState) -> ClusterState:
+def settle(state: ClusterState) -> ClusterState:
     """Mark training jobs whose run has ended by the clock as finished (memory freed)."""
     jobs = list(state.jobs)
     entries: list[LogEntry] = []
     for i, j in enumerate(jobs):
         if j.kind != "train" or not j.running:
             continue
-        end = j.started_seconds + _training_total_seconds(state, j)
+        end = j.started_seconds + training_seconds(state, j)
         if end <= state.clock_seconds:
             jobs[i] = replace(j, status="finished", ended_seconds=end)
             model = get_model(j.model_id)
@@ -56,4 +59,4 @@ def _settle(state: ClusterState) -> ClusterState:
     if not entries:
         return state
     entries.sort(key=lambda e: e.time_seconds)
-    return _with_log(replace(state, jobs=tuple(jobs)), *entries)
+    return with_log(replace(state, jobs=tuple(jobs)), *entries)

@@ -1,5 +1,5 @@
 """Deploying a serving job: its memory (weights, KV cache, activations, overhead) as
-:func:`engine.numbers.memory.serving_memory` gives it, the arithmetic shown for it, :func:`deploy`,
+:func:`engine.lesson.cluster.sizing.serve_memory` gives it, the arithmetic shown for it, :func:`deploy`,
 and the ways out of a refusal (other GPUs, tensor parallelism, smaller weight formats, a
 shorter context, a smaller model).
 """
@@ -9,21 +9,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.lesson.cluster.admission import (
-    _accept,
-    _busy_with_training,
-    _fits_now,
-    _memory_verdict,
-    _pick_gpus,
-    _refuse,
+    accept,
+    busy_with_training,
+    fits_now,
+    memory_verdict,
+    pick_gpus,
+    refuse,
 )
 from engine.lesson.cluster.checks import (
     SERVE_BATCH,
-    _check_context,
-    _check_gpu_indexes,
-    _check_model,
-    _check_state,
+    check_context,
+    check_gpu_indexes,
+    check_model,
 )
-from engine.lesson.cluster.log import _settle
+from engine.lesson.cluster.from_dict import check_state
+from engine.lesson.cluster.log import settle
+from engine.lesson.cluster.sizing import serve_memory
 from engine.lesson.cluster.state import (
     ActionResult,
     ActionValue,
@@ -33,9 +34,9 @@ from engine.lesson.cluster.state import (
 )
 from engine.lesson.cluster.words import gpu_list
 from engine.numbers.architecture import check_tensor_parallel, tensor_parallel_ok
-from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
+from engine.numbers.catalog import ModelSpec, list_models
 from engine.numbers.formats import FORMATS, FormatId, get_format, parse_format
-from engine.numbers.memory import ServingMemory, min_gpus_to_serve, serving_memory
+from engine.numbers.memory import ServingMemory, min_gpus_to_serve
 from engine.words.format import format_count, format_GB, plural
 from engine.words.memory_explained import memory_assumptions
 
@@ -56,12 +57,6 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
         f"Runtime overhead (CUDA context, workspaces): {format_GB(mem.parts['runtime_overhead'])}.",
         f"Total: {format_GB(mem.per_gpu_bytes)} per GPU.",
     ]
-
-
-def _serve_memory(model: ModelSpec, hw: HardwareSpec, weight_format: FormatId, context_tokens: int,
-                  batch: int, gpus: int) -> ServingMemory:
-    return serving_memory(model, hw, weight_format=weight_format, kv_format="bf16",
-                          context_tokens=context_tokens, batch=batch, gpus=gpus)
 
 
 def _serve_action(model_id: str, gpus: tuple[int, ...], weight_format: FormatId, context: int,
@@ -87,11 +82,11 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     hw = system.gpu
     count = system.gpu_count
     out: list[WayOut] = []
-    mem = _serve_memory(model, hw, wf, ctx, batch, len(gpus))
+    mem = serve_memory(model, hw, wf, ctx, batch, len(gpus))
 
     if mem.fits:  # it fits an empty GPU: other GPUs may have the room
-        pick = _pick_gpus(st, len(gpus), gpus, exclusive=False)
-        if pick != gpus and _fits_now(st, pick, mem.per_gpu_bytes, exclusive=False):
+        pick = pick_gpus(st, len(gpus), gpus, exclusive=False)
+        if pick != gpus and fits_now(st, pick, mem.per_gpu_bytes, exclusive=False):
             out.append(WayOut(
                 label="Other GPUs",
                 text=f"The same job on {gpu_list(pick)}, which have the room: "
@@ -105,9 +100,9 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         while n <= count and not tensor_parallel_ok(model, n):
             n += 1
         if n <= count:
-            pick = _pick_gpus(st, n, gpus, exclusive=False)
-            m2 = _serve_memory(model, hw, wf, ctx, batch, n)
-            ok = _fits_now(st, pick, m2.per_gpu_bytes, exclusive=False)
+            pick = pick_gpus(st, n, gpus, exclusive=False)
+            m2 = serve_memory(model, hw, wf, ctx, batch, n)
+            ok = fits_now(st, pick, m2.per_gpu_bytes, exclusive=False)
             out.append(WayOut(
                 label=f"{n} GPUs (tensor parallel)",
                 text=f"Split over {n} GPUs ({gpu_list(pick)}): {format_GB(m2.per_gpu_bytes)} per GPU"
@@ -121,7 +116,7 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
                 label="More GPUs than this system has",
                 text=f"Even split over all {count} GPUs it needs more memory than they have: "
                 f"at least {need} GPUs, more than one {system.id}.",
-                per_gpu_bytes=_serve_memory(model, hw, wf, ctx, batch, count).per_gpu_bytes,
+                per_gpu_bytes=serve_memory(model, hw, wf, ctx, batch, count).per_gpu_bytes,
                 fits_now=False, action=()))
 
     current = get_format(wf).bytes_per_number
@@ -129,8 +124,8 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     for fid in smaller:
         if FORMATS[fid].bytes_per_number >= current:
             continue
-        m2 = _serve_memory(model, hw, fid, ctx, batch, len(gpus))
-        if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+        m2 = serve_memory(model, hw, fid, ctx, batch, len(gpus))
+        if fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
             room = min(st.free_bytes()[g] for g in gpus) - m2.per_gpu_bytes
             extra = int(room * len(gpus) // mem.kv_cache_bytes_per_token)
             out.append(_fits_on(
@@ -147,8 +142,8 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         fit_ctx = int((free_min - fixed) // kv_per_token_per_gpu)
         fit_ctx = (fit_ctx // 1024) * 1024 if fit_ctx >= 1024 else fit_ctx
         if 1 <= fit_ctx < ctx:
-            m2 = _serve_memory(model, hw, wf, fit_ctx, batch, len(gpus))
-            if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+            m2 = serve_memory(model, hw, wf, fit_ctx, batch, len(gpus))
+            if fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
                 out.append(_fits_on(
                     "Shorter context", f"Context of {fit_ctx:,} tokens instead of {ctx:,}",
                     m2, model.id, gpus, wf, fit_ctx, batch))
@@ -157,8 +152,8 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
         if (other.params >= model.params or ctx > other.max_context
                 or not tensor_parallel_ok(other, len(gpus))):
             continue
-        m2 = _serve_memory(other, hw, wf, ctx, batch, len(gpus))
-        if _fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
+        m2 = serve_memory(other, hw, wf, ctx, batch, len(gpus))
+        if fits_now(st, gpus, m2.per_gpu_bytes, exclusive=False):
             out.append(_fits_on(
                 "A smaller model", f"{other.name} ({format_count(other.params)} params)",
                 m2, other.id, gpus, wf, ctx, batch))
@@ -188,36 +183,36 @@ def deploy(
     sized for ``batch`` concurrent requests of ``context_tokens`` tokens each (KV cache in
     bf16). Refused at submission, with the arithmetic, if it does not fit the memory free on
     each GPU or a GPU is held by a training job."""
-    st = _settle(_check_state(state))
+    st = settle(check_state(state))
     system = st.system
-    model = _check_model(model_id)
-    idx = _check_gpu_indexes(gpus, system)
+    model = check_model(model_id)
+    idx = check_gpu_indexes(gpus, system)
     wf = parse_format(weight_format)
-    ctx = _check_context(model, context_tokens)
+    ctx = check_context(model, context_tokens)
     b = SERVE_BATCH.check_integer(batch, "batch", "Batch (concurrent requests)")
     check_tensor_parallel(model, len(idx))
-    mem = _serve_memory(model, system.gpu, wf, ctx, b, len(idx))
+    mem = serve_memory(model, system.gpu, wf, ctx, b, len(idx))
     job = Job(id=f"job-{st.next_job}", kind="serve", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",
               started_seconds=st.clock_seconds, weight_format=wf, context_tokens=ctx, batch=b)
     lines = _serve_lines(mem)
     where = gpu_list(idx)
-    bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
+    bad_gpu, comparison = memory_verdict(st, idx, mem.per_gpu_bytes)
     lines.append(comparison[0].upper() + comparison[1:] + ".")
     if bad_gpu is not None:
         message = (f"Refused before it starts: serving {model.name} ({wf}) on {where} needs "
                    f"{comparison}. Retrying cannot help: the arithmetic will not change.")
-        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+        return refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        memory_assumptions(mem))
-    holder = _busy_with_training(st, idx)
+    holder = busy_with_training(st, idx)
     if holder is not None:
         message = (f"Refused: {gpu_list(holder.gpus)} belong to training job {holder.id}, "
                    "which has its GPUs to itself; stop it or choose other GPUs.")
-        return _refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
+        return refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        memory_assumptions(mem))
     fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "
                f"({plural(fit_tokens // ctx, 'request')} of {ctx:,} tokens).")
-    return _accept(st, job, message, lines, memory_assumptions(mem))
+    return accept(st, job, message, lines, memory_assumptions(mem))

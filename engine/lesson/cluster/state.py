@@ -1,26 +1,20 @@
 """The simulation's state and records: its constants (limits, kinds, defaults), the immutable
 records (LogEntry, Job, JobProgress, GpuView, ClusterState, WayOut, ActionResult) and the
-values derived from them at the cluster's clock (:func:`job_progress`, a training job's run).
+values derived from them at the cluster's clock (:func:`job_progress`, :func:`training_seconds`).
 Every record is a frozen dataclass; every action returns new ones.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
-from engine.numbers.catalog import SystemSpec, get_hardware, get_model, get_system
-from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
+from engine.lesson.cluster.sizing import training_run_inputs
+from engine.numbers.catalog import SystemSpec, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding
-from engine.numbers.training_run import (
-    TrainingRunInputs,
-    TrainingSample,
-    check_training_run,
-    training_run_at,
-)
+from engine.numbers.training_run import TrainingRunInputs, TrainingSample, training_run_at
 
 STATE_VERSION = 1
 KINDS = ("serve", "train")
@@ -30,7 +24,6 @@ MAX_LOG_ENTRIES = 200  # the oldest entries are dropped beyond this
 MAX_JOBS = 64  # running jobs are always kept; the oldest ended jobs are dropped beyond this
 MAX_CLOCK_SECONDS = 1e15
 MAX_TEXT = 1000
-TRAINING_FORMAT = "bf16"  # mixed-precision training: the maths runs at the bf16 peak
 DEFAULT_TOKENS = 1e9
 MAX_BATCH = 4096  # concurrent requests one deployment may ask for
 
@@ -195,7 +188,8 @@ class ClusterState:
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON values. ``gpus`` and each job's ``progress`` are derived (for drawing);
-        :meth:`from_dict` recomputes them and the memory of every job."""
+        :func:`engine.lesson.cluster.from_dict.state_from_dict` reads the dict back,
+        recomputing them and the memory of every job."""
         return {
             "version": STATE_VERSION,
             "system_id": self.system_id,
@@ -206,24 +200,6 @@ class ClusterState:
                      for j in self.jobs],
             "log": [e.to_dict() for e in self.log],
         }
-
-    @classmethod
-    def from_dict(cls, data: object) -> ClusterState:
-        """A state from :meth:`to_dict`'s output, checked as untrusted input: wrong types,
-        unknown models, impossible GPU indexes, overlapping training, memory beyond capacity
-        or any other inconsistency raise EngineError (never another exception). Each job's
-        memory is recomputed from its settings, not taken from the dict."""
-        # Imported here: the parser builds ClusterState, so it imports this module.
-        from engine.lesson.cluster.from_dict import _state_from_dict
-
-        try:
-            return _state_from_dict(data)
-        except EngineError as err:
-            raise EngineError(f"Cluster state rejected: {err.message}", "state") from None
-        except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
-                RecursionError) as err:
-            raise EngineError(f"Cluster state rejected: malformed ({type(err).__name__}).",
-                              "state") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,25 +239,9 @@ class ActionResult(Record):
 # ------------------------------------------------------------------------- derived values
 
 
-@lru_cache(maxsize=256)
-def _run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: str, mfu: float,
-                recompute: Recompute, seq_len: int) -> TrainingRunInputs:
-    """The run at ``mfu`` (model FLOPs: recomputation does not change the speed at a given
-    MFU, it raises the hardware FLOPs the GPUs execute)."""
-    model = get_model(model_id)
-    system_gpu = get_hardware(hardware_id)
-    per_token = training_flops_per_token(model, seq_len or DEFAULT_TRAINING_SEQ_LEN, recompute)
-    per_token.hardware_utilisation(mfu)
-    return check_training_run(TrainingRunInputs(
-        params=model.params, tokens=tokens, gpus=gpus,
-        peak_flops_per_s=system_gpu.peak_flops_per_s(TRAINING_FORMAT), mfu=mfu,
-        flops_per_token=per_token.model, vocab=model.vocab,
-    ))
-
-
 def _job_run(state: ClusterState, job: Job) -> TrainingRunInputs:
-    return _run_inputs(job.model_id, job.tokens, len(job.gpus), state.system.gpu.id, job.mfu,
-                       job.recompute, job.seq_len)
+    return training_run_inputs(job.model_id, job.tokens, len(job.gpus), state.system.gpu.id,
+                               job.mfu, job.recompute, job.seq_len)
 
 
 def job_progress(state: ClusterState, job: Job) -> JobProgress:
@@ -302,5 +262,6 @@ def job_progress(state: ClusterState, job: Job) -> JobProgress:
     )
 
 
-def _training_total_seconds(state: ClusterState, job: Job) -> float:
+def training_seconds(state: ClusterState, job: Job) -> float:
+    """How long training ``job`` runs from start to finish on ``state``'s GPUs (seconds)."""
     return _job_run(state, job).total_seconds

@@ -1,5 +1,5 @@
 """Launching a training job: its memory (training state sharded by ZeRO, activations,
-overhead) as :func:`engine.numbers.memory.training_memory` gives it, the arithmetic shown for it,
+overhead) as :func:`engine.lesson.cluster.sizing.train_memory` gives it, the arithmetic shown for it,
 :func:`launch_training`, and the ways out of a refusal (other GPUs, ZeRO-3 over more GPUs,
 8-bit Adam, full recomputation, a smaller model).
 """
@@ -9,20 +9,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.lesson.cluster.admission import (
-    _accept,
-    _busy_with_any,
-    _fits_now,
-    _memory_verdict,
-    _pick_gpus,
-    _refuse,
+    accept,
+    busy_with_any,
+    fits_now,
+    memory_verdict,
+    pick_gpus,
+    refuse,
 )
 from engine.lesson.cluster.checks import (
-    _check_gpu_indexes,
-    _check_model,
-    _check_state,
-    _check_training_numbers,
+    check_gpu_indexes,
+    check_model,
+    check_training_numbers,
 )
-from engine.lesson.cluster.log import _settle
+from engine.lesson.cluster.from_dict import check_state
+from engine.lesson.cluster.log import settle
+from engine.lesson.cluster.sizing import train_memory, training_run_inputs
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
     ActionResult,
@@ -30,7 +31,6 @@ from engine.lesson.cluster.state import (
     ClusterState,
     Job,
     WayOut,
-    _run_inputs,
 )
 from engine.lesson.cluster.words import gpu_list
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
@@ -43,20 +43,12 @@ from engine.numbers.memory import (
     SHARDINGS,
     TrainingMemory,
     min_gpus_to_train,
-    training_memory,
 )
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding, checked
 from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
 from engine.words.labels import part_words
 from engine.words.memory_explained import memory_assumptions
 from engine.words.training import training_run_assumptions
-
-
-def _train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: Sharding,
-                  optimizer: Optimizer, recompute: Recompute, seq_len: int, micro_batch: int
-                  ) -> TrainingMemory:
-    return training_memory(model, hw, gpus=gpus, sharding=sharding, optimizer=optimizer,
-                           recompute=recompute, seq_len=seq_len, micro_batch=micro_batch)
 
 
 def _sharding_words(sharding: str, gpus: int) -> str:
@@ -102,7 +94,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
 
     def way(label: str, text: str, m: ModelSpec, pick: tuple[int, ...], mem: TrainingMemory,
             shard: Sharding, opt: Optimizer, rec: Recompute) -> WayOut:
-        ok = _fits_now(st, pick, mem.per_gpu_bytes, exclusive=True)
+        ok = fits_now(st, pick, mem.per_gpu_bytes, exclusive=True)
         state_per_gpu = mem.state_bytes
         return WayOut(
             label=label,
@@ -113,23 +105,23 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
             per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
             action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
 
-    same = _train_memory(model, hw, len(gpus), sharding, optimizer, recompute, seq_len,
+    same = train_memory(model, hw, len(gpus), sharding, optimizer, recompute, seq_len,
                          micro_batch)
     if same.fits:  # it fits idle GPUs: other GPUs may be free
-        pick = _pick_gpus(st, len(gpus), gpus, exclusive=True)
-        if pick != gpus and _fits_now(st, pick, same.per_gpu_bytes, exclusive=True):
+        pick = pick_gpus(st, len(gpus), gpus, exclusive=True)
+        if pick != gpus and fits_now(st, pick, same.per_gpu_bytes, exclusive=True):
             out.append(way("Other GPUs", f"The same job on {gpu_list(pick)}, which are free",
                            model, pick, same, sharding, optimizer, recompute))
 
-    one = _train_memory(model, hw, 1, "zero3", optimizer, recompute, seq_len, micro_batch)
+    one = train_memory(model, hw, 1, "zero3", optimizer, recompute, seq_len, micro_batch)
     need = min_gpus_to_train(one)
     if need is not None and need <= count:
         counts = sorted({max(need, 2), count})
         for n in counts:
             if n == len(gpus) and sharding == "zero3":
                 continue
-            pick = _pick_gpus(st, n, gpus, exclusive=True)
-            mem = _train_memory(model, hw, n, "zero3", optimizer, recompute, seq_len,
+            pick = pick_gpus(st, n, gpus, exclusive=True)
+            mem = train_memory(model, hw, n, "zero3", optimizer, recompute, seq_len,
                                 micro_batch)
             if mem.fits:
                 least = " (the fewest that fit)" if n == need and n != count else ""
@@ -145,12 +137,12 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
             label="More GPUs than this system has",
             text=f"Even sharded with ZeRO-3 over all {count} GPUs it does not fit: "
             f"{fixed_words}.",
-            per_gpu_bytes=_train_memory(model, hw, count, "zero3", optimizer, recompute,
+            per_gpu_bytes=train_memory(model, hw, count, "zero3", optimizer, recompute,
                                         seq_len, micro_batch).per_gpu_bytes,
             fits_now=False, action=()))
 
     if optimizer in ("adam", "adamw"):
-        mem = _train_memory(model, hw, len(gpus), sharding, "adam-8bit", recompute, seq_len,
+        mem = train_memory(model, hw, len(gpus), sharding, "adam-8bit", recompute, seq_len,
                             micro_batch)
         if mem.fits:
             out.append(way("8-bit Adam", f"8-bit Adam moments ({mem.bytes_per_param_total:g} "
@@ -158,7 +150,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
                            "adam-8bit", recompute))
 
     if recompute != "full":
-        mem = _train_memory(model, hw, len(gpus), sharding, optimizer, "full", seq_len,
+        mem = train_memory(model, hw, len(gpus), sharding, optimizer, "full", seq_len,
                             micro_batch)
         if mem.fits:
             out.append(way("Full recomputation", "Full activation recomputation (about a "
@@ -168,7 +160,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
     for other in sorted(list_models(), key=lambda m: -m.params):
         if other.params >= model.params or seq_len > other.max_context:
             continue
-        mem = _train_memory(other, hw, len(gpus), sharding, optimizer, recompute, seq_len,
+        mem = train_memory(other, hw, len(gpus), sharding, optimizer, recompute, seq_len,
                             micro_batch)
         if mem.fits:
             out.append(way("A smaller model", f"{other.name} ({format_count(other.params)} "
@@ -216,29 +208,29 @@ def launch_training(
     the ways out, if the memory per GPU exceeds what is free on any of its GPUs, or if any
     of its GPUs runs another job (training gets its GPUs to itself).
     """
-    st = _settle(_check_state(state))
+    st = settle(check_state(state))
     system = st.system
-    model = _check_model(model_id)
-    idx = _check_gpu_indexes(gpus, system)
+    model = check_model(model_id)
+    idx = check_gpu_indexes(gpus, system)
     shard = checked(sharding, "sharding", SHARDINGS)
     opt = checked(optimizer, "optimizer", OPTIMIZERS)
     rec = checked(recompute, "recompute", RECOMPUTE)
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model.max_context)
-    seq, mb, budget, eff = _check_training_numbers(model, seq_len, micro_batch, tokens, mfu)
+    seq, mb, budget, eff = check_training_numbers(model, seq_len, micro_batch, tokens, mfu)
     if eff > 0.95:
         raise EngineError("MFU above 95 % is not achievable; 35-55 % is good for large runs.",
                           "mfu")
     # Validates the run's length.
-    _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
-    mem = _train_memory(model, system.gpu, len(idx), shard, opt, rec, seq, mb)
+    training_run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
+    mem = train_memory(model, system.gpu, len(idx), shard, opt, rec, seq, mb)
     job = Job(id=f"job-{st.next_job}", kind="train", model_id=model.id, gpus=idx,
               bytes_per_gpu=mem.per_gpu_bytes, status="running",
               started_seconds=st.clock_seconds, sharding=shard, optimizer=opt, recompute=rec,
               seq_len=seq, micro_batch=mb, tokens=budget, mfu=eff)
     lines = _train_lines(mem)
     where = gpu_list(idx)
-    bad_gpu, comparison = _memory_verdict(st, idx, mem.per_gpu_bytes)
+    bad_gpu, comparison = memory_verdict(st, idx, mem.per_gpu_bytes)
     lines.append(comparison[0].upper() + comparison[1:] + ".")
     if bad_gpu is not None:
         free = st.free_bytes()[bad_gpu]
@@ -254,16 +246,16 @@ def launch_training(
         message = (f"Refused before it starts: training {model.name} on {where}: {why}. "
                    "Out of memory is decided by arithmetic, so retrying cannot help.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways, memory_assumptions(mem))
-    holder = _busy_with_any(st, idx)
+        return refuse(st, job, message, lines, ways, memory_assumptions(mem))
+    holder = busy_with_any(st, idx)
     if holder is not None:
         message = (f"Refused: a training job needs its GPUs to itself, and "
                    f"{gpu_list(tuple(sorted(set(holder.gpus) & set(idx))))} "
                    f"{'runs' if len(set(holder.gpus) & set(idx)) == 1 else 'run'} {holder.id}; "
                    "stop it or choose other GPUs.")
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
-        return _refuse(st, job, message, lines, ways, memory_assumptions(mem))
-    run = _run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
+        return refuse(st, job, message, lines, ways, memory_assumptions(mem))
+    run = training_run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
     lines.append(f"Speed: {len(idx)} × {format_TFLOP_per_s(run.peak_flops_per_s)} × {eff:.0%} "
                  f"MFU / {format_count(run.model_flops_per_token)} FLOPs per token = "
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
@@ -273,5 +265,5 @@ def launch_training(
     message = (f"{job.id}: training {model.name} on {where}: {format_GB(mem.per_gpu_bytes)} of "
                f"{format_GB(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
                f"{format_seconds(run.total_seconds)}.")
-    return _accept(st, job, message, lines,
+    return accept(st, job, message, lines,
                    (*memory_assumptions(mem), *training_run_assumptions(run)))
