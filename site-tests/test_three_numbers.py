@@ -18,6 +18,7 @@ from support import (
 
 from engine.numbers import compute, serving
 from engine.numbers.catalog import get_hardware, get_model
+from engine.words.format import format_percent
 
 
 @pytest.mark.parametrize(
@@ -58,7 +59,7 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
     )
     wait_matches_cpython(page, "mfu_calculator")
     text = visible_text(result(mfu_widget))
-    assert f"MFU {mfu * 100:.1f} %" in text
+    assert f"MFU {format_percent(mfu)}" in text
     assert "Below the 35–55 %" in text
 
     # More than the hardware's peak: the engine's message, at the field.

@@ -28,7 +28,7 @@ from engine.numbers.cost import rent_vs_own_from_catalog
 from engine.numbers.plan import Plan, plan
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
-from engine.words.format import format_usd
+from engine.words.format import format_percent, format_usd
 
 WHERE_PAGE = "steps/where-ai-runs/"
 FIVE_PAGE = "steps/five-questions/"
@@ -85,14 +85,14 @@ def test_the_device_ladder_and_own_versus_rent_go_live_and_follow_the_engine(wat
         text = result_text(page, RENT)
         assert format_usd(r.owned_usd_per_used_gpu_hour) in text
         assert r.break_even_utilisation is not None
-        assert f"{r.break_even_utilisation:.1%} utilisation" in text
+        assert f"{format_percent(r.break_even_utilisation)} utilisation" in text
         costs.append(r.owned_usd_per_used_gpu_hour)
     assert costs[0] > costs[1] > costs[2]
     # The chart's accessible name states the crossing; its drawing is checked in the SVG.
     chart = widget(page, "own_vs_rent").get_by_role("img")
     label = chart.get_attribute("aria-label") or ""
-    assert f"they cross at {r.break_even_utilisation:.1%} utilisation" in label
-    assert f"break-even {r.break_even_utilisation:.1%}" in chart.inner_html()
+    assert f"they cross at {format_percent(r.break_even_utilisation)} utilisation" in label
+    assert f"break-even {format_percent(r.break_even_utilisation)}" in chart.inner_html()
 
     # A cloud price below the power bill: owning never pays, as the engine says.
     widget(page, "own_vs_rent").get_by_label("Cloud price", exact=True).fill("0.1")

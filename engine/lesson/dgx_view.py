@@ -22,7 +22,7 @@ from engine.render.fields import Text, hidden
 from engine.render.html import esc, tag
 from engine.render.plot import stacked_bar
 from engine.render.svg import rect, svg
-from engine.words.format import format_count, format_GB, format_seconds
+from engine.words.format import format_count, format_GB, format_percent, format_seconds
 
 STORE = "session:dgx-1"
 SYSTEM = "dgx-1"
@@ -165,7 +165,7 @@ def _gpu_table(state: cluster.ClusterState) -> str:
     for group in _gpu_rows(state):
         first = group[0]
         memory_text = f"{format_GB(first.used_bytes)} of {format_GB(first.capacity_bytes)}"
-        busy_text = f"{first.utilisation:.0%}"
+        busy_text = format_percent(first.utilisation)
         memory_bars = busy_bars = ""
         height = BAR_HEIGHT if len(group) == 1 else THIN_BAR_HEIGHT
         for gpu in group:
@@ -209,7 +209,7 @@ def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
                            micro_batch=job.micro_batch, seq_len=job.seq_len)
     except EngineError:
         return ""
-    return f"; a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({e.mfu:.0%} MFU)"
+    return f"; a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({format_percent(e.mfu)} MFU)"
 
 
 def _jobs_table(state: cluster.ClusterState) -> str:
@@ -224,8 +224,8 @@ def _jobs_table(state: cluster.ClusterState) -> str:
             status = "serving, idle: no requests sent to it"
         else:
             status = (
-                f"{progress.phase}, {progress.progress:.0%} done, "
-                f"{progress.tokens_per_s:,.0f} tokens/s at {job.mfu:.0%} MFU, about "
+                f"{progress.phase}, {format_percent(progress.progress)} done, "
+                f"{progress.tokens_per_s:,.0f} tokens/s at {format_percent(job.mfu)} MFU, about "
                 f"{format_seconds(progress.seconds_left)} left" + _expected_words(state, job)
             )
         swatch = tag("span", "", class_=f"swatch {colours[job.id]}", aria_hidden="true")

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from engine.render.plot import WIDTH, Frame, Scale, axes, chart
 from engine.render.svg import Point, circle, line, polyline, rect, text
+from engine.words.format import format_percent
 
 # Presentation attributes, so a chart reads even without the stylesheet (which refines the
 # colours); currentColor follows the page's light or dark scheme.
@@ -124,7 +125,7 @@ def gpu_meters(
             text(cx, 11, name, anchor="middle")
             + rect(x, bar_top, bar_w, bar_h, class_="track", rx=2)
             + rect(x, bar_top + bar_h - fill_h, bar_w, fill_h, class_="part-1", rx=2)
-            + (text(cx, bar_top + bar_h + 13, f"{share:.0%}", anchor="middle") if shares else "")
+            + (text(cx, bar_top + bar_h + 13, format_percent(share), anchor="middle") if shares else "")
             + (text(cx, bar_top + bar_h + 26, caption, anchor="middle") if caption else "")
         )
     return chart(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from engine.render.plot import WIDTH, chart, legend, stacked_bar
 from engine.render.svg import rect, text
-from engine.words.format import format_seconds
+from engine.words.format import format_percent, format_seconds
 
 
 def step_bar(parts: Sequence[tuple[str, str, float]], *, label: str,
@@ -19,7 +19,7 @@ def step_bar(parts: Sequence[tuple[str, str, float]], *, label: str,
 
     def amount(s: float) -> str:
         """'1.49 s (55%)', or 'none' for a part that takes no time."""
-        return f"{format_seconds(s)} ({s / total:.0%})" if s > 0 and total > 0 else "none"
+        return f"{format_seconds(s)} ({format_percent(s / total)})" if s > 0 and total > 0 else "none"
 
     scale_max = max(total, scale_seconds) * 1.02 or 1.0
     bar_y, bar_h, left = 4, 24, 4

@@ -19,7 +19,14 @@ from engine.render.secondary import secondary_list
 from engine.render.step_bar import step_bar
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
-from engine.words.format import format_bandwidth, format_count, format_GB, format_seconds, plural
+from engine.words.format import (
+    format_bandwidth,
+    format_count,
+    format_GB,
+    format_percent,
+    format_seconds,
+    plural,
+)
 
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
@@ -55,7 +62,7 @@ def render(values: Values) -> str:
     verdict = tag("p", esc(
         f"{plural(p.gpus, 'GPU')} in {plural(servers, 'server')} as {split}: one step of "
         f"{format_count(e.tokens_per_step)} tokens takes "
-        f"{at_best_and_expected(bound_step, step.seconds)}; MFU {e.mfu:.0%}."),
+        f"{at_best_and_expected(bound_step, step.seconds)}; MFU {format_percent(e.mfu)}."),
         class_="widget-verdict " + ("fits" if mem.fits else "refused"))
     bar = step_bar([(name, css, s) for (name, css), s in zip(
         STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
@@ -70,10 +77,10 @@ def render(values: Values) -> str:
         ("Micro-batches per step, each pipeline",
          f"{micro:,}, each one sequence of {SEQ_LEN:,} tokens"),
         ("Pipeline idle (the bubble)",
-         f"{step.bubble_seconds / step.seconds:.0%} of the step" if step.seconds else "none"),
+         f"{format_percent(step.bubble_seconds / step.seconds)} of the step" if step.seconds else "none"),
         ("All communication per step (hidden or not)",
          format_seconds(e.communication_seconds_per_step)),
-        ("MFU (model FLOPs ÷ the GPUs' dense peak)", f"{e.mfu:.1%}"),
+        ("MFU (model FLOPs ÷ the GPUs' dense peak)", format_percent(e.mfu)),
     ])
     words = (BOUND_WORDS, EXPECTED_TRAINING_WORDS,
              f"Sequences of {SEQ_LEN:,} tokens, optimiser state sharded over the data-parallel "

@@ -50,6 +50,7 @@ from engine.words.format import (
     format_elapsed,
     format_flops,
     format_GB,
+    format_percent,
     format_ratio,
     format_seconds,
     format_TFLOP_per_s,
@@ -163,7 +164,7 @@ def _lane(side: Side, kind: str, time: PathTime, elapsed: float) -> str:
     words = (
         f"finished in {format_seconds(seconds)}"
         if done
-        else f"{fraction:.0%} done; finishes at {format_seconds(seconds)}"
+        else f"{format_percent(fraction)} done; finishes at {format_seconds(seconds)}"
     ) + f" (at best {format_seconds(time.bound_seconds)})"
     label = tag("span", esc(side.name), class_="race-name")
     # No fallback text inside <progress>: browsers draw the bar, and the words beside it
@@ -252,10 +253,10 @@ def _notes(task: str, model: ModelSpec, cpu: Side, gpu: Side, cpu_time: PathTime
     notes = [
         "At best: FLOPs at the paper peak and bytes at the datasheet bandwidth; no real system "
         "beats it. Expected: the race's times, at the measured efficiency of each side's "
-        f"matrix multiplies ({cpu.path.label}: {cpu.path.efficiency.value:.0%} of peak; "
-        f"{gpu.path.label}: {gpu.path.efficiency.value:.0%})"
+        f"matrix multiplies ({cpu.path.label}: {format_percent(cpu.path.efficiency.value)} of peak; "
+        f"{gpu.path.label}: {format_percent(gpu.path.efficiency.value)})"
         + (", with the GPUs' kernel, dispatch and communication costs" if task == "prefill"
-           else f", the GPUs at the {gpu_time.bound_seconds / gpu_time.expected_seconds:.0%} "
+           else f", the GPUs at the {format_percent(gpu_time.bound_seconds / gpu_time.expected_seconds)} "
            "MFU a tuned training stack is modelled to reach")
         + ". The CPUs' expected time counts only their matrix multiplies, so theirs is the "
         "kinder estimate.",
@@ -350,7 +351,7 @@ def render(values: Values) -> Rendered:
         )
     elif elapsed >= t_gpu:
         status_words = (
-            f"{gpu.name} has finished; {cpu.name} is still working ({elapsed / t_cpu:.0%} done)."
+            f"{gpu.name} has finished; {cpu.name} is still working ({format_percent(elapsed / t_cpu)} done)."
         )
     elif elapsed > 0:
         status_words = f"Racing: {work} on {model.name}."

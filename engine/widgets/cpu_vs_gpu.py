@@ -21,7 +21,13 @@ from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
-from engine.words.format import format_bandwidth, format_GB, format_ratio, format_TFLOP_per_s
+from engine.words.format import (
+    format_bandwidth,
+    format_GB,
+    format_percent,
+    format_ratio,
+    format_TFLOP_per_s,
+)
 from engine.words.labels import side_kind, side_name
 
 SYSTEM = "dgx-1"
@@ -224,7 +230,7 @@ def _measured_notes(cpu: HardwareSpec, gpu: HardwareSpec) -> str:
     """Where each 'reached' figure comes from: the measured efficiency and its source."""
     items = [
         tag("li", esc(f"{p.label} of {c.name}: a tuned matrix multiply reaches "
-                      f"{p.efficiency.value:.0%} of the paper peak. {p.efficiency.source}."))
+                      f"{format_percent(p.efficiency.value)} of the paper peak. {p.efficiency.source}."))
         for c, paths in ((cpu, cpu_code_paths(cpu)[:1]), (gpu, (code_path(gpu),)))
         for p in paths
     ]

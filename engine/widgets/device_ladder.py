@@ -34,7 +34,14 @@ from engine.render.options import (
 )
 from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget
-from engine.words.format import a_or_an, format_bytes, format_count, format_GB, format_seconds
+from engine.words.format import (
+    a_or_an,
+    format_bytes,
+    format_count,
+    format_GB,
+    format_percent,
+    format_seconds,
+)
 
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.
@@ -297,17 +304,17 @@ def render(values: Values) -> str:
     )
     caption = (
         f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "
-        f"{token_words} at {mfu:.0%} MFU"
+        f"{token_words} at {format_percent(mfu)} MFU"
     )
     headers = (
         "Device",
         "Serve it?",
         "One user decodes at",
         "Train it?",
-        f"Training time at {mfu:.0%} MFU",
+        f"Training time at {format_percent(mfu)} MFU",
     )
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
-    basis = f"{format_count(token_count)} tokens at {mfu:.0%} MFU, perfect scaling"
+    basis = f"{format_count(token_count)} tokens at {format_percent(mfu)} MFU, perfect scaling"
     short = table_box(
         column_heads(("Device", "Decode, at best", f"Training time, {basis}")),
         "".join(short_rows),

@@ -11,6 +11,7 @@ from engine.lesson.drills.core import TOLERANCE
 from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
+from engine.words.format import format_percent
 
 NAME = "drill_cluster_memory"
 
@@ -47,7 +48,7 @@ WIDGET = Widget(
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
     summary="Generated questions on the training state per GPU under tensor parallel × "
-    f"pipeline stages × ZeRO-1, checked within {TOLERANCE * 100:g} %, with the likely slip "
+    f"pipeline stages × ZeRO-1, checked within {format_percent(TOLERANCE)}, with the likely slip "
     "named and a score kept on the reader's device.",
     actions=actions("question"),
     store="local:drill-cluster",

@@ -12,6 +12,7 @@ from engine.lesson.drills import training_memory as training_drill
 from engine.lesson.drills.view import FITS, STATE, DrillView, actions, answer_field, seed_field
 from engine.render.charts import memory_bar
 from engine.render.widget import Rendered, Values, Widget
+from engine.words.format import format_percent
 
 NAME = "drill_training_memory"
 
@@ -55,7 +56,7 @@ WIDGET = Widget(
     fields=(ANSWER, FITS, seed_field("question"), STATE),
     render=render,
     summary="Generated questions on training memory per GPU (bytes per parameter, optimiser, "
-    f"sharding, activations), checked within {training_drill.TOLERANCE * 100:g} %, with the likely "
+    f"sharding, activations), checked within {format_percent(training_drill.TOLERANCE)}, with the likely "
     "mistake named and a score kept on the reader's device.",
     actions=actions("question"),
     store="local:drill-training-memory",

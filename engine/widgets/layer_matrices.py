@@ -18,7 +18,7 @@ from engine.render.options import (
 )
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
-from engine.words.format import format_count
+from engine.words.format import format_count, format_percent
 
 # Which layers a component belongs to: (scope, how many such layers the model has).
 _LAYER_SCOPES = ("layer", "dense-layer", "moe-layer")
@@ -38,7 +38,7 @@ def _shape(c: Component) -> str:
 
 def _copies(c: Component) -> str:
     if c.active_fraction < 1.0:
-        return f"{c.copies:,} ({c.active_fraction:.0%} used per token)"
+        return f"{c.copies:,} ({format_percent(c.active_fraction)} used per token)"
     return f"{c.copies:,}"
 
 
@@ -140,7 +140,7 @@ def render(values: Values) -> str:
             "extra work that grows with the context, not with the weights."
         ),
     )
-    share = definition_list([("Sum as a share of 2 × parameters", f"{total_flops / two_x:.0%}")])
+    share = definition_list([("Sum as a share of 2 × parameters", format_percent(total_flops / two_x))])
     details = secondary("Every matrix, and how they add up",
                         layer_table + totals_table + share + attention_line + why)
     return figures + details

@@ -33,6 +33,8 @@ from engine.words.format import (
     format_count,
     format_flops,
     format_flops_per_s,
+    format_percent,
+    format_percent_range,
     format_seconds,
     format_TFLOP_per_s,
 )
@@ -44,7 +46,7 @@ MODES = (
 # What large training runs reach: PaLM 540B 46.2 % (Chowdhery et al. 2022, table 3), Llama 3
 # 405B 38-43 % on 16,384 H100s (Llama 3 paper, table 4). Below the band something is starving
 # the GPUs; above it the figures deserve a second look.
-BAND = f"{GOOD_MFU_LOW * 100:.0f}–{GOOD_MFU_HIGH * 100:.0f} %"
+BAND = format_percent_range(GOOD_MFU_LOW, GOOD_MFU_HIGH, between="–")
 
 MODE = Choice("mode", "I know", "mfu", options=MODES)
 MODEL = catalog_model_field(your_model=True)
@@ -66,10 +68,6 @@ TOKEN_BUDGET = TRAINING_TOKENS.but(
 )
 
 
-def _percent(share: float) -> str:
-    return f"{share * 100:.1f} %"
-
-
 def _gpus(n: int, name: str) -> str:
     return f"{n:,} × {name}"
 
@@ -81,13 +79,13 @@ def mfu_gauge(mfu: float, *, label: str, width: int = WIDTH) -> str:
     band = usable * (GOOD_MFU_HIGH - GOOD_MFU_LOW)
     x = left + usable * mfu
     below = bar_y + bar_h + 18
-    description = f"{label}: {_percent(mfu)} of peak; {BAND} is good for large training runs."
+    description = f"{label}: {format_percent(mfu)} of peak; {BAND} is good for large training runs."
     content = (
         rect(left, bar_y, usable, bar_h, class_="track", rx=3)
         + rect(low, bar_y, band, bar_h, class_="mfu-band")
         + rect(left, bar_y + 6, usable * mfu, bar_h - 12, class_="part-0")
         + line(x, 10, x, bar_y + bar_h + 4, class_="mfu-marker")
-        + text(x, 10, f"MFU {_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
+        + text(x, 10, f"MFU {format_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
         + text(left, below, "0 %")
         + text(low + band / 2, below, f"good for large runs: {BAND}", anchor="middle")
         + text(left + usable, below, "100 % (peak)", anchor="end")
@@ -138,7 +136,7 @@ def render(values: Values) -> str:
         words, css = _verdict(mfu)
         verdict = tag(
             "p",
-            esc(f"MFU {_percent(mfu)}. {words}"),
+            esc(f"MFU {format_percent(mfu)}. {words}"),
             class_=f"widget-verdict {css}",
             data_mfu=f"{mfu:.6f}",
         )
@@ -155,7 +153,7 @@ def render(values: Values) -> str:
                     f"{format_count(per_token)} × {tokens_per_s:,.0f} tokens/s = {format_flops_per_s(achieved)}",
                 ),
                 (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
-                ("MFU", f"{format_flops_per_s(achieved)} ÷ {format_flops_per_s(all_peak)} = {_percent(mfu)}"),
+                ("MFU", f"{format_flops_per_s(achieved)} ÷ {format_flops_per_s(all_peak)} = {format_percent(mfu)}"),
                 (
                     "Time for the token budget (training FLOPs ÷ model FLOPs per second)",
                     f"{format_flops(total_flops)} ÷ {format_flops_per_s(achieved)} = {format_seconds(seconds)}",
@@ -170,7 +168,7 @@ def render(values: Values) -> str:
     verdict = tag(
         "p",
         esc(
-            f"{format_count(tokens)} tokens on {_gpus(gpus, gpu.name)} at {_percent(mfu)} MFU: "
+            f"{format_count(tokens)} tokens on {_gpus(gpus, gpu.name)} at {format_percent(mfu)} MFU: "
             f"{format_seconds(seconds)}."
         ),
         class_="widget-verdict mfu-time",
@@ -185,7 +183,7 @@ def render(values: Values) -> str:
             ("Throughput you should measure", f"{speed:,.0f} tokens/s"),
             (
                 "With a tuned stack on these GPUs",
-                f"{_percent(expected.mfu)} MFU, "
+                f"{format_percent(expected.mfu)} MFU, "
                 + at_best_and_expected(expected.bound_seconds, expected.seconds),
             ),
         ]
@@ -198,7 +196,7 @@ def render(values: Values) -> str:
                 f"{format_flops(total_flops)}",
             ),
             (f"Peak of {_gpus(gpus, gpu.name)} in {number_format.id}", peak_words),
-            ("Useful FLOP/s at that MFU", f"{format_flops_per_s(all_peak)} × {_percent(mfu)} = {format_flops_per_s(useful)}"),
+            ("Useful FLOP/s at that MFU", f"{format_flops_per_s(all_peak)} × {format_percent(mfu)} = {format_flops_per_s(useful)}"),
             (
                 "Wall-clock time",
                 f"{format_flops(total_flops)} ÷ {format_flops_per_s(useful)} = {format_seconds(seconds)}",

@@ -23,7 +23,7 @@ from engine.words.cost_explained import (
     rent_vs_own_assumptions,
     rent_vs_own_verdict,
 )
-from engine.words.format import format_usd
+from engine.words.format import format_percent, format_usd
 
 SYSTEM = "dgx-1"
 _GRID = {"class_": "cost-grid", "stroke": "currentColor", "stroke_opacity": "0.15"}
@@ -62,7 +62,7 @@ def defaults() -> dict[str, Default]:
         ),
         "overhead_percent": Default(
             f"{p.overhead_fraction_per_year * 100:g}",
-            f"Overhead {p.overhead_fraction_per_year:.1%} of the purchase a year "
+            f"Overhead {format_percent(p.overhead_fraction_per_year)} of the purchase a year "
             f"({p.overhead_date}; {p.overhead_source})",
         ),
         "years": Default(
@@ -176,9 +176,9 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         ),
         # axes
         text(f.left - 6, f.top - 12, "USD per used GPU-hour"),
-        text(f.left, height - 18, "0%", anchor="middle"),
-        text(x(0.5), height - 18, "50%", anchor="middle"),
-        text(f.end, height - 18, "100%", anchor="end"),
+        text(f.left, height - 18, format_percent(0.0), anchor="middle"),
+        text(x(0.5), height - 18, format_percent(0.5), anchor="middle"),
+        text(f.end, height - 18, format_percent(1.0), anchor="end"),
         text(x(0.5), height - 3, "utilisation (% of hours busy)", anchor="middle"),
     ]
     first_u, first_usd = r.curve[0]
@@ -187,7 +187,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
             text(
                 f.end,
                 f.top - 12,
-                f"off the chart at {first_u:.0%} busy: {format_usd(first_usd)}",
+                f"off the chart at {format_percent(first_u)} busy: {format_usd(first_usd)}",
                 anchor="end",
                 class_="cost-off-top",
             )
@@ -198,11 +198,11 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         parts += [
             line(bx, f.top, bx, f.base, class_="capacity"),
             text(
-                spot[0], f.top + 12, f"break-even {r.break_even_utilisation:.1%}", anchor=spot[1]
+                spot[0], f.top + 12, f"break-even {format_percent(r.break_even_utilisation)}", anchor=spot[1]
             ),
         ]
     nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
-    now_title = f"{r.utilisation:.0%}: {format_usd(r.owned_usd_per_used_gpu_hour)}"
+    now_title = f"{format_percent(r.utilisation)}: {format_usd(r.owned_usd_per_used_gpu_hour)}"
     if r.owned_usd_per_used_gpu_hour > y_max:
         # Above the chart: an arrow at the top edge pointing up, not a point that lies.
         arrow = [(nx - 6, f.top + 9), (nx + 6, f.top + 9), (nx, f.top - 1)]
@@ -211,14 +211,14 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         parts.append(circle(nx, ny, 5, title=now_title, class_="cost-now"))
     description = (
         "Cost per used GPU-hour against utilisation: owning falls from "
-        f"{format_usd(r.curve[0][1])} at {r.curve[0][0]:.0%} to {format_usd(at_full)} at "
+        f"{format_usd(r.curve[0][1])} at {format_percent(r.curve[0][0])} to {format_usd(at_full)} at "
         f"100%; renting stays at {format_usd(r.rent_usd_per_gpu_hour)}; "
         + (
-            f"they cross at {r.break_even_utilisation:.1%} utilisation"
+            f"they cross at {format_percent(r.break_even_utilisation)} utilisation"
             if r.break_even_utilisation is not None
             else "owning never drops below renting"
         )
-        + f"; at {r.utilisation:.0%} owning costs "
+        + f"; at {format_percent(r.utilisation)} owning costs "
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
     svg = chart("".join(parts), css="cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
@@ -227,7 +227,7 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         [
             (
                 "cost-swatch-owned",
-                f"Owned: {format_usd(r.owned_usd_per_used_gpu_hour)} at {r.utilisation:.0%}",
+                f"Owned: {format_usd(r.owned_usd_per_used_gpu_hour)} at {format_percent(r.utilisation)}",
             ),
         ]
     )
@@ -238,14 +238,14 @@ def render(values: Values) -> str:
     verdict_class = {"own": "fits", "rent": "refused", "same": ""}[r.cheaper]
     verdict = tag("p", esc(rent_vs_own_verdict(r)), class_=f"widget-verdict {verdict_class}".strip())
     break_even = (
-        f"{r.break_even_utilisation:.1%} utilisation"
+        f"{format_percent(r.break_even_utilisation)} utilisation"
         if r.break_even_utilisation is not None
         else "never"
     )
     figures = definition_list(
         [
             (
-                f"Owned, per used GPU-hour at {r.utilisation:.0%}",
+                f"Owned, per used GPU-hour at {format_percent(r.utilisation)}",
                 format_usd(r.owned_usd_per_used_gpu_hour),
             ),
             ("Rented, per GPU-hour", format_usd(r.rent_usd_per_gpu_hour)),

@@ -151,7 +151,7 @@ def _train_part(p: Plan) -> Part:
         ("Total compute", fmt.format_flops(t.total_flops)),
         (
             "Peak per GPU",
-            f"{fmt.format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {t.mfu:.0%} MFU",
+            f"{fmt.format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {fmt.format_percent(t.mfu)} MFU",
         ),
         ("Training tokens/s", f"{t.tokens_per_s:,.0f}"),
     ]
@@ -163,9 +163,9 @@ def _train_part(p: Plan) -> Part:
                               seq_len=mem.seq_len, recompute=mem.recompute,
                               compute_format=t.compute_format) \
         if isinstance(mem, TrainingMemory) else t.expected
-    rows.append(("MFU a tuned stack reaches here", f"{modelled.mfu:.0%}"))
+    rows.append(("MFU a tuned stack reaches here", fmt.format_percent(modelled.mfu)))
     headline = definition_list([
-        (f"Training time at {t.mfu:.0%} MFU", fmt.format_seconds(t.seconds)),
+        (f"Training time at {fmt.format_percent(t.mfu)} MFU", fmt.format_seconds(t.seconds)),
         ("Training time with a tuned stack",
          at_best_and_expected(t.bound_seconds, modelled.seconds)),
     ])

@@ -20,7 +20,7 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
-from engine.words.format import format_seconds
+from engine.words.format import format_percent, format_seconds
 
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000
@@ -34,7 +34,7 @@ def _phases(t: RequestTimeline) -> list[tuple[str, str, float, float]]:
 
 
 def _share(part: float, whole: float) -> str:
-    return f"{part / whole:.0%}" if whole > 0 else "0%"
+    return format_percent(part / whole) if whole > 0 else format_percent(0.0)
 
 
 def render(values: Values) -> str:

@@ -40,11 +40,12 @@ from engine.words.expected import at_best_and_expected
 from engine.words.format import (
     a_or_an,
     format_bandwidth,
+    format_flops_per_byte,
     format_flops_per_s,
     format_GB,
+    format_percent,
     format_seconds,
     format_tokens_per_s,
-    three_figures,
 )
 
 MARKED_BATCHES = (1, 8, 32, 128, 512)  # decode points always drawn
@@ -57,17 +58,6 @@ _GRID = {"class_": "roof-grid", "stroke": "currentColor", "stroke_opacity": "0.1
 _AXIS = {"stroke": "currentColor", "stroke_opacity": "0.6"}
 _RIDGE = {"stroke": "currentColor", "stroke_opacity": "0.6", "stroke_dasharray": "5 4"}
 _HOLLOW = {"fill": "none", "stroke": "currentColor", "stroke_width": "2"}
-
-
-def format_intensity(flops_per_byte: float) -> str:
-    """'295 FLOP/byte', '26.1 FLOP/byte', '0.99 FLOP/byte'."""
-    return f"{three_figures(flops_per_byte)} FLOP/byte"
-
-
-def _percent(share: float) -> str:
-    """'0.35 %', '4.2 %', '100 %'."""
-    pct = share * 100.0
-    return f"{three_figures(pct)} %"
 
 
 def _decade_label(value: float) -> str:
@@ -234,7 +224,7 @@ def roofline_svg(
     base, end = f.base, f.end
     notes = (
         (
-            f"ridge {format_intensity(ridge)}",
+            f"ridge {format_flops_per_byte(ridge)}",
             [(rx + 5, base - 6, "start"), (rx - 5, base - 6, "end")],
         ),
         ("← memory-bound", [(rx - 6, base - 22, "end"), (rx - 6, base - 38, "end")]),
@@ -307,7 +297,7 @@ def _label(spot: Spot, words: str, css: str | None = None) -> str:
 
 
 def _describe(mark: _Mark) -> str:
-    text = f"{mark.name}: {format_intensity(mark.intensity)}, {mark.bound}-bound"
+    text = f"{mark.name}: {format_flops_per_byte(mark.intensity)}, {mark.bound}-bound"
     if not mark.fits:
         text += (
             f", does not fit (needs {format_GB(mark.memory_bytes)} of "
@@ -376,7 +366,7 @@ def render(values: Values) -> str:
     label = (
         f"Roofline of the {hw.name}, maths in {compute_format}: bandwidth "
         f"{format_bandwidth(hw.bandwidth_bytes_per_s)}, peak {format_flops_per_s(peak)}, ridge "
-        f"point {format_intensity(ridge)}. "
+        f"point {format_flops_per_byte(ridge)}. "
         + "; ".join(_describe(m) for m in (prefill_mark, *decode_marks, current))
         + "."
     )
@@ -439,14 +429,14 @@ def render(values: Values) -> str:
         [
             (
                 "Arithmetic intensity",
-                f"{format_intensity(chosen.arithmetic_intensity)} (ridge point {format_intensity(ridge)})",
+                f"{format_flops_per_byte(chosen.arithmetic_intensity)} (ridge point {format_flops_per_byte(ridge)})",
             ),
             ("Speed each user sees", format_tokens_per_s(chosen.tokens_per_s_per_user)),
             ("Throughput against batch 1", f"× {chosen.tokens_per_s / single.tokens_per_s:,.1f}"),
             (
                 "Maths actually done",
                 f"{format_flops_per_s(chosen.flops / chosen.seconds)}, "
-                f"{_percent(chosen.flops / chosen.seconds / peak)} of the peak",
+                f"{format_percent(chosen.flops / chosen.seconds / peak)} of the peak",
             ),
             (
                 f"Memory for {batch:,} request{'s' if batch > 1 else ''} of {context:,} tokens",
@@ -457,7 +447,7 @@ def render(values: Values) -> str:
     rows = [
         (
             f"{s.batch:,}" + (" (yours)" if s.batch == batch else ""),
-            format_intensity(s.arithmetic_intensity),
+            format_flops_per_byte(s.arithmetic_intensity),
             f"{s.bound}",
             format_seconds(s.seconds),
             format_tokens_per_s(s.tokens_per_s),
@@ -470,7 +460,7 @@ def render(values: Values) -> str:
         0,
         (
             f"prefill, {context:,} tokens",
-            format_intensity(pre.arithmetic_intensity),
+            format_flops_per_byte(pre.arithmetic_intensity),
             pre.bound,
             format_seconds(pre.seconds),
             format_tokens_per_s(context / pre.seconds),

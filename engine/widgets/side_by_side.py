@@ -24,7 +24,14 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
-from engine.words.format import format_count, format_GB, format_seconds, format_usd, plural
+from engine.words.format import (
+    format_count,
+    format_GB,
+    format_percent,
+    format_seconds,
+    format_usd,
+    plural,
+)
 from engine.words.memory_explained import memory_assumptions
 
 TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the budget of the run training_run shows
@@ -129,13 +136,13 @@ def render(values: Values) -> str:
         ),
         (
             "What is measured",
-            f"Throughput: {t.tokens_per_s:,.0f} tokens/s at {t.mfu:.0%} MFU",
+            f"Throughput: {t.tokens_per_s:,.0f} tokens/s at {format_percent(t.mfu)} MFU",
             f"Latency, at best: time to first token {format_seconds(s.ttft_seconds)}, then "
             f"{format_seconds(s.tpot_seconds)} per token",
         ),
         (
             "With a tuned stack (expected, not at best)",
-            f"About {modelled.tokens_per_s:,.0f} tokens/s ({modelled.mfu:.0%} MFU modelled: "
+            f"About {modelled.tokens_per_s:,.0f} tokens/s ({format_percent(modelled.mfu)} MFU modelled: "
             "measured matmul efficiency, attention, gradient traffic)",
             f"First token about {format_seconds(s.expected.ttft_seconds)}, then "
             f"{format_seconds(s.expected.decode_seconds_per_token)} per token (measured "
@@ -216,7 +223,7 @@ def render(values: Values) -> str:
     )
     assumptions = (
         f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
-        f"{TRAIN_MFU:.0%} MFU, {format_count(TRAIN_TOKENS)} tokens.",
+        f"{format_percent(TRAIN_MFU)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
         "Serving: best-case times (raw peak and full bandwidth, no queue), "
         f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
         "Costs: the same cloud price per GPU-hour for both; the service's cost per "

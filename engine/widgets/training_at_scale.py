@@ -34,6 +34,7 @@ from engine.words.format import (
     format_count,
     format_flops,
     format_GB,
+    format_percent,
     format_seconds,
     format_usd,
     plural,
@@ -128,7 +129,7 @@ def render(values: Values) -> str:
     )
     rows.append((f"{gpus:,}", "Your choice", format_seconds(t.seconds)))
     counts = table(
-        ("GPUs", "Which count", f"Time at {mfu:.0%} MFU"),
+        ("GPUs", "Which count", f"Time at {format_percent(mfu)} MFU"),
         rows,
         caption="GPU counts compared",
     )
@@ -177,7 +178,7 @@ def render(values: Values) -> str:
                 f"Expected with {sharding} sharding, tensor parallel {tp}, no pipeline stages "
                 "(kernel efficiencies and communication; no failures, stragglers or power "
                 "limits)",
-                f"{modelled.mfu:.0%} MFU, "
+                f"{format_percent(modelled.mfu)} MFU, "
                 + at_best_and_expected(t.bound_seconds, modelled.seconds),
             ),
         ]

@@ -34,6 +34,7 @@ from engine.words.format import (
     format_elapsed,
     format_flops,
     format_GB,
+    format_percent,
     format_seconds,
 )
 from engine.words.training import training_run_assumptions
@@ -139,12 +140,12 @@ def render(values: Values) -> str:
         "div",
         tag(
             "progress",
-            esc(f"{now.fraction_done:.0%}"),
+            esc(format_percent(now.fraction_done)),
             max="1",
             value=f"{now.fraction_done:.4f}",
             aria_label="Share of the token budget processed",
         )
-        + tag("span", esc(f"{now.fraction_done:.0%}")),
+        + tag("span", esc(format_percent(now.fraction_done))),
         class_="run-progress",
     )
     status_class = "widget-verdict fits" if finished else "widget-verdict"
@@ -173,7 +174,7 @@ def render(values: Values) -> str:
         shares=False,
         height=58,
         label=(
-            f"{system.name}: all {system.gpu_count} GPUs {busy:.0%} busy, each holding "
+            f"{system.name}: all {system.gpu_count} GPUs {format_percent(busy)} busy, each holding "
             f"{format_GB(train_mem.per_gpu_bytes)} of "
             f"{format_GB(train_mem.capacity_bytes)}."
         ),
@@ -189,8 +190,8 @@ def render(values: Values) -> str:
                 "Tokens per second",
                 f"{now.tokens_per_s:,.0f} (full speed {run.steady_tokens_per_s:,.0f})",
             ),
-            ("MFU (useful maths / peak)", f"{now.mfu:.0%}"),
-            ("GPU utilisation (time busy)", f"{now.utilisation:.0%}"),
+            ("MFU (useful maths / peak)", format_percent(now.mfu)),
+            ("GPU utilisation (time busy)", format_percent(now.utilisation)),
             ("Time left", format_elapsed(now.seconds_left)),
         ]
     )
@@ -208,7 +209,7 @@ def render(values: Values) -> str:
                 f"at best {format_seconds(expected.bound_seconds)} (every GPU at its peak, "
                 f"which no run reaches); expected, counting kernel efficiencies and "
                 f"communication but no failures, stragglers or power limits: "
-                f"{expected.mfu:.0%} MFU, {format_seconds(expected.seconds)}",
+                f"{format_percent(expected.mfu)} MFU, {format_seconds(expected.seconds)}",
             ),
             ("Training FLOPs (6 × active parameters × tokens + attention)",
              format_flops(run.total_flops)),

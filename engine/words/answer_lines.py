@@ -11,7 +11,7 @@ from engine.numbers import cost
 from engine.numbers.memory import ServingMemory
 from engine.numbers.plan import Plan
 from engine.words.answers import price_note
-from engine.words.format import format_GB, format_seconds
+from engine.words.format import format_GB, format_percent, format_seconds
 
 
 def answer_lines(p: Plan) -> dict[str, str]:
@@ -48,7 +48,7 @@ def _limit_line(p: Plan) -> str:
     expected = "" if t.expected.mfu_given else (
         f", about {format_seconds(t.expected.seconds)} expected"
     )
-    return f"Compute: {format_seconds(t.seconds)} at {t.mfu:.0%} MFU{expected}."
+    return f"Compute: {format_seconds(t.seconds)} at {format_percent(t.mfu)} MFU{expected}."
 
 
 def _gpus_line(p: Plan) -> str:

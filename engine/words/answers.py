@@ -12,6 +12,7 @@ from engine.words.format import (
     a_or_an,
     format_bandwidth,
     format_GB,
+    format_percent,
     format_seconds,
     format_TFLOP_per_s,
 )
@@ -105,7 +106,7 @@ def _limit_words(p: Plan) -> str:
     return (f"Compute: {t.model_flops:.3g} FLOPs ({t.per_token.model:.3g} per token × "
             f"{t.tokens:.3g} tokens) on {p.gpus:,} "
             f"GPU{'s' if p.gpus > 1 else ''} at {format_TFLOP_per_s(t.peak_flops_per_s)} "
-            f"({t.compute_format}) × {t.mfu:.0%} MFU takes {format_seconds(t.seconds)}."
+            f"({t.compute_format}) × {format_percent(t.mfu)} MFU takes {format_seconds(t.seconds)}."
             + _expected_training_words(t))
 
 
@@ -113,7 +114,7 @@ def _expected_training_words(t: TrainFigures) -> str:
     e = t.expected
     if e.mfu_given:
         return ""
-    return (f" A well-tuned training stack is expected to reach about {e.mfu:.0%} MFU on this "
+    return (f" A well-tuned training stack is expected to reach about {format_percent(e.mfu)} MFU on this "
             f"set-up: {format_seconds(e.seconds)}.")
 
 
@@ -131,7 +132,7 @@ def _gpus_words(p: Plan) -> str:
     assert t is not None
     target = ""
     if t.gpus_for_target is not None and t.target_days is not None:
-        target = (f" To finish in {t.target_days:g} days at {t.mfu:.0%} MFU: "
+        target = (f" To finish in {t.target_days:g} days at {format_percent(t.mfu)} MFU: "
                   f"{t.gpus_for_target:,} GPUs.")
     if p.min_gpus is None:
         how = "replicated state" if mem.sharding == "none" else f"{mem.sharding} sharding"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine.numbers.catalog import prices
 from engine.numbers.cost import CatalogPrices, RentVsOwn, TokenCost, TrainingCost
 from engine.numbers.units import HOURS_PER_YEAR
-from engine.words.format import format_count, format_seconds, format_usd, plural
+from engine.words.format import format_count, format_percent, format_seconds, format_usd, plural
 
 
 def rent_vs_own_verdict(r: RentVsOwn) -> str:
@@ -15,7 +15,7 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
     fixed = r.capital_usd_per_hour + r.overhead_usd_per_hour
     power_hour = r.power_usd_per_busy_hour
     if r.break_even_utilisation is not None:
-        when = f"owning pays above {r.break_even_utilisation:.1%} utilisation"
+        when = f"owning pays above {format_percent(r.break_even_utilisation)} utilisation"
     elif r.rent_usd_per_gpu_hour <= power_hour:
         when = ("owning is never cheaper: the power alone "
                 f"({format_usd(power_hour)} per busy hour) costs more than renting")
@@ -25,7 +25,7 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
                 f"{format_usd(r.rent_usd_per_gpu_hour)})")
     which = {"own": "owning is cheaper", "rent": "renting is cheaper",
              "same": "owning and renting cost the same"}[r.cheaper]
-    return f"At {r.utilisation:.0%} utilisation {which}; {when}."
+    return f"At {format_percent(r.utilisation)} utilisation {which}; {when}."
 
 
 def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
@@ -42,13 +42,13 @@ def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
     ]
     if overhead > 0:
         out.append(
-            f"Overhead: {format_usd(per_gpu)} × {overhead:.1%} a year / {HOURS_PER_YEAR:,.0f} h"
+            f"Overhead: {format_usd(per_gpu)} × {format_percent(overhead)} a year / {HOURS_PER_YEAR:,.0f} h"
             f" = {format_usd(r.overhead_usd_per_hour)} per GPU per hour, busy or idle."
         )
     out += [
         f"Power: {r.power_W_per_gpu:,.0f} W × {r.pue:g} PUE × {format_usd(r.usd_per_kWh)}/kWh = "
         f"{format_usd(power_hour)} per busy hour.",
-        f"Owned, at {u:.0%} utilisation: {'(capital + overhead) ' if overhead > 0 else ''}"
+        f"Owned, at {format_percent(u)} utilisation: {'(capital + overhead) ' if overhead > 0 else ''}"
         f"{format_usd(fixed)} / {u:.2f} + "
         f"{format_usd(power_hour)} = {format_usd(r.owned_usd_per_used_gpu_hour)} per used "
         f"GPU-hour, against {format_usd(rent)} rented.",
@@ -56,7 +56,7 @@ def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
     if r.break_even_utilisation is not None:
         out.append(
             f"Break-even: {format_usd(fixed)} / ({format_usd(rent)} - {format_usd(power_hour)})"
-            f" = {r.break_even_utilisation:.1%} utilisation."
+            f" = {format_percent(r.break_even_utilisation)} utilisation."
         )
     return tuple(out)
 
@@ -67,7 +67,7 @@ def rent_vs_own_assumptions(r: RentVsOwn) -> tuple[str, ...]:
     return (
         f"Straight-line depreciation over {r.years:g} years, no resale value, no interest.",
         "Overhead (the building with its power and cooling, networking, staff, maintenance): "
-        + (f"{overhead:.1%} of the purchase price a year." if overhead > 0
+        + (f"{format_percent(overhead)} of the purchase price a year." if overhead > 0
            else "not included (0 %)."),
         "Power drawn only while busy; idle draw ignored (favours owning slightly).",
         "Renting billed only for the hours used (on-demand); reserved or spot prices differ.",
@@ -85,7 +85,7 @@ def cost_arithmetic(c: TokenCost | TrainingCost) -> tuple[str, ...]:
     return (
         f"Cost: {plural(c.gpus, 'GPU')} × {format_usd(c.usd_per_gpu_hour)} = "
         f"{format_usd(c.usd_per_hour)} per hour.",
-        f"Tokens: {c.tokens_per_s:,.4g} tokens/s × {c.utilisation:.0%} busy × 3,600 s = "
+        f"Tokens: {c.tokens_per_s:,.4g} tokens/s × {format_percent(c.utilisation)} busy × 3,600 s = "
         f"{format_count(c.tokens_per_hour)} tokens per hour.",
         f"{format_usd(c.usd_per_hour)} / {format_count(c.tokens_per_hour)} × 1,000,000 = "
         f"{format_usd(c.usd_per_million_tokens)} per million tokens.",
@@ -138,6 +138,6 @@ def _catalog_lines(catalog: CatalogPrices | None, rent_label: str = "") -> tuple
         lines.append(_price_line("Electricity", f"{format_usd(p.power_usd_per_kWh)}/kWh",
                                  p.power_date, p.power_source))
     if catalog.overhead:
-        lines.append(_price_line("Overhead", f"{p.overhead_fraction_per_year:.1%} of the "
+        lines.append(_price_line("Overhead", f"{format_percent(p.overhead_fraction_per_year)} of the "
                                  "purchase a year", p.overhead_date, p.overhead_source))
     return tuple(lines)

@@ -79,6 +79,40 @@ def three_figures(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
+def format_percent(share: float) -> str:
+    """A share (0.4 for 40 %) as a percentage, for every share the lesson writes (MFU,
+    utilisation, progress, tolerances, shares of a peak or of a step).
+
+    The rule: about three significant figures, as :func:`three_figures` rounds the
+    percentage (whole from 100 %, thousands grouped; one decimal from 10 %; two decimals
+    below), trailing zeros dropped, a space before the sign: '40 %', '66.9 %', '99.7 %',
+    '100 %', '150 %', '4.74 %', '5 %', '0.35 %'. Three figures so that a share near a
+    threshold (a break-even at 99.7 %) is never rounded onto it. A negative share keeps its
+    minus sign: '-12.5 %'.
+    """
+    pct = share * 100.0
+    text = three_figures(abs(pct))
+    return f"{'-' if pct < 0 and text != '0' else ''}{text} %"
+
+
+def format_percent_range(low: float, high: float, between: str = " to ") -> str:
+    """Two shares as a range of percentages, each rounded as :func:`format_percent`, the
+    sign once at the end: '35 to 55 %', with ``between="–"`` '35–55 %'."""
+    return f"{format_percent(low)[:-2]}{between}{format_percent(high)}"
+
+
+def format_flops_per_byte(flops_per_byte: float) -> str:
+    """Arithmetic intensity (FLOPs per byte moved), the roofline's x axis, wherever the
+    lesson writes it (a chip's ridge point, a decode step, a workload).
+
+    The rule: about three significant figures, as :func:`three_figures` rounds (whole from
+    100, thousands grouped; one decimal from 10; two decimals below), trailing zeros
+    dropped: '295 FLOP/byte', '1,033 FLOP/byte', '26.1 FLOP/byte', '18 FLOP/byte',
+    '0.93 FLOP/byte'.
+    """
+    return f"{three_figures(flops_per_byte)} FLOP/byte"
+
+
 def format_flops_per_s(flops_per_s: float) -> str:
     """A compute rate in the unit that suits it: '989 TFLOP/s', '120 GFLOP/s', '16.2 EFLOP/s'.
 

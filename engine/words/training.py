@@ -6,7 +6,7 @@ engine.numbers.training_run's inputs.
 from __future__ import annotations
 
 from engine.numbers.training_run import TrainingRunInputs
-from engine.words.format import format_count, format_seconds, format_TFLOP_per_s
+from engine.words.format import format_count, format_percent, format_seconds, format_TFLOP_per_s
 
 
 def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
@@ -21,10 +21,10 @@ def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
                f"({'2 forward + 4 backward' if inp.flops_per_token_factor == 6 else 'as given'})."]
     out += [
         f"Steady speed = {inp.gpus:,} GPUs × {format_TFLOP_per_s(inp.peak_flops_per_s)} × "
-        f"{inp.mfu:.0%} MFU / ({per_token}) = "
+        f"{format_percent(inp.mfu)} MFU / ({per_token}) = "
         f"{inp.steady_tokens_per_s:,.0f} tokens/s.",
-        f"GPU utilisation (time busy) {inp.utilisation:.0%} in steady training, against "
-        f"{inp.mfu:.0%} MFU (useful maths): busy is not the same as efficient.",
+        f"GPU utilisation (time busy) {format_percent(inp.utilisation)} in steady training, against "
+        f"{format_percent(inp.mfu)} MFU (useful maths): busy is not the same as efficient.",
         f"Start-up: {format_seconds(inp.startup_seconds)} loading and initialising before the "
         "first token (illustrative).",
     ]

@@ -18,7 +18,7 @@ from engine.numbers.expected_serving import expected_serve
 from engine.numbers.roofline import micro_batch_intensity
 from engine.numbers.serving import prefill
 from engine.numbers.training_run import initial_loss
-from engine.words.format import format_seconds
+from engine.words.format import format_percent, format_seconds
 
 STEPS = Path(__file__).resolve().parents[2] / "docs" / "steps"
 
@@ -173,9 +173,9 @@ def test_where_ai_runs_owning_pays_for_the_building_network_and_staff() -> None:
     assert with_overhead.break_even_utilisation is not None
     assert bare.break_even_utilisation is not None
     assert with_overhead.break_even_utilisation > bare.break_even_utilisation + 0.1
-    assert figures.get_figure("break_even")() == f"{with_overhead.break_even_utilisation:.0%}"
+    assert figures.get_figure("break_even")() == f"{format_percent(with_overhead.break_even_utilisation)}"
     text = text_of(render("own_vs_rent"))
-    assert "not included (0 %)" not in text and "11.6% of the purchase price a year" in text
+    assert "not included (0 %)" not in text and "11.6 % of the purchase price a year" in text
     prose = (STEPS / "where-ai-runs.md").read_text(encoding="utf-8")
     assert "are left out" not in prose and 'figure("ownership_overhead")' in prose
 

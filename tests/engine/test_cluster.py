@@ -28,7 +28,7 @@ from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import serving_memory, training_memory
-from engine.words.format import format_seconds
+from engine.words.format import format_percent, format_seconds
 
 GB = 1e9
 
@@ -77,7 +77,7 @@ def test_an_accepted_training_job_says_the_expected_speed_beside_its_mfu() -> No
     e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e9, gpus=8, sharding="zero3",
                        seq_len=r.job.seq_len, micro_batch=1)
     assert r.arithmetic[-1] == (
-        f"Expected: a well-tuned stack reaches about {e.mfu:.0%} MFU on these GPUs, "
+        f"Expected: a well-tuned stack reaches about {format_percent(e.mfu)} MFU on these GPUs, "
         f"{e.tokens_per_s:,.0f} tokens/s: about {format_seconds(e.seconds)} (at best "
         f"{format_seconds(e.bound_seconds)}, every GPU at its peak).")
 

@@ -46,7 +46,7 @@ def test_owning_arithmetic() -> None:
     assert r.owned_usd_per_hour == pytest.approx(capital + 0.5 * power)
     assert r.break_even_utilisation == pytest.approx(capital / (12.29 - power))
     assert r.cheaper == "own"
-    assert "7.9%" in rent_vs_own_verdict(r)
+    assert "7.94 %" in rent_vs_own_verdict(r)
     assert r.used_gpu_hours_per_year == pytest.approx(0.5 * HOURS_PER_YEAR)
     assert r.rented_usd_per_year == pytest.approx(12.29 * 0.5 * HOURS_PER_YEAR)
 

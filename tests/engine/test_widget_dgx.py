@@ -20,7 +20,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Rendered, render_actions
-from engine.words.format import format_GB
+from engine.words.format import format_GB, format_percent
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -62,7 +62,7 @@ def test_panel_shows_eight_gpus_free_and_the_first_log_line() -> None:
     for g in range(8):
         assert out.html.count(f'data-gpu="{g}"') == 2
         assert f"GPU {g} memory: 0 GB of 84.94 GB" in out.html
-        assert f"GPU {g} utilisation: 0%" in out.html
+        assert f"GPU {g} utilisation: 0 %" in out.html
     assert "0 of 8 GPUs hold memory" in text
     assert "No job is running" in text
     assert "dgx-1 ready: 84.94 GB per GPU, 679.5 GB in all." in text
@@ -104,16 +104,16 @@ def test_panel_shows_jobs_memory_utilisation_and_log_newest_first() -> None:
     job = state.find_job("job-1")
     gpu = state.gpus()[3]
     assert f"{format_GB(job.bytes_per_gpu)} of 84.94 GB" in text
-    assert f"{gpu.utilisation:.0%}" in text
+    assert f"{format_percent(gpu.utilisation)}" in text
     assert "Simulated time 1:00" in text
     assert "training Llama 3.1 8B (ZeRO-3" in text and "GPUs 0-7" in text
     progress = state.progress(job)
-    assert f"{progress.progress:.0%} done" in text
+    assert f"{format_percent(progress.progress)} done" in text
     # Beside the MFU it was launched with, the engine's expected speed of the same job.
     e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=job.tokens, gpus=8, sharding="zero3",
                        recompute=job.recompute, micro_batch=job.micro_batch, seq_len=job.seq_len)
-    assert (f"tokens/s at {job.mfu:.0%} MFU" in text
-            and f"a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({e.mfu:.0%} MFU)"
+    assert (f"tokens/s at {format_percent(job.mfu)} MFU" in text
+            and f"a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({format_percent(e.mfu)} MFU)"
             in text)
     messages = [e.message for e in state.log]
     positions = [out.html.index(m.replace("'", "&#x27;")) for m in reversed(messages)]

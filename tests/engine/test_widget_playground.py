@@ -103,7 +103,7 @@ def test_the_headline_shows_and_the_rest_waits_in_one_details(task: str) -> None
         assert "Tokens/s per user" not in shown and "Tokens/s per user" in text_of(html)
     else:
         assert p.train is not None
-        assert f"Training time at 40% MFU {format_seconds(p.train.seconds)}" in shown
+        assert f"Training time at 40 % MFU {format_seconds(p.train.seconds)}" in shown
         assert "Total compute" not in shown and "Total compute" in text_of(html)
     # The five answers and the assumptions are there, only shut.
     for answer in answers(p).values():

@@ -23,13 +23,14 @@ from engine.numbers.memory import serving_memory
 from engine.numbers.serving import DecodeStep, decode_step, prefill
 from engine.registry import get_widget, widget_names
 from engine.render.options import gpu_options, model_options
-from engine.widgets.roofline_chart import (
-    MARKED_BATCHES,
-    MAX_BATCH_LOG2,
+from engine.widgets.roofline_chart import MARKED_BATCHES, MAX_BATCH_LOG2
+from engine.words.format import (
+    format_flops_per_byte,
     format_flops_per_s,
-    format_intensity,
+    format_GB,
+    format_seconds,
+    format_tokens_per_s,
 )
-from engine.words.format import format_GB, format_seconds, format_tokens_per_s
 
 NAME = "roofline_chart"
 HOSTILE = '<script>alert("x")</script>'
@@ -151,7 +152,7 @@ def test_the_slider_shows_the_engines_figures_for_its_batch(power: int) -> None:
     assert figure(html, "Throughput against batch 1") == (
         f"× {s.tokens_per_s / single.tokens_per_s:,.1f}"
     )
-    assert figure(html, "Arithmetic intensity").startswith(format_intensity(s.arithmetic_intensity))
+    assert figure(html, "Arithmetic intensity").startswith(format_flops_per_byte(s.arithmetic_intensity))
     assert f'data-bound="{s.bound}"' in html
     assert f"Your batch, {batch:,}" in html
 
@@ -185,7 +186,7 @@ def test_every_point_sits_on_the_roof() -> None:
         roof = roofline.attainable_flops_per_s(s.arithmetic_intensity, hw)
         assert achieved == pytest.approx(roof, rel=1e-9)
     pre = prefill(get_model("llama-3.1-8b"), hw, prompt_tokens=1024)
-    assert f"Prefill of a 1,024-token prompt: {format_intensity(pre.arithmetic_intensity)}" in (
+    assert f"Prefill of a 1,024-token prompt: {format_flops_per_byte(pre.arithmetic_intensity)}" in (
         html_module.unescape(render())
     )
 
@@ -246,10 +247,10 @@ def test_number_formats() -> None:
     assert format_flops_per_s(3.43e12) == "3.43 TFLOP/s"
     assert format_flops_per_s(1.979e15) == "1.98 PFLOP/s"
     assert format_flops_per_s(120e9) == "120 GFLOP/s"
-    assert format_intensity(295.34) == "295 FLOP/byte"
-    assert format_intensity(1032.6) == "1,033 FLOP/byte"
-    assert format_intensity(26.12) == "26.1 FLOP/byte"
-    assert format_intensity(1.0) == "1 FLOP/byte"
+    assert format_flops_per_byte(295.34) == "295 FLOP/byte"
+    assert format_flops_per_byte(1032.6) == "1,033 FLOP/byte"
+    assert format_flops_per_byte(26.12) == "26.1 FLOP/byte"
+    assert format_flops_per_byte(1.0) == "1 FLOP/byte"
 
 
 def memory(batch: int, context: int = 1024) -> tuple[bool, float, float]:
@@ -276,7 +277,7 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     # the chart: hollow points with the reason in their titles and in the text alternative
     svg_open = re.search(r"<svg[^>]*>", html).group(0)  # type: ignore[union-attr]
     label = html_module.unescape(re.search(r'aria-label="([^"]*)"', svg_open).group(1))  # type: ignore[union-attr]
-    assert f"Your batch, 2,048: {format_intensity(step(2048).arithmetic_intensity)}" in label
+    assert f"Your batch, 2,048: {format_flops_per_byte(step(2048).arithmetic_intensity)}" in label
     assert "does not fit (needs " + format_GB(needed) in label
     not_fitting = [b for b in MARKED_BATCHES if not memory(b)[0]]
     assert not_fitting == [512]  # at 1,024 tokens of context, 512 requests are too many

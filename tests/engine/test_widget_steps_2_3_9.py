@@ -41,7 +41,7 @@ def test_layer_matrices_shows_one_layer_and_adds_up_to_the_model() -> None:
     assert f"32 × one layer ({int(s['layer_params']):,} parameters each)" in html  # type: ignore[call-overload]
     assert f"{s['total_flops_per_token']:,.0f}" in html
     assert "16.1 billion FLOPs" in html  # 2 x parameters
-    assert "93%" in html
+    assert "93.5 %" in html  # the sum against 2 × parameters
 
 
 def test_layer_matrices_attention_grows_with_context() -> None:
@@ -61,7 +61,7 @@ def test_layer_matrices_for_a_mixture_of_experts_model() -> None:
     html = render("layer_matrices", model="mixtral-8x7b")
     assert f"{model.params:,}" in html
     assert "parameters used per token" in html
-    assert "25% used per token" in html
+    assert "25 % used per token" in html
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,14 @@ from engine.numbers.training_run import (
 )
 from engine.registry import get_widget, widget_names
 from engine.render.curves import gpu_meters, line_chart
-from engine.words.format import format_count, format_flops, format_GB, format_seconds, format_usd
+from engine.words.format import (
+    format_count,
+    format_flops,
+    format_GB,
+    format_percent,
+    format_seconds,
+    format_usd,
+)
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -70,7 +77,7 @@ def test_training_run_at_start_shows_the_whole_run() -> None:
     assert meters.group(0).count('class="part-1"') == 8
     assert ">GPU 0</text>" in meters.group(0)
     assert ">7</text>" in meters.group(0) and ">8</text>" not in meters.group(0)
-    assert "all 8 GPUs 0% busy" in meters.group(0)
+    assert "all 8 GPUs 0 % busy" in meters.group(0)
     assert 'role="img"' in html and "aria-label=" in html
 
 
@@ -84,7 +91,7 @@ def test_training_run_shows_the_bound_and_the_expected_beside_the_chosen_mfu() -
         assert (f"at best {format_seconds(e.bound_seconds)} (every GPU at its peak" in text)
         # The expected value says what it counts, so its MFU does not read as typical.
         assert ("expected, counting kernel efficiencies and communication but no failures, "
-                f"stragglers or power limits: {e.mfu:.0%} MFU, {format_seconds(e.seconds)}"
+                f"stragglers or power limits: {format_percent(e.mfu)} MFU, {format_seconds(e.seconds)}"
                 in text)
     assert e.bound_seconds < e.seconds
 
@@ -128,8 +135,8 @@ def test_training_run_mid_run_figures_match_the_engine(elapsed: float) -> None:
     text = text_of(render("training_run", elapsed=str(elapsed)))
     assert f"{format_count(now.tokens_done)} of {format_count(1e12)}" in text
     assert f"Tokens per second {now.tokens_per_s:,.0f}" in text
-    assert f"{now.mfu:.0%}" in text
-    assert f"GPU utilisation (time busy) {now.utilisation:.0%}" in text
+    assert f"{format_percent(now.mfu)}" in text
+    assert f"GPU utilisation (time busy) {format_percent(now.utilisation)}" in text
     assert f"Time left {format_seconds(now.seconds_left)}" in text
     assert f"{now.loss:.2f} nats per token" in text
 
@@ -231,9 +238,9 @@ def test_training_at_scale_keeps_its_expected_line_in_the_details_with_its_layou
     opened, closed = html.split("<details", 1)
     line = (f"Expected with zero3 sharding, tensor parallel 8, no pipeline stages (kernel "
             "efficiencies and communication; no failures, stragglers or power limits) "
-            f"{e.mfu:.0%} MFU")
+            f"{format_percent(e.mfu)} MFU")
     assert line in text_of(closed)
-    assert f"{e.mfu:.0%} MFU" not in text_of(opened)
+    assert f"{format_percent(e.mfu)} MFU" not in text_of(opened)
 
 
 @pytest.mark.parametrize("gpus", [2048, 8192, 32768])
@@ -326,7 +333,7 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
         output_tokens=quantities.TYPICAL_OUTPUT_TOKENS,
     )
     assert train.train is not None and serve.serve is not None
-    assert f"{train.train.tokens_per_s:,.0f} tokens/s at 40% MFU" in text
+    assert f"{train.train.tokens_per_s:,.0f} tokens/s at 40 % MFU" in text
     assert f"at best: time to first token {format_seconds(serve.serve.ttft_seconds)}" in text
     assert f"{format_seconds(serve.serve.tpot_seconds)} per token" in text
     assert format_GB(train.memory.per_gpu_bytes) in text
@@ -411,7 +418,7 @@ def test_line_chart_draws_faint_and_bold_parts_and_escapes() -> None:
     assert 'class="curve-point"' in svg
     assert "nan" not in svg.lower() and "inf" not in svg.lower()
     meters = gpu_meters([(HOSTILE, 0.5, HOSTILE)], label=HOSTILE)
-    assert "<script>" not in meters and "50%" in meters
+    assert "<script>" not in meters and "50 %" in meters
 
 
 @pytest.mark.parametrize("name", ["training_run", "training_at_scale", "side_by_side"])

@@ -23,7 +23,7 @@ from engine.widgets.own_vs_rent import compare, nice_axis_top
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import answers
 from engine.words.cost_explained import rent_vs_own_arithmetic, rent_vs_own_verdict
-from engine.words.format import format_count, format_GB, format_seconds, format_usd
+from engine.words.format import format_count, format_GB, format_percent, format_seconds, format_usd
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -158,7 +158,7 @@ def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scal
     shown = text_of(shown_part(html))
     # The column says its basis: 20 tokens per parameter of Llama 3.1 8B, the MFU, perfect scaling.
     tokens = format_count(20 * get_model("llama-3.1-8b").params)
-    assert f"Training time, {tokens} tokens at 40% MFU, perfect scaling" in shown
+    assert f"Training time, {tokens} tokens at 40 % MFU, perfect scaling" in shown
     assert ("Smallest rung that can serve Llama 3.1 8B and hold its training state: top-end "
             "desktop (Mac Studio).") in shown
     # The catalogue's 4,194,304-token batch (Llama 2 / Llama 3 papers) in 4,096-token
@@ -248,14 +248,14 @@ def test_own_vs_rent_figures_match_the_engine() -> None:
     r = rent_vs_own_from_catalog(utilisation=0.5)
     assert r.break_even_utilisation is not None
     assert format_usd(r.owned_usd_per_used_gpu_hour) in text
-    assert f"Owning pays off above {r.break_even_utilisation:.1%} utilisation" in text
+    assert f"Owning pays off above {format_percent(r.break_even_utilisation)} utilisation" in text
     assert rent_vs_own_verdict(r) in text
     for line in rent_vs_own_arithmetic(r):
         assert line in text
     # Sources and dates of the catalogue defaults are shown.
     assert p_date_in(text)
     assert 'role="img"' in html and "aria-label=" in html
-    assert f"break-even {r.break_even_utilisation:.1%}" in text
+    assert f"break-even {format_percent(r.break_even_utilisation)}" in text
 
 
 def p_date_in(text: str) -> bool:
@@ -276,7 +276,7 @@ def test_own_vs_rent_raising_utilisation_lowers_the_owned_cost() -> None:
         text = text_of(render("own_vs_rent", utilisation=u))
         r = rent_vs_own_from_catalog(utilisation=float(u) / 100)
         assert (
-            f"Owned, per used GPU-hour at {u}% {format_usd(r.owned_usd_per_used_gpu_hour)}" in text
+            f"Owned, per used GPU-hour at {u} % {format_usd(r.owned_usd_per_used_gpu_hour)}" in text
         )
         costs.append(r.owned_usd_per_used_gpu_hour)
     assert costs[0] > costs[1] > costs[2]
@@ -307,7 +307,7 @@ def test_own_vs_rent_changed_value_follows_the_engine_and_drops_its_source() -> 
     )
     assert format_usd(r.owned_usd_per_used_gpu_hour) in text
     assert r.break_even_utilisation is not None
-    assert f"{r.break_even_utilisation:.1%}" in text
+    assert f"{format_percent(r.break_even_utilisation)}" in text
     assert prices().default_purchase("h100-sxm").source not in text
     assert prices().default_cloud("h100-sxm").source in text
 
@@ -316,7 +316,7 @@ def test_own_vs_rent_chart_marks_the_reader_utilisation() -> None:
     html = render("own_vs_rent", utilisation="75")
     r = rent_vs_own_from_catalog(utilisation=0.75)
     assert "<circle" in html
-    assert f"at 75% owning costs {format_usd(r.owned_usd_per_used_gpu_hour)}" in html_lib.unescape(
+    assert f"at 75 % owning costs {format_usd(r.owned_usd_per_used_gpu_hour)}" in html_lib.unescape(
         html
     )
     assert "NaN" not in html and "inf" not in html.lower().replace("information", "")
@@ -357,7 +357,7 @@ def test_break_even_figure_checks_its_years_as_the_widget_does() -> None:
 def test_break_even_figure_matches_the_widget() -> None:
     r = rent_vs_own_from_catalog()
     assert r.break_even_utilisation is not None
-    assert get_figure("break_even")() == f"{r.break_even_utilisation:.0%}"
+    assert get_figure("break_even")() == f"{format_percent(r.break_even_utilisation)}"
     assert get_figure("cloud_price")().startswith(format_usd(r.rent_usd_per_gpu_hour))
     assert get_figure("purchase_price")().startswith(
         format_usd(prices().default_purchase("h100-sxm").usd)
@@ -394,7 +394,7 @@ def test_five_answer_lines_for_training_are_the_plans_headlines() -> None:
     lines = answer_lines(p)
     assert lines["fits"] == (f"Yes: {format_GB(p.memory.per_gpu_bytes)} of "
                              f"{format_GB(p.memory.capacity_bytes)} per GPU.")
-    assert lines["limit"] == f"Compute: {format_seconds(p.train.seconds)} at 50% MFU."
+    assert lines["limit"] == f"Compute: {format_seconds(p.train.seconds)} at 50 % MFU."
     assert lines["gpus"] == f"At least {p.min_gpus:,} GPUs with zero3 sharding."
     run = training_run_cost(gpus=8, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour)
     assert lines["cost"].startswith(f"${run.usd:,.0f}: {run.gpu_hours:,.0f} GPU-hours at $")
@@ -499,7 +499,7 @@ def test_own_vs_rent_chart_has_a_titled_dollar_axis_and_stays_inside_it(utilisat
     # the cut curve says where it leaves the chart, with the engine's figure
     first_u, first_usd = r.curve[0]
     assert first_usd > y_max
-    assert f"off the chart at {first_u:.0%} busy: {format_usd(first_usd)}</text>" in svg
+    assert f"off the chart at {format_percent(first_u)} busy: {format_usd(first_usd)}</text>" in svg
     if r.owned_usd_per_used_gpu_hour > y_max:  # the reader's point is an arrow at the top
         assert '<polygon class="cost-now"' in svg and '<circle class="cost-now"' not in svg
     else:

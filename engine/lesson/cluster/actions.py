@@ -26,7 +26,7 @@ from engine.lesson.cluster.words import gpu_list
 from engine.numbers import validate
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.errors import EngineError
-from engine.words.format import format_count, format_GB, plural
+from engine.words.format import format_count, format_GB, format_percent, plural
 
 
 def new_cluster(system_id: str = "dgx-1") -> ClusterState:
@@ -67,7 +67,7 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
               f"{plural(len(job.gpus), 'GPU') if len(job.gpus) > 1 else gpu_list(job.gpus)}."
     if job.kind == "train":
         p = job_progress(replace(st, jobs=jobs), stopped)
-        message += f" It had trained on {format_count(p.tokens_done)} tokens ({p.progress:.0%})."
+        message += f" It had trained on {format_count(p.tokens_done)} tokens ({format_percent(p.progress)})."
     new = with_log(replace(st, jobs=jobs), LogEntry(st.clock_seconds, "stopped", message))
     return ActionResult(accepted=True, message=message, arithmetic=(), state=new, job=stopped)
 

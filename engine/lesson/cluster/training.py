@@ -45,7 +45,13 @@ from engine.numbers.memory import (
     min_gpus_to_train,
 )
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding, checked
-from engine.words.format import format_count, format_GB, format_seconds, format_TFLOP_per_s
+from engine.words.format import (
+    format_count,
+    format_GB,
+    format_percent,
+    format_seconds,
+    format_TFLOP_per_s,
+)
 from engine.words.labels import part_words
 from engine.words.memory_explained import memory_assumptions
 from engine.words.training import training_run_assumptions
@@ -181,7 +187,7 @@ def _expected_lines(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: in
                            micro_batch=mb, seq_len=seq)
     except EngineError:
         return ()
-    return (f"Expected: a well-tuned stack reaches about {e.mfu:.0%} MFU on these GPUs, "
+    return (f"Expected: a well-tuned stack reaches about {format_percent(e.mfu)} MFU on these GPUs, "
             f"{e.tokens_per_s:,.0f} tokens/s: about {format_seconds(e.seconds)} (at best "
             f"{format_seconds(e.bound_seconds)}, every GPU at its peak).",)
 
@@ -256,7 +262,7 @@ def launch_training(
         ways = _train_ways_out(st, model, idx, shard, opt, rec, seq, mb, budget, eff)
         return refuse(st, job, message, lines, ways, memory_assumptions(mem))
     run = training_run_inputs(model.id, budget, len(idx), system.gpu.id, eff, rec, seq)
-    lines.append(f"Speed: {len(idx)} × {format_TFLOP_per_s(run.peak_flops_per_s)} × {eff:.0%} "
+    lines.append(f"Speed: {len(idx)} × {format_TFLOP_per_s(run.peak_flops_per_s)} × {format_percent(eff)} "
                  f"MFU / {format_count(run.model_flops_per_token)} FLOPs per token = "
                  f"{run.steady_tokens_per_s:,.0f} tokens/s; about "
                  f"{format_seconds(run.total_seconds)} for "

@@ -39,7 +39,7 @@ from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
-from engine.words.format import format_GB
+from engine.words.format import format_GB, format_percent
 from engine.words.labels import part_words
 
 TASKS = ("serve", "train")
@@ -548,7 +548,7 @@ def check_answer(question: FitQuestion, fits: object, answer_text: object = "") 
         return result(
             True,
             f"Correct: {truth}.{each}",
-            f"Numbers within {question.tolerance * 100:g} % of the engine's figure count.",
+            f"Numbers within {format_percent(question.tolerance)} of the engine's figure count.",
             "",
         )
     if number_ok:

@@ -50,6 +50,7 @@ from engine.words.format import (
     format_bandwidth,
     format_flops,
     format_GB,
+    format_percent,
     format_seconds,
     format_TFLOP_per_s,
     format_tokens_per_s,
@@ -571,7 +572,7 @@ def check_answer(question: SpeedQuestion, limit: object, answer_text: object) ->
             return result(
                 True,
                 f"Correct: {right} at best, set by {truth}.",
-                f"Numbers within {question.tolerance * 100:g} % of the engine's figure count.",
+                f"Numbers within {format_percent(question.tolerance)} of the engine's figure count.",
                 "",
             )
         return result(False, f"Your {right} is right, but {truth} sets it.", working[2],

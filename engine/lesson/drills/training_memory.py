@@ -46,7 +46,7 @@ from engine.numbers.catalog import (
 from engine.numbers.catalog import get_model as _get_model
 from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
-from engine.words.format import format_GB
+from engine.words.format import format_GB, format_percent
 from engine.words.labels import part_words
 
 
@@ -484,7 +484,7 @@ def check_answer(
     working = question.working()
     right_number = within(answer * GB, question.answer_bytes, question.tolerance)
     verdict_ok = says_fits is None or says_fits == question.fits
-    tol = f"{question.tolerance * 100:g} %"
+    tol = format_percent(question.tolerance)
     right = format_GB(question.answer_bytes)
     if right_number and verdict_ok:
         verdict = ""

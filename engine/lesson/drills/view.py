@@ -22,6 +22,7 @@ from engine.render.fields import Text, Values, hidden
 from engine.render.html import definition_list, esc, tag
 from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered
+from engine.words.format import format_percent
 
 GOAL = 5  # correct answers that complete a drill
 GB_ANSWER_RULE = "Give a number in GB (10^9 bytes), such as 42.5 or 42.5 GB; a point for decimals."
@@ -111,7 +112,7 @@ class DrillView(Generic[Q]):
         """How the drill reads, checks and scores an answer, in words."""
         return (
             self.answer_rule,
-            f"Answers within {TOLERANCE * 100:g} % of the engine's figure count.",
+            f"Answers within {format_percent(TOLERANCE)} of the engine's figure count.",
             "A wrong answer gets the full working and the name of the usual slip it matches.",
             f"Only your first answer to a {self.noun} counts; the score stays in this browser.",
         )

@@ -9,7 +9,7 @@ from engine.numbers.catalog.efficiency import matmul_fraction
 from engine.numbers.code_paths import code_path, parse_path
 from engine.numbers.compute import mfu_at, training_flops_per_token
 from engine.numbers.training_runs import tokens_or_run
-from engine.words.format import format_ratio, format_seconds, format_tokens_per_s
+from engine.words.format import format_percent, format_ratio, format_seconds, format_tokens_per_s
 
 # The worked example of docs/steps/compute.md: a measured training throughput of Llama 3.1 8B on dgx-1's eight
 # H100s, all GPUs together. The MFU calculator starts from it, and the prose quotes it.
@@ -27,7 +27,7 @@ def example_mfu(model: str, gpus: int = 8, hardware: str = "h100-sxm") -> str:
     peak = get_hardware(hardware).peak_flops_per_s("bf16")
     g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
     share = mfu_at(EXAMPLE_TRAINING_TOKENS_PER_S, per_token, g, peak)
-    return f"{share * 100:.1f} %"
+    return format_percent(share)
 
 
 def example_train_time(tokens: float | str) -> str:
@@ -61,20 +61,20 @@ def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",
 def matmul_share(hardware: str, path: str = "matrix") -> str:
     """The share of a chip's paper peak a tuned matrix multiply reaches (measured): '19 %'
     for the Xeon's AMX units, '80 %' for an H100's tensor cores."""
-    return f"{code_path(get_hardware(hardware), parse_path(path)).efficiency.value * 100:.0f} %"
+    return format_percent(code_path(get_hardware(hardware), parse_path(path)).efficiency.value)
 
 
 def llama_cpp_int8_share(hardware: str = "rtx-4090") -> str:
     """The share of a GPU's int8 peak llama.cpp's quantised formats reach when it multiplies
     them as 8-bit integers (efficiency.toml [matmul.ggml]): '33 %'."""
     share = matmul_fraction(get_hardware(hardware), "int8", "q4_0").value
-    return f"{share * 100:.0f} %"
+    return format_percent(share)
 
 
 def ownership_overhead() -> str:
     """The yearly cost of owning beyond the servers and their power (facility, network,
     staff), from the catalogue's published data-centre model: '11.6 %'."""
-    return f"{prices().overhead_fraction_per_year * 100:.1f} %"
+    return format_percent(prices().overhead_fraction_per_year)
 
 
 CLAIM_FIGURES = (example_throughput, example_mfu, example_train_time, server_cpu_cores,

@@ -7,13 +7,10 @@ from __future__ import annotations
 from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.decode_batching import compute_bound_batch, kv_ceiling_flops_per_byte
 from engine.numbers.serving import decode_step
+from engine.words.format import format_flops_per_byte
 
 MODEL = "llama-3.1-8b"
 HARDWARE = "h100-sxm"
-
-
-def _per_byte(x: float) -> str:
-    return f"{x:,.0f} FLOP/byte" if x >= 10 else f"{x:.2f} FLOP/byte"
 
 
 def decode_flops_per_byte(model: str = MODEL, hardware: str = HARDWARE, batch: int = 1,
@@ -21,7 +18,7 @@ def decode_flops_per_byte(model: str = MODEL, hardware: str = HARDWARE, batch: i
     """One decode step's FLOPs per byte read: '0.93 FLOP/byte' at batch 1, no context."""
     step = decode_step(resolve_model(model_id=model), get_hardware(hardware), batch=batch,
                        context_tokens=context)
-    return _per_byte(step.arithmetic_intensity)
+    return format_flops_per_byte(step.arithmetic_intensity)
 
 
 def decode_compute_batch(model: str = MODEL, hardware: str = HARDWARE, context: int = 0) -> str:
@@ -37,7 +34,7 @@ def decode_kv_ceiling(model: str = MODEL, hardware: str = HARDWARE, context: int
     per request: '18 FLOP/byte' for Llama 3.1 8B at 8,192 tokens."""
     x = kv_ceiling_flops_per_byte(resolve_model(model_id=model), get_hardware(hardware),
                                   context_tokens=context)
-    return "no ceiling" if x is None else _per_byte(x)
+    return "no ceiling" if x is None else format_flops_per_byte(x)
 
 
 DECODE_FIGURES = (decode_flops_per_byte, decode_compute_batch, decode_kv_ceiling)

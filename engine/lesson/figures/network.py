@@ -12,7 +12,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import decode_parts
 from engine.numbers.hops import HOP_KINDS, Hop, hops
 from engine.numbers.plan import plan
-from engine.words.format import format_bandwidth, format_seconds
+from engine.words.format import format_bandwidth, format_percent, format_seconds
 
 
 def _hop(hardware: str, hop: str) -> Hop:
@@ -39,7 +39,7 @@ def bubble_share(stages: int, micro_batches: int) -> str:
     p = quantities.PIPELINE_STAGES.check_integer(stages, "stages", "Pipeline stages")
     m = quantities.MICRO_BATCHES_PER_STEP.check_integer(micro_batches, "micro_batches",
                                                         "Micro-batches")
-    return f"{pipeline_bubble_fraction(p, m):.0%}"
+    return format_percent(pipeline_bubble_fraction(p, m))
 
 
 def _decode_seconds(model: str, hardware: str, gpus: object, batch: object,
@@ -74,7 +74,7 @@ def cluster_mfu(model: str, gpus: int, tp: int, pp: int, interleave: int = 1,
              interleave=interleave, global_batch_tokens=global_batch, seq_len=seq_len,
              sharding="zero1", tokens=1e12)
     assert p.train is not None
-    return f"{p.train.expected.mfu:.0%}"
+    return format_percent(p.train.expected.mfu)
 
 
 def published(measurement: str) -> str:

@@ -41,7 +41,10 @@ from engine.words.format import (
     format_bytes,
     format_count,
     format_flops,
+    format_flops_per_byte,
     format_GB,
+    format_percent,
+    format_percent_range,
     format_seconds,
     format_TFLOP_per_s,
     format_tokens_per_s,
@@ -182,12 +185,12 @@ def train_time(
 
 def mfu_assumed() -> str:
     """The MFU the lesson assumes when none is given: '40 %'."""
-    return f"{DEFAULT_MFU * 100:.0f} %"
+    return format_percent(DEFAULT_MFU)
 
 
 def mfu_good_band() -> str:
     """The MFU well-tuned large training runs reach: '35 to 55 %'."""
-    return f"{GOOD_MFU_LOW * 100:.0f} to {GOOD_MFU_HIGH * 100:.0f} %"
+    return format_percent_range(GOOD_MFU_LOW, GOOD_MFU_HIGH)
 
 
 def bandwidth(hardware: str) -> str:
@@ -204,7 +207,7 @@ def ridge(hardware: str = "h100-sxm", format: str = "bf16") -> str:
     """A chip's ridge point, peak FLOP/s / bandwidth: '295 FLOP/byte'."""
     from engine.numbers.roofline import ridge_point
 
-    return f"{ridge_point(get_hardware(hardware), parse_format(format)):,.0f} FLOP/byte"
+    return format_flops_per_byte(ridge_point(get_hardware(hardware), parse_format(format)))
 
 
 def decode_time(model: str, hardware: str = "h100-sxm", format: str = "bf16") -> str:
@@ -250,7 +253,7 @@ def break_even(hardware: str = "h100-sxm", years: object = None) -> str:
                else quantities.YEARS.check(years, "years", "Years of use")),
     )
     u = r.break_even_utilisation
-    return "never" if u is None else f"{u:.0%}"
+    return "never" if u is None else format_percent(u)
 
 
 FIGURES: dict[str, Figure] = {

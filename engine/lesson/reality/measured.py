@@ -26,6 +26,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.html import column_heads, esc, table_box, tag
+from engine.words.format import format_percent
 
 BEATEN = "The measurement beats this bound: a bug in the engine's bound, reported."
 
@@ -234,7 +235,7 @@ def format_measure(value: float, metric: str, scope: str = "system") -> str:
         per = " per GPU" if scope == "per_gpu" or metric.endswith("per_gpu") else ""
         return (f"{value:,.1f}" if value < 100 else f"{value:,.0f}") + f" tokens/s{per}"
     if metric == "train_mfu":
-        return f"{value * 100:.1f} %"
+        return format_percent(value)
     if metric == "train_gpu_hours":
         if value < 1e6:
             return f"{value:,.0f} GPU-hours"
@@ -339,6 +340,6 @@ def summary_html() -> str:
         parts.append("Expected values: pending (the engine gives none yet).")
     else:
         parts.append(f"Expected value within ±25 % of the measurement: {s.serving_within} of "
-                     f"{s.serving_with_expected} serving rows ({share:.0%}), "
+                     f"{s.serving_with_expected} serving rows ({format_percent(share)}), "
                      f"{s.training_within} of {s.training_with_expected} training rows.")
     return tag("p", esc(" ".join(parts)), class_="reality-summary")

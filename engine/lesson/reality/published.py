@@ -27,7 +27,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.html import column_heads, esc, table_box, tag
-from engine.words.format import format_count, format_flops, format_TFLOP_per_s
+from engine.words.format import format_count, format_flops, format_percent, format_TFLOP_per_s
 
 TOPICS: dict[str, str] = {
     "compute": "Counting the work",
@@ -192,7 +192,7 @@ def _bloom_energy() -> Prediction:
     return Prediction(
         energy.megawatt_hours,
         f"{p.gpus:,} GPUs × {pw.power_W_per_gpu:,.0f} W (rated) × PUE {pw.pue:g} × "
-        f"{p.train.seconds / SECONDS_PER_DAY:,.1f} days at {p.train.mfu:.0%} MFU",
+        f"{p.train.seconds / SECONDS_PER_DAY:,.1f} days at {format_percent(p.train.mfu)} MFU",
     )
 
 
@@ -416,7 +416,7 @@ def format_value(value: float, unit: str) -> str:
     if unit == "flops":
         return format_flops(value)
     if unit == "percent":
-        return f"{value:.1f} %"
+        return format_percent(value / 100.0)
     if unit == "days":
         return f"{value:,.1f} days"
     if unit == "gpu_hours":
