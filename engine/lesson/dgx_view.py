@@ -23,6 +23,7 @@ from engine.render.html import esc, tag
 from engine.render.plot import stacked_bar
 from engine.render.svg import rect, svg
 from engine.words.format import format_count, format_GB, format_percent, format_seconds
+from engine.words.sharding import sharding_name
 
 STORE = "session:dgx-1"
 SYSTEM = "dgx-1"
@@ -94,8 +95,7 @@ def _job_words(job: cluster.Job) -> str:
             f"serving {model} ({job.weight_format} weights, {job.batch:,} × "
             f"{job.context_tokens:,} tokens of context)"
         )
-    sharding = "not sharded" if job.sharding == "none" else f"ZeRO-{job.sharding[-1]}"
-    return f"training {model} ({sharding}, {format_count(job.tokens)} tokens)"
+    return f"training {model} ({sharding_name(job.sharding)}, {format_count(job.tokens)} tokens)"
 
 
 def _bar(segments: list[tuple[str, float, str]], total: float, label: str, gpu: int,

@@ -27,6 +27,7 @@ from engine.words.format import (
     format_seconds,
     plural,
 )
+from engine.words.sharding import tensor_parallel
 
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
@@ -57,8 +58,8 @@ def render(values: Values) -> str:
     e = t.expected
     step = e.step
     bound_step = t.bound_seconds / t.tokens * e.tokens_per_step
-    split = (f"{mem.dp:,} data-parallel {'copy' if mem.dp == 1 else 'copies'} × tensor "
-             f"parallel {mem.tp} × {plural(mem.pp, 'pipeline stage')}")
+    split = (f"{mem.dp:,} data-parallel {'copy' if mem.dp == 1 else 'copies'} × "
+             f"{tensor_parallel(mem.tp)} × {plural(mem.pp, 'pipeline stage')}")
     verdict = tag("p", esc(
         f"{plural(p.gpus, 'GPU')} in {plural(servers, 'server')} as {split}: one step of "
         f"{format_count(e.tokens_per_step)} tokens takes "

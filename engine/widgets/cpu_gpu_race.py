@@ -56,6 +56,7 @@ from engine.words.format import (
     format_TFLOP_per_s,
 )
 from engine.words.labels import side_count, side_name
+from engine.words.sharding import sharding_name
 
 SYSTEM = "dgx-1"
 WEIGHT_FORMAT: FormatId = "bf16"
@@ -291,8 +292,8 @@ def _fit_note(model: ModelSpec, gpu: Side) -> str:
     mem = memory.training_memory(model, gpu.chip, gpus=gpu.count, sharding="zero3")
     fits = "fits" if mem.fits else "does not fit even so"
     return (
-        f"The training state is sharded over the {gpu.count} GPUs (ZeRO-3, as in \"A training "
-        "run you can watch\"): "
+        f"The training state is sharded over the {gpu.count} GPUs ({sharding_name(mem.sharding)}, "
+        "as in \"A training run you can watch\"): "
         f"{format_GB(mem.per_gpu_bytes)} on each of {format_GB(mem.capacity_bytes)}, which "
         f"{fits}."
     )

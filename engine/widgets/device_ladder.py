@@ -42,6 +42,7 @@ from engine.words.format import (
     format_percent,
     format_seconds,
 )
+from engine.words.sharding import sharding_name, tensor_parallel
 
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.
@@ -193,7 +194,8 @@ def _train_cells(p: Plan) -> tuple[Cell, Cell]:
     how = (
         ""
         if p.gpus == 1
-        else (f", ZeRO-3 over {p.gpus:,}" + (f", tensor parallel {mem.tp}" if mem.tp > 1 else ""))
+        else (f", {sharding_name('zero3')} over {p.gpus:,}"
+              + (f", {tensor_parallel(mem.tp)}" if mem.tp > 1 else ""))
     )
     time = format_seconds(_training_seconds(p))
     if mem.fits:

@@ -22,6 +22,7 @@ from engine.render.secondary import secondary_list
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import SHARDING_LABELS
+from engine.words.sharding import state_sharding
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
 ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}
@@ -162,7 +163,7 @@ def _preview(
     model = next(m for m in list_models() if m.id == model_id)
     free = min(state.free_bytes()[g] for g in gpus)
     where = f"GPU {gpus[0]}" if len(gpus) == 1 else f"GPUs {gpus[0]}-{gpus[-1]}"
-    shard = "state not sharded" if sharding == "none" else f"state sharded with ZeRO-{sharding[-1]}"
+    shard = state_sharding(sharding)
     free_words = (
         f"{where} has {format_GB(free)} free"
         if len(gpus) == 1

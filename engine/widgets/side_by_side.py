@@ -33,6 +33,7 @@ from engine.words.format import (
     plural,
 )
 from engine.words.memory_explained import memory_assumptions
+from engine.words.sharding import sharding_name
 
 TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the budget of the run training_run shows
 TRAIN_SHARDING = "zero3"
@@ -222,7 +223,7 @@ def render(values: Values) -> str:
         )
     )
     assumptions = (
-        f"Training: ZeRO-3 sharding, sequences of {SEQ_LEN:,} tokens, "
+        f"Training: {sharding_name(TRAIN_SHARDING)} sharding, sequences of {SEQ_LEN:,} tokens, "
         f"{format_percent(TRAIN_MFU)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
         "Serving: best-case times (raw peak and full bandwidth, no queue), "
         f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",

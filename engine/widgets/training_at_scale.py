@@ -41,6 +41,7 @@ from engine.words.format import (
 )
 from engine.words.labels import SHARDING_LABELS
 from engine.words.memory_explained import memory_assumptions
+from engine.words.sharding import parallel_layout
 
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 
@@ -98,7 +99,7 @@ def render(values: Values) -> str:
     bar = memory_bar(
         mem.parts,
         mem.capacity_bytes,
-        label=f"Memory of each {gpu.name} with {sharding} sharding over {gpus:,} GPUs",
+        label=f"Memory of each {gpu.name} with {parallel_layout(sharding)} over {gpus:,} GPUs",
     )
 
     rows: list[tuple[str, str, str]] = [
@@ -175,7 +176,7 @@ def render(values: Values) -> str:
     tuned = definition_list(
         [
             (
-                f"Expected with {sharding} sharding, tensor parallel {tp}, no pipeline stages "
+                f"Expected with {parallel_layout(sharding, tp)}, no pipeline stages "
                 "(kernel efficiencies and communication; no failures, stragglers or power "
                 "limits)",
                 f"{format_percent(modelled.mfu)} MFU, "

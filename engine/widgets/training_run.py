@@ -37,6 +37,7 @@ from engine.words.format import (
     format_percent,
     format_seconds,
 )
+from engine.words.sharding import sharding_name
 from engine.words.training import training_run_assumptions
 
 MODEL = "llama-3.1-8b"
@@ -219,7 +220,7 @@ def render(values: Values) -> str:
     notes = (
         *training_run_assumptions(run.inputs),
         f"Memory per GPU: {format_GB(train_mem.per_gpu_bytes)} with the "
-        f"training state sharded over the {system.gpu_count} GPUs (ZeRO stage 3).",
+        f"training state sharded over the {system.gpu_count} GPUs ({sharding_name(SHARDING)}).",
     )
     more = secondary(
         "Loss, whole run, best case, assumptions",

@@ -12,6 +12,7 @@ from engine.numbers.memory import ServingMemory
 from engine.numbers.plan import Plan
 from engine.words.answers import price_note
 from engine.words.format import format_GB, format_percent, format_seconds
+from engine.words.sharding import parallel_layout
 
 
 def answer_lines(p: Plan) -> dict[str, str]:
@@ -57,7 +58,7 @@ def _gpus_line(p: Plan) -> str:
     plural = "s" if p.min_gpus > 1 else ""
     if isinstance(p.memory, ServingMemory):
         return f"{p.min_gpus:,} GPU{plural} to hold it."
-    return f"At least {p.min_gpus:,} GPU{plural} with {p.memory.sharding} sharding."
+    return f"At least {p.min_gpus:,} GPU{plural} with {parallel_layout(p.memory.sharding, p.memory.tp)}."
 
 
 def _failure_line(p: Plan) -> str:

@@ -17,6 +17,7 @@ from engine.words.format import (
     format_TFLOP_per_s,
 )
 from engine.words.labels import part_words
+from engine.words.sharding import parallel_layout
 
 # The five questions, in the order a plan answers them: key of `answers()` -> title.
 QUESTIONS: tuple[tuple[str, str], ...] = (
@@ -135,21 +136,19 @@ def _gpus_words(p: Plan) -> str:
         target = (f" To finish in {t.target_days:g} days at {format_percent(t.mfu)} MFU: "
                   f"{t.gpus_for_target:,} GPUs.")
     if p.min_gpus is None:
-        how = "replicated state" if mem.sharding == "none" else f"{mem.sharding} sharding"
-        return (f"With {how} and tensor parallel {mem.tp} no GPU count "
+        return (f"With {parallel_layout(mem.sharding, mem.tp)} no GPU count "
                 f"fits: the unsharded parts alone exceed one GPU.{_zero3_words(p)}" + target)
     return (f"Memory: at least {p.min_gpus:,} GPU{'s' if p.min_gpus > 1 else ''} "
-            f"with {mem.sharding} sharding"
-            f"{f' and tensor parallel {mem.tp}' if mem.tp > 1 else ''}.{target}")
+            f"with {parallel_layout(mem.sharding, mem.tp)}.{target}")
 
 
 def _zero3_words(p: Plan) -> str:
     fallback = p.zero3_fallback()
     if fallback is None:
-        return " Even ZeRO-3 with tensor parallel 8 does not fit: use full recomputation."
+        return (f" Even {parallel_layout('zero3', 8)} does not fit: use full "
+                "recomputation.")
     tp, n = fallback
-    tp_words = f" and tensor parallel {tp}" if tp > 1 else ""
-    return f" What would fit: ZeRO-3{tp_words} on at least {n:,} GPUs."
+    return f" What would fit: {parallel_layout('zero3', tp)} on at least {n:,} GPUs."
 
 
 def _failure_words(p: Plan) -> str:

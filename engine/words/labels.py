@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from engine.numbers.catalog import HardwareSpec
 from engine.numbers.memory import training_bytes_per_param
-from engine.numbers.training_choices import Convention
+from engine.numbers.training_choices import SHARDINGS, Convention
+from engine.words.sharding import sharding_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +69,7 @@ def part_words(key: str) -> str:
 
 
 TASK_LABELS = {"serve": "Serve it (answer requests)", "train": "Train it"}
-SHARDING_LABELS = {
-    "none": "None: every GPU holds the whole state",
-    "zero1": "ZeRO-1: optimiser states split",
-    "zero2": "ZeRO-2: optimiser states and gradients split",
-    "zero3": "ZeRO-3: optimiser states, gradients and weights split",
-}
+SHARDING_LABELS: dict[str, str] = {s: sharding_label(s) for s in SHARDINGS}
 OPTIMIZER_LABELS = {
     "adam": "Adam",
     "adamw": "AdamW",

@@ -20,6 +20,7 @@ from engine.numbers.memory import (
 )
 from engine.words.format import a_or_an, format_GB
 from engine.words.labels import part_words
+from engine.words.sharding import sharding_name, what_is_split
 
 CONVENTION_SOURCES = {
     "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
@@ -180,8 +181,7 @@ def sharding_words(sharding: str, dp: int, tp: int) -> str:
     tp_words = f" Tensor parallel over {tp} GPUs divides everything by {tp}." if tp > 1 else ""
     if sharding == "none":
         return f"Replicated data parallel: every GPU holds the full state.{tp_words}"
-    what = {"zero1": "optimiser states (master weights and moments)",
-            "zero2": "optimiser states and gradients",
-            "zero3": "optimiser states, gradients and weights"}[sharding]
-    return (f"ZeRO stage {sharding[-1]} (Rajbhandari et al. 2020): {what} split over the "
+    what = what_is_split(sharding) + (" (master weights and moments)" if sharding == "zero1"
+                                      else "")
+    return (f"{sharding_name(sharding)} (Rajbhandari et al. 2020): {what} split over the "
             f"{dp} data-parallel GPUs.{tp_words}")

@@ -520,7 +520,7 @@ def test_gpu_text_is_not_misread() -> None:
 def test_results_carry_assumptions_and_json() -> None:
     r = launch_training(new_cluster(), "llama-3.1-8b", gpus=tuple(range(8)), sharding="zero3")
     text = " ".join(r.assumptions)
-    assert "ZeRO stage 3" in text and "Chinchilla" in text and "to itself" in text
+    assert "ZeRO-3 (Rajbhandari" in text and "Chinchilla" in text and "to itself" in text
     refused = launch_training(r.state, "llama-3.1-70b", gpus=(0,))
     d = json.loads(json.dumps(refused.to_dict(), allow_nan=False))
     assert d["accepted"] is False and d["job"]["status"] == "refused" and d["job"]["id"] == ""

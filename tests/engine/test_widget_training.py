@@ -236,7 +236,7 @@ def test_training_at_scale_keeps_its_expected_line_in_the_details_with_its_layou
                        sharding="zero3")
     html = render("training_at_scale")
     opened, closed = html.split("<details", 1)
-    line = (f"Expected with zero3 sharding, tensor parallel 8, no pipeline stages (kernel "
+    line = (f"Expected with ZeRO-3 and tensor parallel 8, no pipeline stages (kernel "
             "efficiencies and communication; no failures, stragglers or power limits) "
             f"{format_percent(e.mfu)} MFU")
     assert line in text_of(closed)

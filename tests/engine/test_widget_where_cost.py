@@ -395,7 +395,7 @@ def test_five_answer_lines_for_training_are_the_plans_headlines() -> None:
     assert lines["fits"] == (f"Yes: {format_GB(p.memory.per_gpu_bytes)} of "
                              f"{format_GB(p.memory.capacity_bytes)} per GPU.")
     assert lines["limit"] == f"Compute: {format_seconds(p.train.seconds)} at 50 % MFU."
-    assert lines["gpus"] == f"At least {p.min_gpus:,} GPUs with zero3 sharding."
+    assert lines["gpus"] == f"At least {p.min_gpus:,} GPUs with ZeRO-3."
     run = training_run_cost(gpus=8, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour)
     assert lines["cost"].startswith(f"${run.usd:,.0f}: {run.gpu_hours:,.0f} GPU-hours at $")
     # One GPU, no sharding: it does not fit, and the lines say so without the arithmetic.

@@ -3,6 +3,9 @@ memory parts, and the catalogue's reference-only flag as the only way to hide a 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from engine.lesson.cluster import deploy, launch_training, new_cluster
@@ -96,3 +99,32 @@ def test_dgx_widgets_refuse_reference_only_models(widget: str) -> None:
     w = get_widget(widget)
     with pytest.raises(EngineError):
         w.run({**w.defaults(), "model": "opt-13b"}, "")
+
+
+def test_the_sharding_phrasebook_says_each_sharding_one_way() -> None:
+    from engine.words import sharding as say
+
+    assert [say.sharding_name(s) for s in SHARDINGS] == ["not sharded", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
+    assert SHARDING_LABELS["zero2"] == "ZeRO-2: optimiser states and gradients split"
+    assert say.sharding_over("zero3", 8) == "ZeRO-3 over the 8 GPUs"
+    assert say.sharding_over("zero1", 1) == "on one GPU"
+    assert say.sharding_over("none", 4) == "on each GPU (not sharded)"
+    assert say.sharding_setting("zero3", 1) == "none (one GPU)"
+    assert say.state_sharding("none") == "state not sharded"
+    assert say.state_sharding("zero2") == "state sharded with ZeRO-2"
+    assert say.parallel_layout("zero3") == "ZeRO-3"
+    assert say.parallel_layout("zero3", 8) == "ZeRO-3 and tensor parallel 8"
+    assert say.parallel_layout("zero1", 4, 12) == "ZeRO-1, tensor parallel 4 and 12 pipeline stages"
+    assert say.parallel_layout("none", 2) == "replicated state and tensor parallel 2"
+
+
+def test_no_module_but_the_phrasebook_builds_a_sharding_name() -> None:
+    # "ZeRO-3" typed in a sentence about ZeRO-3 is prose; a name built from an id is the
+    # phrasebook's job, and so is the older "ZeRO stage 3".
+    root = Path(__file__).resolve().parents[2] / "engine"
+    for path in sorted(root.rglob("*.py")):
+        if path == root / "words" / "sharding.py":
+            continue
+        text = path.read_text()
+        assert not re.search(r"ZeRO-\{|ZeRO stage [\d{]", text), path.relative_to(root)
+        assert not re.search(r"\{[\w.]*sharding\} sharding", text), path.relative_to(root)

@@ -54,13 +54,8 @@ from engine.words.format import (
 )
 from engine.words.labels import part_words
 from engine.words.memory_explained import memory_assumptions
+from engine.words.sharding import sharding_over
 from engine.words.training import training_run_assumptions
-
-
-def _sharding_words(sharding: str, gpus: int) -> str:
-    if sharding == "none" or gpus == 1:
-        return "on each GPU (not sharded)" if gpus > 1 else "on one GPU"
-    return f"ZeRO stage {sharding[-1]} over {gpus} GPUs"
 
 
 def _train_lines(mem: TrainingMemory) -> list[str]:
@@ -69,9 +64,9 @@ def _train_lines(mem: TrainingMemory) -> list[str]:
     first = (f"Training state: {bpp:g} bytes/param × {format_count(mem.model.params)} params = "
              f"{format_GB(mem.state_bytes_total)}")
     if state < mem.state_bytes_total * (1 - 1e-12):
-        first += f"; {_sharding_words(mem.sharding, mem.gpus)}: {format_GB(state)} per GPU"
+        first += f"; {sharding_over(mem.sharding, mem.gpus)}: {format_GB(state)} per GPU"
     elif mem.gpus > 1:
-        first += f" {_sharding_words(mem.sharding, mem.gpus)}"
+        first += f" {sharding_over(mem.sharding, mem.gpus)}"
     parts = ", ".join(f"{part_words(k)} {v:g}" for k, v in mem.bytes_per_param.items())
     return [
         first + f" ({parts} bytes; {mem.optimizer}).",

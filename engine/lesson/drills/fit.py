@@ -41,6 +41,7 @@ from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
 from engine.words.format import format_GB, format_percent
 from engine.words.labels import part_words
+from engine.words.sharding import sharding_setting
 
 TASKS = ("serve", "train")
 SERVE_SHARE = 0.6  # share of scenarios that serve (the rest train)
@@ -174,7 +175,7 @@ class FitQuestion(QuestionBase):
         assert t is not None
         out += [
             ("Training", f"Adam, mixed precision: {t.bytes_per_param_total:g} bytes per parameter"),
-            ("Sharding", _sharding_words(t)),
+            ("Sharding", sharding_setting(t.sharding, t.gpus)),
             ("Activations", f"{format_GB(t.parts['activations'])} per GPU"),
             ("Runtime overhead", f"{format_GB(t.parts['runtime_overhead'])} per GPU"),
         ]
@@ -389,14 +390,6 @@ class FitQuestion(QuestionBase):
 def _bytes_words(count: float) -> str:
     """'0.5 bytes', '1 byte', '2 bytes'."""
     return f"{count:g} byte{'' if count == 1 else 's'}"
-
-
-def _sharding_words(t: memory.TrainingMemory) -> str:
-    if t.gpus == 1:
-        return "none (one GPU)"
-    if t.sharding == "zero3":
-        return f"ZeRO-3 over the {t.gpus} GPUs"
-    return "none: plain data parallelism, a full copy on each GPU"
 
 
 # ------------------------------------------------------------------------- generation

@@ -48,6 +48,7 @@ from engine.numbers.training_choices import Convention, Optimizer, Sharding
 from engine.numbers.units import GB
 from engine.words.format import format_GB, format_percent
 from engine.words.labels import part_words
+from engine.words.sharding import sharding_setting
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,11 +216,7 @@ class TrainingMemoryQuestion(QuestionBase):
 
     @property
     def sharding_words(self) -> str:
-        if self.gpus == 1:
-            return "none (one GPU)"
-        if self.sharding == "zero3":
-            return f"ZeRO-3 over the {self.gpus} GPUs"
-        return "none: plain data parallelism, a full copy on each GPU"
+        return sharding_setting(self.sharding, self.gpus)
 
     @property
     def lead(self) -> str:
