@@ -89,6 +89,12 @@ class RentVsOwn(Record):
     sources: tuple[str, ...]
     catalog: CatalogPrices | None = None
 
+    @property
+    def fixed_usd_per_hour(self) -> float:
+        """What owning one GPU costs every wall-clock hour, busy or idle: capital plus
+        overhead (USD per GPU per hour)."""
+        return self.capital_usd_per_hour + self.overhead_usd_per_hour
+
 
 def _owned_per_used_hour(fixed_per_hour: float, power_per_hour: float, u: float) -> float:
     return fixed_per_hour / u + power_per_hour

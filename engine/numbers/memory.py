@@ -116,6 +116,26 @@ class ServingMemory(Record):
     max_concurrent_requests: int
     activation_tokens: int
 
+    @property
+    def weights_bytes_total(self) -> float:
+        """The whole model's weights in ``weight_format`` before any split (bytes)."""
+        return self.model.params * get_format(self.weight_format).bytes_per_number
+
+    @property
+    def kv_cache_bytes_total(self) -> float:
+        """The KV cache of all ``batch`` requests of ``context_tokens`` tokens before any
+        split (bytes)."""
+        return self.kv_cache_bytes_per_token * self.context_tokens * self.batch
+
+    def kv_tokens_that_fit(self, free_bytes: float) -> int:
+        """Tokens of KV cache that ``free_bytes`` (free on each GPU before this deployment)
+        hold once its weights and working space are loaded; its own KV cache counts as
+        room. 0 when even the weights do not fit."""
+        room = free_bytes - (self.per_gpu_bytes - self.parts["kv_cache"])
+        if room <= 0:
+            return 0
+        return int(room * self.gpus // self.kv_cache_bytes_per_token)
+
 
 def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int) -> float:
     """Transient serving buffers: tokens x (2 hidden + 2 FFN) x 2 bytes + logits (fp32)."""

@@ -57,7 +57,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     held = state.used_bytes()[gpu]
     free = state.free_bytes()[gpu]
     working = mem.parts["activations"] + mem.parts["runtime_overhead"]
-    tokens = cluster.kv_tokens_that_fit(free, mem)
+    tokens = mem.kv_tokens_that_fit(free)
     parts = {"weights": mem.parts["weights"], "kv_cache": mem.parts["kv_cache"],
              "working_space": working}
     if held > 0:

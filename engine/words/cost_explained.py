@@ -12,7 +12,7 @@ from engine.words.format import format_count, format_percent, format_seconds, fo
 
 def rent_vs_own_verdict(r: RentVsOwn) -> str:
     """Which is cheaper at the record's utilisation, and above which utilisation owning is."""
-    fixed = r.capital_usd_per_hour + r.overhead_usd_per_hour
+    fixed = r.fixed_usd_per_hour
     power_hour = r.power_usd_per_busy_hour
     if r.break_even_utilisation is not None:
         when = f"owning pays above {format_percent(r.break_even_utilisation)} utilisation"
@@ -32,7 +32,7 @@ def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
     """Per GPU, capital, overhead (when there is any), power, owned cost, break-even."""
     n, per_gpu, u = r.gpus, r.purchase_usd_per_gpu, r.utilisation
     overhead = r.overhead_fraction_per_year
-    fixed = r.capital_usd_per_hour + r.overhead_usd_per_hour
+    fixed = r.fixed_usd_per_hour
     power_hour, rent = r.power_usd_per_busy_hour, r.rent_usd_per_gpu_hour
     out = [
         f"Per GPU: {format_usd(r.purchase_usd)} / {n:,} GPU{'s' if n != 1 else ''} = "

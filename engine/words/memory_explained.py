@@ -74,11 +74,11 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
     fmt = get_format(mem.weight_format)
     out = [
         f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
-        f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}"
+        f"({fmt.id}) = {format_GB(mem.weights_bytes_total)}"
         + (f", split over {mem.gpus} GPUs" if mem.gpus > 1 else "") + ".",
         kv_cache_formula(m, mem.kv_format) + _kv_adjusted_words(mem)
         + f"; × {mem.context_tokens:,} tokens × batch {mem.batch} = "
-        f"{format_GB(mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch)}.",
+        f"{format_GB(mem.kv_cache_bytes_total)}.",
         f"Activations: transient buffers for the {mem.activation_tokens:,} tokens in flight "
         f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
         f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",

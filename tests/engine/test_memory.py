@@ -230,3 +230,35 @@ def test_mla_selective_recomputation_keeps_the_latents_not_q_k_v() -> None:
     # Without recomputation it keeps the per-head Q, K (192 wide) and V (128 wide).
     none = layer_activations(m, seq_len=4096, micro_batch=1, recompute="none")
     assert none.attention == 2 * (7168 + 2 * 128 * 192 + 2 * 128 * 128) * 4096
+
+
+def test_serving_memory_carries_the_totals_its_sentences_show() -> None:
+    from engine.numbers.memory import serving_memory
+
+    mem = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=8192,
+                         batch=4, gpus=2)
+    # 8,030,261,248 parameters x 2 bytes (bf16), before the split over 2 GPUs.
+    assert mem.weights_bytes_total == 8_030_261_248 * 2
+    assert mem.parts["weights"] == pytest.approx(mem.weights_bytes_total / 2)
+    # Llama 3.1 8B: 2 (K and V) x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 bytes a
+    # token; x 8,192 tokens x 4 requests, before the split.
+    assert mem.kv_cache_bytes_per_token == 131_072
+    assert mem.kv_cache_bytes_total == 131_072 * 8192 * 4
+    # Free bytes beyond its own weights and working space hold KV cache over both GPUs.
+    fixed = mem.per_gpu_bytes - mem.parts["kv_cache"]
+    assert mem.kv_tokens_that_fit(fixed) == 0
+    assert mem.kv_tokens_that_fit(fixed + 131_072) == 2  # 131,072 bytes on each of 2 GPUs
+
+
+def test_a_system_and_a_rent_or_own_record_carry_their_sums() -> None:
+    from engine.numbers.catalog import get_system
+    from engine.numbers.cost import rent_vs_own
+    from engine.numbers.units import HOURS_PER_YEAR
+
+    assert get_system("dgx-1").cpu_cores == 112  # two 56-core Xeons
+    r = rent_vs_own(rent_usd_per_gpu_hour=2.0, purchase_usd=80_000.0, years=4.0, power_W=1000.0,
+                    pue=1.3, usd_per_kWh=0.1, gpus=8, utilisation=0.5,
+                    overhead_fraction_per_year=0.1)
+    # Per GPU $10,000: capital $10,000 / (4 years of hours), overhead 10 % of it a year.
+    hours = HOURS_PER_YEAR
+    assert r.fixed_usd_per_hour == pytest.approx(10_000 / (4 * hours) + 10_000 * 0.1 / hours)

@@ -12,7 +12,6 @@ from widget_text import text_of
 
 from engine.browser import update
 from engine.lesson import cluster
-from engine.lesson.cluster import kv_tokens_that_fit
 from engine.lesson.dgx_view import DEFAULT_STATE, dump_state, load_state
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware, get_model
@@ -302,7 +301,7 @@ def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     assert "Deployed." in text and expected.message in text
     # The room the widget reports is the engine's own figure in its message.
     mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=32768, batch=4)
-    tokens = kv_tokens_that_fit(H100_BYTES, mem)
+    tokens = mem.kv_tokens_that_fit(H100_BYTES)
     assert f"room for {tokens:,} tokens of context" in expected.message
     assert f"holds {tokens:,}" in text
     panel = text_of(run("dgx_panel", state=out.set_inputs["state"]).html)

@@ -40,7 +40,7 @@ from __future__ import annotations
 from engine.lesson.cluster.actions import advance, new_cluster, reset, stop, try_way_out
 from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
-from engine.lesson.cluster.serving import deploy, kv_tokens_that_fit
+from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
     MAX_LOG_ENTRIES,
@@ -76,7 +76,6 @@ __all__ = [
     "deploy",
     "gpu_list",
     "job_progress",
-    "kv_tokens_that_fit",
     "launch_training",
     "new_cluster",
     "reset",

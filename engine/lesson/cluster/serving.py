@@ -45,13 +45,12 @@ def _serve_lines(mem: ServingMemory) -> list[str]:
     m = mem.model
     fmt = get_format(mem.weight_format)
     split = f" / {mem.gpus} GPUs" if mem.gpus > 1 else ""
-    kv_total = mem.kv_cache_bytes_per_token * mem.context_tokens * mem.batch
     return [
         f"Weights: {format_count(m.params)} params × {fmt.bytes_per_number:g} bytes "
-        f"({fmt.id}) = {format_GB(m.params * fmt.bytes_per_number)}{split}"
+        f"({fmt.id}) = {format_GB(mem.weights_bytes_total)}{split}"
         + (f" = {format_GB(mem.parts['weights'])} per GPU" if split else "") + ".",
         f"KV cache: {mem.kv_cache_bytes_per_token:,.0f} bytes/token × "
-        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {format_GB(kv_total)}"
+        f"{mem.context_tokens:,} tokens × {plural(mem.batch, 'request')} = {format_GB(mem.kv_cache_bytes_total)}"
         f"{split}" + (f" = {format_GB(mem.parts['kv_cache'])} per GPU" if split else "") + ".",
         f"Activations (transient buffers): {format_GB(mem.parts['activations'])}.",
         f"Runtime overhead (CUDA context, workspaces): {format_GB(mem.parts['runtime_overhead'])}.",
@@ -161,16 +160,6 @@ def _serve_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...], w
     return out
 
 
-def kv_tokens_that_fit(free_bytes: float, mem: ServingMemory) -> int:
-    """Tokens of KV cache that ``free_bytes`` (what each GPU has free before this deployment)
-    hold once the deployment's weights and working space are loaded; its own KV cache counts
-    as room. 0 when even the weights do not fit."""
-    room = free_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
-    if room <= 0:
-        return 0
-    return int(room * mem.gpus // mem.kv_cache_bytes_per_token)
-
-
 def deploy(
     state: ClusterState | Mapping[str, object],
     model_id: str = "llama-3.1-8b",
@@ -210,7 +199,7 @@ def deploy(
                    "which has its GPUs to itself; stop it or choose other GPUs.")
         return refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        memory_assumptions(mem))
-    fit_tokens = kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx), mem)
+    fit_tokens = mem.kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx))
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "

@@ -60,7 +60,7 @@ from engine.words.training import training_run_assumptions
 
 def _train_lines(mem: TrainingMemory) -> list[str]:
     bpp = mem.bytes_per_param_total
-    state = mem.parts["weights"] + mem.parts["gradients"] + mem.parts["optimizer_states"]
+    state = mem.state_bytes
     first = (f"Training state: {bpp:g} bytes/param × {format_count(mem.model.params)} params = "
              f"{format_GB(mem.state_bytes_total)}")
     if state < mem.state_bytes_total * (1 - 1e-12):

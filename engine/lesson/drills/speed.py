@@ -234,7 +234,7 @@ class SpeedQuestion:
         per = "over the prompt" if isinstance(self.step, serving.Prefill) else "per token"
         return [
             ("Parameters", f"{self.model.params:,}"),
-            ("Weights", f"{fmt.id.upper()}, {fmt.bytes_per_number * 8:g} bits per parameter"),
+            ("Weights", f"{fmt.id.upper()}, {fmt.bits:g} bits per parameter"),
             ("In matrix multiplies", f"{self.matmul_weights:,.0f} weights per token"),
             ("Attention scores", f"{format_flops(self.attention_flops)} {per}"),
             ("KV cache", f"{self.kv_bytes_per_token:,.0f} bytes per token"),
@@ -379,7 +379,8 @@ class SpeedQuestion:
     def _per_token_slips(self) -> list[Slip]:
         s = self.step
         bw = self.hardware.bandwidth_bytes_per_s
-        bits = get_format(self.weight_format).bytes_per_number * 8
+        fmt = get_format(self.weight_format)
+        bits = fmt.bits
         kv = s.bytes_read - self.weight_bytes
         return [
             self._ms_slip(),
@@ -393,7 +394,7 @@ class SpeedQuestion:
                 "bits_not_bytes",
                 self.in_unit(max((self.weight_bytes * 8 + kv) / bw, s.compute_seconds)),
                 f"You used {bits:g} bits per parameter as bytes: {bits:g} bits are "
-                f"{bits / 8:g} bytes.",
+                f"{fmt.bytes_per_number:g} bytes.",
             ),
             self._forgot_kv(f"the KV cache of its {self.tokens:,} tokens"),
         ]

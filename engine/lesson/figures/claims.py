@@ -39,7 +39,7 @@ def example_train_time(tokens: float | str) -> str:
 def server_cpu_cores(system: str = "dgx-1") -> str:
     """The cores of a server's CPUs together: '112' for dgx-1's two 56-core Xeons."""
     s = get_system(system)
-    return f"{s.cpu.compute_units * s.cpu_count:,}"
+    return f"{s.cpu_cores:,}"
 
 
 def server_gpu_over_cpu(system: str = "dgx-1", path: str = "matrix",

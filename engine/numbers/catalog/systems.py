@@ -45,6 +45,11 @@ class SystemSpec(Record):
         """All GPU memory of the system (679.5 GB for dgx-1: 8 x 79.11 GiB allocatable)."""
         return self.gpu.memory_bytes * self.gpu_count
 
+    @property
+    def cpu_cores(self) -> int:
+        """The cores of all the system's CPUs together (112 for dgx-1: two 56-core Xeons)."""
+        return self.cpu.compute_units * self.cpu_count
+
 
 def _from_toml(sys_id: str, e: dict[str, Any]) -> SystemSpec:
     return SystemSpec(
