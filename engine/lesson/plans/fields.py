@@ -156,7 +156,7 @@ COMMAND = ("python", "-m", "engine", "plan")
 CONFIG_FILE = "config.json"
 # What a POSIX shell reads as one plain word (shlex.quote's set): anything else is quoted.
 # shell_quote is shlex.quote written out: the browser's trimmed runtime does not ship shlex
-# (macros/runtime_corpus.py), and importing it for one function would add it to every visit.
+# (macros/runtime_imports.py), and importing it for one function would add it to every visit.
 _SHELL_PLAIN = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
 
 
