@@ -1,4 +1,4 @@
-"""Chart text on a phone (issue 17, item 6): on a 390 px screen no chart label on any page is
+"""Chart text on a phone: on a 390 px screen no chart label on any page is
 drawn under 11 px; a chart too wide for the screen scrolls sideways in its own box, which
 the keyboard reaches."""
 

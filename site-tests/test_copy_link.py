@@ -1,4 +1,4 @@
-"""Copy link, copy as command, phones (issue 12, sections 4 and 5).
+"""Copy link, copy as command, phones.
 
 A widget's "Copy link" gives an address that, opened in a fresh browser (a new context: no
 storage, no history), shows the same inputs and the same result; without the clipboard API

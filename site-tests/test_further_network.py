@@ -1,4 +1,4 @@
-"""The "Going further" pages (issue 13) in a real browser: build-time numbers without
+"""The "Going further" pages in a real browser: build-time numbers without
 JavaScript, live results equal to CPython's, a refused split and a hostile input get the
 engine's message beside their field, the 390 px phone layout, and axe."""
 

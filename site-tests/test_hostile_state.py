@@ -1,4 +1,4 @@
-"""Hostile saved and linked values in the browser (issue 17): a deeply nested saved dgx-1
+"""Hostile saved and linked values in the browser: a deeply nested saved dgx-1
 state never reaches the worker, a runtime that answers with no JSON settles the render as an
 error, the status line describes the latest render, one bad value in a link drops only that
 value, and crafted progress or palette values are harmless."""

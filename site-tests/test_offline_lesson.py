@@ -1,4 +1,4 @@
-"""Offline readers get the whole lesson after one visit (issue 16).
+"""Offline readers get the whole lesson after one visit.
 
 One page visited online saves every page, asset and the runtime (docs/sw.js, lists written by
 macros/service_worker.py), none of it requested before the first widget is live; offline, the

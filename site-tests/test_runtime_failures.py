@@ -2,7 +2,7 @@
 error state that keeps the build-time numbers, says what failed and offers "Try again"; a
 worker that dies in mid-session is restarted on the next input. Also axe on widgets in their
 loading, live, error and failed states in both palettes, visible keyboard focus, and the axe
-findings of minor impact on the side-by-side and playground pages (issue 11).
+findings of minor impact on the side-by-side and playground pages.
 
 The failures are real ones, made with Playwright's routes (a request aborted, answered with
 junk, or never answered) and a real `Worker.terminate()`; nothing stands in for the runtime.
