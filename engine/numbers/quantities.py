@@ -249,7 +249,15 @@ SERVICE_BATCH = BATCH.within(
     maximum=4096, reason="one service here batches at most 4,096 requests"
 )
 SIMULATED_TRAINING_TOKENS = TRAINING_TOKENS.within(
-    maximum=1e15, reason="the simulation runs up to a quadrillion tokens"
+    maximum=1e15, reason="the simulation runs at most 1e15 tokens"
+)
+# The simulated dgx-1's jobs (engine.lesson.cluster): the lesson's quantities, narrowed where
+# the simulation stops.
+DEPLOYMENT_BATCH = BATCH.within(
+    maximum=4096, reason="one deployment here serves at most 4,096 requests at once"
+)
+SIMULATED_MICRO_BATCH = MICRO_BATCH.within(
+    maximum=1024, reason="the simulation trains at most 1,024 sequences per micro-batch"
 )
 
 # The training side's quantities (engine.numbers.train_request, the figures).

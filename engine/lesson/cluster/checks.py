@@ -6,7 +6,6 @@ field.
 
 from __future__ import annotations
 
-from engine.lesson.cluster.state import MAX_BATCH
 from engine.numbers import quantities, validate
 from engine.numbers.catalog import ModelSpec, SystemSpec, get_model
 from engine.numbers.errors import EngineError
@@ -55,16 +54,10 @@ def check_model(model_id: object) -> ModelSpec:
     return model
 
 
-# The simulation's ranges: the lesson's quantities, narrowed where dgx-1's simulation stops.
-SERVE_BATCH = quantities.BATCH.within(
-    maximum=MAX_BATCH, reason=f"one deployment here serves at most {MAX_BATCH:,} requests at once"
-)
-TRAIN_MICRO_BATCH = quantities.MICRO_BATCH.within(
-    maximum=1024, reason="the simulation trains at most 1,024 sequences per micro-batch"
-)
-TRAIN_TOKENS = quantities.TRAINING_TOKENS.within(
-    maximum=1e15, reason="the simulation runs at most 1e15 tokens"
-)
+# The simulation's ranges, declared with the lesson's other quantities.
+SERVE_BATCH = quantities.DEPLOYMENT_BATCH
+TRAIN_MICRO_BATCH = quantities.SIMULATED_MICRO_BATCH
+TRAIN_TOKENS = quantities.SIMULATED_TRAINING_TOKENS
 
 
 def check_context(model: ModelSpec, context_tokens: object) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.lesson.cluster.sizing import training_run_inputs
+from engine.numbers import quantities
 from engine.numbers.catalog import SystemSpec, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId
@@ -25,7 +26,7 @@ MAX_JOBS = 64  # running jobs are always kept; the oldest ended jobs are dropped
 MAX_CLOCK_SECONDS = 1e15
 MAX_TEXT = 1000
 DEFAULT_TOKENS = 1e9
-MAX_BATCH = 4096  # concurrent requests one deployment may ask for
+MAX_BATCH = int(quantities.DEPLOYMENT_BATCH.maximum)  # requests one deployment may ask for
 
 ActionValue = str | int | float | tuple[int, ...]
 
