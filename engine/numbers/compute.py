@@ -5,8 +5,17 @@ Rules (Kaplan et al. 2020, section 2.1): using a model costs about 2 x N FLOPs p
 lookup excluded); training costs about 6 x N x D for D tokens (2 forward + 4 backward).
 :func:`training_flops_per_token` is the one owner of a model's training FLOPs: 3 x the
 forward matmuls (6 x *active* parameters: a mixture of experts trains only the experts each
-token uses) plus attention scores (PaLM's 12 x layers x heads x head_dim x sequence), and
-what recomputation adds on top (hardware FLOPs, not model FLOPs: MFU never counts them).
+token uses) plus attention scores, and what recomputation adds on top (hardware FLOPs, not
+model FLOPs: MFU never counts them).
+
+One FLOP convention for every training time and MFU: causal attention counted as the work a
+causal kernel does. A token attends to itself and the tokens before it, (s + 1) / 2 of a
+sequence of s on average (a sliding-window layer: at most its window), so the attention
+scores cost half of PaLM's 12 x layers x heads x head_dim x s (Chowdhery et al. 2022,
+appendix B, which counts every token against the whole sequence). This is FlashAttention-2's
+count (Dao 2023, arXiv 2307.08691, section 4.1: with a causal mask the FLOPs are divided by
+2). The same model FLOPs are what MFU counts and what the bound divides by the dense peak, so
+the bound is exactly the time at 100 % MFU (:func:`bound_seconds`).
 """
 
 from __future__ import annotations
@@ -43,9 +52,10 @@ class TrainingFlopsPerToken(Record):
     """FLOPs to train on one token, by part.
 
     ``matmul``: 3 x the forward matmul FLOPs (2 forward + 4 backward per active weight).
-    ``attention``: 3 x the forward attention scores at ``seq_len`` (Chowdhery et al. 2022,
-    'PaLM', appendix B: 12 x layers x heads x head_dim x sequence, each token attending to
-    the whole sequence; a sliding-window layer to its window). ``recompute``: the forward
+    ``attention``: 3 x the forward attention scores of a causal sequence of ``seq_len``
+    tokens, per token: each token attends to itself and those before it (the module's
+    convention: half of PaLM's 12 x layers x heads x head_dim x sequence, plus the diagonal;
+    a sliding-window layer at most its window). ``recompute``: the forward
     work done again in the backward pass: all of it with full recomputation (so hardware
     FLOPs are 8/6 of model FLOPs), only the attention scores with selective recomputation
     (Korthikanti et al. 2022, section 4.2), none without.
@@ -88,13 +98,14 @@ def training_flops_per_token(model: ModelSpec, seq_len: int = DEFAULT_TRAINING_S
     """Training FLOPs per token of ``model`` on samples of ``seq_len`` tokens.
 
     Llama 3.1 8B at 4,096 tokens: matmul 3 x 15.01 billion = 45.0 billion, attention
-    12 x 32 x 4,096 x 4,096 = 6.44 billion; 51.5 billion model FLOPs per token.
+    12 x 32 layers x 4,096 (heads x head_dim) x 4,097 / 2 = 3.22 billion; 48.2 billion model
+    FLOPs per token.
     """
     m = model
     s = seq_len
     forward_matmul = architecture.forward_flops_per_token(m)
     forward_attention = (architecture.attention_flops_per_layer_token(m)
-                         * architecture.attended_layer_tokens(m, s))
+                         * architecture.causal_attended_layer_tokens(m, s) / s)
     again = {"none": 0.0, "selective": forward_attention,
              "full": forward_matmul + forward_attention}[recompute]
     return TrainingFlopsPerToken(3.0 * forward_matmul, 3.0 * forward_attention, again, s,
@@ -111,10 +122,25 @@ def training_flops(params: float, tokens: float, recompute: Recompute = "none") 
     return (8.0 if recompute == "full" else 6.0) * params * tokens
 
 
+def causal_attention_training_flops_per_token(layers: int, heads: int, head_dim: int,
+                                              seq_len: int) -> float:
+    """Attention-score training FLOPs per token for a bare shape (no catalogue model), in the
+    module's causal convention: 12 x layers x heads x head_dim x (seq_len + 1) / 2, the same
+    as :func:`training_flops_per_token`'s attention for a model with full attention."""
+    return 12.0 * layers * heads * head_dim * (seq_len + 1) / 2.0
+
+
 def training_seconds(total_flops: float, gpus: int, peak_flops_per_s: float,
                      mfu: float) -> float:
     """Wall-clock seconds = FLOPs / (GPUs x peak FLOP/s x MFU); GPUs, peak and MFU above 0."""
     return total_flops / (gpus * peak_flops_per_s * mfu)
+
+
+def bound_seconds(model_flops: float, gpus: int, peak_flops_per_s: float) -> float:
+    """The bound on a training run's time: its model FLOPs at every GPU's dense peak, which
+    is :func:`training_seconds` at 100 % MFU (recomputation adds FLOPs MFU does not count,
+    so no run with it reaches this; none without it beats it)."""
+    return training_seconds(model_flops, gpus, peak_flops_per_s, 1.0)
 
 
 def mfu_at(tokens_per_s: float, model_flops_per_token: float, gpus: int,
@@ -135,8 +161,8 @@ def mfu_from_throughput(tokens_per_s: float, params: float, gpus: int,
                         ) -> float:
     """MFU from a bare parameter count: (6 x N + extra) x tokens/s / (GPUs x peak FLOP/s).
 
-    ``extra_flops_per_token`` adds attention-score FLOPs if the source counts them (PaLM's
-    appendix B does: 12 x layers x heads x head_dim x sequence length).
+    ``extra_flops_per_token`` adds attention-score FLOPs
+    (:func:`causal_attention_training_flops_per_token` for the module's convention).
     """
     return mfu_at(tokens_per_s, 6.0 * params + extra_flops_per_token, gpus, peak_flops_per_s)
 

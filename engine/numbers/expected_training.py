@@ -3,12 +3,16 @@ bound (every FLOP at the raw dense peak, no communication).
 
 One optimiser step trains ``global batch`` tokens (a sourced default) as ``accumulation``
 micro-batches of ``micro_batch`` x ``seq_len`` tokens on each of the ``dp`` data-parallel
-groups of ``tp`` tensor-parallel GPUs. Per micro-batch, per GPU:
+groups of ``tp`` tensor-parallel GPUs (parallelism.split_batch). A batch of fewer
+micro-batches than ranks leaves the other ranks idle: they join the collectives but compute
+nothing, and the record's ``warnings`` say so (the batch is never raised to feed them; a batch
+that is not a whole number of micro-batches per rank is rounded up, and said). Per
+micro-batch, per GPU:
 
 - matmuls: compute.training_flops_per_token's matmul FLOPs (4/3 of them with full
   recomputation) x tokens / tp at the chip's measured matmul efficiency;
-- attention: its attention FLOPs (recomputation included), halved for causal kernels, / tp,
-  at FlashAttention's efficiency;
+- attention: its attention FLOPs (causal, recomputation included) / tp, at FlashAttention's
+  efficiency;
 - both divided by the measured matmul share of a forward pass (norms, activations);
 - tensor parallelism: four all-reduces per layer (two forward, two backward) of micro_batch x
   seq_len x hidden x 2 bytes, on the critical path.
@@ -17,12 +21,14 @@ Per step: the gradients (2 bytes per parameter / tp) are all-reduced over the da
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
 exposed. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
 micro-batch, overlapped with that micro-batch's compute. MFU = model FLOPs per token
-(training_flops_per_token(...).model) x tokens/s / (GPUs x dense peak).
+(training_flops_per_token(...).model) x tokens/s / (GPUs x dense peak), and the bound is those
+same model FLOPs at every GPU's dense peak (compute.bound_seconds): the time at 100 % MFU.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
@@ -43,14 +49,46 @@ from engine.numbers.communication import (
     reduce_scatter_seconds,
     send_seconds,
 )
+from engine.numbers.compute import bound_seconds as model_flops_bound_seconds
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
-from engine.numbers.parallelism import StepSplit, Traffic, check_split
+from engine.numbers.parallelism import BatchSplit, StepSplit, Traffic, check_split, split_batch
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.rounding import ceil_div
 from engine.numbers.training_choices import Recompute, Sharding
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
+
+# What a training estimate changed or assumed about its inputs: 'idle_ranks', the global
+# batch has fewer micro-batches than data-parallel ranks; 'batch_rounded_up', it was rounded
+# up to whole micro-batches on every busy rank.
+TrainWarningKind = Literal["idle_ranks", "batch_rounded_up"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainWarning(Record):
+    """One thing a training estimate changed or assumed, as numbers (engine.words.training
+    phrases it): ``kind``, the batch as dealt to the ranks, and the GPUs of one rank
+    (tensor parallel x pipeline stages), so the idle GPUs can be counted."""
+
+    JSON = JsonShape(derived=("idle_gpus",))
+
+    kind: TrainWarningKind
+    batch: BatchSplit
+    gpus_per_rank: int
+
+    @property
+    def idle_gpus(self) -> int:
+        return self.batch.idle_dp * self.gpus_per_rank
+
+
+def batch_warnings(batch: BatchSplit, gpus_per_rank: int) -> tuple[TrainWarning, ...]:
+    """What dealing the batch changed: ranks left idle, and a batch rounded up."""
+    out = []
+    if batch.idle_dp:
+        out.append(TrainWarning("idle_ranks", batch, gpus_per_rank))
+    if batch.tokens_per_step > batch.requested_tokens:
+        out.append(TrainWarning("batch_rounded_up", batch, gpus_per_rank))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +97,9 @@ class ExpectedTrain(Record):
 
     ``communication_seconds_per_step``: all the collectives of one step (0 on one GPU);
     ``exposed_communication_seconds_per_step``: the part not hidden behind compute.
+    ``bound_seconds``: the model FLOPs at every GPU's dense peak, the time at 100 % MFU.
+    ``tokens_per_step``: the global batch used; ``warnings``: what was changed or assumed to
+    get it (idle ranks, a batch rounded up).
     """
 
     mfu: float
@@ -79,6 +120,7 @@ class ExpectedTrain(Record):
     compute_seconds_per_step: float = 0.0
     bubble_seconds_per_step: float = 0.0
     traffic: tuple[Traffic, ...] = ()
+    warnings: tuple[TrainWarning, ...] = ()
 
     @property
     def step(self) -> StepSplit:
@@ -98,8 +140,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
     communication figures are modelled; the step's split keeps the modelled shares.
-    ``bound_seconds``: the same matmul and attention FLOPs at the raw dense peak, no
-    communication, no bubble. ``pp`` pipeline stages run the 1F1B schedule: with m
+    ``bound_seconds``: the model FLOPs (matmul and causal attention, recomputation not
+    counted) at every GPU's raw dense peak, no communication, no bubble: the time at 100 %
+    MFU. ``pp`` pipeline stages run the 1F1B schedule: with m
     micro-batches per step the fullest stage works m x its share and idles (pp - 1) x its
     share; ``global_batch_tokens`` (default: the catalogue's) sets m. ``interleave`` v > 1:
     each GPU holds v chunks of layers (the interleaved schedule), which cuts the idle time v
@@ -128,19 +171,19 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     global_tokens = (global_batch_tokens if global_batch_tokens is not None
                      else float(defaults.global_batch_tokens))
     tokens_mb = mb * s
-    accum = max(1, ceil_div(global_tokens, dp * tokens_mb))
-    tokens_step = accum * dp * tokens_mb
+    batch = split_batch(global_tokens, tokens_mb, dp)
+    accum = batch.accumulation
+    tokens_step = batch.tokens_per_step
 
     f_mm = matmul_fraction(hw, cf)
     f_attn = attention_fraction()
     share = forward_matmul_share()
-    # compute.training_flops_per_token owns the FLOPs; attention there is PaLM's count (every
-    # token attends to the whole sequence), of which causal kernels do half.
+    # compute.training_flops_per_token owns the FLOPs (causal attention, as the kernels run).
     per_token = training_flops_per_token(m, s, rec)
     matmul_hw = per_token.matmul * (4.0 / 3.0 if rec == "full" else 1.0)
     matmul_flops = matmul_hw * tokens_mb / t
-    attn_flops = (per_token.hardware - matmul_hw) / 2.0 * tokens_mb / t
-    bound_seconds = d / (tokens_mb * dp) * (matmul_flops + attn_flops) / peak / p
+    attn_flops = (per_token.hardware - matmul_hw) * tokens_mb / t
+    bound_seconds = model_flops_bound_seconds(per_token.model * d, g, peak)
     # The fullest stage's share of one micro-batch (the whole model without pipelining).
     compute_mb = (matmul_flops / (peak * f_mm.value)
                   + attn_flops / (peak * f_attn.value)) / share.value * split.stage_share
@@ -240,4 +283,5 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         exposed_communication_seconds_per_step=exposed, mfu_given=mfu is not None,
         basis=tuple(basis), pp=p, compute_seconds_per_step=compute_step,
         bubble_seconds_per_step=bubble, traffic=tuple(traffic),
+        warnings=batch_warnings(batch, t * p),
     )

@@ -19,7 +19,7 @@ from engine.numbers import architecture, quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.links import get_links
 from engine.numbers.errors import EngineError
-from engine.numbers.records import Record
+from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
 
@@ -108,12 +108,56 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
     return Split(gpus, t, p, gpus // (t * p), ceil_div(model.layers, p), model.layers, per)
 
 
+def micro_batches_in(global_batch_tokens: float, micro_batch_tokens: int) -> int:
+    """The micro-batches one optimiser step's global batch makes: its tokens over a
+    micro-batch's, rounded up (a part-filled micro-batch still takes a rank's turn)."""
+    return max(1, ceil_div(global_batch_tokens, micro_batch_tokens))
+
+
 def busy_gpus(global_batch_tokens: int, seq_len: int, micro_batch: int, tp: int) -> int:
     """The most GPUs one optimiser step gives work to without pipeline stages: the global
     batch (tokens) cut into ``seq_len``-token sequences, ``micro_batch`` of them per
     data-parallel rank, each rank ``tp`` GPUs wide. More GPUs only help with a bigger batch,
     shorter sequences or pipeline stages."""
-    return max(1, global_batch_tokens // seq_len // micro_batch) * tp
+    return micro_batches_in(global_batch_tokens, seq_len * micro_batch) * tp
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSplit(Record):
+    """How one optimiser step's global batch is dealt to the ``dp`` data-parallel ranks.
+
+    The batch is cut into micro-batches of ``micro_batch_tokens``; ``busy_dp`` ranks get
+    ``accumulation`` of them each. When the batch has fewer micro-batches than there are
+    ranks, the other ``dp - busy_dp`` ranks get none: they hold their share of the state and
+    join the gradient reduction, but compute nothing (the batch is not raised to feed them).
+    ``tokens_per_step`` is the batch actually trained on: ``requested_tokens`` rounded up to
+    whole micro-batches, the same number on every busy rank.
+    """
+
+    JSON = JsonShape(derived=("tokens_per_step", "idle_dp"))
+
+    requested_tokens: float
+    micro_batch_tokens: int
+    dp: int
+    busy_dp: int
+    accumulation: int
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.accumulation * self.busy_dp * self.micro_batch_tokens
+
+    @property
+    def idle_dp(self) -> int:
+        return self.dp - self.busy_dp
+
+
+def split_batch(global_batch_tokens: float, micro_batch_tokens: int, dp: int) -> BatchSplit:
+    """Deal ``global_batch_tokens`` to ``dp`` ranks in micro-batches of
+    ``micro_batch_tokens`` (see :class:`BatchSplit`)."""
+    micro_batches = micro_batches_in(global_batch_tokens, micro_batch_tokens)
+    busy = min(dp, micro_batches)
+    return BatchSplit(global_batch_tokens, micro_batch_tokens, dp, busy,
+                      ceil_div(micro_batches, busy))
 
 
 def seconds_on_busy_gpus(seconds_on_all: float, gpus: int, busy: int) -> float:

@@ -28,6 +28,7 @@ from engine.words.format import (
     plural,
 )
 from engine.words.sharding import tensor_parallel
+from engine.words.training import train_warnings_words
 
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
@@ -83,7 +84,7 @@ def render(values: Values) -> str:
          format_seconds(e.communication_seconds_per_step)),
         ("MFU (model FLOPs ÷ the GPUs' dense peak)", format_percent(e.mfu)),
     ])
-    words = (BOUND_WORDS, EXPECTED_TRAINING_WORDS,
+    words = (*train_warnings_words(e.warnings), BOUND_WORDS, EXPECTED_TRAINING_WORDS,
              f"Sequences of {SEQ_LEN:,} tokens, optimiser state sharded over the data-parallel "
              "GPUs (as Llama 3 was trained); the 1F1B pipeline schedule, interleaved when a "
              "GPU holds more than one chunk.",

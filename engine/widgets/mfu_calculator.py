@@ -126,7 +126,7 @@ def render(values: Values) -> str:
     peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {format_flops_per_s(all_peak)}"
     per_token_words = (
         f"3 × {format_count(flops.matmul / 3.0)} (2 forward + 4 backward per active weight) + "
-        f"{format_count(flops.attention)} (attention over {flops.seq_len:,} tokens) = "
+        f"{format_count(flops.attention)} (causal attention over {flops.seq_len:,} tokens) = "
         f"{format_count(per_token)} FLOPs"
     )
     if mode == "mfu":

@@ -46,6 +46,7 @@ from engine.words.expected import (
     at_best_and_expected,
 )
 from engine.words.memory_explained import memory_assumptions
+from engine.words.training import train_warnings_words
 
 
 def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
@@ -169,7 +170,8 @@ def _train_part(p: Plan) -> Part:
         ("Training time with a tuned stack",
          at_best_and_expected(t.bound_seconds, modelled.seconds)),
     ])
-    notes = plain_list((BOUND_WORDS, EXPECTED_TRAINING_WORDS))
+    notes = plain_list((BOUND_WORDS, EXPECTED_TRAINING_WORDS,
+                        *train_warnings_words(modelled.warnings)))
     return Part(tag("h2", "Training time", class_="playground-heading") + headline,
                 definition_list(rows) + notes)
 

@@ -42,6 +42,7 @@ from engine.words.format import (
 from engine.words.labels import SHARDING_LABELS
 from engine.words.memory_explained import memory_assumptions
 from engine.words.sharding import parallel_layout
+from engine.words.training import train_warnings_words
 
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 
@@ -89,7 +90,8 @@ def render(values: Values) -> str:
     verdict_text = (
         f"{plural(gpus, 'GPU')}: {format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per "
         f"GPU, {'it fits' if fits else 'it does not fit'}; {format_seconds(t.seconds)} of "
-        f"training, {'within' if on_time else 'beyond'} the {days:g}-day target."
+        f"training if {format_percent(mfu)} MFU is reached, {'within' if on_time else 'beyond'} the "
+        f"{days:g}-day target."
     )
     verdict = tag(
         "p",
@@ -169,7 +171,8 @@ def render(values: Values) -> str:
             price_line,
         ]
     )
-    assumptions = (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *memory_assumptions(mem))
+    assumptions = (BOUND_WORDS, EXPECTED_TRAINING_WORDS, *train_warnings_words(modelled.warnings),
+                   *memory_assumptions(mem))
     # The expected line is for this widget's layout, which has no pipeline stages: far below
     # what a tuned run with pipelining measures at this scale, so it waits in the details with
     # its layout named rather than stand beside the headline.

@@ -18,6 +18,7 @@ from engine.words.format import (
 )
 from engine.words.labels import part_words
 from engine.words.sharding import parallel_layout
+from engine.words.training import train_warnings_words
 
 # The five questions, in the order a plan answers them: key of `answers()` -> title.
 QUESTIONS: tuple[tuple[str, str], ...] = (
@@ -113,10 +114,11 @@ def _limit_words(p: Plan) -> str:
 
 def _expected_training_words(t: TrainFigures) -> str:
     e = t.expected
+    warned = "".join(f" {w}" for w in train_warnings_words(e.warnings))
     if e.mfu_given:
-        return ""
+        return warned
     return (f" A well-tuned training stack is expected to reach about {format_percent(e.mfu)} MFU on this "
-            f"set-up: {format_seconds(e.seconds)}.")
+            f"set-up: {format_seconds(e.seconds)}." + warned)
 
 
 def _gpus_words(p: Plan) -> str:

@@ -1,12 +1,20 @@
 """A training run in words: the assumptions a simulated run rests on (the FLOPs per token, the
 steady speed worked out, start-up, ramp, checkpoints, the loss fit), written from
-engine.numbers.training_run's inputs.
+engine.numbers.training_run's inputs; and what an expected training estimate changed or
+assumed about its batch (engine.numbers.expected_training's warnings).
 """
 
 from __future__ import annotations
 
+from engine.numbers.expected_training import TrainWarning
 from engine.numbers.training_run import TrainingRunInputs
-from engine.words.format import format_count, format_percent, format_seconds, format_TFLOP_per_s
+from engine.words.format import (
+    format_count,
+    format_percent,
+    format_seconds,
+    format_TFLOP_per_s,
+    plural,
+)
 
 
 def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
@@ -51,3 +59,25 @@ def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
         "vocabulary.",
     ]
     return tuple(out)
+
+
+def train_warning_words(w: TrainWarning) -> str:
+    """One sentence for what a training estimate changed or assumed about its batch."""
+    b = w.batch
+    if w.kind == "idle_ranks":
+        return (f"The global batch of {b.requested_tokens:,.0f} tokens makes only "
+                f"{b.busy_dp:,} micro-batches of {b.micro_batch_tokens:,} tokens for "
+                f"{b.dp:,} data-parallel ranks: each step {plural(b.idle_dp, 'rank')}"
+                + (f" ({w.idle_gpus:,} GPUs)" if w.gpus_per_rank > 1 else "")
+                + " get none and wait, holding their share of the state "
+                "and joining the gradient reduction. A bigger batch, shorter sequences or "
+                "pipeline stages would give them work.")
+    each = f"{b.accumulation:,} micro-batch{'' if b.accumulation == 1 else 'es'}"
+    return (f"The global batch is rounded up from {b.requested_tokens:,.0f} to "
+            f"{b.tokens_per_step:,} tokens: {each} of {b.micro_batch_tokens:,} tokens on each "
+            f"of {plural(b.busy_dp, 'data-parallel rank')}.")
+
+
+def train_warnings_words(warnings: tuple[TrainWarning, ...]) -> tuple[str, ...]:
+    """Every warning of an expected training record, one sentence each."""
+    return tuple(train_warning_words(w) for w in warnings)

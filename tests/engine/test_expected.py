@@ -19,11 +19,13 @@ from engine.cli import main
 from engine.lesson.plans.plan_json import plan_to_dict
 from engine.numbers.catalog import get_hardware, get_model, list_hardware, list_models
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
+from engine.numbers.compute import training_seconds
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.expected_training import expected_train
 from engine.numbers.plan import plan
 from engine.numbers.serving import request_timeline
+from engine.words.training import train_warning_words
 
 H100 = "h100-sxm"
 LLAMA_8B_PARAMS = 8_030_261_248  # Hugging Face safetensors of meta-llama/Llama-3.1-8B
@@ -165,21 +167,24 @@ def test_efficiencies_have_sources_and_defaults_say_so():
 def test_training_step_by_hand():
     # Llama 3.1 8B on 8 H100s, ZeRO-3, micro-batch 1 x 4,096 tokens, selective recompute;
     # global batch 4,194,304 tokens = 128 micro-batches per GPU. Per micro-batch:
-    # matmuls 3 x 2 x 7,504,658,432 x 4,096 at 989.4e12 x 0.803; attention (PaLM's
-    # 12 x 32 x 32 x 128 x 4,096 per token, + a third recomputed, halved for causal kernels:
-    # 8 x 32 x 32 x 128 x 4,096) x 4,096 at half of peak; both / 0.84 = 0.3207 s.
-    # ZeRO-3 traffic 3 x 7/8 x 16.06 GB / 360 GB/s = 0.117 s, hidden behind it.
+    # matmuls 3 x 2 x 7,504,658,432 x 4,096 at 989.4e12 x 0.803; causal attention (each
+    # token attends to 4,097 / 2 tokens on average: 12 x 32 x 32 x 128 x 4,097 / 2 per token,
+    # + a third recomputed = 8 x 32 x 32 x 128 x 4,097) x 4,096 at half of peak; both / 0.84
+    # = 0.3207 s. ZeRO-3 traffic 3 x 7/8 x 16.06 GB / 360 GB/s = 0.117 s, hidden behind it.
     t = expected_train(get_model("llama-3.1-8b"), get_hardware(H100), tokens=1e12, gpus=8, sharding="zero3")
     mm = 6 * 7_504_658_432 * 4096 / (989.4e12 * 0.803)
-    attn = 8 * 32 * 32 * 128 * 4096 * 4096 / (989.4e12 * 0.5)
+    attn = 8 * 32 * 32 * 128 * 4097 * 4096 / (989.4e12 * 0.5)
     assert t.accumulation == 128
     assert t.step_seconds == pytest.approx(128 * (mm + attn) / 0.84, rel=1e-9)
     assert t.exposed_communication_seconds_per_step == 0.0
-    model_flops = 6 * 7_504_658_432 + 12 * 32 * 32 * 128 * 4096  # per token, as MFU counts
+    model_flops = 6 * 7_504_658_432 + 6 * 32 * 32 * 128 * 4097  # per token, as MFU counts
     assert t.mfu == pytest.approx(model_flops * t.tokens_per_s / (8 * 989.4e12))
+    # The bound: those model FLOPs at the eight GPUs' peak, 48.25e9 x 1e12 / 7.915e15 s
+    # = 70.6 days (the time at 100 % MFU).
+    assert t.bound_seconds == pytest.approx(model_flops * 1e12 / (8 * 989.4e12), rel=1e-12)
+    assert t.warnings == ()
     # Published good runs reach 35-55 % (PaLM 46 %, Llama 3 405B 38-43 %); one node, no
-    # pipeline, sits at the top of that band or above (PaLM's count of attention FLOPs is
-    # twice what causal kernels do, which lifts MFU at long sequences).
+    # pipeline, sits at the top of that band or above.
     assert 0.45 < t.mfu < 0.70
 
 
@@ -187,7 +192,7 @@ def test_training_mfu_given_is_used():
     t = expected_train(get_model("llama-3.1-8b"), get_hardware(H100), tokens=1e12, gpus=8, mfu=0.3)
     assert t.mfu == 0.3 and t.mfu_given
     assert t.basis[0].name.startswith("MFU given")
-    model_flops = 6 * 7_504_658_432 + 12 * 32 * 32 * 128 * 4096
+    model_flops = 6 * 7_504_658_432 + 6 * 32 * 32 * 128 * 4097
     assert t.seconds == pytest.approx(model_flops * 1e12 / (8 * 989.4e12 * 0.3))
 
 
@@ -196,11 +201,82 @@ def test_one_gpu_trains_without_communication():
     assert t.communication_seconds_per_step == 0.0
 
 
-# ------------------------------------------------------------------ expected never beats bound
+def test_a_batch_too_small_for_the_ranks_leaves_them_idle_and_says_so():
+    # Llama 3.1 405B on 16,384 H100s, tensor parallel 8: 2,048 data-parallel ranks, but the
+    # default batch of 4,194,304 tokens is 1,024 sequences of 4,096. 1,024 ranks get one
+    # each; the other 1,024 (8,192 GPUs) wait. The batch is not raised: fed a batch twice as
+    # big (one sequence per rank), the step takes the same time for twice the tokens.
+    args = dict(tokens=15.6e12, gpus=16384, tp=8, sharding="zero3")
+    m, hw = get_model("llama-3.1-405b"), get_hardware(H100)
+    idle = expected_train(m, hw, **args)
+    fed = expected_train(m, hw, **args, global_batch_tokens=8_388_608)
+    assert idle.tokens_per_step == 4_194_304 and fed.tokens_per_step == 8_388_608
+    assert idle.step_seconds == fed.step_seconds
+    assert idle.tokens_per_s == pytest.approx(fed.tokens_per_s / 2, rel=1e-12)
+    assert idle.mfu == pytest.approx(fed.mfu / 2, rel=1e-12)
+    assert fed.warnings == ()
+    (w,) = idle.warnings
+    assert (w.kind, w.batch.dp, w.batch.busy_dp, w.idle_gpus) == ("idle_ranks", 2048, 1024, 8192)
+    assert idle.bound_seconds == fed.bound_seconds  # the bound counts every GPU
+    words = train_warning_words(w)
+    assert "1,024 micro-batches of 4,096 tokens for 2,048 data-parallel ranks" in words
+    assert "1,024 ranks (8,192 GPUs) get none" in words
+    t = plan_to_dict(plan(model=m, hardware=H100, task="train", **args))["train"]
+    assert t["global_batch_tokens"] == 4_194_304
+    assert t["warnings"] == [words]
+    assert t["expected"]["warnings"][0]["kind"] == "idle_ranks"
+
+
+def test_a_batch_of_part_micro_batches_is_rounded_up_and_says_so():
+    # 1,000,000 tokens at 4,096 per sequence is 244.1 sequences: 245 micro-batches, on 8
+    # ranks ceil(245 / 8) = 31 each, 31 x 8 x 4,096 = 1,015,808 tokens per step.
+    t = expected_train(get_model("llama-3.1-8b"), get_hardware(H100), tokens=1e12, gpus=8,
+                       sharding="zero3", global_batch_tokens=1e6)
+    assert (t.accumulation, t.tokens_per_step) == (31, 1_015_808)
+    (w,) = t.warnings
+    assert w.kind == "batch_rounded_up"
+    assert train_warning_words(w) == (
+        "The global batch is rounded up from 1,000,000 to 1,015,808 tokens: 31 micro-batches "
+        "of 4,096 tokens on each of 8 data-parallel ranks.")
+
+
+# ------------------------------------------------------------------ one basis: bound = 100 % MFU
 
 SERVE_MODELS = [m.id for m in list_models()]
 GPU_CHIPS = [h.id for h in list_hardware()]
 FORMATS = ["bf16", "fp16", "fp8", "int8", "int4", "fp32"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model=st.sampled_from(SERVE_MODELS), hw=st.sampled_from(GPU_CHIPS),
+       gpus=st.sampled_from([1, 8, 64, 1024, 16384]), tp=st.sampled_from([1, 2, 8]),
+       pp=st.sampled_from([1, 4]), sharding=st.sampled_from(["none", "zero1", "zero3"]),
+       recompute=st.sampled_from(["none", "selective", "full"]),
+       seq=st.sampled_from([1024, 4096, 8192]))
+def test_the_bound_is_the_model_flops_at_peak_and_the_time_at_100_percent_mfu(
+        model, hw, gpus, tp, pp, sharding, recompute, seq):
+    try:
+        p = plan(model=model, hardware=hw, gpus=gpus, tp=tp, pp=pp, task="train",
+                 sharding=sharding, recompute=recompute, seq_len=seq, tokens=1e12)
+    except EngineError:
+        return
+    t = p.train
+    assert t is not None
+    # The page's FLOPs divided by GPUs x dense peak is the page's bound, exactly.
+    assert t.bound_seconds == t.model_flops / (p.gpus * t.peak_flops_per_s)
+    assert t.bound_seconds == t.expected.bound_seconds
+    assert t.bound_seconds == training_seconds(t.model_flops, p.gpus, t.peak_flops_per_s, 1.0)
+    assert t.tokens_per_s * t.bound_seconds == pytest.approx(t.mfu * t.tokens, rel=1e-12)
+    if recompute == "none":  # recomputation's extra FLOPs make 100 % MFU unreachable
+        at_full = plan(model=model, hardware=hw, gpus=gpus, tp=tp, pp=pp, task="train",
+                       sharding=sharding, recompute=recompute, seq_len=seq, tokens=1e12,
+                       mfu=1.0).train
+        assert at_full is not None
+        assert at_full.seconds == t.bound_seconds
+        assert at_full.expected.seconds == pytest.approx(t.bound_seconds, rel=1e-12)
+
+
+# ------------------------------------------------------------------ expected never beats bound
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

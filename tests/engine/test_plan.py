@@ -26,11 +26,13 @@ def test_serve_plan_keys_and_parts_sum():
 
 def test_train_plan_keys():
     d = _json(plan(model="llama-3.1-8b", task="train", tokens=1e12, gpus=8, sharding="zero3"))
-    # Model FLOPs: 6 x 7,504,658,432 matmul weights + 12 x 32 x 4,096 x 4,096 attention
-    # (PaLM appendix B) per token; selective recomputation adds the attention forward again.
-    model = 6 * 7_504_658_432 + 12 * 32 * 4096 * 4096
+    # Model FLOPs: 6 x 7,504,658,432 matmul weights + causal attention, 12 x 32 x 4,096 x
+    # 4,097 / 2 per token (each token attends to itself and those before it); selective
+    # recomputation adds the attention forward again, 4 x 32 x 4,096 x 4,097 / 2.
+    model = 6 * 7_504_658_432 + 6 * 32 * 4096 * 4097
     assert d["train"]["model_flops"] == pytest.approx(model * 1e12)
-    assert d["train"]["total_flops"] == pytest.approx((model + 4 * 32 * 4096 * 4096) * 1e12)
+    assert d["train"]["total_flops"] == pytest.approx((model + 2 * 32 * 4096 * 4097) * 1e12)
+    assert d["train"]["global_batch_tokens"] == 4_194_304 and d["train"]["warnings"] == []
     assert d["train"]["seconds"] > 0 and d["memory"]["fits"] is True
     d2 = _json(plan(model="llama-3.1-8b", task="train"))
     assert "Chinchilla" in d2["train"]["tokens_source"]

@@ -182,8 +182,9 @@ def test_training_shows_the_run_time_and_uses_every_training_input() -> None:
     assert format_flops(p.train.total_flops) in text
     # Full recomputation: 8/6 of the model FLOPs, which are 6 x the matmul weights (the
     # embedding is a lookup: 70,553,706,496 - 128,256 x 8,192 - 1,318,912 norm weights) plus
-    # attention 12 x 80 layers x 8,192 x 8,192 tokens (PaLM appendix B) per token.
-    model = 6 * (70_553_706_496 - 128_256 * 8192 - 1_318_912) + 12 * 80 * 8192 * 8192
+    # causal attention 12 x 80 layers x 8,192 x 8,193 / 2 tokens per token (each token
+    # attends to itself and those before it).
+    model = 6 * (70_553_706_496 - 128_256 * 8192 - 1_318_912) + 6 * 80 * 8192 * 8193
     assert p.train.model_flops == pytest.approx(model * 1e12)
     assert p.train.total_flops == pytest.approx(model * 8 / 6 * 1e12)
     assert f"GPUs to finish in 30 days {p.train.gpus_for_target:,}" in text

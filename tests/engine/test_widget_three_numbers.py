@@ -54,14 +54,14 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     assert f'data-mfu="{mfu:.6f}"' in html
     text = text_of(html)
     assert f"MFU {format_percent(mfu)}" in text
-    # By hand: 6 x 7.505e9 matmul weights + 12 x 32 x 4,096 x 4,096 attention (PaLM
-    # appendix B) = 51.47e9 FLOPs per token; x 60,000 = 3.088e15 FLOP/s of 8 x 989.4e12.
-    assert "MFU 39 %" in text
+    # By hand: 6 x 7.505e9 matmul weights + causal attention 12 x 32 x 4,096 x 4,097 / 2
+    # = 48.25e9 FLOPs per token; x 60,000 = 2.895e15 FLOP/s of 8 x 989.4e12 = 36.6 %.
+    assert "MFU 36.6 %" in text
     assert "Good: within the shaded band" in text and "good for large runs: 35–55 %" in text
     # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
-    assert "3 × 15.0 billion (2 forward + 4 backward per active weight) + 6.44 billion " \
-        "(attention over 4,096 tokens) = 51.5 billion FLOPs" in text
-    assert "51.5 billion × 60,000 tokens/s" in text
+    assert "3 × 15.0 billion (2 forward + 4 backward per active weight) + 3.22 billion " \
+        "(causal attention over 4,096 tokens) = 48.2 billion FLOPs" in text
+    assert "48.2 billion × 60,000 tokens/s" in text
     assert "8 × 989.4 TFLOP/s" in text
     # The default budget is Llama 3.1's real pretraining (engine.numbers.training_runs).
     seconds = compute.training_seconds(per_token * LLAMA_3_1_PRETRAINING_TOKENS, 8, H100_BF16, mfu)

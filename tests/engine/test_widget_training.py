@@ -358,7 +358,9 @@ def test_side_by_side_shows_three_rows_and_keeps_the_rest_behind_one_details() -
         assert row in text
     # The limit against the chip's ridge in view (the roofline step names it); what a micro-batch is,
     # behind the details.
-    assert "3,282 FLOPs per byte read, far above the chip's 295 (see the roofline)" in text
+    # 48.25e9 model FLOPs per token (causal attention) x 4,096 tokens / (8 bytes x
+    # 8,030,261,248 parameters) = 3,076.
+    assert "3,076 FLOPs per byte read, far above the chip's 295 (see the roofline)" in text
     assert "ridge" not in text and "micro-batch" not in text
     assert "FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text_of(behind)
     assert "Cost per million tokens at $2.99 per GPU-hour" in text

@@ -166,7 +166,8 @@ def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scal
     cluster = plan(model="llama-3.1-8b", hardware="h100-sxm", gpus=16384, task="train",
                    sharding="zero3")
     assert busy_gpus(cluster) == 4_194_304 // 4096 == 1024
-    assert "5.67 hours its 4.19 million-token batch keeps only 1,024 GPUs busy (no pipeline)" in rows_of(html, shown=True)[4]
+    # 20 x 8,030,261,248 tokens x 48.25e9 FLOPs / (1,024 busy GPUs x 989.4e12 x 0.4) = 5.31 h.
+    assert "5.31 hours its 4.19 million-token batch keeps only 1,024 GPUs busy (no pipeline)" in rows_of(html, shown=True)[4]
     assert "gives work to at most 1,024 GPUs" in text_of(html)
     # A cluster the batch fills says nothing.
     small = rows_of(render("device_ladder", cluster_gpus="1024"), shown=True)[4]

@@ -9,6 +9,7 @@ from engine.lesson.cluster import launch_training, new_cluster
 from engine.numbers import architecture
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import (
+    causal_attention_training_flops_per_token,
     mfu_at,
     tokens_per_s_at,
     training_flops_per_token,
@@ -34,8 +35,9 @@ def test_moe_training_flops_use_active_parameters() -> None:
     # 219.7 billion (the router and the MLA projections counted exactly).
     assert t.matmul == pytest.approx(6 * (37e9 - 129_280 * 7168), rel=0.02)
     assert t.matmul < 0.06 * 6 * m.params  # nowhere near 6 x 671 billion
-    # Attention over 4,096 tokens: 6 x 61 layers x 128 heads x (192 + 128) x 4,096.
-    assert t.attention == 6 * 61 * 128 * (192 + 128) * 4096
+    # Causal attention over 4,096 tokens, each attending to 4,097 / 2 on average:
+    # 3 x 2 x 128 heads x (192 + 128) x 61 layers x 4,097 / 2 = 3 x 128 x 320 x 61 x 4,097.
+    assert t.attention == 3 * 128 * (192 + 128) * 61 * 4097
 
 
 def test_deepseek_v3_published_gpu_hours_imply_a_plausible_mfu() -> None:
@@ -46,9 +48,10 @@ def test_deepseek_v3_published_gpu_hours_imply_a_plausible_mfu() -> None:
     gpu_seconds = 2.788e6 * 3600
     bf16 = mfu_at(14.8e12 / gpu_seconds, per_token, 1, 989.4e12)
     fp8 = mfu_at(14.8e12 / gpu_seconds, per_token, 1, 1978.9e12)
-    # By hand: 2.81e11 FLOPs/token x 14.8e12 / 1.0037e10 s = 4.15e14 FLOP/s per GPU.
-    assert bf16 == pytest.approx(4.146e14 / 989.4e12, rel=0.01)  # 41.9 %
-    assert 0.20 < fp8 < bf16 < 0.45  # 21 % of the fp8 peak, 42 % of bf16: not 628 %
+    # By hand: (2.1975e11 matmul + 3.071e10 causal attention) = 2.5046e11 FLOPs/token x
+    # 14.8e12 / 1.0037e10 s = 3.693e14 FLOP/s per GPU.
+    assert bf16 == pytest.approx(3.693e14 / 989.4e12, rel=0.01)  # 37.3 %
+    assert 0.15 < fp8 < bf16 < 0.45  # 19 % of the fp8 peak, 37 % of bf16: not 628 %
     # The plan gets the same training time from the same function.
     p = plan(model="deepseek-v3", hardware="h100-sxm", gpus=2048, task="train",
              sharding="zero3", tp=8, tokens=14.8e12, mfu=bf16)
@@ -153,11 +156,13 @@ def test_gemma2_kv_cache_by_layer_kind() -> None:
 
 
 def test_training_flops_include_attention_and_recomputation() -> None:
-    # Llama 3.1 8B at 4,096 tokens: forward matmuls 2 x 7,504,658,432 weights; attention
-    # 12 x 32 layers x 32 heads x 128 x 4,096 = 6,442,450,944 (PaLM appendix B).
+    # Llama 3.1 8B at 4,096 tokens: forward matmuls 2 x 7,504,658,432 weights; causal
+    # attention 12 x 32 layers x 32 heads x 128 x 4,097 / 2 = 3,222,011,904 (half of PaLM
+    # appendix B's 12 x ... x 4,096, each token attending to itself and those before it).
     t = training_flops_per_token(get_model("llama-3.1-8b"), 4096, "full")
     assert t.matmul == 6 * 7_504_658_432
-    assert t.attention == 12 * 32 * 32 * 128 * 4096
+    assert t.attention == 6 * 32 * 32 * 128 * 4097
+    assert t.attention == causal_attention_training_flops_per_token(32, 32, 128, 4096)
     assert t.hardware == pytest.approx(t.model * 8 / 6)  # full recomputation: 8/6
     sel = training_flops_per_token(get_model("llama-3.1-8b"), 4096, "selective")
     assert sel.hardware == sel.model + t.attention / 3  # the attention forward, again

@@ -11,6 +11,7 @@ from engine.numbers.plan import Plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
 from engine.words.memory_explained import memory_assumptions
+from engine.words.training import train_warnings_words
 
 
 def plan_to_dict(p: Plan) -> dict[str, object]:
@@ -90,6 +91,8 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "target_days": t.target_days, "gpus_for_target": t.gpus_for_target,
             "bound_seconds": t.bound_seconds, "bound_tokens_per_s": t.bound_tokens_per_s,
             "communication_seconds_per_step": t.expected.communication_seconds_per_step,
+            "global_batch_tokens": t.expected.tokens_per_step,
+            "warnings": list(train_warnings_words(t.expected.warnings)),
             "expected": t.expected.to_dict(),
         }
     return out

@@ -38,12 +38,15 @@ WITHIN = 0.25
 class Checked:
     """One measurement run through the engine. ``bound``/``expected`` are in its metric's unit;
     ``expected`` is None while the engine gives no expected value; ``problem`` says why a row
-    could not be computed (then ``bound`` is None too)."""
+    could not be computed (then ``bound`` is None too); ``warnings``, what the engine changed or
+    assumed to compute the expected value (its plan's ``train.warnings``: idle ranks, a batch
+    rounded up)."""
 
     measurement: Measurement
     bound: float | None
     expected: float | None
     problem: str = ""
+    warnings: tuple[str, ...] = ()
 
     @property
     def bound_error(self) -> float | None:
@@ -160,8 +163,10 @@ def check(m: Measurement) -> Checked:
         train = _plan(m)["train"]
         assert isinstance(bound_train, dict) and isinstance(train, dict)
         expected = train.get("expected")
+        warned = train.get("warnings")
         return Checked(m, _train_value(m, bound_train),
-                       _train_value(m, expected) if isinstance(expected, dict) else None)
+                       _train_value(m, expected) if isinstance(expected, dict) else None,
+                       warnings=tuple(str(w) for w in warned) if isinstance(warned, list) else ())
     except EngineError as e:
         return Checked(m, None, None, f"The engine cannot compute this row yet: {e}")
 
@@ -299,7 +304,8 @@ def table(group: str = "") -> str:
     body = []
     for c in found:
         m = c.measurement
-        notes = " ".join(n for n in (m.model_note, m.hardware_note, m.note, c.problem) if n)
+        notes = " ".join(n for n in (m.model_note, m.hardware_note, m.note, c.problem,
+                                     *c.warnings) if n)
         what = (esc(_title(m)) + tag("span", esc(workload(m)), class_="reality-inputs")
                 + (tag("span", esc(notes), class_="reality-reading") if notes else ""))
         if c.beats_bound:

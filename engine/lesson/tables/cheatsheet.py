@@ -216,7 +216,7 @@ def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
         headers,
         rows,
         caption=f"FLOPs; N = active parameters (the embedding lookup is free; a mixture of "
-        f"experts counts only the experts a token uses); attention over {trained.seq_len:,}-token "
+        f"experts counts only the experts a token uses); causal attention over {trained.seq_len:,}-token "
         "samples; time = model FLOPs ÷ (GPUs × peak FLOP/s × MFU)",
     )
 
