@@ -149,7 +149,12 @@ def _train_part(p: Plan) -> Part:
     )
     rows = [
         ("Training tokens", tokens_words),
-        ("Total compute", fmt.format_flops(t.total_flops)),
+        ("Training FLOPs (what MFU counts)", fmt.format_flops(t.model_flops)),
+    ]
+    if t.total_flops > t.model_flops:
+        rows.append((f"Executed, with {t.per_token.recompute_mode} recomputation",
+                     fmt.format_flops(t.total_flops)))
+    rows += [
         (
             "Peak per GPU",
             f"{fmt.format_TFLOP_per_s(t.peak_flops_per_s)} ({t.compute_format}) × {fmt.format_percent(t.mfu)} MFU",

@@ -104,7 +104,11 @@ def test_the_headline_shows_and_the_rest_waits_in_one_details(task: str) -> None
     else:
         assert p.train is not None
         assert f"Training time at 40 % MFU {format_seconds(p.train.seconds)}" in shown
-        assert "Total compute" not in shown and "Total compute" in text_of(html)
+        # The FLOPs shown are the ones MFU counts: at 100 % MFU they take the "at best" time.
+        assert "Training FLOPs (what MFU counts)" not in shown
+        assert (f"Training FLOPs (what MFU counts) {format_flops(p.train.model_flops)}"
+                in text_of(html))
+        assert format_seconds(p.train.bound_seconds) in shown
     # The five answers and the assumptions are there, only shut.
     for answer in answers(p).values():
         assert esc(answer) not in shown_part(html) and esc(answer) in html
