@@ -112,9 +112,11 @@ def attention_flops_per_layer_token(m: ModelSpec) -> float:
 def attention_flops_per_token(m: ModelSpec, context_tokens: float) -> float:
     """Attention-score FLOPs for one token that attends to ``context_tokens`` earlier tokens.
 
-    ``4 x layers x heads x head_dim x context`` for full attention (the ``12 L H Q T``
-    training term of PaLM's appendix B, forward third); a sliding-window layer attends to at
-    most its window. Not part of ``2 x parameters``; it matters only for long contexts.
+    ``4 x layers x heads x head_dim x context`` for full attention; a sliding-window layer
+    attends to at most its window. Not part of ``2 x parameters``; it matters only for long
+    contexts. (Training averages this over a causal sequence, each token attending to those
+    before it: :func:`causal_attended_layer_tokens`, used by
+    compute.training_flops_per_token.)
     """
     return attention_flops_per_layer_token(m) * attended_layer_tokens(m, context_tokens)
 
