@@ -144,7 +144,7 @@ def test_contract_values_by_metric():
     pp = next(m for m in ROWS if m.id == "llamacpp-m2ultra-llama2-7b-f16-pp512")
     assert measured._serve_value(pp, serve) == 256.0  # 512 tokens / 2 s
     hours = next(m for m in ROWS if m.id == "llama2-7b-gpu-hours")
-    assert measured._train_value(hours, {"seconds": 3600.0}) == 2048.0  # x 2,048 GPUs
+    assert measured._train_value(hours, {"seconds": 3600.0}) == 1024.0  # x 1,024 GPUs
     days = next(m for m in ROWS if m.id == "mpt-7b-days")
     assert measured._train_value(days, {"seconds": 86400.0 * 2}) == 2.0
     mfu = next(m for m in ROWS if m.id == "llama3-405b-16k-gpus-mfu")
