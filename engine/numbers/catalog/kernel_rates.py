@@ -1,0 +1,210 @@
+"""Measured rates of single kernels (data/efficiency.toml, the op-by-op parts): a matmul by
+its shape, FlashAttention by direction, head size, mask and sequence length, an elementwise
+stream, the power a chip's peak assumes, and the bytes of an Adam step.
+
+These are the parts of an op-by-op step model (each op: the larger of its FLOPs over peak x
+efficiency and its bytes over bandwidth x memory efficiency, plus a fixed cost per kernel).
+Nothing in the engine reads them yet. Every lookup returns a :class:`Basis` (name, value,
+source), as efficiency.py's do.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.numbers.catalog._data import load
+from engine.numbers.catalog.efficiency import Basis, matmul_fraction, memory_fraction
+from engine.numbers.catalog.hardware import HardwareSpec
+from engine.numbers.errors import EngineError
+
+ATTENTION_KERNELS = ("fa2", "fa3")
+ATTENTION_DIRECTIONS = ("forward", "backward", "forward_backward")
+
+
+@dataclass(frozen=True, slots=True)
+class _ShapeGrid:
+    """Measured bf16 rates (FLOP/s) on a grid: ``rates[i][j][l]`` at m = dims[i], n = dims[j],
+    k = dims[l]."""
+
+    dims: tuple[int, ...]
+    rates: tuple[tuple[tuple[float, ...], ...], ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class _AttentionRun:
+    chip: str
+    kernel: str
+    direction: str
+    head_dim: int
+    causal: bool
+    seqlens: tuple[int, ...]
+    rates: tuple[float, ...]  # FLOP/s, the papers' FLOP convention
+    source: str
+
+
+@cache
+def _data() -> dict[str, Any]:
+    return load("efficiency")
+
+
+@cache
+def _grid(chip: str) -> _ShapeGrid | None:
+    row = _data()["matmul_shape"].get(chip)
+    if row is None:
+        return None
+    if "uses" in row:
+        return _grid(str(row["uses"]))
+    dims = tuple(int(d) for d in row["dims"])
+    rates = tuple(tuple(tuple(float(v) * 1e12 for v in by_k) for by_k in by_n)
+                  for by_n in row["bf16_TFLOP_per_s"])
+    if sorted(set(dims)) != list(dims) or dims[0] < 1:
+        raise EngineError(f"efficiency.toml matmul_shape.{chip}.dims must be increasing.")
+    if len(rates) != len(dims) or any(len(a) != len(dims) or any(len(b) != len(dims)
+                                                                 for b in a) for a in rates):
+        raise EngineError(f"efficiency.toml matmul_shape.{chip}: the table must be "
+                          f"{len(dims)} x {len(dims)} x {len(dims)}.")
+    if any(not v > 0 for a in rates for b in a for v in b):
+        raise EngineError(f"efficiency.toml matmul_shape.{chip}: every rate must be > 0.")
+    return _ShapeGrid(dims, rates, str(row["source"]))
+
+
+def _bracket(dims: tuple[int, ...], d: float) -> tuple[int, float]:
+    """Index i and weight w (0-1) of ``d`` between dims[i] and dims[i + 1], in log2."""
+    i = min(max(bisect_right(dims, d) - 1, 0), len(dims) - 2)
+    w = (math.log2(d) - math.log2(dims[i])) / (math.log2(dims[i + 1]) - math.log2(dims[i]))
+    return i, w
+
+
+def _grid_rate(grid: _ShapeGrid, m: int, n: int, k: int) -> float:
+    """FLOP/s of an m x k by k x n product: trilinear in log2 of each dimension inside the
+    grid; below the smallest a dimension takes the smallest's time (the rate scales by
+    d / smallest), above the largest the rate at the largest."""
+    lo, hi = grid.dims[0], grid.dims[-1]
+    scale = 1.0
+    clamped = []
+    for d in (m, n, k):
+        if d < lo:
+            scale *= d / lo
+        clamped.append(min(max(d, lo), hi))
+    (i, wi), (j, wj), (h, wh) = (_bracket(grid.dims, d) for d in clamped)
+    rate = 0.0
+    for di, fi in ((0, 1 - wi), (1, wi)):
+        for dj, fj in ((0, 1 - wj), (1, wj)):
+            for dh, fh in ((0, 1 - wh), (1, wh)):
+                if fi and fj and fh:
+                    rate += fi * fj * fh * grid.rates[i + di][j + dj][h + dh]
+    return rate * scale
+
+
+def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
+    """Fraction of ``hw``'s dense bf16 peak that one m x k by k x n bf16 product reaches
+    (FLOPs 2mnk), from the chip's measured grid ([matmul_shape.*]); never above the chip's
+    best large matmul ([matmul.*]). A chip with no grid gets that large-matmul value."""
+    if min(m, n, k) < 1:
+        raise EngineError("A matmul's m, n and k must be >= 1.")
+    best = matmul_fraction(hw, "bf16")
+    grid = _grid(hw.id)
+    if grid is None:
+        return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: no shape table, "
+                     f"the large-matmul value)", best.value, best.source)
+    fraction = _grid_rate(grid, m, n, k) / hw.peak_flops_per_s("bf16")
+    if fraction >= best.value:
+        return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: capped at the "
+                     f"large-matmul value)", best.value, f"{grid.source}; {best.source}")
+    return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, by shape)", fraction,
+                 grid.source)
+
+
+@cache
+def _attention_runs() -> tuple[_AttentionRun, ...]:
+    table = _data()["flash_attention"]
+    runs = []
+    for r in table["runs"]:
+        if r["kernel"] not in ATTENTION_KERNELS or r["direction"] not in ATTENTION_DIRECTIONS:
+            raise EngineError(f"efficiency.toml flash_attention run {r!r}: unknown kernel "
+                              f"or direction.")
+        seqlens = tuple(int(s) for s, _ in r["points"])
+        if sorted(set(seqlens)) != list(seqlens):
+            raise EngineError(f"efficiency.toml flash_attention run {r!r}: sequence lengths "
+                              f"must be increasing.")
+        runs.append(_AttentionRun(str(r["chip"]), str(r["kernel"]), str(r["direction"]),
+                                  int(r["head_dim"]), bool(r["causal"]), seqlens,
+                                  tuple(float(v) * 1e12 for _, v in r["points"]),
+                                  str(table[r["source"]])))
+    return tuple(runs)
+
+
+def flash_attention_fraction(hw: HardwareSpec, kernel: str, direction: str, head_dim: int,
+                             causal: bool, seqlen: int) -> Basis:
+    """Fraction of ``hw``'s dense bf16 peak that FlashAttention ``kernel`` (fa2, fa3) reaches
+    in ``direction`` (forward, backward, forward_backward) at ``seqlen`` tokens.
+
+    The rate counts FLOPs as the papers do: forward 4 x seqlen^2 x head_dim x heads, halved
+    under a causal mask; backward 2.5 x forward. Between measured lengths: linear in
+    log2(seqlen); outside them, the nearest measured length's rate."""
+    match = [r for r in _attention_runs() if (r.chip, r.kernel, r.direction, r.head_dim,
+                                              r.causal) == (hw.id, kernel, direction,
+                                                            head_dim, causal)]
+    if not match:
+        raise EngineError(f"No FlashAttention measurement for {kernel} {direction}, head "
+                          f"dim {head_dim}, causal={causal} on {hw.name}.")
+    run = match[0]
+    s = min(max(seqlen, run.seqlens[0]), run.seqlens[-1])
+    if len(run.seqlens) == 1:
+        rate = run.rates[0]
+    else:
+        i, w = _bracket(run.seqlens, s)
+        rate = run.rates[i] * (1 - w) + run.rates[i + 1] * w
+    mask = "causal" if causal else "no mask"
+    return Basis(f"FlashAttention efficiency ({kernel} {direction}, head dim {head_dim}, "
+                 f"{mask}, {seqlen} tokens, {hw.name})",
+                 rate / hw.peak_flops_per_s("bf16"), run.source)
+
+
+def memory_stream_fraction(hw: HardwareSpec) -> Basis:
+    """Fraction of ``hw``'s bandwidth one large elementwise stream (a norm, an activation,
+    the optimiser) reaches; a chip with no stream measurement gets [memory.*]'s figure."""
+    row = _data()["memory_stream"].get(hw.id)
+    if row is None:
+        fallback = memory_fraction(hw, "bf16")
+        return Basis(f"{fallback.name}: no stream measurement for {hw.name}",
+                     fallback.value, fallback.source)
+    value = float(row["fraction"])
+    if not 0 < value <= 1:
+        raise EngineError(f"efficiency.toml memory_stream.{hw.id}.fraction must be in (0, 1].")
+    return Basis(f"elementwise stream bandwidth efficiency ({hw.name})", value, row["source"])
+
+
+@dataclass(frozen=True, slots=True)
+class PeakPower:
+    """The board power (W) and clock (MHz) a chip's datasheet peaks assume."""
+
+    watts: float
+    clock_MHz: float
+    source: str
+
+
+def peak_power(hw: HardwareSpec) -> PeakPower | None:
+    """What ``hw``'s peaks assume ([power.*]), or None where the catalogue does not say."""
+    row = _data()["power"].get(hw.id)
+    if row is None:
+        return None
+    return PeakPower(float(row["peak_assumes_W"]), float(row["peak_clock_MHz"]), row["source"])
+
+
+def adam_bytes_per_param(grad_bytes_per_param: float) -> Basis:
+    """Bytes a mixed-precision Adam step reads and writes per parameter: master weight, two
+    moments and the gradient read; master weight, moments and the 16-bit weight written."""
+    if grad_bytes_per_param not in (2, 4):
+        raise EngineError("Gradients are 2 (bf16) or 4 (fp32) bytes a parameter.")
+    a = _data()["optimizer"]["adam"]
+    state = float(a["master_bytes"]) + float(a["moments"]) * float(a["moment_bytes"])
+    read = state + grad_bytes_per_param
+    written = state + float(a["compute_copy_bytes"])
+    return Basis(f"Adam step bytes per parameter ({read:g} read + {written:g} written, "
+                 f"{grad_bytes_per_param:g}-byte gradients)", read + written, a["source"])

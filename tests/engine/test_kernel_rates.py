@@ -1,0 +1,164 @@
+"""The op-by-op parts of data/efficiency.toml (engine.numbers.catalog.kernel_rates): each
+accessor returns the published or measured point exactly where there is one, and reads
+between and beyond the points by its stated rule.
+
+Peaks (hardware.toml): H100 SXM and H200 bf16 989.4 TFLOP/s, A100 80GB 312 TFLOP/s.
+"""
+
+import math
+
+import pytest
+
+from engine.numbers.catalog import get_hardware
+from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
+from engine.numbers.catalog.kernel_rates import (
+    adam_bytes_per_param,
+    flash_attention_fraction,
+    matmul_shape_fraction,
+    memory_stream_fraction,
+    peak_power,
+)
+from engine.numbers.errors import EngineError
+
+H100 = get_hardware("h100-sxm")
+H200 = get_hardware("h200")
+A100 = get_hardware("a100-80gb")
+PEAK = 989.4e12
+
+
+@pytest.mark.parametrize(("m", "n", "k", "tflops"), [
+    # OpenXLA's sm_90 table, batch 1, bf16 (rounded to 0.1 TFLOP/s in the catalogue)
+    (4096, 4096, 4096, 780.2),
+    (2048, 2048, 2048, 641.0),
+    (1024, 1024, 1024, 252.8),
+    (256, 4096, 4096, 418.4),
+    (4096, 4096, 256, 398.6),
+    (256, 256, 256, 6.7),
+])
+def test_a_listed_shape_returns_its_own_measurement(m, n, k, tflops):
+    assert matmul_shape_fraction(H100, m, n, k).value == pytest.approx(tflops * 1e12 / PEAK,
+                                                                       rel=1e-12)
+
+
+def test_between_grid_points_the_rate_is_linear_in_log2_of_the_dimension():
+    # m = 2896 (about 2^11.5) between 2048 and 4096, n = k = 4096: between the grid's 752.3
+    # and 780.2 TFLOP/s, in proportion to log2(m).
+    low = matmul_shape_fraction(H100, 2048, 4096, 4096).value
+    high = matmul_shape_fraction(H100, 4096, 4096, 4096).value
+    mid = matmul_shape_fraction(H100, round(2 ** 11.5), 4096, 4096).value
+    w = (math.log2(round(2 ** 11.5)) - 11) / 1
+    assert mid == pytest.approx(low * (1 - w) + high * w, rel=1e-9)
+
+
+def test_a_thin_product_takes_the_time_of_the_grids_smallest():
+    # M = 16 tokens through a 4096 x 4096 matrix: as long as M = 256 (418.4 TFLOP/s), so the
+    # rate is 16/256 of it; the H200 measured 45 us for M = 1 to 64 of a 4096 x 14336 matrix.
+    at_256 = matmul_shape_fraction(H100, 256, 4096, 4096).value
+    assert matmul_shape_fraction(H100, 16, 4096, 4096).value == pytest.approx(at_256 / 16)
+    assert at_256 == pytest.approx(418.4e12 / PEAK)
+
+
+def test_a_product_beyond_the_grid_keeps_the_edge_rate_under_the_large_matmul_cap():
+    # A training matmul, 16,384 tokens x 4,096 -> 14,336: the grid's 4096^3 rate (0.789),
+    # below the H100's measured best large matmul (0.803, [matmul."h100-sxm"]).
+    big = matmul_shape_fraction(H100, 16384, 14336, 4096)
+    assert big.value == pytest.approx(780.2e12 / PEAK)
+    assert big.value < matmul_fraction(H100, "bf16").value
+
+
+def test_the_h200_reads_the_h100_grid_and_a_chip_without_one_the_large_matmul_value():
+    # The H100 grid at 2048^3 (641.0 TFLOP/s); at 4096^3 its 780.2 is above the H200's own
+    # measured best (767.7 at 8192^3, 0.776), so the cap holds it there.
+    assert matmul_shape_fraction(H200, 2048, 2048, 2048).value == pytest.approx(
+        641.0e12 / PEAK)
+    capped = matmul_shape_fraction(H200, 4096, 4096, 4096)
+    assert capped.value == matmul_fraction(H200, "bf16").value == 0.776
+    assert "capped" in capped.name
+    a100 = matmul_shape_fraction(A100, 4096, 4096, 4096)
+    assert a100.value == matmul_fraction(A100, "bf16").value
+    assert "no shape table" in a100.name
+
+
+def test_a_matmul_dimension_must_be_positive():
+    with pytest.raises(EngineError):
+        matmul_shape_fraction(H100, 0, 4096, 4096)
+
+
+@pytest.mark.parametrize(("chip", "kernel", "direction", "head_dim", "causal", "seqlen",
+                          "tflops"), [
+    # FlashAttention-3 paper, Figure 5 (forward) and Figure 6 (backward), H100 SXM5
+    ("h100-sxm", "fa3", "forward", 128, False, 16384, 648),
+    ("h100-sxm", "fa3", "forward", 128, True, 2048, 521),
+    ("h100-sxm", "fa3", "forward", 64, True, 512, 197),
+    ("h100-sxm", "fa3", "forward", 256, False, 16384, 756),
+    ("h100-sxm", "fa2", "forward", 128, False, 4096, 368),
+    ("h100-sxm", "fa3", "backward", 128, False, 8192, 559),
+    ("h100-sxm", "fa2", "backward", 64, False, 16384, 291),
+    # FlashAttention-2 paper, forward + backward, H100 and A100 (Figure 4)
+    ("h100-sxm", "fa2", "forward_backward", 128, True, 16384, 328),
+    ("a100-80gb", "fa2", "forward_backward", 64, False, 2048, 162),
+    ("a100-80gb", "fa2", "forward_backward", 128, True, 16384, 189),
+])
+def test_a_published_attention_point_returns_its_rate(chip, kernel, direction, head_dim,
+                                                      causal, seqlen, tflops):
+    hw = get_hardware(chip)
+    got = flash_attention_fraction(hw, kernel, direction, head_dim, causal, seqlen)
+    assert got.value == pytest.approx(tflops * 1e12 / hw.peak_flops_per_s("bf16"), rel=1e-12)
+    assert got.source
+
+
+def test_attention_between_lengths_is_log_linear_and_holds_its_ends():
+    # fa3 forward, head dim 128, causal: 521 at 2k and 579 at 4k; 3k is 0.585 of the way.
+    three_k = flash_attention_fraction(H100, "fa3", "forward", 128, True, 3072).value
+    w = math.log2(3072 / 2048)
+    assert three_k == pytest.approx((521 * (1 - w) + 579 * w) * 1e12 / PEAK)
+    assert flash_attention_fraction(H100, "fa3", "forward", 128, True, 128).value == \
+        pytest.approx(292e12 / PEAK)
+    assert flash_attention_fraction(H100, "fa3", "forward", 128, True, 131072).value == \
+        pytest.approx(616e12 / PEAK)
+
+
+def test_a_gap_the_legend_hid_is_interpolated_over():
+    # fa3 forward, head dim 256, no mask: the 1k label is hidden; 512 -> 482, 2k -> 707.
+    got = flash_attention_fraction(H100, "fa3", "forward", 256, False, 1024).value
+    assert got == pytest.approx((482 + 707) / 2 * 1e12 / PEAK)
+
+
+def test_attention_the_papers_did_not_measure_is_an_error():
+    with pytest.raises(EngineError):
+        flash_attention_fraction(H100, "fa3", "backward", 128, True, 4096)
+    with pytest.raises(EngineError):
+        flash_attention_fraction(A100, "fa3", "forward", 128, False, 4096)
+
+
+def test_a_causal_mask_and_the_backward_pass_reach_less_of_the_peak():
+    forward = flash_attention_fraction(H100, "fa3", "forward", 128, False, 4096).value
+    causal = flash_attention_fraction(H100, "fa3", "forward", 128, True, 4096).value
+    backward = flash_attention_fraction(H100, "fa3", "backward", 128, False, 4096).value
+    assert causal < forward and backward < forward
+
+
+def test_the_elementwise_stream_is_the_measured_h200_copy_and_others_fall_back():
+    assert memory_stream_fraction(H200).value == 0.886  # 4.255 of 4.8 TB/s
+    assert abs(4.255 / 4.8 - 0.886) < 5e-4
+    fallback = memory_stream_fraction(H100)
+    assert fallback.value == memory_fraction(H100, "bf16").value
+    assert "no stream measurement" in fallback.name
+
+
+def test_the_peak_power_matches_the_hardware_entry_and_its_clock_its_peak():
+    for hw in (H100, H200):
+        p = peak_power(hw)
+        assert p is not None and p.watts == hw.power_W == 700
+        # 1,830 MHz x 528 tensor cores x 1,024 FLOP per clock = 989.4 TFLOP/s
+        assert p.clock_MHz * 1e6 * 528 * 1024 == pytest.approx(hw.peak_flops_per_s("bf16"),
+                                                               rel=1e-4)
+    assert peak_power(A100) is None
+
+
+def test_adam_reads_and_writes_28_bytes_a_parameter_with_bf16_gradients():
+    # read fp32 master 4 + moments 4 + 4 + bf16 grad 2 = 14; write 4 + 4 + 4 + bf16 copy 2
+    assert adam_bytes_per_param(2).value == 28
+    assert adam_bytes_per_param(4).value == 30  # fp32 gradients (Megatron's main_grad)
+    with pytest.raises(EngineError):
+        adam_bytes_per_param(3)
