@@ -15,6 +15,7 @@ from engine.numbers.catalog.kernel_rates import (
     adam_bytes_per_param,
     flash_attention_fraction,
     matmul_shape_fraction,
+    measured_matmul_points,
     memory_stream_fraction,
     peak_power,
 )
@@ -79,6 +80,19 @@ def test_the_h200_reads_the_h100_grid_and_a_chip_without_one_the_large_matmul_va
     assert "no shape table" in a100.name
 
 
+def test_measured_points_outside_the_grid_are_fractions_of_their_formats_peak():
+    h100_fp8 = {(p.m, p.n, p.k): p.fraction for p in measured_matmul_points(H100, "fp8")}
+    # Azure ND H100 v5, cuBLASLt fp8: 1,216.9 and 1,377.3 TFLOP/s of 1,978.9
+    assert h100_fp8[(4096, 4096, 4096)] == pytest.approx(1216.9 / 1978.9)
+    assert h100_fp8[(16384, 16384, 16384)] == pytest.approx(1377.3 / 1978.9)
+    a100 = {(p.m, p.n, p.k): p.fraction for p in measured_matmul_points(A100, "fp16")}
+    assert a100[(8192, 8192, 8192)] == pytest.approx(253.7 / 312)
+    h200 = {(p.m, p.n, p.k): p.fraction for p in measured_matmul_points(H200, "bf16")}
+    assert h200[(8192, 8192, 8192)] == pytest.approx(767.7e12 / PEAK)
+    assert h200[(2048, 14336, 4096)] == pytest.approx(749.9e12 / PEAK)
+    assert measured_matmul_points(A100, "fp8") == ()
+
+
 def test_a_matmul_dimension_must_be_positive():
     with pytest.raises(EngineError):
         matmul_shape_fraction(H100, 0, 4096, 4096)
@@ -138,11 +152,14 @@ def test_a_causal_mask_and_the_backward_pass_reach_less_of_the_peak():
     assert causal < forward and backward < forward
 
 
-def test_the_elementwise_stream_is_the_measured_h200_copy_and_others_fall_back():
-    assert memory_stream_fraction(H200).value == 0.886  # 4.255 of 4.8 TB/s
+def test_the_elementwise_stream_is_a_measured_copy_and_other_chips_fall_back():
+    assert memory_stream_fraction(H200).value == 0.886  # 4.255 of 4.8 TB/s, first-hand
     assert abs(4.255 / 4.8 - 0.886) < 5e-4
-    fallback = memory_stream_fraction(H100)
-    assert fallback.value == memory_fraction(H100, "bf16").value
+    assert memory_stream_fraction(H100).value == 0.866  # BabelStream copy 2.90 of 3.35
+    assert memory_stream_fraction(A100).value == 0.79  # 1.61 of 2.039
+    b200 = get_hardware("b200")
+    fallback = memory_stream_fraction(b200)
+    assert fallback.value == memory_fraction(b200, "bf16").value
     assert "no stream measurement" in fallback.name
 
 

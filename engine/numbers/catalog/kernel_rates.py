@@ -54,11 +54,11 @@ def _data() -> dict[str, Any]:
 
 @cache
 def _grid(chip: str) -> _ShapeGrid | None:
-    row = _data()["matmul_shape"].get(chip)
-    if row is None:
-        return None
+    row = _data()["matmul_shape"].get(chip, {})
     if "uses" in row:
         return _grid(str(row["uses"]))
+    if "dims" not in row:
+        return None
     dims = tuple(int(d) for d in row["dims"])
     rates = tuple(tuple(tuple(float(v) * 1e12 for v in by_k) for by_k in by_n)
                   for by_n in row["bf16_TFLOP_per_s"])
@@ -118,6 +118,37 @@ def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
                      f"large-matmul value)", best.value, f"{grid.source}; {best.source}")
     return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, by shape)", fraction,
                  grid.source)
+
+
+@dataclass(frozen=True, slots=True)
+class MatmulPoint:
+    """One measured product: m x k by k x n, and the fraction of the format's dense peak."""
+
+    m: int
+    n: int
+    k: int
+    fraction: float
+    source: str
+
+
+def measured_matmul_points(hw: HardwareSpec, compute_format: str) -> tuple[MatmulPoint, ...]:
+    """The catalogue's measured products of ``hw`` in ``compute_format`` (bf16, fp16, fp8)
+    outside its grid ([matmul_shape.*] ``<format>_measured``), as fractions of that format's
+    dense peak; empty where there are none."""
+    row = _data()["matmul_shape"].get(hw.id, {})
+    points = row.get(f"{compute_format}_measured", [])
+    if not points:
+        return ()
+    source = str(row.get(f"{compute_format}_source", row.get("source", "")))
+    peak = hw.peak_flops_per_s(compute_format)
+    out = []
+    for m, n, k, tflops in points:
+        fraction = float(tflops) * 1e12 / peak
+        if not 0 < fraction <= 1:
+            raise EngineError(f"efficiency.toml matmul_shape.{hw.id}: {compute_format} "
+                              f"{m} x {n} x {k} must be within the dense peak.")
+        out.append(MatmulPoint(int(m), int(n), int(k), fraction, source))
+    return tuple(out)
 
 
 @cache
