@@ -17,6 +17,7 @@ import pytest
 from engine.lesson.reality import measured, measurements
 from engine.lesson.reality.measurements import GROUPS, METRICS, SERVING_GROUPS
 from engine.lesson.tables.registry import get_table
+from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 
 ROWS = measurements.load()
@@ -49,8 +50,10 @@ BOUND_BANDS: dict[tuple[str, str], tuple[float, float]] = {
     # A whole run takes two to ten times the GPU-hours (or days) of the dense peak.
     ("train", "time"): (-0.9, 0.0),
     # The MFU bound is 100 %: published runs reach 25-67 % of the dense peak (error +50 to
-    # +300 %); torchtitan's H100s run at 500 W, below the SXM's peak the bound assumes.
-    ("train", "speed"): (0.5, 3.0),
+    # +300 %); torchtitan's H100s run at 500 W, below the SXM's peak the bound assumes. Up to
+    # +500 % at long context: MPT-7B on sequences of 65,536 tokens reaches 17.6 % of the
+    # peak by the engine's causal count of attention (28.59 % by LLM Foundry's full count).
+    ("train", "speed"): (0.5, 5.0),
 }
 
 
@@ -332,3 +335,42 @@ def test_nothing_the_browser_runs_reads_the_measurements():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_fp8_training_rows_are_shown_but_not_modelled():
+    # The engine trains with BF16 matmuls only: an FP8 run gets no bound and no expected
+    # value, is shown as "not modelled yet" and is counted in no total.
+    fp8 = [c for c in CHECKED if c.measurement.precision == "fp8"]
+    assert len(fp8) >= 10
+    for c in fp8:
+        assert not c.modelled and c.bound is None and c.expected is None and not c.within
+        assert c.problem == measured.NOT_MODELLED_REASON
+    assert all(c.modelled for c in CHECKED if c.measurement.precision == "bf16")
+    s = measured.summary()
+    assert s.not_modelled == len(fp8)
+    assert s.computed + s.not_modelled == s.rows  # every other row is computed
+    html = get_table("measured")(group="train")
+    row = html.split('data-measurement="nemo-h100-llama2-7b-8gpus-fp8"')[1].split("</tr>")[0]
+    assert row.count(measured.NOT_MODELLED) == 2 and "pending" not in row
+    assert "Llama 2 7B, 8 × NVIDIA H100 SXM5 80GB, TP 1, FP8," in row
+    assert f"{s.not_modelled} FP8 training runs are shown but not modelled yet" in (
+        get_table("measured_summary")())
+
+
+def test_a_precision_is_checked_where_it_enters():
+    train = next(r for r in RAW["measurement"] if r["id"] == "nemo-h100-llama2-7b-8gpus-fp8")
+    with pytest.raises(EngineError, match="unknown precision 'fp4'"):
+        measurements.parse({"measurement": [{**train, "precision": "fp4"}]})
+    serve = next(r for r in RAW["measurement"] if r["id"] == "h200-pytorch-decode-b8")
+    with pytest.raises(EngineError, match="serving rows give weight_format"):
+        measurements.parse({"measurement": [{**serve, "precision": "fp8"}]})
+
+
+def test_training_rows_span_sizes_stacks_and_precisions():
+    train = [m for m in ROWS if m.group == "train"]
+    sizes = {(get_model(m.model).params if m.model else m.params) for m in train}
+    assert min(s for s in sizes if s) < 2e9 and max(s for s in sizes if s) > 4e11
+    stacks = {m.stack.split(" (")[0].split(",")[0] for m in train}
+    assert {"Megatron-Core r0.8.0", "MosaicML LLM Foundry", "torchtitan",
+            "NVIDIA NeMo 24.07", "Megatron-Bridge"} <= stacks
+    assert {m.precision for m in train} == {"bf16", "fp8"}

@@ -46,6 +46,8 @@ METRICS: dict[str, tuple[str, str]] = {
     "train_tokens_per_s_per_gpu": ("train", "speed"),
 }
 SCOPES = ("system", "per_gpu")
+# The number format of a training run's matmuls, as published.
+PRECISIONS = ("bf16", "fp8")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
@@ -56,7 +58,7 @@ _KNOWN_KEYS = frozenset(
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
-        "cp", *_SERVE_KEYS, *_TRAIN_KEYS,
+        "cp", "precision", *_SERVE_KEYS, *_TRAIN_KEYS,
     }
 )
 
@@ -71,6 +73,7 @@ class Measurement:
     ``global_batch_tokens`` per step (None: the catalogue's), ``sharding``, ``micro_batch``
     sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
     parallelism) is recorded, not modelled: a row with cp > 1 is computed without its pipeline.
+    ``precision`` is the format of the training's matmuls (bf16 or fp8).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     """
 
@@ -105,6 +108,7 @@ class Measurement:
     interleave: int = 1
     global_batch_tokens: float | None = None
     cp: int = 1
+    precision: str = "bf16"
 
     def __post_init__(self) -> None:
         def bad(message: str, field: str) -> EngineError:
@@ -131,6 +135,12 @@ class Measurement:
         get_hardware(self.hardware)
         if not (math.isfinite(self.value) and self.value > 0):
             raise bad("the value must be a finite number above 0.", "value")
+        if self.precision not in PRECISIONS:
+            raise bad(f"unknown precision {self.precision!r}; choose one of: "
+                      f"{', '.join(PRECISIONS)}.", "precision")
+        if self.precision != "bf16" and self.task != "train":
+            raise bad("precision is a training row's; serving rows give weight_format.",
+                      "precision")
         if self.metric == "train_mfu" and self.value > 1:
             raise bad("an MFU is a fraction: 0.41 for 41 %.", "value")
         if min(self.gpus, self.tp, self.pp, self.interleave, self.cp, self.batch) < 1:
@@ -194,6 +204,7 @@ def _row(raw: dict[str, Any]) -> Measurement:
         global_batch_tokens=(float(raw["global_batch_tokens"]) if "global_batch_tokens" in raw
                              else None),
         cp=int(raw.get("cp", 1)),
+        precision=str(raw.get("precision", "bf16")),
     )
 
 
