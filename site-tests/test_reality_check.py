@@ -74,7 +74,7 @@ def test_measurements_show_bound_expected_and_errors_as_the_engine_computes_them
         assert re.search(r"\b(19|20)\d\d\b", source), m.id
         assert row.locator("td.reality-published").inner_text() == m.value_text
         errors = row.locator("td.reality-diff").all_inner_texts()
-        assert errors[1] == measured.format_error(c.expected_error)
+        assert errors[1] == measured.expected_error_text(c)
         if c.bound is None:
             assert row.locator("td.reality-bound").inner_text() == "\u2014"
             continue

@@ -345,6 +345,7 @@ def test_fp8_training_rows_are_shown_but_not_modelled():
     for c in fp8:
         assert not c.modelled and c.bound is None and c.expected is None and not c.within
         assert c.problem == measured.NOT_MODELLED_REASON
+        assert measured.expected_error_text(c) == measured.NOT_MODELLED
     assert all(c.modelled for c in CHECKED if c.measurement.precision == "bf16")
     s = measured.summary()
     assert s.not_modelled == len(fp8)

@@ -275,6 +275,12 @@ def format_error(error: float | None) -> str:
     return text.replace("-", "\u2212")
 
 
+def expected_error_text(c: Checked) -> str:
+    """The expected error as the table shows it: 'not modelled yet' for a row the engine does
+    not model, else :func:`format_error`."""
+    return format_error(c.expected_error) if c.modelled else NOT_MODELLED
+
+
 METRIC_LABELS: dict[str, str] = {
     "ttft_seconds": "time to first token",
     "decode_seconds_per_token": "time per output token",
@@ -337,8 +343,7 @@ def table(group: str = "") -> str:
             tag("td", esc(format_error(c.bound_error)) if c.bound is not None else "—",
                 class_="reality-diff", data_beaten=beaten),
             tag("td", esc(expected), class_="reality-expected"),
-            tag("td", esc(format_error(c.expected_error) if c.modelled else NOT_MODELLED),
-                class_="reality-diff"),
+            tag("td", esc(expected_error_text(c)), class_="reality-diff"),
             tag("td", esc(f"{m.stack}. {m.source}"), class_="reality-source"),
         )
         body.append(tag("tr", "".join(cells), data_measurement=m.id, data_group=m.group))
