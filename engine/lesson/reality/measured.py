@@ -35,6 +35,9 @@ MODELLED_TRAIN_PRECISIONS = ("bf16",)
 NOT_MODELLED = "not modelled yet"
 NOT_MODELLED_REASON = ("Not modelled yet: the engine trains with BF16 matmuls only, so it gives "
                        "an FP8 run no bound and no expected value.")
+NOT_MODELLED_CP_REASON = ("Not modelled yet: the engine has no context parallelism, so it gives "
+                          "a run that splits each sequence over GPUs no bound and no expected "
+                          "value.")
 
 # How far a serving row's expected value may sit from its measurement and still count as agreeing (±25 %).
 WITHIN = 0.25
@@ -150,9 +153,8 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
     else:
         common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
                       micro_batch=m.micro_batch, recompute=m.recompute)
-        if m.cp == 1:  # the engine has no context parallelism: such a row runs unpipelined
-            common.update(pp=m.pp, interleave=m.interleave,
-                          global_batch_tokens=m.global_batch_tokens)
+        common.update(pp=m.pp, interleave=m.interleave,
+                      global_batch_tokens=m.global_batch_tokens)
     return contract(**{**common, **extra})
 
 
@@ -160,6 +162,8 @@ def check(m: Measurement) -> Checked:
     """The engine's bound and expected value for one measurement."""
     if m.task == "train" and m.precision not in MODELLED_TRAIN_PRECISIONS:
         return Checked(m, None, None, NOT_MODELLED_REASON, modelled=False)
+    if m.task == "train" and m.cp > 1:
+        return Checked(m, None, None, NOT_MODELLED_CP_REASON, modelled=False)
     try:
         if m.task == "serve":
             serve = _plan(m)["serve"]
@@ -358,8 +362,8 @@ def summary_html() -> str:
         f"({s.serving} serving, {s.training} training)."
     ]
     if s.not_modelled:
-        parts.append(f"{s.not_modelled} FP8 training runs are shown but not modelled yet "
-                     "(the engine trains in BF16 only).")
+        parts.append(f"{s.not_modelled} training runs are shown but not modelled yet (the "
+                     "engine trains in BF16 only and has no context parallelism).")
     if s.beaten:
         names = "; ".join(_title(c.measurement) for c in checked() if c.measurement.id in s.beaten)
         parts.append(f"Bounds beaten: {len(s.beaten)} ({names}), each a bug in the engine's "

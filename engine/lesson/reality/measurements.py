@@ -72,7 +72,7 @@ class Measurement:
     ``gpus`` GPUs with ``tp``, ``pp`` pipeline stages of ``interleave`` chunks per GPU,
     ``global_batch_tokens`` per step (None: the catalogue's), ``sharding``, ``micro_batch``
     sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
-    parallelism) is recorded, not modelled: a row with cp > 1 is computed without its pipeline.
+    parallelism) is recorded, not modelled: a row with cp > 1 is shown as not modelled yet.
     ``precision`` is the format of the training's matmuls (bf16 or fp8).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     """
