@@ -11,6 +11,7 @@ import base64
 import hashlib
 import tomllib
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 
 FIXED_TIMESTAMP = (2024, 1, 1, 0, 0, 0)
@@ -28,15 +29,21 @@ def project_version(project_root: Path) -> tuple[str, str]:
     return str(meta["name"]), str(meta["version"])
 
 
-def catalog_json() -> dict[str, bytes]:
+def catalog_json(shipped: Collection[str] | None = None) -> dict[str, bytes]:
     """The catalogue pre-parsed as JSON, for the wheel: arcname -> bytes.
 
     engine/numbers/catalog/_data.py writes and reads these files; only the wheel carries them, so the
-    reader's browser never imports tomllib.
+    reader's browser never imports tomllib. Each file ``data/NAME`` is read by the catalogue
+    module of the same name (``catalog/NAME.py``); given the arcnames of the ``shipped``
+    modules (the browser's bytecode), a file whose reader does not ship stays out.
     """
     from engine.numbers.catalog import _data
 
-    return {f"engine/numbers/catalog/data/{name}.json": _data.pre_parsed(name) for name in _data.names()}
+    return {
+        f"engine/numbers/catalog/data/{name}.json": _data.pre_parsed(name)
+        for name in _data.names()
+        if shipped is None or f"engine/numbers/catalog/{name}.pyc" in shipped
+    }
 
 
 def build_engine_wheel(
@@ -58,7 +65,7 @@ def build_engine_wheel(
     for path in sorted(package.rglob("*")) if sources else []:
         if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
             files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
-    files.extend(sorted(catalog_json().items()))
+    files.extend(sorted(catalog_json(None if sources else set(extra_files or {})).items()))
     files.extend(sorted((extra_files or {}).items()))
     dist_info = f"{name}-{version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.numbers.catalog import _data
 from macros import runtime_bytecode
 from macros.corpus import widget_case_count
 from macros.pyodide_core import STDLIB_SHIPPED, minimal_lock
@@ -150,6 +151,12 @@ def test_the_browser_wheel_is_bytecode_without_source(
     shipped = {n.removesuffix(".pyc").removesuffix("/__init__") for n in names if n.endswith(".pyc")}
     assert shipped == named
     assert {"engine/browser", "engine/registry", "engine/widgets/model_size"} <= shipped
+    # A catalogue file ships with its reader and not without it (the op-by-op parts' tables,
+    # read by no module the browser runs, stay out).
+    data = {n.removeprefix("engine/numbers/catalog/data/").removesuffix(".json")
+            for n in names if n.startswith("engine/numbers/catalog/data/")}
+    assert data == {n for n in _data.names() if f"engine/numbers/catalog/{n}" in shipped}
+    assert "kernel_rates" not in data and {"models", "hardware", "efficiency"} <= data
     # Only the command line and the build import these.
     for build_only in ("engine/cli", "engine/__main__", "engine/lesson/tables/registry",
                        "engine/lesson/reality/published"):

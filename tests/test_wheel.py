@@ -32,6 +32,16 @@ def test_the_pre_parsed_catalogue_holds_the_same_values_as_the_toml() -> None:
         assert toml_values  # a file that parsed to nothing would pass the line above
 
 
+def test_each_catalogue_file_has_its_reader_and_ships_only_beside_it() -> None:
+    # The browser's wheel carries data/NAME.json only when catalog/NAME.py ships: every file
+    # must have a reader of its name, or the browser would miss it.
+    for name in _data.names():
+        assert (ROOT / f"engine/numbers/catalog/{name}.py").exists(), name
+    shipped = {"engine/numbers/catalog/hardware.pyc", "engine/numbers/catalog/models.pyc"}
+    assert sorted(catalog_json(shipped)) == [
+        "engine/numbers/catalog/data/hardware.json", "engine/numbers/catalog/data/models.json"]
+
+
 def test_the_wheel_carries_both_and_no_stray_files(tmp_path: Path) -> None:
     wheel = build_engine_wheel(ROOT, tmp_path)
     names = zipfile.ZipFile(wheel).namelist()

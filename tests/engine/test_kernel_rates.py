@@ -1,4 +1,4 @@
-"""The op-by-op parts of data/efficiency.toml (engine.numbers.catalog.kernel_rates): each
+"""The op-by-op parts of data/kernel_rates.toml (engine.numbers.catalog.kernel_rates): each
 accessor returns the published or measured point exactly where there is one, and reads
 between and beyond the points by its stated rule.
 

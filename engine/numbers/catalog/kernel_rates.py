@@ -1,4 +1,4 @@
-"""Measured rates of single kernels (data/efficiency.toml, the op-by-op parts): a matmul by
+"""Measured rates of single kernels (data/kernel_rates.toml, the op-by-op parts): a matmul by
 its shape, FlashAttention by direction, head size, mask and sequence length, an elementwise
 stream, the power a chip's peak assumes, and the bytes of an Adam step.
 
@@ -49,7 +49,7 @@ class _AttentionRun:
 
 @cache
 def _data() -> dict[str, Any]:
-    return load("efficiency")
+    return load("kernel_rates")
 
 
 @cache
@@ -63,13 +63,13 @@ def _grid(chip: str) -> _ShapeGrid | None:
     rates = tuple(tuple(tuple(float(v) * 1e12 for v in by_k) for by_k in by_n)
                   for by_n in row["bf16_TFLOP_per_s"])
     if sorted(set(dims)) != list(dims) or dims[0] < 1:
-        raise EngineError(f"efficiency.toml matmul_shape.{chip}.dims must be increasing.")
+        raise EngineError(f"kernel_rates.toml matmul_shape.{chip}.dims must be increasing.")
     if len(rates) != len(dims) or any(len(a) != len(dims) or any(len(b) != len(dims)
                                                                  for b in a) for a in rates):
-        raise EngineError(f"efficiency.toml matmul_shape.{chip}: the table must be "
+        raise EngineError(f"kernel_rates.toml matmul_shape.{chip}: the table must be "
                           f"{len(dims)} x {len(dims)} x {len(dims)}.")
     if any(not v > 0 for a in rates for b in a for v in b):
-        raise EngineError(f"efficiency.toml matmul_shape.{chip}: every rate must be > 0.")
+        raise EngineError(f"kernel_rates.toml matmul_shape.{chip}: every rate must be > 0.")
     return _ShapeGrid(dims, rates, str(row["source"]))
 
 
@@ -145,7 +145,7 @@ def measured_matmul_points(hw: HardwareSpec, compute_format: str) -> tuple[Matmu
     for m, n, k, tflops in points:
         fraction = float(tflops) * 1e12 / peak
         if not 0 < fraction <= 1:
-            raise EngineError(f"efficiency.toml matmul_shape.{hw.id}: {compute_format} "
+            raise EngineError(f"kernel_rates.toml matmul_shape.{hw.id}: {compute_format} "
                               f"{m} x {n} x {k} must be within the dense peak.")
         out.append(MatmulPoint(int(m), int(n), int(k), fraction, source))
     return tuple(out)
@@ -157,11 +157,11 @@ def _attention_runs() -> tuple[_AttentionRun, ...]:
     runs = []
     for r in table["runs"]:
         if r["kernel"] not in ATTENTION_KERNELS or r["direction"] not in ATTENTION_DIRECTIONS:
-            raise EngineError(f"efficiency.toml flash_attention run {r!r}: unknown kernel "
+            raise EngineError(f"kernel_rates.toml flash_attention run {r!r}: unknown kernel "
                               f"or direction.")
         seqlens = tuple(int(s) for s, _ in r["points"])
         if sorted(set(seqlens)) != list(seqlens):
-            raise EngineError(f"efficiency.toml flash_attention run {r!r}: sequence lengths "
+            raise EngineError(f"kernel_rates.toml flash_attention run {r!r}: sequence lengths "
                               f"must be increasing.")
         runs.append(_AttentionRun(str(r["chip"]), str(r["kernel"]), str(r["direction"]),
                                   int(r["head_dim"]), bool(r["causal"]), seqlens,
@@ -207,7 +207,7 @@ def memory_stream_fraction(hw: HardwareSpec) -> Basis:
                      fallback.value, fallback.source)
     value = float(row["fraction"])
     if not 0 < value <= 1:
-        raise EngineError(f"efficiency.toml memory_stream.{hw.id}.fraction must be in (0, 1].")
+        raise EngineError(f"kernel_rates.toml memory_stream.{hw.id}.fraction must be in (0, 1].")
     return Basis(f"elementwise stream bandwidth efficiency ({hw.name})", value, row["source"])
 
 
