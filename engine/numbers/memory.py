@@ -9,6 +9,7 @@ Adam in mixed precision) + activations (Korthikanti et al. 2022) + runtime overh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.numbers import architecture
@@ -94,7 +95,9 @@ class ServingMemory(Record):
     (averaged over the context, so lower than the full-attention rate for sliding-window
     models), times ``kv_replication`` copies when there are more GPUs than KV heads.
     ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
-    ``max_concurrent_requests``: how many requests of ``context_tokens`` that is.
+    ``max_concurrent_requests``: the most requests of ``context_tokens`` that fit at once,
+    each with its KV cache and its share of the working space (a plan at that batch fits;
+    one more does not).
     """
 
     JSON = JsonShape(ids=("model", "hardware"), skip=("activation_tokens",))
@@ -172,13 +175,33 @@ def serving_memory(
     cap = hw.memory_bytes
     free = cap - weights - act - RUNTIME_OVERHEAD_BYTES
     max_tokens = int(free * g // kv_token) if free > 0 else 0
+
+    def fits_requests(n: int) -> bool:
+        # n requests bring their KV cache and their own working space (a logits row each).
+        act_n = activation_bytes_serving(m, min(ctx * n, PREFILL_CHUNK_TOKENS), n)
+        return weights + kv_token * ctx * n / g + act_n + RUNTIME_OVERHEAD_BYTES <= cap
+
     return ServingMemory(
         model=m, hardware=hw, weight_format=wf.id, kv_format=kf.id, context_tokens=ctx,
         batch=b, gpus=g, parts=parts, per_gpu_bytes=total, capacity_bytes=cap,
         fits=total <= cap, headroom_bytes=cap - total, kv_cache_bytes_per_token=kv_token,
-        max_context_tokens_that_fit=max_tokens, max_concurrent_requests=max_tokens // ctx,
+        max_context_tokens_that_fit=max_tokens,
+        max_concurrent_requests=_most_that_fit(fits_requests, max(max_tokens // ctx, 0)),
         activation_tokens=in_flight,
     )
+
+
+def _most_that_fit(fits: Callable[[int], bool], most: int) -> int:
+    """The largest n from 0 to ``most`` with ``fits(n)`` (``fits`` holds up to some n and
+    fails past it; 0 when even one does not fit), by bisection."""
+    low, high = 0, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def min_gpus_to_serve(mem: ServingMemory) -> int | None:

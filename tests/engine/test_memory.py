@@ -262,3 +262,24 @@ def test_a_system_and_a_rent_or_own_record_carry_their_sums() -> None:
     # Per GPU $10,000: capital $10,000 / (4 years of hours), overhead 10 % of it a year.
     hours = HOURS_PER_YEAR
     assert r.fixed_usd_per_hour == pytest.approx(10_000 / (4 * hours) + 10_000 * 0.1 / hours)
+
+
+@pytest.mark.parametrize(("model", "gpus", "weight_format", "kv_format", "context"), [
+    ("llama-3.1-8b", 1, "fp8", "bf16", 256),
+    ("llama-3.1-8b", 1, "fp8", "fp8", 256),
+    ("llama-3.1-8b", 1, "bf16", "bf16", 8192),
+    ("llama-3.1-70b", 4, "bf16", "bf16", 4096),
+    ("mixtral-8x7b", 2, "bf16", "fp8", 1024),
+])
+def test_max_concurrent_requests_is_a_batch_that_fits(model, gpus, weight_format, kv_format,
+                                                      context) -> None:
+    # Each request brings its KV cache and its own working space (a logits row of the
+    # vocabulary in fp32): the count is the largest batch at which the same plan fits.
+    def serving(batch: int):
+        return serving_memory(get_model(model), get_hardware("h100-sxm"), gpus=gpus,
+                              weight_format=weight_format, kv_format=kv_format,
+                              context_tokens=context, batch=batch)
+    n = serving(1).max_concurrent_requests
+    assert n > 1
+    assert serving(n).fits and not serving(n + 1).fits
+    assert serving(n).max_concurrent_requests == n  # the same count whatever the batch
