@@ -3,8 +3,8 @@ and the KV cache's ceiling on it.
 
 A decode step reads the weights once for the whole batch and does about 2 FLOPs per
 parameter for each request; in bf16 a parameter is 2 bytes, so with no context the step's
-FLOPs per byte is about the batch (Llama 3.1 8B: 0.93 per request, as its embedding table
-is read but does no maths). Each request also reads its own KV cache, which batching cannot share: the
+FLOPs per byte is about the batch (Llama 3.1 8B: 0.99996 per request: its norms are read
+but do no maths, and its input embedding is only looked up, one row per request). Each request also reads its own KV cache, which batching cannot share: the
 step's FLOPs per byte then approach, from below, one request's FLOPs over its own KV bytes,
 however large the batch. Every number comes from engine.numbers.serving.decode_step.
 """
@@ -45,9 +45,12 @@ def compute_bound_batch(model: ModelSpec, hardware: HardwareSpec, *, context_tok
 def kv_ceiling_flops_per_byte(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: int,
                               weight_format: FormatId = "bf16") -> float | None:
     """The FLOPs per byte decode approaches as the batch grows without bound: one more
-    request's FLOPs over its own KV-cache bytes. None with no context (no ceiling: the
-    intensity grows with the batch)."""
+    request's FLOPs over its own KV-cache bytes. None with no context (no ceiling: a request
+    then adds only its row of the input embedding, and the intensity grows with the batch
+    far past any ridge)."""
     m, hw = model, hardware
+    if context_tokens <= 0:
+        return None
     one, two = (decode_step(m, hw, batch=b, context_tokens=context_tokens,
                             weight_format=weight_format, kv_format="bf16") for b in (1, 2))
     extra_bytes = two.bytes_read - one.bytes_read

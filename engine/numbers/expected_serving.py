@@ -55,6 +55,8 @@ from engine.numbers.serving import (
     _costs,
     _prefill,
     _sum_steps,
+    gathered_bytes,
+    gathered_table_params,
     weight_bytes_read,
 )
 
@@ -62,14 +64,16 @@ from engine.numbers.serving import (
 def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
     """Bytes of weights a step of ``tokens`` tokens is expected to read (all GPUs together).
 
-    Dense models: every weight. A mixture of experts: shared weights plus the expected share
-    of routed experts touched, 1 - (1 - k/E)^tokens (uniform routing assumed).
+    Dense models: every weight but the looked-up tables, of which the tokens' rows (as the
+    bound). A mixture of experts: shared weights plus the expected share of routed experts
+    touched, 1 - (1 - k/E)^tokens (uniform routing assumed).
     """
     if not model.routed_params:
         return weight_bytes_read(model, bytes_per_number, tokens)
     touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
-    shared = model.params - model.routed_params
-    return (shared + model.routed_params * touched) * bytes_per_number
+    streamed = model.params - gathered_table_params(model) - model.routed_params
+    return ((streamed + model.routed_params * touched) * bytes_per_number
+            + gathered_bytes(model, bytes_per_number, tokens))
 
 
 def overlap(memory_seconds: float, maths_seconds: float) -> float:

@@ -15,7 +15,7 @@ from engine.numbers.compute import training_flops_per_token
 from engine.numbers.formats import FormatId
 from engine.numbers.memory import training_bytes_per_param
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.serving import decode_step, prefill
+from engine.numbers.serving import decode_step, gathered_bytes, gathered_table_params, prefill
 from engine.numbers.training_choices import Convention, Optimizer
 
 
@@ -40,7 +40,8 @@ def attainable_flops_per_s(intensity: float, hardware: HardwareSpec,
 def decode_intensity(model: ModelSpec, hardware: HardwareSpec, *, batch: int = 1,
                      context_tokens: int = 1024, weight_format: FormatId = "bf16",
                      kv_format: FormatId = "bf16") -> float:
-    """FLOPs per byte of one decode step (about batch x 2 N / (2 N + KV) in bf16: ~1 at
+    """FLOPs per byte of one decode step (about batch x 2 N / (2 N + KV) in bf16, N the
+    weights streamed (an untied input embedding is looked up, not read whole): ~1 at
     batch 1)."""
     return decode_step(model, hardware, batch=batch, context_tokens=context_tokens,
                        weight_format=weight_format, kv_format=kv_format).arithmetic_intensity
@@ -68,20 +69,32 @@ def train_step_intensity(model: ModelSpec, *, tokens_per_step: float = 4_194_304
 # read in the forward pass (2) and again in the backward pass (2), and the gradient buffer
 # read and written as this micro-batch's gradients are added in (2 + 2).
 MICRO_BATCH_BYTES_PER_PARAM = 8.0
+# A looked-up table (an untied input embedding, learned positions) is not read whole: the
+# forward pass reads its tokens' rows and the backward pass adds into their gradients
+# without reading it; its gradient buffer is dense, read and written whole (2 + 2).
+LOOKED_UP_GRADIENT_BYTES_PER_PARAM = 4.0
+ACTIVATION_ROW_BYTES_PER_NUMBER = 2.0
 
 
 def micro_batch_intensity(model: ModelSpec, *, micro_batch: int = 1, seq_len: int = 4096
                           ) -> float:
     """FLOPs per byte of one micro-batch of ``micro_batch`` sequences of ``seq_len`` tokens:
-    model FLOPs per token (about 6 x active N, attention included) x tokens / (8 bytes x N).
+    model FLOPs per token (about 6 x active N, attention included) x tokens / weight traffic,
+    8 bytes per parameter (a looked-up table: 4, its gradients, plus the rows the tokens
+    read).
 
     The weights are re-read for every micro-batch, so this, not the state read once per
-    optimiser step, is the intensity the GPU sees: about 0.75 x the micro-batch's tokens.
+    optimiser step, is the intensity the GPU sees: about 0.75 x the micro-batch's tokens
+    (Llama 3.1 8B: a little more, its untied input embedding being looked up).
     Activation traffic is left out (it lowers the intensity a little more).
     """
-    tokens = float(micro_batch * seq_len)
+    tokens = micro_batch * seq_len
     flops = training_flops_per_token(model, seq_len).model * tokens
-    return flops / (MICRO_BATCH_BYTES_PER_PARAM * model.params)
+    table = gathered_table_params(model)
+    traffic = (MICRO_BATCH_BYTES_PER_PARAM * (model.params - table)
+               + LOOKED_UP_GRADIENT_BYTES_PER_PARAM * table
+               + gathered_bytes(model, ACTIVATION_ROW_BYTES_PER_NUMBER, tokens))
+    return flops / traffic
 
 
 @dataclass(frozen=True, slots=True)

@@ -150,6 +150,12 @@ def render(values: Values) -> str:
             f"{format_GB(step.bytes_read)}: the shared weights and the experts one token is "
             f"routed to, {bytes_per:g} bytes each"
         )
+    elif looked_up := serving.gathered_table_params(model):
+        read_words = (
+            f"({format_count(model.params)} parameters − {format_count(looked_up)} of input "
+            f"embedding, looked up one row per token) × {bytes_per:g} bytes = "
+            f"{format_GB(step.bytes_read)}"
+        )
     else:
         read_words = (
             f"{format_count(model.params)} parameters × {bytes_per:g} bytes = "

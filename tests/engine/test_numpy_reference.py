@@ -81,6 +81,10 @@ def test_reference_agrees(configs):
     LAT = np.array([models[i].kv_lora_rank + models[i].qk_rope_head_dim for i in c["m"]],
                    dtype=float)
     FWD = np.array([_forward_flops(models[i]) for i in c["m"]], dtype=float)
+    HID = np.array([models[i].hidden for i in c["m"]], dtype=float)
+    VOCAB = np.array([models[i].vocab for i in c["m"]], dtype=float)
+    UNTIED = np.array([not models[i].tied_embeddings for i in c["m"]], dtype=float)
+    POS = np.array([models[i].learned_positions for i in c["m"]], dtype=float)
     QKV = np.array([(models[i].qk_nope_head_dim + models[i].qk_rope_head_dim
                      + models[i].v_head_dim) if models[i].attention == "mla"
                     else 2 * models[i].head_dim for i in c["m"]], dtype=float)
@@ -101,7 +105,11 @@ def test_reference_agrees(configs):
     kv = np.where(MLA, LAT * L * KB, 2 * L * KVH * HD * KB)
     # The bound counts the fewest experts any batch can touch: k of E per layer.
     touched = np.where(R > 0, K / E, 1.0)
-    wread = ((P - R) + R * touched) * WB
+    # Looked-up tables (an untied input embedding, learned positions) are not streamed: each
+    # token reads one row of each, at most the table's rows.
+    table = (UNTIED * VOCAB + POS) * HID
+    rows = UNTIED * np.minimum(b, VOCAB) + np.where(POS > 0, np.minimum(b, POS), 0.0)
+    wread = ((P - table - R) + R * touched) * WB + rows * HID * WB
     # Layer-tokens of context attended: a sliding-window layer keeps at most its window.
     att = np.where(WIN > 0, LOC * np.minimum(ctx, WIN) + (L - LOC) * ctx, L * ctx)
     # More GPUs than KV heads: each keeps one head; MLA keeps its latent whole on each GPU.

@@ -18,7 +18,19 @@ M, H = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
 def test_decode_memory_bound_at_batch_1():
     d = decode_step(M, H)
     assert d.bound == "memory"
-    assert d.seconds == pytest.approx(16_060_522_496 / 3.35e12)
+    # Llama 3.1 8B: 8,030,261,248 parameters, of which its untied input embedding is
+    # 128,256 x 4,096 = 525,336,576, looked up one row (4,096) per token, not streamed:
+    # (8,030,261,248 - 525,336,576 + 4,096) x 2 bytes = 15,009,857,536 B over 3.35 TB/s.
+    assert d.bytes_read == 15_009_857_536
+    assert d.seconds == pytest.approx(15_009_857_536 / 3.35e12)
+
+
+def test_tied_embeddings_are_read_once_as_the_head():
+    # Llama 3.2 1B ties its table to the head: every parameter is read, and the lookups
+    # add nothing (the rows are in the table the head streams).
+    m = get_model("llama-3.2-1b")
+    assert m.tied_embeddings
+    assert decode_step(m, H, batch=8).bytes_read == m.params * 2
 
 
 def test_decode_compute_bound_at_large_batch_short_context():
@@ -32,13 +44,19 @@ def test_moe_bound_reads_only_the_fewest_experts():
     # two): a lower bound on bytes; the expected value counts the distinct experts touched.
     one = decode_step(get_model("mixtral-8x7b"), H)
     many = decode_step(get_model("mixtral-8x7b"), H, batch=256)
-    assert one.bytes_read == many.bytes_read
     m = get_model("mixtral-8x7b")
-    top2 = (m.params - m.routed_params + m.routed_params * 2 / 8) * 2
+    # Its untied input embedding (32,000 x 4,096) is looked up: 255 more rows of 4,096 bf16
+    # numbers at batch 256 than at batch 1, and no more weights.
+    assert many.bytes_read - one.bytes_read == 255 * 4096 * 2
+    top2 = (m.params - m.routed_params - 32_000 * 4096 + m.routed_params * 2 / 8
+            + 256 * 4096) * 2
     assert many.bytes_read == pytest.approx(top2, rel=1e-12)
-    # Mixtral's card: 12.9B active of 46.7B (top-2 of 8 experts); bf16, no context read.
-    assert one.bytes_read == pytest.approx(12.9e9 * 2, rel=0.01)
-    assert expected_weight_bytes_read(m, 2.0, 256) == pytest.approx(46_702_792_704 * 2,
+    # Mixtral's card: 12.9B active of 46.7B (top-2 of 8 experts), its 131,072,000-number
+    # input table among them; bf16, no context read.
+    assert one.bytes_read == pytest.approx((12.9e9 - 32_000 * 4096) * 2, rel=0.01)
+    # 256 tokens touch nearly every expert: all 46,702,792,704 parameters less the table,
+    # plus 256 rows of 4,096 = 46,572,769,280 numbers.
+    assert expected_weight_bytes_read(m, 2.0, 256) == pytest.approx(46_572_769_280 * 2,
                                                                     rel=1e-3)
 
 

@@ -262,26 +262,29 @@ def test_capacity_gate_refuses_bad_input_naming_the_field(field: str, value: str
 def test_the_lesson_number_8b_on_an_h100() -> None:
     step = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=0)
     assert step.bound == "memory"
-    assert step.seconds == pytest.approx(16.06e9 / 3.35e12, rel=1e-3)
+    # (8,030,261,248 parameters - 525,336,576 of untied input embedding, looked up one row
+    # of 4,096 per token) x 2 bytes = 15.01 GB, over 3.35 TB/s: 4.48 ms, 223 tokens/s.
+    assert step.seconds == pytest.approx(15.01e9 / 3.35e12, rel=1e-3)
     html = render("bandwidth_ceiling")
     text = text_of(html)
     assert f'data-tokens-per-s="{step.tokens_per_s_per_user:.6g}"' in html
-    assert "16.06 GB ÷ 3.35 TB/s = 4.79 ms" in text
-    assert "At most 209 tokens/s for one user" in text
-    assert figures.decode_ceiling("llama-3.1-8b") == "209 tokens/s"
-    assert figures.decode_time("llama-3.1-8b") == "4.79 ms"
+    assert "525 million of input embedding, looked up one row per token) × 2 bytes" in text
+    assert "15.01 GB ÷ 3.35 TB/s = 4.48 ms" in text
+    assert "At most 223 tokens/s for one user" in text
+    assert figures.decode_ceiling("llama-3.1-8b") == "223 tokens/s"
+    assert figures.decode_time("llama-3.1-8b") == "4.48 ms"
 
 
 def test_the_bars_show_tokens_per_s_and_the_time_per_token_waits_for_the_reader() -> None:
     html = render("bandwidth_ceiling")
     shown, shut = shown_and_shut(html)
     l4 = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("l4"), context_tokens=0)
-    assert "Ceiling in tokens/s:" in shown and "NVIDIA L4: 19" in shown
-    assert "NVIDIA L4: 19 tokens/s" not in shown  # the unit is said once, above the bars
+    assert "Ceiling in tokens/s:" in shown and "NVIDIA L4: 20" in shown
+    assert "NVIDIA L4: 20 tokens/s" not in shown  # the unit is said once, above the bars
     assert format_seconds(l4.seconds) not in shown
     # the chart's text alternative keeps every device's time per token
     label = re.search(r'aria-label="([^"]*)"', html.split("<svg", 1)[1]).group(1)  # type: ignore[union-attr]
-    assert f"NVIDIA L4: 19 tokens/s ({format_seconds(l4.seconds)} per token)" in label
+    assert f"NVIDIA L4: 20 tokens/s ({format_seconds(l4.seconds)} per token)" in label
     expected = serving.decode_step(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=0)
     assert f"At most {expected.tokens_per_s_per_user:,.0f} tokens/s for one user, about" in shown
     assert "real kernels read memory below its datasheet speed" in shut
@@ -322,7 +325,7 @@ def test_int4_raises_the_ceiling() -> None:
 def test_a_device_outside_the_list_joins_the_chart() -> None:
     html = render("bandwidth_ceiling", hardware="epyc-9654")
     assert '<g data-device="epyc-9654">' in html
-    assert "AMD EPYC 9654 (one socket): 29" in text_of(html)  # its bar, in bold: the chosen device
+    assert "AMD EPYC 9654 (one socket): 31" in text_of(html)  # its bar, in bold: the chosen device
     assert re.search(r'<g data-device="epyc-9654"><text [^>]*font-weight="700"', html)
 
 

@@ -359,8 +359,9 @@ def test_side_by_side_shows_three_rows_and_keeps_the_rest_behind_one_details() -
     # The limit against the chip's ridge in view (the roofline step names it); what a micro-batch is,
     # behind the details.
     # 48.25e9 model FLOPs per token (causal attention) x 4,096 tokens / (8 bytes x
-    # 8,030,261,248 parameters) = 3,076.
-    assert "3,076 FLOPs per byte read, far above the chip's 295 (see the roofline)" in text
+    # 7,504,924,672 parameters + 4 bytes (its gradients) x the untied input embedding's
+    # 525,336,576 + 4,096 looked-up rows x 4,096 x 2 bytes = 62,174,298,112 bytes) = 3,179.
+    assert "3,179 FLOPs per byte read, far above the chip's 295 (see the roofline)" in text
     assert "ridge" not in text and "micro-batch" not in text
     assert "FLOPs per byte read for each micro-batch of 1 × 4,096 tokens" in text_of(behind)
     assert "Cost per million tokens at $2.99 per GPU-hour" in text

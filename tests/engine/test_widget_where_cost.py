@@ -381,9 +381,9 @@ def test_five_questions_are_the_plans_answers() -> None:
         assert html_lib.escape(short[key]) in shown
         assert html_lib.escape(answer) not in shown and html_lib.escape(answer) in html
     assert short["fits"] == "Yes: 18.79 GB of 84.94 GB per GPU."
-    assert short["limit"] == "Memory bandwidth: 4.84 ms per token at best, about 6.91 ms expected."
+    assert short["limit"] == "Memory bandwidth: 4.53 ms per token at best, about 6.52 ms expected."
     # The cost is a bound for one request at a time, and says so (side_by_side batches 16).
-    assert short["cost"] == ("At best $4.02 per million output tokens at $2.99 per GPU-hour, "
+    assert short["cost"] == ("At best $3.76 per million output tokens at $2.99 per GPU-hour, "
                              "one request at a time; batching cuts it.")
     batched = answer_lines(plan(model="llama-3.1-8b", batch=16))["cost"]
     assert batched.startswith("At best $") and "16 requests at a time" in batched
