@@ -169,7 +169,7 @@ class SpeedQuestion:
         return self.in_unit(self.expected_seconds)
 
     def answer_words(self, value: float) -> str:
-        """``value`` in the answer's unit as words: '4.79 ms', '0.748 ms', '1,337 tokens/s'."""
+        """``value`` in the answer's unit as words: '4.48 ms', '0.748 ms', '1,337 tokens/s'."""
         if self.kind == "batch":
             return format_tokens_per_s(value)
         return f"{value:,.0f} ms" if value >= 100 else f"{value:.3g} ms"

@@ -15,14 +15,14 @@ HARDWARE = "h100-sxm"
 
 def decode_flops_per_byte(model: str = MODEL, hardware: str = HARDWARE, batch: int = 1,
                           context: int = 0) -> str:
-    """One decode step's FLOPs per byte read: '0.93 FLOP/byte' at batch 1, no context."""
+    """One decode step's FLOPs per byte read: '1 FLOP/byte' at batch 1, no context."""
     step = decode_step(resolve_model(model_id=model), get_hardware(hardware), batch=batch,
                        context_tokens=context)
     return format_flops_per_byte(step.arithmetic_intensity)
 
 
 def decode_compute_batch(model: str = MODEL, hardware: str = HARDWARE, context: int = 0) -> str:
-    """The smallest batch whose decode step is compute-bound: '317', or 'none' when the KV
+    """The smallest batch whose decode step is compute-bound: '296', or 'none' when the KV
     cache keeps every batch below the ridge."""
     b = compute_bound_batch(resolve_model(model_id=model), get_hardware(hardware),
                             context_tokens=context)
