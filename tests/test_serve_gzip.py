@@ -1,4 +1,5 @@
-"""tools/serve.py --gzip compresses what GitHub Pages compresses, and nothing else."""
+"""tools/serve.py --gzip compresses what GitHub Pages compresses, and nothing else, and lets the
+browser cache every response as long as GitHub Pages does."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.serve import serving
+from tools.serve import HOST_MAX_AGE_S, serving
 
 FILES = {
     "index.html": b"<!doctype html><p>" + b"numbers " * 500,
@@ -66,3 +67,13 @@ def test_a_directory_serves_its_index_gzipped_and_revalidates(site: Path) -> Non
         )
     assert status == 200 and gzip.decompress(body) == FILES["index.html"]
     assert again == 304 and empty == b""
+
+
+@pytest.mark.parametrize("name", ["index.html", "lib.zip"])
+def test_responses_are_cached_as_github_pages_caches_them(site: Path, name: str) -> None:
+    with serving(site, compress=True) as url:
+        _, headers, _ = fetch(url + name, {"Accept-Encoding": "gzip"})
+    assert headers["Cache-Control"] == f"max-age={HOST_MAX_AGE_S}"
+    with serving(site) as url:
+        _, headers, _ = fetch(url + name, {})
+    assert "Cache-Control" not in headers

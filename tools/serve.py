@@ -1,7 +1,8 @@
 """Serve a built site on this machine only, with the MIME types Pyodide needs.
 
 Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] [--gzip] DIRECTORY
-(--port 0: any free port; --gzip: compress as GitHub Pages does, see COMPRESSIBLE_TYPES)
+(--port 0: any free port; --gzip: compress and let browsers cache as GitHub Pages does, see
+COMPRESSIBLE_TYPES and HOST_MAX_AGE_S)
 
 Tests and the benchmark use :func:`serving`: it binds first (port 0, so the system picks a free
 port and no other process can take it in between), then the caller builds for that address.
@@ -45,6 +46,11 @@ COMPRESSIBLE_TYPES = frozenset(
     }
 )
 GZIP_LEVEL = 6  # gzip's and most servers' default; the host's own level is not published
+# GitHub Pages lets a browser keep every response for 10 minutes ("cache-control:
+# max-age=600", as its responses show: ja.stackoverflow.com/posts/47280, 2018). Without it a
+# browser's cache would go by the files' modification times, which on a site built seconds
+# before (the benchmark's) make every entry stale at once.
+HOST_MAX_AGE_S = 600
 
 
 @functools.lru_cache(maxsize=256)
@@ -62,6 +68,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     }
     verbose = False
     compress = False  # gzip COMPRESSIBLE_TYPES when the browser accepts it (--gzip)
+    max_age_s: int | None = None  # Cache-Control: max-age on every response (--gzip)
+
+    def end_headers(self) -> None:
+        if self.max_age_s is not None:
+            self.send_header("Cache-Control", f"max-age={self.max_age_s}")
+        super().end_headers()
 
     def send_head(self) -> BinaryIO | None:
         compressed = self._compressed_head() if self.compress else None
@@ -112,7 +124,10 @@ class SiteServer(http.server.ThreadingHTTPServer):
 
 
 class CompressingHandler(SiteHandler):
+    """As GitHub Pages serves: compressed, and cached for HOST_MAX_AGE_S."""
+
     compress = True
+    max_age_s = HOST_MAX_AGE_S
 
 
 def make_server(
@@ -137,7 +152,8 @@ def serving(
 
     The port is bound before anything is built, so the address can go into the build
     (SITE_URL); the directory is read per request and may be filled or rebuilt meanwhile.
-    ``compress``: gzip what GitHub Pages gzips (COMPRESSIBLE_TYPES).
+    ``compress``: gzip what GitHub Pages gzips (COMPRESSIBLE_TYPES), and let the browser keep
+    every response as long as it does (HOST_MAX_AGE_S).
     """
     server = make_server(directory, host, port, compress)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -156,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
-        "--gzip", action="store_true", help="gzip text and wasm, as GitHub Pages does"
+        "--gzip",
+        action="store_true",
+        help="gzip text and wasm and send max-age, as GitHub Pages does",
     )
     args = parser.parse_args(argv)
     if not (args.directory / "index.html").exists():
