@@ -18,7 +18,10 @@ targets are printed next to the figures.
 3. Input-to-update latency once live, timed in the page (performance.now() before the input
    event, MutationObserver on ``.widget-result``).
 4. Bytes on the wire up to first contentful paint, up to live, and once the service worker
-   has settled; whether any Pyodide request started before first paint.
+   has settled; which Pyodide requests started before first paint (on a first visit the page
+   hints at the runtime's files at low priority once its stylesheets have arrived:
+   partials/boot-engine.html), and whether the page downloaded any runtime file twice (a hint
+   whose request the worker's own did not match).
 5. Throttled cold visits (Chrome DevTools Protocol: Network.emulateNetworkConditions,
    Emulation.setCPUThrottlingRate) of the lesson and the stock bare page, interleaved, for
    each of PROFILES: fewer repeats (THROTTLED_REPEATS), each visit being seconds long.
@@ -41,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +104,7 @@ TARGET_BYTES_COMPRESSED = 5e6
 # precompiled at build time, macros/runtime_bytecode.py).
 BARE_PAGES = {"stock": "bench-stock-pyodide/", "bare": "pyodide/"}
 WHEEL_SUFFIXES = (".whl", ".whl.gz")
+RUNTIME_SCRIPTS = ("/js/engine-worker.js", "/js/runtime-config.js")
 
 BARE_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bare Pyodide (benchmark)</title></head>
@@ -269,6 +274,7 @@ class Wire:
     transferred: int
     by_service_worker: bool
     raw: int  # the file's own size (what an uncompressing host would send), 0 if not sent
+    body: int  # bytes of body on the wire (0: a cache hit or a 304)
 
 
 def median(values: list[float]) -> float:
@@ -445,7 +451,8 @@ def wire(requests: list[Request], site_dir: Path) -> list[Wire]:
         end = start + max(timing["responseEnd"], 0.0)
         transferred = max(encoded, 0)
         raw = (raw_size(site_dir, r.url) or body_size) if transferred > 0 else 0
-        rows.append(Wire(r.url, start, end, transferred, r.service_worker is not None, raw))
+        body = max(encoded - headers_size, 0)
+        rows.append(Wire(r.url, start, end, transferred, r.service_worker is not None, raw, body))
     return rows
 
 
@@ -460,6 +467,7 @@ class Bytes:
     requests_total: int
     pyodide_before_fcp: list[str]
     first_pyodide_ms: float | None
+    runtime_twice: list[str]  # runtime files whose body the page (not its service worker) got twice
 
 
 def byte_counts(load: Load, site_dir: Path) -> Bytes:
@@ -477,7 +485,25 @@ def byte_counts(load: Load, site_dir: Path) -> Bytes:
         requests_total=len(rows),
         pyodide_before_fcp=[w.url.rsplit("/", 1)[-1] for w in pyodide if w.start < fcp_epoch],
         first_pyodide_ms=min((w.start - load.time_origin for w in pyodide), default=None),
+        runtime_twice=downloaded_twice(rows),
     )
+
+
+def downloaded_twice(rows: list[Wire]) -> list[str]:
+    """The runtime's files (site paths) whose body the page, its workers included, received
+    more than once: the service worker's precache, which downloads on its own, is left out."""
+    bodies = Counter(
+        w.url.split("?", 1)[0].split("/", 3)[-1]
+        for w in rows
+        if w.body and not w.by_service_worker and is_runtime_file(w.url)
+    )
+    return sorted(path for path, count in bodies.items() if count > 1)
+
+
+def is_runtime_file(url: str) -> bool:
+    """Pyodide's files, the engine wheel, and the engine worker's own scripts."""
+    path = url.split("?", 1)[0]
+    return "/pyodide/" in path or path.endswith(WHEEL_SUFFIXES) or path.endswith(RUNTIME_SCRIPTS)
 
 
 def run_pair(browser: Browser, url: str, kind: str, bare: bool) -> tuple[Load, Load, Page]:
@@ -558,6 +584,7 @@ def throttled_runs(browser: Browser, url: str, site_dir: Path) -> dict[str, Any]
                 "to_live": median([b.to_live for _, b in rows]),
                 "raw_to_live": median([b.raw_to_live for _, b in rows]),
                 "pyodide_before_fcp": sorted({n for _, b in rows for n in b.pyodide_before_fcp}),
+                "runtime_twice": sorted({n for _, b in rows for n in b.runtime_twice}),
             }
         summary["ratio"] = summary["lesson"]["done"] / summary["stock"]["done"]
         summary["paired"] = median(
@@ -788,7 +815,11 @@ def section(figures: dict[str, Any]) -> str:
         "",
         f"Pyodide requests started before first paint: {f['pyodide_before_fcp']}. "
         f"First Pyodide request: {f['first_pyodide']} after navigation start "
-        f"(median, lesson cold; FCP {fmt_ms(t['lesson cold']['fcp'])}).",
+        f"(median, lesson cold; FCP {fmt_ms(t['lesson cold']['fcp'])}). On a first visit the "
+        "page hints at the runtime's files (`<link rel=preload fetchpriority=low>`) once its "
+        "stylesheets have arrived, and the worker, started at first paint, takes them from "
+        "the HTTP cache or joins their downloads. Runtime files the page downloaded more than "
+        f"once (lesson, cold and warm): {f.get('runtime_twice', 'not counted')}.",
     ]
     if f["bytes"]["stock warm"]["to_live"] > 1e6:
         lines += [
@@ -831,7 +862,8 @@ def section(figures: dict[str, Any]) -> str:
         )
         lines.append(
             f"- {name}: **{row['ratio']:.3f}** (median of per-visit ratios "
-            f"{row['paired']:.3f}; runs, ms: {runs})"
+            f"{row['paired']:.3f}; runs, ms: {runs}); runtime files the lesson page "
+            f"downloaded more than once: {', '.join(row['lesson'].get('runtime_twice', [])) or 'none'}"
         )
     lines += [
         END,
@@ -993,6 +1025,10 @@ def main() -> int:
         b.first_pyodide_ms for b in bytes_rows["lesson cold"] if b.first_pyodide_ms is not None
     ]
     figures["first_pyodide"] = fmt_ms(median(firsts)) if firsts else "n/a"
+    twice = sorted(
+        {p for b in bytes_rows["lesson cold"] + bytes_rows["lesson warm"] for p in b.runtime_twice}
+    )
+    figures["runtime_twice"] = ", ".join(twice) or "none"
 
     # Kept, so that a change to the report's wording can be re-rendered without a new run:
     # .venv/bin/python bench/bench_site.py --render build/bench-site-figures.json

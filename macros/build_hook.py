@@ -2,14 +2,16 @@
 handed to the module that does that job.
 
 - on_config: the stylesheets ship as one bundle (macros/style_bundle.py); the copy for
-  file:// loads the search shim from the site (macros/offline_search.py).
+  file:// loads the search shim from the site (macros/offline_search.py); the runtime files
+  the pages with widgets preload (macros/runtime_preload.py).
 - on_nav: the steps are numbered from the nav's order (macros/step_numbers.py).
 - on_page_content: every table's cells are labelled so that a phone can stack its rows
   (engine/render/table_labels.py).
 - on_post_page: a step's header gets its minutes, counted on the page as built
   (macros/step_minutes.py).
 - on_post_build: the Home page's total minutes; the style bundle and the search shim; the
-  browser runtime, compiled, shipped and checked (macros/shipped_runtime.py);
+  browser runtime, compiled, shipped and checked (macros/shipped_runtime.py), and the pages'
+  preload hints checked against it;
   ``js/runtime-config.js`` (macros/runtime_config.py); last, ``sw.js``, which lists every
   file the build wrote (macros/service_worker.py). The site requests nothing outside its
   own origin.
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.render.table_labels import stack_tables
-from macros import offline_search, style_bundle
+from macros import offline_search, runtime_preload, style_bundle
 from macros.runtime_config import write_runtime_config
 from macros.service_worker import write_built_service_worker
 from macros.shipped_runtime import ship_runtime
@@ -42,6 +44,7 @@ def on_config(config: Any, **_: Any) -> Any:
     sys.path.insert(0, str(_project_root(config)))
     style_bundle.bundle_in_config(config)
     offline_search.use_shipped_shim(config)
+    runtime_preload.put_in_config(config, _project_root(config))
     return config
 
 
@@ -66,6 +69,7 @@ def on_post_build(config: Any, **_: Any) -> None:
     style_bundle.write_style_bundle(site, config)
     offline_search.copy_shim(root, site, config)
     runtime = ship_runtime(root, site)
+    runtime_preload.check_preloaded(config.extra[runtime_preload.PRELOAD_EXTRA], runtime.files)
     write_runtime_config(site, runtime)
     write_built_service_worker(
         site,

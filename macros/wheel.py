@@ -29,6 +29,12 @@ def project_version(project_root: Path) -> tuple[str, str]:
     return str(meta["name"]), str(meta["version"])
 
 
+def wheel_file_name(project_root: Path) -> str:
+    """The engine wheel's file name, ``engine-<version>-py3-none-any.whl`` (pyproject.toml)."""
+    name, version = project_version(project_root)
+    return f"{name}-{version}-py3-none-any.whl"
+
+
 def catalog_json(shipped: Collection[str] | None = None) -> dict[str, bytes]:
     """The catalogue pre-parsed as JSON, for the wheel: arcname -> bytes.
 
@@ -78,7 +84,7 @@ def build_engine_wheel(
     record += f"{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode()))
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"{name}-{version}-py3-none-any.whl"
+    target = out_dir / wheel_file_name(project_root)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for arc, data in files:
             info = zipfile.ZipInfo(arc, date_time=FIXED_TIMESTAMP)

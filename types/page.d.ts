@@ -29,6 +29,8 @@ interface EarlyEngine {
   messages: Event[];
   listener?: (event: Event) => void;
   start(): void;
+  /** Hints the runtime's files at low priority (a first visit: no service worker). */
+  preloadRuntime(): void;
   afterFirstPaint(fn: () => void, fallbackMs?: number): void;
 }
 
