@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
 
 from engine.browser import update
 from macros.authoring import number_steps
@@ -206,6 +206,38 @@ def run_axe(page: Page) -> list[dict[str, object]]:
 
 
 # --- Widgets --------------------------------------------------------------------------------
+
+
+class HeldRequests:
+    """Requests for ``pattern`` wait until :meth:`release`; then they, and every later one, go
+    on. A first visit asks for each runtime file twice when routes are in place: the page's
+    preload hint, then the worker (Playwright's routes turn the browser's cache off, which
+    otherwise hands the worker the hint's response)."""
+
+    def __init__(self, context: BrowserContext, pattern: str) -> None:
+        self.held: list[Route] = []
+        self.released = False
+        context.route(pattern, self._arrived)
+
+    def _arrived(self, route: Route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.held.append(route)
+
+    def wait_for_one(self, page: Page, timeout_ms: int = 30_000) -> None:
+        """Until at least one request is held."""
+        for _ in range(timeout_ms // 50):
+            if self.held:
+                return
+            page.wait_for_timeout(50)
+        raise AssertionError("no request was held")
+
+    def release(self) -> None:
+        self.released = True
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
 
 
 def wait_live(page: Page, selector: str = "[data-widget]") -> None:

@@ -15,7 +15,16 @@ import time
 
 import pytest
 from playwright.sync_api import Page, Route
-from support import AXE, Site, Watched, run_axe, wait_for_text, wait_live, widget_inputs
+from support import (
+    AXE,
+    HeldRequests,
+    Site,
+    Watched,
+    run_axe,
+    wait_for_text,
+    wait_live,
+    widget_inputs,
+)
 
 from engine.browser import update
 
@@ -131,14 +140,12 @@ def test_a_worker_that_dies_mid_session_is_restarted_on_the_next_input(
 def test_widget_states_pass_axe(watched: Watched, root_site: Site, scheme: str) -> None:
     page = watched.page
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
-    held: list[Route] = []
-    watched.context.route("**/pyodide/pyodide.asm.wasm", lambda r: held.append(r))
+    wasm = HeldRequests(watched.context, "**/pyodide/pyodide.asm.wasm")
     page.goto(root_site.page_url(PAGE))
     page.wait_for_function("() => document.querySelector('[data-widget]').dataset.state === 'loading'")
     assert run_axe(page) == [], "loading"
-    while not held:
-        page.wait_for_timeout(100)
-    held[0].continue_()
+    wasm.wait_for_one(page)
+    wasm.release()
     wait_live(page)
     assert run_axe(page) == [], "live"
     page.select_option(WIDGET + " select[name=model]", "custom")

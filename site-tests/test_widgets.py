@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Browser, Route, expect
+from playwright.sync_api import Browser, expect
 from support import (
+    HeldRequests,
     Site,
     Watched,
     open_watched,
@@ -126,9 +127,8 @@ def test_while_the_runtime_loads_the_build_time_result_stays_with_its_size_state
     assert runtime["max_address_chars"] == ADDRESS_MAX_CHARS  # what docs/js/address.js keeps
 
     page = watched.page
-    held: list[Route] = []
     # The largest runtime file waits until the loading state has been read.
-    watched.context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    wasm = HeldRequests(watched.context, "**/pyodide.asm.wasm")
     page.goto(root_site.page_url("steps/pile-of-numbers/"))
     widget = page.locator("[data-widget=model_size]")
     built = widget.locator(".widget-result").inner_html()
@@ -140,9 +140,6 @@ def test_while_the_runtime_loads_the_build_time_result_stays_with_its_size_state
     status = widget.locator(".widget-status").inner_text()
     assert f"about {runtime['download_MB']} MB, once" in status
     assert widget.locator(".widget-result").inner_html() == built  # the numbers stay readable
-    for _ in range(600):
-        if held:
-            break
-        page.wait_for_timeout(50)
-    held[0].continue_()
+    wasm.wait_for_one(page)
+    wasm.release()
     wait_live(page)
