@@ -29,7 +29,7 @@ interface EarlyEngine {
   messages: Event[];
   listener?: (event: Event) => void;
   start(): void;
-  /** Hints the runtime's files at low priority (a first visit: no service worker). */
+  /** Hints the runtime's files at low priority (a first visit: no service worker), at first paint. */
   preloadRuntime(): void;
   afterFirstPaint(fn: () => void, fallbackMs?: number): void;
 }
