@@ -18,10 +18,10 @@ targets are printed next to the figures.
 3. Input-to-update latency once live, timed in the page (performance.now() before the input
    event, MutationObserver on ``.widget-result``).
 4. Bytes on the wire up to first contentful paint, up to live, and once the service worker
-   has settled; which Pyodide requests started before first paint (on a first visit the page
-   hints at the runtime's files at low priority once its stylesheets have arrived:
-   partials/boot-engine.html), and whether the page downloaded any runtime file twice (a hint
-   whose request the worker's own did not match).
+   has settled; which Pyodide requests started before first paint (none: on a first visit the
+   page hints at all the runtime's files at first paint, low priority, as it starts the
+   worker: partials/boot-engine.html), and whether the page downloaded any runtime file twice
+   (a hint whose request the worker's own did not match).
 5. Throttled cold visits (Chrome DevTools Protocol: Network.emulateNetworkConditions,
    Emulation.setCPUThrottlingRate) of the lesson and the stock bare page, interleaved, for
    each of PROFILES: fewer repeats (THROTTLED_REPEATS), each visit being seconds long.
@@ -816,9 +816,9 @@ def section(figures: dict[str, Any]) -> str:
         f"Pyodide requests started before first paint: {f['pyodide_before_fcp']}. "
         f"First Pyodide request: {f['first_pyodide']} after navigation start "
         f"(median, lesson cold; FCP {fmt_ms(t['lesson cold']['fcp'])}). On a first visit the "
-        "page hints at the runtime's files (`<link rel=preload fetchpriority=low>`) once its "
-        "stylesheets have arrived, and the worker, started at first paint, takes them from "
-        "the HTTP cache or joins their downloads. Runtime files the page downloaded more than "
+        "page hints at all the runtime's files (`<link rel=preload fetchpriority=low>`) at "
+        "first paint as it starts the worker, which then takes them from the HTTP cache or "
+        "joins their downloads. Runtime files the page downloaded more than "
         f"once (lesson, cold and warm): {f.get('runtime_twice', 'not counted')}.",
     ]
     if f["bytes"]["stock warm"]["to_live"] > 1e6:

@@ -1,5 +1,6 @@
-"""The runtime files a page with widgets hints at while it parses, so that a first visit
-downloads them while the page paints rather than after (partials/boot-engine.html).
+"""The runtime files a page with widgets hints at on a first visit, all at once at first
+paint, so that the worker finds them on the way instead of asking for them one after the
+other as it starts (partials/boot-engine.html).
 
 The pages are rendered before the runtime ships (the build hook's on_post_build), so the list
 is known from the names the shipped files will have; :func:`check_preloaded` then compares it
