@@ -245,9 +245,6 @@ CLUSTER_GPUS = GPUS.within(maximum=1_000_000, reason="a million GPUs is beyond a
 JOB_GPUS = GPUS.within(
     maximum=100_000, reason="a hundred thousand GPUs is more than any one job here needs"
 )
-SERVICE_BATCH = BATCH.within(
-    maximum=4096, reason="one service here batches at most 4,096 requests"
-)
 SIMULATED_TRAINING_TOKENS = TRAINING_TOKENS.within(
     maximum=1e15, reason="the simulation runs at most 1e15 tokens"
 )

@@ -50,7 +50,7 @@ TRAIN_GPUS = GPUS.but(name="train_gpus", label="Training GPUs", default="8",
                      quantity=quantities.JOB_GPUS)
 SERVE_GPUS = GPUS.but(name="serve_gpus", label="Serving GPUs", quantity=quantities.JOB_GPUS)
 SERVED_BATCH = BATCH.but(label="Requests at once", default="16",
-                         quantity=quantities.SERVICE_BATCH)
+                         quantity=quantities.DEPLOYMENT_BATCH)
 
 
 def _memory_cell(p: Plan) -> str:
