@@ -18,7 +18,7 @@ from engine.numbers.activations import micro_batches_in_flight
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.formats import FormatId, get_format
-from engine.numbers.parallelism import check_split
+from engine.numbers.parallelism import check_split, split_batch
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
@@ -122,7 +122,7 @@ class ServingMemory(Record):
     @property
     def weights_bytes_total(self) -> float:
         """The whole model's weights in ``weight_format`` before any split (bytes)."""
-        return self.model.params * get_format(self.weight_format).bytes_per_number
+        return weights_bytes(self.model.params, self.weight_format)
 
     @property
     def kv_cache_bytes_total(self) -> float:
@@ -171,22 +171,24 @@ def serving_memory(
     act = activation_bytes_serving(m, in_flight, b)
     parts = {"weights": weights, "kv_cache": kv, "activations": act,
              "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
-    total = weights + kv + act + RUNTIME_OVERHEAD_BYTES
+
+    def per_gpu(n: int) -> float:
+        # n requests bring their KV cache and their own working space (a logits row each).
+        act_n = activation_bytes_serving(m, min(ctx * n, PREFILL_CHUNK_TOKENS), n)
+        return weights + kv_token * ctx * n / g + act_n + RUNTIME_OVERHEAD_BYTES
+
+    total = per_gpu(b)
     cap = hw.memory_bytes
     free = cap - weights - act - RUNTIME_OVERHEAD_BYTES
     max_tokens = int(free * g // kv_token) if free > 0 else 0
-
-    def fits_requests(n: int) -> bool:
-        # n requests bring their KV cache and their own working space (a logits row each).
-        act_n = activation_bytes_serving(m, min(ctx * n, PREFILL_CHUNK_TOKENS), n)
-        return weights + kv_token * ctx * n / g + act_n + RUNTIME_OVERHEAD_BYTES <= cap
 
     return ServingMemory(
         model=m, hardware=hw, weight_format=wf.id, kv_format=kf.id, context_tokens=ctx,
         batch=b, gpus=g, parts=parts, per_gpu_bytes=total, capacity_bytes=cap,
         fits=total <= cap, headroom_bytes=cap - total, kv_cache_bytes_per_token=kv_token,
         max_context_tokens_that_fit=max_tokens,
-        max_concurrent_requests=_most_that_fit(fits_requests, max(max_tokens // ctx, 0)),
+        max_concurrent_requests=_most_that_fit(lambda n: per_gpu(n) <= cap,
+                                               max(max_tokens // ctx, 0)),
         activation_tokens=in_flight,
     )
 
@@ -339,7 +341,7 @@ def training_memory(
         groups[key] += share
     global_tokens = (global_batch_tokens if global_batch_tokens is not None
                      else float(training_defaults().global_batch_tokens))
-    per_step = max(1, ceil_div(global_tokens, dp * mb * s))
+    per_step = split_batch(global_tokens, mb * s, dp).accumulation
     in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
     act = in_flight * split.stage_layers * activation_bytes_per_layer(
         m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
