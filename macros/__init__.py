@@ -39,7 +39,7 @@ def define_env(env: Any) -> None:
 
     @env.macro  # type: ignore[untyped-decorator]
     def step_header() -> str:
-        """'Step N of 21 · about M minutes': N from the nav's order (macros/step_numbers.py)."""
+        """'Step N of M · about K minutes': N and M from the nav's order (macros/step_numbers.py)."""
         steps = env.conf["extra"]["lesson_steps"]
         return authoring.step_header(env.page.meta, current_page(), env.markdown, steps)
 
@@ -56,7 +56,7 @@ def define_env(env: Any) -> None:
     @env.macro  # type: ignore[untyped-decorator]
     def step(slug: str, capital: bool = False, link: bool = False) -> str:
         """'step 13' for `{{ step("compute") }}`: the step named by its file's name in
-        docs/steps/, numbered by the nav (macros/build_hook.py); `capital=True` starts a
+        docs/steps/, numbered by the nav (macros/step_numbers.py); `capital=True` starts a
         sentence, `link=True` makes it a link to the step."""
         steps = env.conf["extra"]["lesson_steps"]
         page_src = str(getattr(getattr(env.page, "file", None), "src_uri", ""))

@@ -4,7 +4,7 @@ A step is a page in ``docs/steps/``; its *slug* is its file's name without ``.md
 (``steps/compute.md`` -> ``compute``), and its number is its place in the navigation. Pages
 and tests name a step by its slug, so that moving a step in the nav renumbers it everywhere
 and edits nothing else. The build numbers the steps from MkDocs's own navigation
-(``macros/build_hook.py`` ``on_nav``); :func:`nav_step_slugs` reads the same order from
+(``macros/step_numbers.py``, from the hook's ``on_nav``); :func:`nav_step_slugs` reads the same order from
 ``mkdocs.yml`` for code that runs without a build (the tests).
 """
 

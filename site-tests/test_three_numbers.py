@@ -52,6 +52,8 @@ def test_typing_a_throughput_changes_the_mfu_as_the_engine_says(
     peak = get_hardware("h100-sxm").peak_flops_per_s("bf16")
     throughput.fill("45000")
     mfu = compute.mfu_at(45000, per_token, 8, peak)
+    # By hand: 45,000 tokens/s x 48.25e9 FLOPs per token / (8 x 989.4e12 FLOP/s) = 27.4 %.
+    assert mfu == pytest.approx(0.2743, rel=1e-3)
     page.wait_for_function(
         "([sel, v]) => document.querySelector(sel + ' [data-mfu]').dataset.mfu === v",
         arg=[selector, f"{mfu:.6f}"],

@@ -9,7 +9,7 @@ from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_mod
 from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
 from engine.numbers.formats import FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
-from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values
+from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values, one_of
 from engine.render.html import esc, tag
 from engine.words.format import format_count
 
@@ -164,7 +164,7 @@ def format_field(name: str, label: str, default: FormatId, *ids: FormatId,
                  hint: str = "") -> OneOf[FormatId]:
     """A select of number formats (``ids``, or every format), read as a format id."""
     chosen = ids or tuple(FORMATS)
-    return OneOf(name, label, default, hint=hint, options=format_options(*chosen), ids=chosen)
+    return one_of(name, label, default, chosen, {f: FORMATS[f].label for f in chosen}, hint=hint)
 
 
 SERVING_WEIGHT_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp8", "int8", "int4")
