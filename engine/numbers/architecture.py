@@ -89,16 +89,21 @@ def attended_layer_tokens(m: ModelSpec, context_tokens: float) -> float:
                      for n, w in attention_layer_groups(m)))
 
 
+def causal_attended_tokens(tokens: int, window: int = 0) -> float:
+    """Sum over positions 1..``tokens`` of one prompt of the tokens each attends to, in one
+    layer: s(s+1)/2 with full attention; w(w+1)/2 + (s - w) w once s passes a window w."""
+    s, w = tokens, window
+    if not w or s <= w:
+        return s * (s + 1) / 2.0
+    return w * (w + 1) / 2.0 + (s - w) * w
+
+
 def causal_attended_layer_tokens(m: ModelSpec, tokens: int) -> float:
-    """Sum of :func:`attended_layer_tokens` over positions 1..``tokens`` of one prompt: a
-    full layer contributes s(s+1)/2; a local one w(w+1)/2 + (s - w) w once s passes w."""
-    s = tokens
+    """Sum of :func:`attended_layer_tokens` over positions 1..``tokens`` of one prompt:
+    :func:`causal_attended_tokens` of each layer."""
     total = 0.0
     for n, w in attention_layer_groups(m):
-        if not w or s <= w:
-            total += n * s * (s + 1) / 2.0
-        else:
-            total += n * (w * (w + 1) / 2.0 + (s - w) * w)
+        total += n * causal_attended_tokens(tokens, w)
     return total
 
 

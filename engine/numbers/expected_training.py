@@ -9,15 +9,15 @@ nothing, and the record's ``warnings`` say so (the batch is never raised to feed
 that is not a whole number of micro-batches per rank is rounded up, and said). Per
 micro-batch, per GPU:
 
-- matmuls: compute.training_flops_per_token's matmul FLOPs (4/3 of them with full
-  recomputation) x tokens / tp at the chip's measured matmul efficiency;
-- attention: its attention FLOPs (causal, recomputation included) / tp, at FlashAttention's
-  efficiency;
-- both divided by the measured matmul share of a forward pass (norms, activations);
+- compute: engine.numbers.training_ops, op by op on the busiest GPU (every matmul at the
+  rate its shape reaches, attention forward and backward at FlashAttention-2's measured
+  rates, the memory-bound ops at a stream's bandwidth, recomputation, each kernel's fixed
+  cost; the last stage's output head and loss);
 - tensor parallelism: four all-reduces per layer (two forward, two backward) of micro_batch x
   seq_len x hidden x 2 bytes, on the critical path.
 
-Per step: the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
+Per step: the optimiser (Adam over the GPU's share of the parameters, and gradient clipping's
+read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
 exposed. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
 micro-batch, overlapped with that micro-batch's compute. MFU = model FLOPs per token
@@ -31,13 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.numbers.catalog import HardwareSpec, ModelSpec
-from engine.numbers.catalog.efficiency import (
-    Basis,
-    attention_fraction,
-    forward_matmul_share,
-    matmul_fraction,
-    training_defaults,
-)
+from engine.numbers.catalog.efficiency import Basis, training_defaults
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
     ACTIVATION_BYTES,
@@ -52,9 +46,11 @@ from engine.numbers.communication import (
 from engine.numbers.compute import bound_seconds as model_flops_bound_seconds
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.op_time import Op, repeated, scaled
 from engine.numbers.parallelism import BatchSplit, StepSplit, Traffic, check_split, split_batch
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Recompute, Sharding
+from engine.numbers.training_ops import StepShape, training_ops
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
 
@@ -92,6 +88,15 @@ def batch_warnings(batch: BatchSplit, gpus_per_rank: int) -> tuple[TrainWarning,
 
 
 @dataclass(frozen=True, slots=True)
+class TrainStep(StepSplit):
+    """A training step's split: :class:`StepSplit`'s parts plus ``optimizer_seconds``, the
+    optimiser step's own time (Adam and gradient clipping on the GPU's share of the
+    parameters), so ``seconds`` = compute + exposed communication + bubble + optimizer."""
+
+    optimizer_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class ExpectedTrain(Record):
     """Expected speed of a training run; ``basis`` lists every efficiency used.
 
@@ -99,7 +104,9 @@ class ExpectedTrain(Record):
     ``exposed_communication_seconds_per_step``: the part not hidden behind compute.
     ``bound_seconds``: the model FLOPs at every GPU's dense peak, the time at 100 % MFU.
     ``tokens_per_step``: the global batch used; ``warnings``: what was changed or assumed to
-    get it (idle ranks, a batch rounded up).
+    get it (idle ranks, a batch rounded up). ``ops``: one step on the busiest GPU, op by op
+    (engine.numbers.training_ops, then the exposed communication, the bubble and the
+    optimiser), their seconds adding up to ``step_seconds``.
     """
 
     mfu: float
@@ -113,7 +120,8 @@ class ExpectedTrain(Record):
     exposed_communication_seconds_per_step: float
     mfu_given: bool
     basis: tuple[Basis, ...]
-    JSON = JsonShape(skip=("compute_seconds_per_step", "bubble_seconds_per_step"),
+    JSON = JsonShape(skip=("compute_seconds_per_step", "bubble_seconds_per_step",
+                           "optimizer_seconds_per_step"),
                      derived=("step",))
 
     pp: int = 1
@@ -121,13 +129,16 @@ class ExpectedTrain(Record):
     bubble_seconds_per_step: float = 0.0
     traffic: tuple[Traffic, ...] = ()
     warnings: tuple[TrainWarning, ...] = ()
+    optimizer_seconds_per_step: float = 0.0
+    ops: tuple[Op, ...] = ()
 
     @property
-    def step(self) -> StepSplit:
-        """The step time split into compute, exposed communication and pipeline bubble."""
-        return StepSplit(self.step_seconds, self.compute_seconds_per_step,
+    def step(self) -> TrainStep:
+        """The step time split into compute, exposed communication, pipeline bubble and the
+        optimiser step."""
+        return TrainStep(self.step_seconds, self.compute_seconds_per_step,
                          self.exposed_communication_seconds_per_step,
-                         self.bubble_seconds_per_step)
+                         self.bubble_seconds_per_step, self.optimizer_seconds_per_step)
 
 
 def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, gpus: int = 1,
@@ -165,7 +176,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     mb = micro_batch
     s = seq_len
     dp = split.dp
-    peak, cf = hw.compute_peak(compute_format)
+    peak, _ = hw.compute_peak(compute_format)
     defaults = training_defaults()
     batch_given = global_batch_tokens is not None
     global_tokens = (global_batch_tokens if global_batch_tokens is not None
@@ -175,18 +186,16 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     accum = batch.accumulation
     tokens_step = batch.tokens_per_step
 
-    f_mm = matmul_fraction(hw, cf)
-    f_attn = attention_fraction()
-    share = forward_matmul_share()
-    # compute.training_flops_per_token owns the FLOPs (causal attention, as the kernels run).
+    # compute.training_flops_per_token owns the FLOPs MFU counts (causal attention, as the
+    # kernels run); training_ops times the work the busiest GPU does, op by op.
     per_token = training_flops_per_token(m, s, rec)
-    matmul_hw = per_token.matmul * (4.0 / 3.0 if rec == "full" else 1.0)
-    matmul_flops = matmul_hw * tokens_mb / t
-    attn_flops = (per_token.hardware - matmul_hw) * tokens_mb / t
     bound_seconds = model_flops_bound_seconds(per_token.model * d, g, peak)
-    # The fullest stage's share of one micro-batch (the whole model without pipelining).
-    compute_mb = (matmul_flops / (peak * f_mm.value)
-                  + attn_flops / (peak * f_attn.value)) / share.value * split.stage_share
+    ep = min(m.experts, dp) if m.routed_params else 1
+    ops = training_ops(m, hw, StepShape(tokens_mb, s, t, split.stage_layers, p, ep,
+                                        dp if shard != "none" else 1, rec),
+                       defaults.grad_bytes_per_param)
+    compute_mb = ops.micro_batch_seconds
+    optimizer_seconds = ops.optimizer_seconds
 
     links = get_links(hw.id)
     tp_link = group_link(links, t)
@@ -202,7 +211,6 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # parallelism, ep = min(experts, dp)): each expert's gradients are reduced only among its
     # dp / ep copies, and tokens travel to their experts and back by all-to-all (assumed
     # overlapped with compute, as DeepSeek-V3's DualPipe does).
-    ep = min(m.experts, dp) if m.routed_params else 1
     grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
         * split.stage_share * defaults.grad_bytes_per_param
     a2a_mb = 0.0
@@ -223,7 +231,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     compute_step = accum * compute_mb
     exposed = accum * (tp_comm_mb + p2p_mb) + dp_exposed
     bubble = (p - 1) * stage_mb / v
-    step = compute_step + exposed + bubble
+    step = compute_step + exposed + bubble + optimizer_seconds
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb) + dp_comm
     traffic = []
     if dp > 1:
@@ -241,7 +249,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                                * split.stage_share * accum * tokens_mb * m.experts_per_token
                                * m.hidden * ACTIVATION_BYTES / t, accum * a2a_mb))
 
-    basis = [f_mm, f_attn, share,
+    basis = [*ops.basis,
              Basis("global batch (tokens per optimiser step)", global_tokens,
                    "given by the user" if batch_given else defaults.global_batch_source),
              Basis("gradient bytes per parameter", defaults.grad_bytes_per_param,
@@ -265,6 +273,14 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                            "Narayanan et al. 2021 (arXiv 2104.04473), sections 2.2.1-2.2.2"))
         basis.append(Basis(f"pipeline link: {pp_link.name}, bytes/s each way per GPU after "
                            "the collective efficiency", pp_link.bytes_per_s, links.source))
+    step_ops = [*repeated(ops.micro_batch, accum)]
+    for name, seconds in (("tensor-parallel all-reduces", accum * tp_comm_mb),
+                          ("pipeline sends", accum * p2p_mb),
+                          ("data-parallel gradient reduction (not hidden)", dp_exposed),
+                          ("pipeline bubble", bubble)):
+        if seconds > 0:
+            step_ops.append(Op(name, seconds, "communication"))
+    step_ops += ops.optimizer
     model_flops_per_s_per_mfu = g * peak / per_token.model  # tokens/s at MFU = 1
     if mfu is not None:
         u = mfu
@@ -272,8 +288,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         basis.insert(0, Basis("MFU given (used instead of the modelled efficiencies)", u,
                               "given by the user"))
         scale = tokens_step / tps / step
-        step, compute_step, exposed, bubble = (step * scale, compute_step * scale,
-                                               exposed * scale, bubble * scale)
+        step, compute_step, exposed, bubble, optimizer_seconds = (
+            step * scale, compute_step * scale, exposed * scale, bubble * scale,
+            optimizer_seconds * scale)
+        step_ops = list(scaled(step_ops, scale))
     else:
         tps = tokens_step / step
         u = tps / model_flops_per_s_per_mfu
@@ -283,5 +301,6 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         exposed_communication_seconds_per_step=exposed, mfu_given=mfu is not None,
         basis=tuple(basis), pp=p, compute_seconds_per_step=compute_step,
         bubble_seconds_per_step=bubble, traffic=tuple(traffic),
-        warnings=batch_warnings(batch, t * p),
+        warnings=batch_warnings(batch, t * p), optimizer_seconds_per_step=optimizer_seconds,
+        ops=tuple(step_ops),
     )

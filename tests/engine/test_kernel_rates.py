@@ -57,12 +57,18 @@ def test_a_thin_product_takes_the_time_of_the_grids_smallest():
     assert at_256 == pytest.approx(418.4e12 / PEAK)
 
 
-def test_a_product_beyond_the_grid_keeps_the_edge_rate_under_the_large_matmul_cap():
-    # A training matmul, 16,384 tokens x 4,096 -> 14,336: the grid's 4096^3 rate (0.789),
-    # below the H100's measured best large matmul (0.803, [matmul."h100-sxm"]).
+def test_a_product_beyond_the_grid_takes_the_measured_long_products_decline():
+    # A training matmul, 16,384 tokens x 4,096 -> 14,336: the grid's edge (4096^3, 780.2
+    # TFLOP/s) times the nearest long product measured beyond it, 8192 x 14336 x 4096 on the
+    # H200 (the same die): 693.4 measured against 780.2 on the grid, so 693.4 (0.701).
     big = matmul_shape_fraction(H100, 16384, 14336, 4096)
-    assert big.value == pytest.approx(780.2e12 / PEAK)
-    assert big.value < matmul_fraction(H100, "bf16").value
+    assert big.value == pytest.approx(693.4e12 / PEAK)
+    assert "beyond the grid as 8192 x 14336 x 4096 measured" in big.name
+    # Inside the grid nothing changes: 4096^3 is the grid's own 780.2.
+    assert matmul_shape_fraction(H100, 4096, 4096, 4096).value == pytest.approx(780.2e12 / PEAK)
+    # The A100 has no grid: its nearest long measured product (fp16 8192^3, 253.7 of 312).
+    a100 = matmul_shape_fraction(get_hardware("a100-80gb"), 8192, 6144, 4096)
+    assert a100.value == pytest.approx(253.7 / 312)
 
 
 def test_the_h200_reads_the_h100_grid_and_a_chip_without_one_the_large_matmul_value():
@@ -73,9 +79,12 @@ def test_the_h200_reads_the_h100_grid_and_a_chip_without_one_the_large_matmul_va
     capped = matmul_shape_fraction(H200, 4096, 4096, 4096)
     assert capped.value == matmul_fraction(H200, "bf16").value == 0.776
     assert "capped" in capped.name
-    a100 = matmul_shape_fraction(A100, 4096, 4096, 4096)
-    assert a100.value == matmul_fraction(A100, "bf16").value
-    assert "no shape table" in a100.name
+    # A chip with neither a grid nor long measured products: its best large matmul.
+    b200 = matmul_shape_fraction(get_hardware("b200"), 4096, 4096, 4096)
+    assert b200.value == matmul_fraction(get_hardware("b200"), "bf16").value
+    assert "no shape table" in b200.name
+    # The A100's nearest long product to 4096^3 is 8192^3 (4096^3 is too short to count).
+    assert matmul_shape_fraction(A100, 4096, 4096, 4096).value == pytest.approx(253.7 / 312)
 
 
 def test_measured_points_outside_the_grid_are_fractions_of_their_formats_peak():

@@ -98,6 +98,13 @@ def memory_fraction(hw: HardwareSpec, weight_format: str) -> Basis:
                  row["source"])
 
 
+def per_kernel_seconds() -> Basis:
+    """Fixed time of one kernel however little it does (seconds): its ramp-up and drain."""
+    k = _data()["kernels"]
+    return Basis("fixed cost per kernel (seconds)", float(k["per_kernel_seconds"]),
+                 k["per_kernel_source"])
+
+
 def kernel_seconds_per_layer() -> Basis:
     """Fixed time per layer of a decode step or prefill: kernels x per-kernel latency (s)."""
     k = _data()["kernels"]

@@ -4,7 +4,7 @@ stream, the power a chip's peak assumes, and the bytes of an Adam step.
 
 These are the parts of an op-by-op step model (each op: the larger of its FLOPs over peak x
 efficiency and its bytes over bandwidth x memory efficiency, plus a fixed cost per kernel).
-Nothing in the engine reads them yet. Every lookup returns a :class:`Basis` (name, value,
+engine.numbers.training_ops reads them. Every lookup returns a :class:`Basis` (name, value,
 source), as efficiency.py's do.
 """
 
@@ -17,7 +17,12 @@ from functools import cache
 from typing import Any
 
 from engine.numbers.catalog._data import load
-from engine.numbers.catalog.efficiency import Basis, matmul_fraction, memory_fraction
+from engine.numbers.catalog.efficiency import (
+    Basis,
+    attention_fraction,
+    matmul_fraction,
+    memory_fraction,
+)
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.errors import EngineError
 
@@ -77,7 +82,9 @@ def _bracket(dims: tuple[int, ...], d: float) -> tuple[int, float]:
     """Index i and weight w (0-1) of ``d`` between dims[i] and dims[i + 1], in log2."""
     i = min(max(bisect_right(dims, d) - 1, 0), len(dims) - 2)
     w = (math.log2(d) - math.log2(dims[i])) / (math.log2(dims[i + 1]) - math.log2(dims[i]))
-    return i, w
+    # Rounded so that libms that differ in a logarithm's last bit (CPython's and Pyodide's)
+    # give the same rates.
+    return i, round(w, 12)
 
 
 def _grid_rate(grid: _ShapeGrid, m: int, n: int, k: int) -> float:
@@ -101,23 +108,63 @@ def _grid_rate(grid: _ShapeGrid, m: int, n: int, k: int) -> float:
     return rate * scale
 
 
+# A measured product counts beyond the grid only if it is long enough that the host's gap
+# between two timed calls is a few per cent at most.
+LONG_PRODUCT_FLOPS = 5e11
+
+
+def _log_distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    return sum(abs(math.log2(x) - math.log2(y)) for x, y in zip(a, b, strict=True))
+
+
+def _long_products(chip: str) -> list[tuple[int, int, int, float]]:
+    """(m, n, k, FLOP/s) of ``chip``'s measured bf16 (or fp16) products of at least
+    :data:`LONG_PRODUCT_FLOPS`."""
+    row = _data()["matmul_shape"].get(chip, {})
+    points = row.get("bf16_measured") or row.get("fp16_measured") or []
+    return [(int(m), int(n), int(k), float(t) * 1e12) for m, n, k, t in points
+            if 2.0 * m * n * k >= LONG_PRODUCT_FLOPS]
+
+
 def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     """Fraction of ``hw``'s dense bf16 peak that one m x k by k x n bf16 product reaches
-    (FLOPs 2mnk), from the chip's measured grid ([matmul_shape.*]); never above the chip's
-    best large matmul ([matmul.*]). A chip with no grid gets that large-matmul value."""
+    (FLOPs 2mnk), from the chip's measured grid ([matmul_shape.*]) and, beyond it, the
+    chip's long measured products; never above the chip's best large matmul ([matmul.*]).
+    A chip with no grid takes its nearest long measured product, else that best value."""
     if min(m, n, k) < 1:
         raise EngineError("A matmul's m, n and k must be >= 1.")
     best = matmul_fraction(hw, "bf16")
+    peak = hw.peak_flops_per_s("bf16")
+    row = _data()["matmul_shape"].get(hw.id, {})
     grid = _grid(hw.id)
+    shape = (m, n, k)
     if grid is None:
-        return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: no shape table, "
-                     f"the large-matmul value)", best.value, best.source)
-    fraction = _grid_rate(grid, m, n, k) / hw.peak_flops_per_s("bf16")
+        long = _long_products(hw.id)
+        if not long:
+            return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: no shape table, "
+                         f"the large-matmul value)", best.value, best.source)
+        near = min(long, key=lambda p: _log_distance(shape, p[:3]))
+        fraction = min(best.value, near[3] / peak)
+        return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: the nearest measured "
+                     f"product, {near[0]} x {near[1]} x {near[2]})", fraction,
+                     str(row.get("fp16_source", row.get("source", best.source))))
+    rate = _grid_rate(grid, m, n, k)
+    source = grid.source
+    label = "by shape"
+    beyond = str(row.get("beyond_grid", ""))
+    if beyond and max(shape) > grid.dims[-1]:
+        long = _long_products(beyond)
+        if long:
+            near = min(long, key=lambda p: _log_distance(shape, p[:3]))
+            rate *= near[3] / _grid_rate(grid, *near[:3])
+            label = (f"by shape, beyond the grid as {near[0]} x {near[1]} x {near[2]} "
+                     f"measured")
+            source = f"{grid.source}; {_data()['matmul_shape'][beyond]['source']}"
+    fraction = rate / peak
     if fraction >= best.value:
         return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: capped at the "
-                     f"large-matmul value)", best.value, f"{grid.source}; {best.source}")
-    return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, by shape)", fraction,
-                 grid.source)
+                     f"large-matmul value)", best.value, f"{source}; {best.source}")
+    return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, {label})", fraction, source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,3 +286,136 @@ def adam_bytes_per_param(grad_bytes_per_param: float) -> Basis:
     written = state + float(a["compute_copy_bytes"])
     return Basis(f"Adam step bytes per parameter ({read:g} read + {written:g} written, "
                  f"{grad_bytes_per_param:g}-byte gradients)", read + written, a["source"])
+
+
+def _runs_chip(hw: HardwareSpec) -> str:
+    """The chip whose FlashAttention runs apply to ``hw`` (its own, or a same-die chip's)."""
+    same_as = _data()["flash_attention"].get("same_as", {})
+    return str(same_as.get(hw.id, hw.id))
+
+
+def _measured_head_dims(chip: str, kernel: str, direction: str, causal: bool) -> list[int]:
+    return sorted({r.head_dim for r in _attention_runs()
+                   if (r.chip, r.kernel, r.direction, r.causal) == (chip, kernel, direction,
+                                                                    causal)})
+
+
+def _rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
+          seqlen: int) -> tuple[float, str] | None:
+    """FLOP/s of one measured run, linear in log2(seqlen) between its lengths and linear in
+    head_dim between measured head sizes (the nearest outside them); None when no run of
+    that kernel, direction and mask exists on ``chip``."""
+    dims = _measured_head_dims(chip, kernel, direction, causal)
+    if not dims:
+        return None
+    if head_dim <= dims[0] or head_dim >= dims[-1]:
+        pairs = [(dims[0] if head_dim <= dims[0] else dims[-1], 1.0)]
+    else:
+        i = bisect_right(dims, head_dim) - 1
+        lo, hi = dims[i], dims[i + 1]
+        w = (head_dim - lo) / (hi - lo)
+        pairs = [(lo, 1.0 - w), (hi, w)]
+    rate = 0.0
+    source = ""
+    for d, weight in pairs:
+        run = next(r for r in _attention_runs() if (r.chip, r.kernel, r.direction, r.head_dim,
+                                                    r.causal) == (chip, kernel, direction, d,
+                                                                  causal))
+        s = min(max(seqlen, run.seqlens[0]), run.seqlens[-1])
+        if len(run.seqlens) == 1:
+            r_s = run.rates[0]
+        else:
+            j, u = _bracket(run.seqlens, s)
+            r_s = run.rates[j] * (1 - u) + run.rates[j + 1] * u
+        rate += weight * r_s
+        source = run.source
+    return rate, source
+
+
+# A backward pass does 2.5 times a forward pass's FLOPs (the papers' convention).
+BACKWARD_FLOPS_PER_FORWARD = 2.5
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionRates:
+    """Fractions of the dense bf16 peak attention reaches forward and backward, each a
+    :class:`Basis`, with FLOPs counted as the papers do (backward = 2.5 x forward)."""
+
+    forward: Basis
+    backward: Basis
+
+
+def training_attention_kernel() -> Basis:
+    """The FlashAttention version an expected training step assumes (value 2 or 3)."""
+    t = _data()["flash_attention"]
+    kernel = str(t["training_kernel"])
+    return Basis(f"attention kernel of a training step ({kernel.upper()})",
+                 float(kernel[-1]), str(t["training_kernel_source"]))
+
+
+def attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
+                    kernel: str = "") -> AttentionRates:
+    """Forward and backward efficiency of FlashAttention ``kernel`` (default: the training
+    kernel) on ``hw`` at ``seqlen`` tokens and ``head_dim``.
+
+    Where the chip has forward and forward+backward runs (H100), the backward's time is the
+    pair's time minus the forward's: 3.5 F / r_fb - F / r_f for F forward FLOPs. Where it has
+    only forward+backward runs (A100), both directions take that run's rate. A chip with no
+    run at all takes the catalogue's one attention efficiency ([attention]) both ways.
+    """
+    k = kernel or str(_data()["flash_attention"]["training_kernel"])
+    chip = _runs_chip(hw)
+    peak = hw.peak_flops_per_s("bf16")
+    mask = "causal" if causal else "no mask"
+    label = f"{k} {mask}, head dim {head_dim}, {seqlen} tokens, {hw.name}"
+    fwd = _rate(chip, k, "forward", head_dim, causal, seqlen)
+    both = _rate(chip, k, "forward_backward", head_dim, causal, seqlen)
+    if fwd is None and both is None:
+        flat = attention_fraction()
+        return AttentionRates(
+            Basis(f"attention forward efficiency ({label}: no kernel run, "
+                  f"the one attention value)", flat.value, flat.source),
+            Basis(f"attention backward efficiency ({label}: no kernel run, "
+                  f"the one attention value)", flat.value, flat.source))
+    if fwd is not None and both is not None:
+        backward_time = (1 + BACKWARD_FLOPS_PER_FORWARD) / both[0] - 1 / fwd[0]
+        bwd_rate = BACKWARD_FLOPS_PER_FORWARD / backward_time
+        return AttentionRates(
+            Basis(f"attention forward efficiency ({label})", fwd[0] / peak, fwd[1]),
+            Basis(f"attention backward efficiency ({label}: forward + backward time less "
+                  f"the forward's)", bwd_rate / peak, f"{both[1]}; {fwd[1]}"))
+    rate, source = both if both is not None else fwd  # type: ignore[misc]
+    return AttentionRates(
+        Basis(f"attention forward efficiency ({label}: the forward + backward rate)",
+              rate / peak, source),
+        Basis(f"attention backward efficiency ({label}: the forward + backward rate)",
+              rate / peak, source))
+
+
+@dataclass(frozen=True, slots=True)
+class ElementwiseBytes:
+    """Bytes a fused memory-bound op moves per number of its tensor, forward and backward
+    ([elementwise]), and the loss's bytes and kernels per logit."""
+
+    norm: tuple[float, float]
+    rotary: tuple[float, float]
+    gated_activation: tuple[float, float]
+    plain_activation: tuple[float, float]
+    residual: tuple[float, float]
+    loss_bytes_per_logit: float
+    loss_kernels: int
+    source: str
+
+
+@cache
+def elementwise_bytes() -> ElementwiseBytes:
+    """The [elementwise] table: bytes per number of each memory-bound op of a layer."""
+    e = _data()["elementwise"]
+
+    def pair(name: str) -> tuple[float, float]:
+        return float(e[f"{name}_forward"]), float(e[f"{name}_backward"])
+
+    return ElementwiseBytes(pair("norm"), pair("rotary"), pair("gated_activation"),
+                            pair("plain_activation"), pair("residual"),
+                            float(e["loss_bytes_per_logit"]), int(e["loss_kernels"]),
+                            str(e["source"]))

@@ -1,0 +1,296 @@
+"""The operations of a training step on one GPU, op by op, each timed by engine.numbers.op_time.
+
+Per micro-batch of ``micro_batch`` x ``seq_len`` tokens, on the busiest GPU of a split into
+``tp`` tensor-parallel GPUs and pipeline stages (the fullest stage's layers; the output head
+and the loss on the last stage):
+
+- every matmul of a layer, forward (Y = X W) and backward (dX = dY W^T and dW = X^T dY), each
+  at the rate its shape reaches on the chip (catalog.kernel_rates.matmul_shape_fraction), in
+  16 bits; a mixture of experts runs each routed expert on its share of the tokens
+  (tokens x top-k / experts, balanced) gathered from the expert-parallel GPUs, and its
+  router and token permutation;
+- attention forward and backward separately, at FlashAttention's measured rate for the
+  direction, head size, causal mask and sequence length (catalog.kernel_rates.attention_rates);
+  FLOPs as the engine counts them (causal, half the scores), backward 2.5 x forward;
+- the memory-bound ops (norms, rotary embedding, the activation, residual adds, the token
+  permutation, the fp32 loss over the vocabulary) at the bytes fused kernels move
+  ([elementwise]) and the bandwidth one elementwise stream reaches;
+- recomputation: selective adds attention's forward again, full the whole layer's forward;
+- every kernel's fixed cost ([kernels] per_kernel_seconds).
+
+With tensor parallelism the norms and residual adds work on 1/tp of the tokens (Megatron-LM's
+sequence parallelism) and the matmuls on 1/tp of the weights. Per optimiser step: Adam over the
+GPU's share of the parameters (sharded over data-parallel ranks with ZeRO) and gradient
+clipping's read of the gradients. Communication is not here: expected_training adds it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.numbers import architecture
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.efficiency import Basis, per_kernel_seconds
+from engine.numbers.catalog.kernel_rates import (
+    BACKWARD_FLOPS_PER_FORWARD,
+    adam_bytes_per_param,
+    attention_rates,
+    elementwise_bytes,
+    matmul_shape_fraction,
+    memory_stream_fraction,
+    training_attention_kernel,
+)
+from engine.numbers.model_shapes import Component
+from engine.numbers.op_time import Op, Work, ops_of
+from engine.numbers.training_choices import Recompute
+
+ACTIVATION_BYTES = 2.0  # 16-bit activations and weights in the matmuls
+# Matmuls whose input dimension tensor parallelism splits (Megatron's row-parallel layers);
+# the rest split their output (column-parallel), except those kept whole on every GPU.
+_ROW_PARALLEL = ("attention.o", ".down")
+_REPLICATED = ("attention.q_down", "attention.kv_down", "moe.router")
+
+
+@dataclass(frozen=True, slots=True)
+class StepShape:
+    """Where the ops run: ``tokens`` per micro-batch on one data-parallel rank (micro-batch x
+    ``seq_len``), ``tp`` GPUs wide, ``stage_layers`` of ``layers`` on the fullest stage,
+    ``pipeline`` stages, ``ep`` expert-parallel GPUs, ``optimizer_shards`` the data-parallel
+    ranks the optimiser state is split over (1 without ZeRO)."""
+
+    tokens: int
+    seq_len: int
+    tp: int
+    stage_layers: int
+    pipeline: int
+    ep: int
+    optimizer_shards: int
+    recompute: Recompute
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingOps:
+    """One micro-batch's ops on the busiest GPU (``micro_batch``), the optimiser step's
+    (``optimizer``), and every efficiency they used (``basis``). Sums are math.fsum's,
+    correctly rounded, so CPython and Pyodide (whose built-in sum of floats differs from
+    3.12 on) agree to the last bit."""
+
+    micro_batch: tuple[Op, ...]
+    optimizer: tuple[Op, ...]
+    basis: tuple[Basis, ...]
+
+    @property
+    def micro_batch_seconds(self) -> float:
+        return math.fsum(o.seconds for o in self.micro_batch)
+
+    @property
+    def optimizer_seconds(self) -> float:
+        return math.fsum(o.seconds for o in self.optimizer)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rates:
+    peak: float
+    stream: float
+    per_kernel: float
+    hw: HardwareSpec
+
+
+def _group(c: Component) -> str:
+    if c.name.startswith("attention."):
+        return "attention projections"
+    if c.name == "moe.router":
+        return "router"
+    if c.name.startswith("moe.routed_expert"):
+        return "expert MLPs"
+    if c.kind == "unassigned":
+        return "other matmuls"
+    return "MLP"
+
+
+def _gemm(name: str, m: int, n: int, k: int, r: _Rates, times: float) -> Work:
+    """One m x k by k x n product in 16 bits at its shape's rate."""
+    f = matmul_shape_fraction(r.hw, max(1, m), max(1, n), max(1, k)).value
+    return Work(name, 2.0 * m * n * k, ACTIVATION_BYTES * (m * k + k * n + m * n),
+                r.peak * f, r.stream, 1, r.per_kernel, times)
+
+
+def _linear(name: str, tokens: int, k_in: int, n_out: int, r: _Rates, times: float,
+            backward: bool) -> list[Work]:
+    """A linear layer's GEMMs: forward X[t, k] W[k, n]; backward dX = dY W^T and dW = X^T dY."""
+    if not backward:
+        return [_gemm(f"matmul: {name} (forward)", tokens, n_out, k_in, r, times)]
+    label = f"matmul: {name} (backward)"
+    return [_gemm(label, tokens, k_in, n_out, r, times),
+            _gemm(label, k_in, n_out, tokens, r, times)]
+
+
+def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
+                   layers_of: dict[str, float]) -> list[Work]:
+    """Every matmul of the stage's layers (``layers_of``: layers of each scope on it)."""
+    out: list[Work] = []
+    scope_layers = {"layer": model.layers, "dense-layer": model.dense_layers,
+                    "moe-layer": model.layers - model.dense_layers}
+    for c in architecture.components(model):
+        if c.scope not in layers_of or c.kind not in ("matmul", "router", "unassigned"):
+            continue
+        per_layer = c.copies / scope_layers[c.scope]
+        k_in, n_out = c.rows, c.cols
+        if c.kind == "unassigned":
+            k_in, n_out = model.hidden, max(1, c.params // model.hidden)
+        t = s.tp
+        if not c.name.startswith(_REPLICATED):
+            if c.name.endswith(_ROW_PARALLEL):
+                k_in = max(1, k_in // t)
+            else:
+                n_out = max(1, n_out // t)
+        tokens = s.tokens
+        copies = per_layer
+        if c.active_fraction < 1.0:
+            # Each GPU holds copies / ep experts; each expert sees its share of the tokens of
+            # the ep GPUs that send it theirs.
+            tokens = max(1, round(s.tokens * c.active_fraction * s.ep))
+            copies = per_layer / s.ep
+        out += _linear(_group(c), tokens, k_in, n_out, r, copies * layers_of[c.scope],
+                       backward)
+    return out
+
+
+def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
+               basis: list[Basis]) -> tuple[list[Work], list[Work]]:
+    """Attention forward and backward of the stage's layers, per layer group (full, local)."""
+    forward: list[Work] = []
+    backward: list[Work] = []
+    sequences = s.tokens / s.seq_len
+    qk, v = architecture.attention_head_dims(model)
+    heads = model.heads / s.tp
+    kv_heads = model.kv_heads / s.tp if model.attention == "gqa" else heads
+    io = ACTIVATION_BYTES * s.tokens * (heads * (2 * qk + v) + kv_heads * (qk + v))
+    for n, window in architecture.attention_layer_groups(model):
+        share = layers * n / model.layers
+        flops = (architecture.attention_flops_per_layer_token(model) / s.tp * sequences
+                 * architecture.causal_attended_tokens(s.seq_len, window))
+        rates = attention_rates(r.hw, qk, True, min(s.seq_len, window or s.seq_len))
+        basis += [rates.forward, rates.backward]
+        forward.append(Work("attention (forward)", flops, io, r.peak * rates.forward.value,
+                            r.stream, 1, r.per_kernel, share))
+        backward.append(Work("attention (backward)", BACKWARD_FLOPS_PER_FORWARD * flops,
+                             2 * io, r.peak * rates.backward.value, r.stream, 3, r.per_kernel,
+                             share))
+    return forward, backward
+
+
+def _elementwise(model: ModelSpec, s: StepShape, r: _Rates, layers: float, backward: bool
+                 ) -> list[Work]:
+    """The memory-bound ops of the stage's layers, at the bytes fused kernels move."""
+    e = elementwise_bytes()
+    side = 1 if backward else 0
+    suffix = "(backward)" if backward else "(forward)"
+    stream_tokens = s.tokens / s.tp  # sequence parallelism
+    d = model.hidden
+    qk, _ = architecture.attention_head_dims(model)
+    rotary_width = (model.heads * model.qk_rope_head_dim + model.qk_rope_head_dim
+                    if model.attention == "mla" else (model.heads + model.kv_heads) * qk)
+    moe_layers = (model.layers - model.dense_layers) / model.layers if model.is_moe else 0.0
+    dense_ffn = (1 - moe_layers) * model.ffn
+    moe_ffn = moe_layers * model.moe_ffn * (model.experts_per_token + model.shared_experts)
+    width = (dense_ffn + moe_ffn) / s.tp
+    act = e.gated_activation if model.gated_mlp else e.plain_activation
+    def op(name: str, moved: float, kernels: int, times: float = layers) -> Work:
+        return Work(f"{name} {suffix}", 0.0, moved, 1.0, r.stream, kernels, r.per_kernel,
+                    times)
+
+    out = [op("norms", e.norm[side] * stream_tokens * d * model.norms_per_layer,
+              model.norms_per_layer),
+           op("residual adds", e.residual[side] * stream_tokens * d * 2, 2),
+           op("activation", act[side] * s.tokens * width, 1)]
+    if not model.learned_positions:
+        out.append(op("rotary embedding", e.rotary[side] * s.tokens * rotary_width / s.tp, 1))
+    if model.is_moe:
+        # Dispatch and combine: each routed copy of a token read and written once each way.
+        moved = 2 * 2 * ACTIVATION_BYTES * s.tokens * model.experts_per_token * d
+        out.append(op("token permutation", moved, 4, layers * moe_layers))
+    return out
+
+
+def _head(model: ModelSpec, s: StepShape, r: _Rates) -> list[Work]:
+    """The last stage's final norm, output head and fp32 loss, forward and backward."""
+    e = elementwise_bytes()
+    d = model.hidden
+    vocab = max(1, model.vocab // s.tp)
+    stream_tokens = s.tokens / s.tp
+    out = [Work("norms (forward)", 0.0, e.norm[0] * stream_tokens * d, 1.0, r.stream, 1,
+                r.per_kernel),
+           *_linear("output head", s.tokens, d, vocab, r, 1.0, False),
+           Work("loss (fp32 cross-entropy)", 0.0, e.loss_bytes_per_logit * s.tokens * vocab,
+                1.0, r.stream, e.loss_kernels, r.per_kernel),
+           *_linear("output head", s.tokens, d, vocab, r, 1.0, True),
+           Work("norms (backward)", 0.0, e.norm[1] * stream_tokens * d, 1.0, r.stream, 1,
+                r.per_kernel)]
+    return out
+
+
+def _recomputed(work: list[Work], name: str) -> list[Work]:
+    return [Work(name, w.flops, w.bytes, w.flops_per_s, w.bytes_per_s, w.kernels,
+                 w.seconds_per_kernel, w.times) for w in work]
+
+
+def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
+                 grad_bytes_per_param: float) -> TrainingOps:
+    """The busiest GPU's ops for one micro-batch and one optimiser step (see the module)."""
+    m = model
+    s = shape
+    hw = hardware
+    stream = memory_stream_fraction(hw)
+    kernel_cost = per_kernel_seconds()
+    r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
+               kernel_cost.value, hw)
+    basis: list[Basis] = [training_attention_kernel(), stream, kernel_cost]
+
+    def layer_ops(layers: float) -> list[Work]:
+        if m.is_moe:
+            moe = m.layers - m.dense_layers
+            layers_of = {"dense-layer": layers * m.dense_layers / m.layers,
+                         "moe-layer": layers * moe / m.layers}
+        else:
+            layers_of = {"layer": layers}
+        fwd_mm = _layer_matmuls(m, s, r, False, layers_of)
+        bwd_mm = _layer_matmuls(m, s, r, True, layers_of)
+        attn_fwd, attn_bwd = _attention(m, s, r, layers, basis)
+        fwd_mem = _elementwise(m, s, r, layers, False)
+        bwd_mem = _elementwise(m, s, r, layers, True)
+        forward = fwd_mm + attn_fwd + fwd_mem
+        again: list[Work] = []
+        if s.recompute == "selective":
+            again = _recomputed(attn_fwd, "recomputation: attention (forward)")
+        elif s.recompute == "full":
+            again = _recomputed(forward, "recomputation: the layers' forward pass")
+        return forward + again + bwd_mm + attn_bwd + bwd_mem
+
+    last_layers = max(0, m.layers - (s.pipeline - 1) * s.stage_layers)
+    fullest = layer_ops(float(s.stage_layers))
+    last = layer_ops(float(last_layers)) + _head(m, s, r)
+    busiest = max((fullest, last), key=lambda w: math.fsum(x.seconds for x in w))
+    local_params = m.params / s.tp * s.stage_layers / m.layers
+    if m.routed_params:
+        local_params -= m.routed_params / s.tp * s.stage_layers / m.layers * (1 - 1 / s.ep)
+    adam = adam_bytes_per_param(grad_bytes_per_param)
+    basis.append(adam)
+    optimizer = [
+        Work("optimizer step (Adam)", 0.0, adam.value * local_params / s.optimizer_shards,
+             1.0, r.stream, 1, r.per_kernel),
+        Work("gradient clipping (norm)", 0.0, grad_bytes_per_param * local_params
+             / s.optimizer_shards, 1.0, r.stream, 1, r.per_kernel),
+    ]
+    return TrainingOps(ops_of(busiest), ops_of(optimizer), tuple(_unique(basis)))
+
+
+def _unique(basis: list[Basis]) -> list[Basis]:
+    seen: set[str] = set()
+    out = []
+    for b in basis:
+        if b.name not in seen:
+            seen.add(b.name)
+            out.append(b)
+    return out
