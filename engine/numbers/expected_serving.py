@@ -8,7 +8,7 @@ data/links.toml:
 - matmuls reach the chip's measured matmul efficiency, attention FlashAttention's, and a
   forward pass spends a measured share of its time outside both (norms, activations);
 - that time outside matmuls, and attention itself, run on 16-bit activations whatever the
-  weights: when the matmuls run in fp8 or int8 they do not speed up (:func:`_Maths`);
+  weights: when the matmuls run in fp8 or int8 they do not speed up (:func:`maths_rates`);
 - decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
 - a kernel's streaming and its maths overlap only in part: they add as
   (memory^p + maths^p)^(1/p), p measured (:func:`overlap`), where the bound takes the max;
@@ -133,7 +133,9 @@ class _Maths:
                 / self.share + self.saving(raw_seconds * matmul_share))
 
 
-def _maths(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
+def maths_rates(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
+    """The rates that turn seconds at ``hw``'s raw peak in ``compute_format`` into expected
+    seconds (matmuls, attention, a whole forward pass) for weights in ``wf``."""
     f_mm = matmul_fraction(hw, compute_format, wf).value
     share = forward_matmul_share().value
     f_attn = attention_fraction().value
@@ -144,8 +146,8 @@ def _maths(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
                   matmul_fraction(hw, fmt16).value, share, f_attn)
 
 
-def _tp_all_reduces(model: ModelSpec, tokens: int, link: GroupLink) -> float:
-    """Two all-reduces per layer (after attention and after the MLP, Megatron-style tensor
+def tp_all_reduce_seconds(model: ModelSpec, tokens: int, link: GroupLink) -> float:
+    """Seconds of the two all-reduces per layer (after attention and after the MLP, Megatron-style tensor
     parallelism) of tokens x hidden x 2 bytes."""
     return 2 * model.layers * all_reduce_seconds(tokens * model.hidden * ACTIVATION_BYTES, link)
 
@@ -205,7 +207,7 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
     out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
            memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
            prefill_host_seconds_per_layer()]
-    maths = _maths(hw, cf, wf)
+    maths = maths_rates(hw, cf, wf)
     if maths.sixteen != 1.0:
         out.append(Basis(f"attention and the time outside matmuls at the 16-bit rate ({cf} "
                          f"peak / 16-bit peak; 16-bit matmul efficiency {maths.matmul16:g})",
@@ -240,10 +242,10 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     """
     k = _costs(m, hw, b, wf, kf, g)
     f_mem = memory_fraction(hw, wf).value
-    maths = _maths(hw, k.compute_format, wf)
+    maths = maths_rates(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
-    comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b, group_link(get_links(hw.id), g))
     fixed = m.layers * kernel_seconds_per_layer().value + comm
     segments = []
     for seg in k.segments:
@@ -270,13 +272,13 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: F
     attn = min(b * architecture.attention_flops_per_layer_token(m)
                * architecture.causal_attended_layer_tokens(m, s), pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
-    comp = _maths(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
+    comp = maths_rates(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
     bpn = get_format(wf).bytes_per_number
     w_b = weight_bytes_read(m, bpn, b * s)
     w_e = expected_weight_bytes_read(m, bpn, b * s)
     mem = pre.memory_seconds * (pre.bytes_read - w_b + w_e) / pre.bytes_read \
         / memory_fraction(hw, wf).value
-    comm = _tp_all_reduces(m, b * s, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b * s, group_link(get_links(hw.id), g))
     gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
     host_seconds = m.layers * prefill_host_seconds_per_layer().value
@@ -337,12 +339,12 @@ def decode_parts(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: in
     k = _costs(m, hw, b, wf, kf, g)
     seg = k.at(context_tokens)
     f_mem = memory_fraction(hw, wf).value
-    rates = _maths(hw, k.compute_format, wf)
+    rates = maths_rates(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem
     maths = rates.matmuls(seg.ac) + rates.attention_seconds(seg.bc * context_tokens)
-    comm = _tp_all_reduces(m, b, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b, group_link(get_links(hw.id), g))
     kernels = m.layers * kernel_seconds_per_layer().value
     step = _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)
     return DecodeParts(b, g, maths, memory, comm, kernels, step)

@@ -299,6 +299,33 @@ VOCAB = Quantity(
     "a vocabulary holds at least two tokens; Llama 3's holds 128,256",
 )
 
+# A server under load (engine.numbers.load): its traffic and the simulation's size.
+CONCURRENCY = Quantity(
+    "integer", "requests", 1, 100_000,
+    "at least one request in flight; a hundred thousand is far beyond one deployment's batch",
+)
+REQUEST_RATE = Quantity(
+    "number", "requests/s", 0.001, 1_000_000,
+    "from one request in about 17 minutes to a million a second, beyond any service",
+)
+SIMULATED_REQUESTS = Quantity(
+    "integer", "requests", 1, 100_000,
+    "at least one; past a hundred thousand the percentiles move no more and the run is slow",
+)
+TYPICAL_SIMULATED_REQUESTS = 1000  # enough for p99 to rest on ten requests
+LENGTH_CV = Quantity(
+    "number", "", 0.01, 4,
+    "the spread as a fraction of the mean: from almost fixed to four times the mean",
+)
+SEED = Quantity(
+    "integer", "", 0, 2**31 - 1,
+    "any whole number from 0 to 2,147,483,647 picks one run of the random draws",
+)
+LATENCY_TARGET_SECONDS = Quantity(
+    "number", "s", 1e-6, 3600,
+    "a microsecond to an hour covers every service-level target",
+)
+
 def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
     """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""
     return quantity.within(

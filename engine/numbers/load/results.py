@@ -1,0 +1,149 @@
+"""What a simulated server under load gives, one meaning per number.
+
+The latencies are defined as vLLM's benchmark_serving (benchmarks/benchmark_serving.py)
+defines them, from the moment a request arrives:
+
+- TTFT, time to first token: arrival to the first output token (queue + prefill);
+- TPOT, time per output token, one value per request of two or more output tokens:
+  (end-to-end - TTFT) / (output tokens - 1);
+- ITL, inter-token latency: every gap between two consecutive tokens of a request, all
+  requests' gaps pooled;
+- end-to-end: arrival to the last token.
+
+Each as its p50, p90, p99 (linear between the nearest ranks, as numpy.percentile) and mean,
+in seconds. Throughput is over the run's duration, from the first arrival to the last token:
+requests/s and output tokens/s (in total and per GPU). Goodput: requests/s that met every
+target given (TTFT and TPOT at most their targets), as benchmark_serving's ``--goodput``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.numbers.records import JsonShape, Record
+
+
+@dataclass(frozen=True, slots=True)
+class Percentiles(Record):
+    """p50, p90, p99 and mean of some latencies (s); all 0 when there are none."""
+
+    p50: float
+    p90: float
+    p99: float
+    mean: float
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` percentile (0-100) of the sorted ``ordered``, linear between ranks."""
+    if not ordered:
+        return 0.0
+    pos = (len(ordered) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def percentiles(values: Sequence[float]) -> Percentiles:
+    """The :class:`Percentiles` of ``values``."""
+    ordered = sorted(values)
+    mean = sum(ordered) / len(ordered) if ordered else 0.0
+    return Percentiles(percentile(ordered, 50), percentile(ordered, 90),
+                       percentile(ordered, 99), mean)
+
+
+@dataclass(frozen=True, slots=True)
+class StepEvent(Record):
+    """One step of one replica: it starts at ``start_seconds`` and lasts ``seconds`` (GPU and
+    host); ``running`` sequences computed ``prefill_tokens`` prompt tokens and
+    ``decodes`` decodes; ``waiting`` were queued after scheduling; ``kv_blocks_used`` of the
+    pool were held; ``preempted`` requests were preempted to make room; ``finished``
+    requests had finished by its end (all steps so far)."""
+
+    start_seconds: float
+    seconds: float
+    running: int
+    waiting: int
+    prefill_tokens: int
+    decodes: int
+    kv_blocks_used: int
+    preempted: int
+    finished: int
+
+
+@dataclass(frozen=True, slots=True)
+class ServerState(Record):
+    """The server at a simulated time (all replicas together): requests running, waiting,
+    finished; KV blocks in use (of ``kv_blocks``)."""
+
+    time_seconds: float
+    running: int
+    waiting: int
+    finished: int
+    kv_blocks_used: int
+    kv_blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class Goodput(Record):
+    """Requests/s that met the targets (a target of None is not checked)."""
+
+    ttft_target_seconds: float | None
+    tpot_target_seconds: float | None
+    good_requests: int
+    requests_per_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult(Record):
+    """A server under load (``serve.load`` in the CLI's JSON): ``concurrency`` (closed loop)
+    or ``rate`` (requests/s, open loop), ``requests`` simulated; latencies as
+    :class:`Percentiles` (see the module's definitions); throughput; the KV cache's peak use
+    as a fraction of its blocks; preemptions; ``timeline``: (time s, waiting, running)
+    sampled evenly over the run; ``steps``: every step of every replica (left out of the
+    JSON; :meth:`state_at` reads them)."""
+
+    JSON = JsonShape(skip=("steps", "kv_blocks_per_replica", "block_tokens"))
+
+    concurrency: int | None
+    rate: float | None
+    requests: int
+    replicas: int
+    gpus: int
+    ttft_seconds: Percentiles
+    tpot_seconds: Percentiles
+    itl_seconds: Percentiles
+    e2e_seconds: Percentiles
+    duration_seconds: float
+    requests_per_s: float
+    output_tokens_per_s: float
+    output_tokens_per_s_per_gpu: float
+    kv_cache_peak_fraction: float
+    preemptions: int
+    goodput: Goodput | None
+    timeline: tuple[tuple[float, int, int], ...]
+    steps: tuple[tuple[StepEvent, ...], ...]
+    kv_blocks_per_replica: int
+    block_tokens: int
+
+    def state_at(self, time_seconds: float) -> ServerState:
+        """The server at ``time_seconds`` of simulated time: each replica as its step under
+        way then (before its first step: empty; after its last: all finished)."""
+        running = waiting = finished = used = 0
+        for steps in self.steps:
+            if not steps:
+                continue
+            i = bisect.bisect_right([s.start_seconds for s in steps], time_seconds) - 1
+            if i < 0:
+                continue
+            s = steps[i]
+            if time_seconds >= s.start_seconds + s.seconds and i == len(steps) - 1:
+                finished += s.finished
+                continue
+            running += s.running
+            waiting += s.waiting
+            finished += steps[i - 1].finished if i else 0
+            used += s.kv_blocks_used
+        return ServerState(time_seconds, running, waiting, finished, used,
+                           self.kv_blocks_per_replica * self.replicas)

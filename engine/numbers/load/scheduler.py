@@ -1,0 +1,147 @@
+"""A scheduler like vLLM V1's, for one replica: which requests run in the next step and how
+many tokens each computes.
+
+Each step has a token budget (``max_batched_tokens``) and a cap on running sequences
+(``max_running``). Running requests come first, in the order they started: each asks for
+the tokens it has not computed yet (a decode: 1; a prompt: what is left of it, cut to the
+budget, so a long prompt is prefilled in chunks beside the others' decodes). Each needs KV
+blocks for its tokens; when the pool runs out, the newest running request is preempted
+(its blocks freed, back to the front of the queue, to be recomputed from its prompt and
+the tokens it had already produced). Only in a step with no preemption are waiting requests
+admitted, first come first served, while budget, cap and blocks allow.
+
+A request of ``prompt`` tokens with ``generated`` tokens out has ``prompt + generated``
+tokens to compute; once all are computed the step samples its next token. So its prefill
+emits the first token, each decode one more, and it finishes at ``output`` tokens.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from engine.numbers.load.kv_blocks import blocks_for
+
+
+@dataclass(slots=True)
+class Sequence:
+    """One request's state inside the simulation (mutable; never leaves it): its lengths,
+    arrival (s), tokens computed into the KV cache, tokens produced, blocks held, the times
+    of its first and latest tokens and the gaps between its tokens (s)."""
+
+    index: int
+    prompt: int
+    output: int
+    arrival: float
+    computed: int = 0
+    generated: int = 0
+    blocks: int = 0
+    preemptions: int = 0
+    first_token: float = -1.0
+    last_token: float = -1.0
+    gaps: list[float] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens its KV cache must hold before it samples its next token."""
+        return self.prompt + self.generated
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    """One step's work: (sequence, tokens it computes) in order, and how many requests were
+    preempted to make room."""
+
+    work: tuple[tuple[Sequence, int], ...]
+    preempted: int
+
+
+class Scheduler:
+    """The queue, the running requests and the block pool of one replica."""
+
+    def __init__(self, *, max_running: int, max_batched_tokens: int, blocks: int,
+                 block_tokens: int) -> None:
+        self.max_running = max_running
+        self.max_batched_tokens = max_batched_tokens
+        self.total_blocks = blocks
+        self.free_blocks = blocks
+        self.block_tokens = block_tokens
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []
+
+    def add(self, seq: Sequence) -> None:
+        """A request arrives: to the back of the queue."""
+        self.waiting.append(seq)
+
+    def _grow(self, seq: Sequence, tokens: int) -> bool:
+        """Give ``seq`` the blocks for ``tokens`` more tokens, if the pool has them."""
+        need = blocks_for(seq.computed + tokens, self.block_tokens) - seq.blocks
+        if need > self.free_blocks:
+            return False
+        self.free_blocks -= need
+        seq.blocks += need
+        return True
+
+    def _preempt_newest(self) -> Sequence:
+        victim = self.running.pop()
+        self.free_blocks += victim.blocks
+        victim.blocks = 0
+        victim.computed = 0
+        victim.preemptions += 1
+        self.waiting.appendleft(victim)
+        return victim
+
+    def schedule(self) -> Scheduled:
+        """The next step's work (empty when nothing can run)."""
+        budget = self.max_batched_tokens
+        work: list[tuple[Sequence, int]] = []
+        preempted = 0
+        i = 0
+        while i < len(self.running) and budget > 0:
+            seq = self.running[i]
+            n = min(seq.tokens - seq.computed, budget)
+            placed = True
+            while not self._grow(seq, n):
+                preempted += 1
+                if self._preempt_newest() is seq:
+                    placed = False
+                    break
+            if not placed:
+                break
+            work.append((seq, n))
+            budget -= n
+            i += 1
+        if not preempted:
+            while self.waiting and budget > 0 and len(self.running) < self.max_running:
+                seq = self.waiting[0]
+                n = min(seq.tokens - seq.computed, budget)
+                if not self._grow(seq, n):
+                    break
+                self.waiting.popleft()
+                self.running.append(seq)
+                work.append((seq, n))
+                budget -= n
+        return Scheduled(tuple(work), preempted)
+
+    def complete(self, step: Scheduled, now: float) -> list[Sequence]:
+        """Apply ``step``, which ended at ``now`` (s): tokens computed, tokens sampled,
+        finished requests out (their blocks freed). Returns those finished."""
+        done = []
+        for seq, n in step.work:
+            seq.computed += n
+            if seq.computed == seq.tokens:
+                seq.generated += 1
+                if seq.first_token < 0:
+                    seq.first_token = now
+                else:
+                    seq.gaps.append(now - seq.last_token)
+                seq.last_token = now
+                if seq.generated == seq.output:
+                    done.append(seq)
+        if done:
+            finished = {id(s) for s in done}
+            self.running = [s for s in self.running if id(s) not in finished]
+            for s in done:
+                self.free_blocks += s.blocks
+                s.blocks = 0
+        return done

@@ -1,0 +1,132 @@
+"""A continuous-batching server simulated step by step, deterministic for its inputs.
+
+``replicas`` copies of a deployment share the arrivals round-robin: request i goes to
+replica i mod replicas (a closed loop gives each replica its share of the concurrency, the
+first ones one more when it does not divide). Each replica runs its own
+:class:`~engine.numbers.load.scheduler.Scheduler`: arrivals join its queue at the end of
+the step under way; each step is scheduled, timed by
+:meth:`~engine.numbers.load.step_time.StepTime.seconds` plus the host's
+:meth:`~engine.numbers.load.step_time.StepTime.host_seconds`, and completed; an idle
+replica waits for its next arrival.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence as Seq
+from dataclasses import replace
+
+from engine.numbers.errors import EngineError
+from engine.numbers.load.results import Goodput, LoadResult, StepEvent, percentiles
+from engine.numbers.load.scheduler import Scheduler, Sequence
+from engine.numbers.load.step_time import PrefillChunk, StepTime
+
+TIMELINE_POINTS = 64
+
+
+def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
+                 concurrency: int | None) -> list[StepEvent]:
+    """Run ``seqs`` (in arrival order; an open loop's carry their arrival times) on one
+    replica to the end; their fields record what happened. Returns the steps."""
+    pending = deque(seqs)
+    if concurrency is not None:
+        for _ in range(min(concurrency, len(pending))):
+            sched.add(pending.popleft())
+    events: list[StepEvent] = []
+    t = 0.0
+    finished = 0
+    seconds, host = step_time.seconds, step_time.host_seconds
+    while True:
+        if concurrency is None:
+            while pending and pending[0].arrival <= t:
+                sched.add(pending.popleft())
+        if not sched.running and not sched.waiting:
+            if not pending:
+                return events
+            t = pending[0].arrival
+            continue
+        step = sched.schedule()
+        if not step.work:
+            raise EngineError("A request does not fit the KV cache even alone.", "prompt_tokens")
+        prefills = []
+        decodes = []
+        for seq, n in step.work:
+            if n == 1 and seq.generated:
+                decodes.append(seq.computed + 1)
+            else:
+                prefills.append(PrefillChunk(n, seq.computed))
+        dt = seconds(prefills, decodes) + host(len(step.work))
+        start = t
+        t += dt
+        used = sched.total_blocks - sched.free_blocks
+        done = sched.complete(step, t)
+        finished += len(done)
+        if concurrency is not None:
+            for _ in done:
+                if pending:
+                    nxt = pending.popleft()
+                    nxt.arrival = t
+                    sched.add(nxt)
+        events.append(StepEvent(start, dt, len(step.work), len(sched.waiting),
+                                sum(p.tokens for p in prefills), len(decodes), used,
+                                step.preempted, finished))
+
+
+def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
+             concurrency: int | None, arrivals: Seq[float] | None, rate: float | None,
+             replicas: int,
+             max_running: int, max_batched_tokens: int, kv_blocks: int, block_tokens: int,
+             ttft_target_seconds: float | None = None,
+             tpot_target_seconds: float | None = None) -> LoadResult:
+    """Serve requests of ``prompts[i]`` in and ``outputs[i]`` out: closed loop at
+    ``concurrency`` or open loop at the ``arrivals`` times (s) of a ``rate`` (requests/s), on ``replicas`` replicas of
+    ``step_time``'s deployment, each with the scheduler's limits and ``kv_blocks`` blocks of
+    ``block_tokens`` tokens. Inputs are trusted (checked where they enter:
+    :mod:`engine.numbers.load.load_request`)."""
+    count = len(prompts)
+    seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
+            for i in range(count)]
+    steps = []
+    for r in range(replicas):
+        mine = seqs[r::replicas]
+        share = None
+        if concurrency is not None:
+            share = concurrency // replicas + (1 if r < concurrency % replicas else 0)
+        sched = Scheduler(max_running=max_running, max_batched_tokens=max_batched_tokens,
+                          blocks=kv_blocks, block_tokens=block_tokens)
+        steps.append(tuple(_run_replica(step_time, sched, mine, share) if share != 0 else ()))
+    start = min(s.arrival for s in seqs)
+    end = max(s.last_token for s in seqs)
+    duration = end - start
+    ttft = [s.first_token - s.arrival for s in seqs]
+    e2e = [s.last_token - s.arrival for s in seqs]
+    tpot = [(s.last_token - s.first_token) / (s.output - 1) for s in seqs if s.output > 1]
+    itl = [g for s in seqs for g in s.gaps]
+    tokens = sum(outputs)
+    gpus = step_time.gpus * replicas
+    goodput = None
+    if ttft_target_seconds is not None or tpot_target_seconds is not None:
+        good = sum(1 for s in seqs
+                   if (ttft_target_seconds is None
+                       or s.first_token - s.arrival <= ttft_target_seconds)
+                   and (tpot_target_seconds is None or s.output == 1
+                        or (s.last_token - s.first_token) / (s.output - 1)
+                        <= tpot_target_seconds))
+        goodput = Goodput(ttft_target_seconds, tpot_target_seconds, good, good / duration)
+    peak = max((e.kv_blocks_used for r in steps for e in r), default=0)
+    result = LoadResult(
+        concurrency=concurrency, rate=rate, requests=count, replicas=replicas, gpus=gpus,
+        ttft_seconds=percentiles(ttft), tpot_seconds=percentiles(tpot),
+        itl_seconds=percentiles(itl), e2e_seconds=percentiles(e2e),
+        duration_seconds=duration, requests_per_s=count / duration,
+        output_tokens_per_s=tokens / duration, output_tokens_per_s_per_gpu=tokens / duration / gpus,
+        kv_cache_peak_fraction=peak / kv_blocks,
+        preemptions=sum(s.preemptions for s in seqs), goodput=goodput, timeline=(),
+        steps=tuple(steps), kv_blocks_per_replica=kv_blocks, block_tokens=block_tokens,
+    )
+    points = []
+    for k in range(TIMELINE_POINTS):
+        t = start + duration * k / (TIMELINE_POINTS - 1)
+        state = result.state_at(t)
+        points.append((t, state.waiting, state.running))
+    return replace(result, timeline=tuple(points))

@@ -1,0 +1,182 @@
+"""The seconds of one step of a continuous-batching server: the one place a simulated step
+gets its time.
+
+A step runs some prefill chunks (``tokens`` new prompt tokens of a request that already has
+``cached_tokens`` in its KV cache) and some decodes (one new token each, attending to its
+request's ``context_tokens``) together, as one forward pass. Its time is built from the
+engine's expected serving costs (:mod:`engine.numbers.expected_serving`), so that a step of
+one request alone is exactly the engine's expected prefill or decode step:
+
+- the weights are read once for all the step's tokens (a mixture of experts: the experts
+  those tokens are expected to reach), matmul FLOPs are 2 per active weight per token at the
+  measured matmul efficiency, with the forward pass's measured share outside matmuls;
+- each sequence reads its own KV cache and does its own attention FLOPs (a prefill chunk:
+  its cached context plus its own tokens, causally);
+- a step with no prefill is a decode step as :func:`expected_decode_costs` times it: weights
+  and matmuls overlapped, then KV cache and attention overlapped (the overlap rule of
+  :func:`overlap`), plus the kernels' fixed cost and two tensor-parallel all-reduces per
+  layer of the step's tokens;
+- a step with a prefill chunk runs as :func:`expected_prefill_seconds` times a prefill: all
+  bytes against all FLOPs in one overlap, plus kernels and all-reduces, and never less than
+  the host's dispatch of an eager forward pass (stacks capture only pure decode steps in
+  CUDA graphs).
+
+The host's time between steps (sampling, output processing, scheduling) is
+:meth:`StepTime.host_seconds`, apart from the GPU's, so the simulation adds it once per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.numbers import architecture
+from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.efficiency import (
+    kernel_seconds_per_layer,
+    memory_fraction,
+    prefill_host_seconds_per_layer,
+)
+from engine.numbers.catalog.links import get_links
+from engine.numbers.catalog.server import host_seconds_per_sequence, host_seconds_per_step
+from engine.numbers.communication import GroupLink, group_link
+from engine.numbers.expected_serving import (
+    expected_weight_bytes_read,
+    maths_rates,
+    overlap,
+    tp_all_reduce_seconds,
+)
+from engine.numbers.formats import FormatId, get_format
+from engine.numbers.memory import kv_cache_bytes_per_token
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillChunk:
+    """``tokens`` prompt tokens computed in one step for a request whose first
+    ``cached_tokens`` are already in its KV cache."""
+
+    tokens: int
+    cached_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    """The step-time model of one replica: ``model`` on ``gpus`` tensor-parallel GPUs of
+    ``hardware``, weights in ``weight_format``, KV cache in ``kv_format``. Build it with
+    :func:`step_time_model`; :meth:`seconds` times a step."""
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    weight_format: FormatId
+    kv_format: FormatId
+    gpus: int
+    bytes_per_number: float
+    bandwidth_bytes_per_s: float  # all the replica's GPUs, after the measured efficiency
+    peak_flops_per_s: float  # all the replica's GPUs, raw
+    compute_format: str
+    matmul_seconds_per_raw: float  # expected seconds per second of matmuls at the raw peak
+    attention_seconds_per_raw: float  # the same for a decode's attention
+    prefill_attention_seconds_per_raw: float  # and a prefill's (beside its pass's other kernels)
+    kv_bytes_per_layer_token: float  # with the replication across GPUs
+    forward_flops_per_token: float
+    attention_flops_per_layer_token: float
+    kernel_seconds: float
+    eager_host_seconds: float
+    link: GroupLink
+    host_fixed_seconds: float
+    host_per_sequence_seconds: float
+
+    def _layer_tokens(self, context_tokens: int) -> tuple[float, float]:
+        """(tokens of layers whose window is full, tokens of layers still growing) that one
+        token attending to ``context_tokens`` reads, summed over layers."""
+        full = 0.0
+        growing = 0.0
+        for n, w in architecture.attention_layer_groups(self.model):
+            if w and w <= context_tokens:
+                full += n * w
+            else:
+                growing += n * context_tokens
+        return full, growing
+
+    def seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int]
+                ) -> float:
+        """GPU seconds of one step running ``prefills`` and one decode per entry of
+        ``decode_contexts`` (the tokens that decode's new token attends to, itself
+        included). 0 for an empty step."""
+        m = self.model
+        tokens = sum(p.tokens for p in prefills) + len(decode_contexts)
+        if tokens == 0:
+            return 0.0
+        weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
+        matmul_flops = tokens * self.forward_flops_per_token
+        fixed = self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+        bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
+        if not prefills:
+            windowed = 0.0
+            growing = 0.0
+            if not m.sliding_window:
+                growing = float(m.layers * sum(decode_contexts))
+            else:
+                for c in decode_contexts:
+                    f, g = self._layer_tokens(c)
+                    windowed += f
+                    growing += g
+            # Full windows read a fixed share: streamed beside the weights (as the decode
+            # costs' segments do), the growing share beside attention.
+            a = overlap((weights + windowed * self.kv_bytes_per_layer_token) / bw,
+                        (matmul_flops + windowed * self.attention_flops_per_layer_token) / pk
+                        * self.matmul_seconds_per_raw)
+            per_c = overlap(growing * self.kv_bytes_per_layer_token / bw,
+                            growing * self.attention_flops_per_layer_token / pk
+                            * self.attention_seconds_per_raw)
+            return a + per_c + fixed
+        attended = 0.0  # (layer, token) pairs attention computes
+        kv_tokens = 0.0  # (layer, token) pairs of KV cache read or written
+        for p in prefills:
+            end = p.cached_tokens + p.tokens
+            attended += (architecture.causal_attended_layer_tokens(m, end)
+                         - architecture.causal_attended_layer_tokens(m, p.cached_tokens))
+            kv_tokens += architecture.attended_layer_tokens(m, end)
+        for c in decode_contexts:
+            layer_tokens = architecture.attended_layer_tokens(m, c)
+            attended += layer_tokens
+            kv_tokens += layer_tokens
+        attention_flops = attended * self.attention_flops_per_layer_token
+        maths = (matmul_flops * self.matmul_seconds_per_raw
+                 + attention_flops * self.prefill_attention_seconds_per_raw) / pk
+        memory = (weights + kv_tokens * self.kv_bytes_per_layer_token) / bw
+        return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
+
+    def host_seconds(self, sequences: int) -> float:
+        """The host's seconds between two steps of ``sequences`` sequences (0 for none)."""
+        if sequences == 0:
+            return 0.0
+        return self.host_fixed_seconds + self.host_per_sequence_seconds * sequences
+
+
+def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: FormatId,
+                    kv_format: FormatId, gpus: int, host_costs: bool = True) -> StepTime:
+    """The step-time model of one replica (``gpus`` must split the model, checked where it
+    enters). ``host_costs``: False leaves the host's time between steps out (a GPU-only
+    server, to compare with the engine's expected one-request figures)."""
+    m, hw, g = model, hardware, gpus
+    peak, compute_format = hw.compute_peak(weight_format)
+    rates = maths_rates(hw, compute_format, weight_format)
+    return StepTime(
+        model=m, hardware=hw, weight_format=weight_format, kv_format=kv_format, gpus=g,
+        bytes_per_number=get_format(weight_format).bytes_per_number,
+        bandwidth_bytes_per_s=hw.bandwidth_bytes_per_s * g * memory_fraction(hw, weight_format).value,
+        peak_flops_per_s=peak * g, compute_format=compute_format,
+        matmul_seconds_per_raw=rates.matmuls(1.0),
+        attention_seconds_per_raw=rates.attention_seconds(1.0),
+        prefill_attention_seconds_per_raw=rates.forward(1.0, 0.0),
+        kv_bytes_per_layer_token=(kv_cache_bytes_per_token(m, kv_format) / m.layers
+                                  * architecture.kv_replication(m, g)),
+        forward_flops_per_token=architecture.forward_flops_per_token(m),
+        attention_flops_per_layer_token=architecture.attention_flops_per_layer_token(m),
+        kernel_seconds=m.layers * kernel_seconds_per_layer().value,
+        eager_host_seconds=m.layers * prefill_host_seconds_per_layer().value,
+        link=group_link(get_links(hw.id), g),
+        host_fixed_seconds=host_seconds_per_step().value if host_costs else 0.0,
+        host_per_sequence_seconds=host_seconds_per_sequence().value if host_costs else 0.0,
+    )
