@@ -124,6 +124,27 @@ def print_per_frame_costs() -> None:
         report(f"update('{name}') through the browser entry point: {per_update:.2f} ms")
 
 
+def print_server_simulation() -> None:
+    """CPython's time to simulate 1,000 requests (Llama 3.1 8B on an H100, 1,024 in and 256
+    out, closed loop at concurrency 64), median of 3."""
+    from engine.numbers.catalog import get_hardware, get_model
+    from engine.numbers.load.load_request import load_request, serve_load
+    from engine.numbers.serve_request import serve_request
+
+    serve = serve_request(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=1,
+                          serve_tp=None, batch=1, weight_format="bf16", kv_format="bf16",
+                          context_tokens=8192, prompt_tokens=1024, output_tokens=256)
+    load = load_request(concurrency=64, requests=1000)
+    assert load is not None
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        serve_load(serve, load)
+        times.append(time.perf_counter() - start)
+    report(f"server simulation, 1,000 requests at concurrency 64: "
+           f"{statistics.median(times):.3f} s (target < 0.3 s)")
+
+
 def main() -> None:
     from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.plan import plan
@@ -135,6 +156,7 @@ def main() -> None:
         label = ", ".join(f"{k}={v}" for k, v in case.items())
         report(f"plan({label}): {calls:,.0f} calls/s; with plan_to_dict(): {with_dict:,.0f}/s")
     print_per_frame_costs()
+    print_server_simulation()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(
         f"import engine.numbers.plan + first plan() (fresh process, catalogue load): "

@@ -4,6 +4,8 @@
     python -m engine plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task serve [--json]
     python -m engine plan --config path/to/config.json ... [--json]
     python -m engine inspect path/to/config.json [--json]
+    python -m engine plan ... --task serve --concurrency 32 [--requests 1000] [--json]
+    python -m engine sweep --model llama-3.1-8b --hardware h100-sxm --concurrency 1,8,32,128
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -22,6 +24,10 @@ from engine.numbers.errors import EngineError
 
 if TYPE_CHECKING:
     from engine.numbers.catalog.hf_config import ConfigModel
+    from engine.numbers.load.load_request import LoadRequest
+    from engine.numbers.load.results import LoadResult
+    from engine.numbers.plan import Plan
+    from engine.numbers.serve_request import ServeRequest
 
 
 class _ArgError(Exception):
@@ -39,10 +45,22 @@ _PASSED_AS_GIVEN = ("model", "params")  # and --config, read by the CLI
 # model the MFU (the main ones use the field's default); --tp for serving makes replicas of
 # that many GPUs (without it one replica spans all --gpus).
 _GIVEN_OR_NOT = ("mfu", "tp")
+# A server under load (engine.numbers.load): flag -> help. Absent, the plan has no load.
+_LOAD_FLAGS = {
+    "concurrency": "closed loop: requests kept in flight (a new one as each finishes)",
+    "rate": "open loop: Poisson arrivals, requests/s",
+    "requests": "requests simulated (default 1,000)",
+    "length_dist": "prompt and answer lengths: fixed, uniform (1 to twice the mean), normal "
+                   "or lognormal (default fixed; --prompt and --output are the means)",
+    "length_cv": "spread of normal or lognormal lengths as a fraction of the mean (default 0.5)",
+    "seed": "seed of the random lengths and arrivals (default 0)",
+    "ttft_target": "goodput: a time-to-first-token target, seconds",
+    "tpot_target": "goodput: a time-per-output-token target, seconds",
+}
+_SWEPT = ("concurrency", "rate")
 
 
 def _build() -> _Parser:
-    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
     p = _Parser(prog="python -m engine",
                 description="The maths of AI infrastructure: FLOPs, memory, bandwidth.")
@@ -52,6 +70,20 @@ def _build() -> _Parser:
     c.add_argument("--kind", choices=("all", "models", "hardware", "systems", "prices"),
                    default="all")
     q = sub.add_parser("plan", help="the five questions for one workload")
+    _plan_flags(q, swept=False)
+    w = sub.add_parser("sweep", help="a server's latency against throughput over loads")
+    _plan_flags(w, swept=True)
+    i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
+    i.add_argument("config", help="path to a Hugging Face config.json")
+    i.add_argument("--json", action="store_true", help="machine-readable output")
+    return p
+
+
+def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
+    """The plan's flags (its fields) and the load's on ``q``; ``swept``: --concurrency and
+    --rate take comma-separated lists."""
+    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
+
     q.add_argument("--json", action="store_true", help="machine-readable output")
     # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
     q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b")
@@ -64,10 +96,10 @@ def _build() -> _Parser:
         q.add_argument(cli_flag(f.name), dest=f.name,
                        default=None if key in _GIVEN_OR_NOT else f.default,
                        help=f"{f.help()}{default}. {f.hint}".strip())
-    i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
-    i.add_argument("config", help="path to a Hugging Face config.json")
-    i.add_argument("--json", action="store_true", help="machine-readable output")
-    return p
+    for name, words in _LOAD_FLAGS.items():
+        listed = ", comma-separated values" if swept and name in _SWEPT else ""
+        q.add_argument(cli_flag(name), dest=f"load_{name}", default=None,
+                       help=f"Serving under load: {words}{listed}.")
 
 
 def _read_config(path: str) -> ConfigModel:
@@ -97,13 +129,77 @@ def _inspect(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     return inspect_to_dict(read), inspect_text(read)
 
 
+def _load(args: argparse.Namespace, **swept: object) -> LoadRequest | None:
+    """The load the flags give (``swept``: one value of a swept flag instead of its list)."""
+    from engine.numbers.load.load_request import load_request
+
+    raw = {name: getattr(args, f"load_{name}") for name in _LOAD_FLAGS}
+    raw.update(swept)
+    return load_request(concurrency=raw["concurrency"], rate=raw["rate"],
+                        requests=raw["requests"],
+                        length_dist="fixed" if raw["length_dist"] is None else raw["length_dist"],
+                        length_cv=raw["length_cv"],
+                        seed=0 if raw["seed"] is None else raw["seed"],
+                        ttft_target=raw["ttft_target"], tpot_target=raw["tpot_target"])
+
+
+def _serve_of(result: Plan, kwargs: dict[str, object]) -> ServeRequest:
+    """The checked serving request of a plan made from ``kwargs``."""
+    from engine.numbers.serve_request import serve_request
+
+    return serve_request(result.model, result.hardware, gpus=result.gpus,
+                         serve_tp=kwargs.get("serve_tp"), batch=kwargs["batch"],
+                         weight_format=kwargs["weight_format"], kv_format=kwargs["kv_format"],
+                         context_tokens=kwargs["context_tokens"],
+                         prompt_tokens=kwargs["prompt_tokens"],
+                         output_tokens=kwargs["output_tokens"])
+
+
+def _load_line(r: LoadResult) -> str:
+    """One load's latencies and throughput in a line."""
+    load = (f"concurrency {r.concurrency:,}" if r.concurrency is not None
+            else f"rate {r.rate:g} requests/s")
+    return (f"{load}: TTFT p50 {r.ttft_seconds.p50 * 1e3:,.1f} ms (p99 "
+            f"{r.ttft_seconds.p99 * 1e3:,.1f}), TPOT p50 {r.tpot_seconds.p50 * 1e3:,.2f} ms "
+            f"(p99 {r.tpot_seconds.p99 * 1e3:,.2f}), {r.output_tokens_per_s:,.0f} output "
+            f"tokens/s ({r.output_tokens_per_s_per_gpu:,.0f} per GPU), {r.requests_per_s:,.2f} "
+            f"requests/s, KV cache peak {r.kv_cache_peak_fraction:.0%}, "
+            f"{r.preemptions:,} preemptions")
+
+
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    result, kwargs, read = _planned(args)
+    load = _load(args)
+    if load is not None and result.task != "serve":
+        raise EngineError("A load (--concurrency or --rate) is for --task serve.", "concurrency")
+    return _plan_output(result, read, load, kwargs)
+
+
+def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], str]:
+    from engine.numbers.load.load_request import serve_load
+
+    given = [k for k in _SWEPT if getattr(args, f"load_{k}") not in (None, "")]
+    if len(given) != 1:
+        raise EngineError("A sweep takes --concurrency or --rate (comma-separated), not "
+                          "both.", "concurrency")
+    key = given[0]
+    values = [v.strip() for v in str(getattr(args, f"load_{key}")).split(",")]
+    result, kwargs, _ = _planned(args)
+    if result.task != "serve":
+        raise EngineError("A sweep is of serving: --task serve.", "task")
+    serve = _serve_of(result, kwargs)
+    loads = [_load(args, **{key: v, ("rate" if key == "concurrency" else "concurrency"): None})
+             for v in values]
+    runs = [serve_load(serve, load) for load in loads if load is not None]
+    head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}: latency against "
+            "throughput")
+    return [r.to_dict() for r in runs], "\n".join([head, *(_load_line(r) for r in runs)])
+
+
+def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigModel | None]:
     from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments
-    from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.plan import plan
     from engine.render.fields import Values
-    from engine.words.answers import QUESTIONS, answers
-    from engine.words.memory_explained import memory_assumptions
 
     given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
     raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
@@ -121,6 +217,15 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
             raise EngineError("Give --config, --model or --params, not more than one.", "config")
         read = _read_config(args.config)
     result = plan(model=read.model if read else args.model, params=args.params, **kwargs)
+    return result, kwargs, read
+
+
+def _plan_output(result: Plan, read: ConfigModel | None, load: LoadRequest | None,
+                 kwargs: dict[str, object]) -> tuple[dict[str, object], str]:
+    from engine.lesson.plans.plan_json import plan_to_dict
+    from engine.words.answers import QUESTIONS, answers
+    from engine.words.memory_explained import memory_assumptions
+
     data = plan_to_dict(result)
     words = answers(result)
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
@@ -135,6 +240,15 @@ def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
         data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
         lines += ["  - " + n for n in config_notes(read)]
+    if load is not None:
+        from engine.numbers.load.load_request import serve_load
+
+        run = serve_load(_serve_of(result, kwargs), load)
+        serve = data["serve"]
+        assert isinstance(serve, dict)
+        serve["load"] = run.to_dict()
+        lines += ["Under load (simulated continuous batching, vLLM's default scheduler):",
+                  "  " + _load_line(run)]
     return data, "\n".join(lines)
 
 
@@ -176,7 +290,7 @@ def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
     from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
-    names = {f.name for f in PLAN_FIELDS.values()}
+    names = {f.name for f in PLAN_FIELDS.values()} | set(_LOAD_FLAGS)
     name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
     return f"{cli_flag(name)}: {error.message}" if name in names else error.message
 
@@ -187,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in args_list
     try:
         args = _build().parse_args(args_list)
-        run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog}[args.command]
+        run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
+               "sweep": _sweep}[args.command]
         data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"

@@ -201,3 +201,27 @@ def test_the_state_at_a_time_reads_the_steps() -> None:
     data = run.to_dict()
     assert "steps" not in data and data["concurrency"] == 4
     assert set(data["ttft_seconds"]) == {"p50", "p90", "p99", "mean"}  # type: ignore[arg-type]
+
+
+def test_the_command_line_adds_serve_load_only_under_a_load(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from engine.cli import main
+
+    base = ["plan", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--json"]
+    assert main(base) == 0
+    assert "load" not in json.loads(capsys.readouterr().out)["serve"]
+    assert main([*base, "--concurrency", "4", "--requests", "12", "--length-dist", "normal",
+                 "--length-cv", "0.3", "--seed", "7", "--ttft-target", "1"]) == 0
+    load = json.loads(capsys.readouterr().out)["serve"]["load"]
+    assert load["concurrency"] == 4 and load["requests"] == 12
+    assert load["goodput"]["ttft_target_seconds"] == 1.0
+    assert main(["sweep", "--model", "llama-3.2-1b", "--rate", "2,4", "--requests", "10",
+                 "--json"]) == 0
+    assert [r["rate"] for r in json.loads(capsys.readouterr().out)] == [2.0, 4.0]
+    for bad, flag in ((["--concurrency", "0"], "--concurrency"), (["--rate", "-1"], "--rate"),
+                      (["--concurrency", "2", "--length-dist", "zipf"], "--length-dist")):
+        assert main([*base, *bad]) == 2
+        assert json.loads(capsys.readouterr().out)["error"].startswith(flag)
+    assert main(["sweep", "--model", "llama-3.2-1b"]) == 2

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from engine.numbers.load.kv_blocks import blocks_for
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Sequence:
     """One request's state inside the simulation (mutable; never leaves it): its lengths,
     arrival (s), tokens computed into the KV cache, tokens produced, blocks held, the times
@@ -97,17 +97,23 @@ class Scheduler:
         work: list[tuple[Sequence, int]] = []
         preempted = 0
         i = 0
-        while i < len(self.running) and budget > 0:
-            seq = self.running[i]
-            n = min(seq.tokens - seq.computed, budget)
-            placed = True
-            while not self._grow(seq, n):
-                preempted += 1
-                if self._preempt_newest() is seq:
-                    placed = False
+        bt = self.block_tokens
+        running = self.running
+        while i < len(running) and budget > 0:
+            seq = running[i]
+            n = seq.prompt + seq.generated - seq.computed
+            if n > budget:
+                n = budget
+            # Most steps are decodes within the blocks already held: no call at all.
+            if (seq.computed + n + bt - 1) // bt > seq.blocks:
+                placed = True
+                while not self._grow(seq, n):
+                    preempted += 1
+                    if self._preempt_newest() is seq:
+                        placed = False
+                        break
+                if not placed:
                     break
-            if not placed:
-                break
             work.append((seq, n))
             budget -= n
             i += 1
@@ -129,7 +135,7 @@ class Scheduler:
         done = []
         for seq, n in step.work:
             seq.computed += n
-            if seq.computed == seq.tokens:
+            if seq.computed == seq.prompt + seq.generated:
                 seq.generated += 1
                 if seq.first_token < 0:
                     seq.first_token = now
@@ -139,8 +145,8 @@ class Scheduler:
                 if seq.generated == seq.output:
                     done.append(seq)
         if done:
-            finished = {id(s) for s in done}
-            self.running = [s for s in self.running if id(s) not in finished]
+            for s in done:
+                self.running.remove(s)
             for s in done:
                 self.free_blocks += s.blocks
                 s.blocks = 0

@@ -2,7 +2,8 @@
 
 ``replicas`` copies of a deployment share the arrivals round-robin: request i goes to
 replica i mod replicas (a closed loop gives each replica its share of the concurrency, the
-first ones one more when it does not divide). Each replica runs its own
+first ones one more when it does not divide; at a concurrency below the replicas, only that
+many replicas serve). Each replica runs its own
 :class:`~engine.numbers.load.scheduler.Scheduler`: arrivals join its queue at the end of
 the step under way; each step is scheduled, timed by
 :meth:`~engine.numbers.load.step_time.StepTime.seconds` plus the host's
@@ -86,15 +87,17 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
     count = len(prompts)
     seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
             for i in range(count)]
-    steps = []
+    steps: list[tuple[StepEvent, ...]] = []
+    # A closed loop of fewer requests than replicas leaves the others idle.
+    busy = replicas if concurrency is None else min(replicas, concurrency)
     for r in range(replicas):
-        mine = seqs[r::replicas]
         share = None
         if concurrency is not None:
-            share = concurrency // replicas + (1 if r < concurrency % replicas else 0)
+            share = concurrency // busy + (1 if r < concurrency % busy else 0)
         sched = Scheduler(max_running=max_running, max_batched_tokens=max_batched_tokens,
                           blocks=kv_blocks, block_tokens=block_tokens)
-        steps.append(tuple(_run_replica(step_time, sched, mine, share) if share != 0 else ()))
+        steps.append(tuple(_run_replica(step_time, sched, seqs[r::busy], share))
+                     if r < busy else ())
     start = min(s.arrival for s in seqs)
     end = max(s.last_token for s in seqs)
     duration = end - start
