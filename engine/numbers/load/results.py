@@ -19,6 +19,7 @@ target given (TTFT and TPOT at most their targets), as benchmark_serving's ``--g
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,7 +49,7 @@ def percentile(ordered: Sequence[float], q: float) -> float:
 def percentiles(values: Sequence[float]) -> Percentiles:
     """The :class:`Percentiles` of ``values``."""
     ordered = sorted(values)
-    mean = sum(ordered) / len(ordered) if ordered else 0.0
+    mean = math.fsum(ordered) / len(ordered) if ordered else 0.0
     return Percentiles(percentile(ordered, 50), percentile(ordered, 90),
                        percentile(ordered, 99), mean)
 
