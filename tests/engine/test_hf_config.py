@@ -119,12 +119,13 @@ def test_gemma3_text_config_uses_family_defaults() -> None:
     assert c.model.params == pytest.approx(675e6 + 3209e6, rel=0.005)
 
 
-def test_unknown_architecture_is_read_llama_style_and_said() -> None:
-    c = model_from_config({"model_type": "mystery", "hidden_size": 1024, "num_hidden_layers": 4,
-                           "num_attention_heads": 8, "intermediate_size": 4096,
-                           "vocab_size": 1000})
-    assert c.model.gated_mlp and c.model.norm == "rmsnorm"
-    assert any("'mystery'" in a and "Llama-style" in a for a in c.assumed)
+def test_unknown_architecture_is_refused_by_name_never_guessed() -> None:
+    said = message({"model_type": "mystery", "hidden_size": 1024, "num_hidden_layers": 4,
+                    "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 1000,
+                    "num_experts": 8})
+    assert "'mystery' is not one the engine can size" in said
+    assert "gated" in said and "llama" in said
+    assert "no model_type" in message({"hidden_size": 1024})
 
 
 def message(config: object) -> str:

@@ -21,7 +21,26 @@ def _attention(m: ModelSpec) -> str:
     return (f"{m.heads:,} query heads, {m.kv_heads:,} KV heads of {m.head_dim:,} ({kind})")
 
 
-def _mlp(m: ModelSpec) -> str:
+def embedding_params(m: ModelSpec) -> int:
+    """The token tables: the input embedding, the output head when it is not tied to it, and
+    learned positions (what model cards leave out of a "non-embedding" count)."""
+    tables = 1 if m.tied_embeddings else 2
+    return (tables * m.vocab + m.learned_positions) * m.hidden
+
+
+def non_embedding_params(m: ModelSpec) -> int:
+    """The parameters outside the token tables (as Qwen's and Gemma's cards count them)."""
+    return m.params - embedding_params(m)
+
+
+def active_params_without_input_embedding(m: ModelSpec) -> int:
+    """Active parameters less the input embedding, a lookup that reads one row per token
+    (as gpt-oss's and DeepSeek-V3's cards count their active parameters)."""
+    return m.active_params - (m.vocab + m.learned_positions) * m.hidden
+
+
+def _mlp(c: ConfigModel) -> str:
+    m = c.model
     kind = "gated (3 matrices)" if m.gated_mlp else "plain (2 matrices)"
     if not m.is_moe:
         return f"{kind}, {m.ffn:,} wide"
@@ -29,7 +48,9 @@ def _mlp(m: ModelSpec) -> str:
              "token")
     if m.shared_experts:
         words += f", {m.shared_experts:,} shared"
-    if m.dense_layers:
+    if c.moe_layout:
+        words += f"; {c.moe_layout}, {m.ffn:,} wide"
+    elif m.dense_layers:
         words += f"; the first {m.dense_layers:,} layers dense, {m.ffn:,} wide"
     return words
 
@@ -49,16 +70,20 @@ def shape_rows(c: ConfigModel) -> list[tuple[str, str]]:
         ("Layers", f"{m.layers:,}"),
         ("Hidden size", f"{m.hidden:,}"),
         ("Attention", _attention(m)),
-        ("MLP", _mlp(m)),
+        ("MLP", _mlp(c)),
         ("Vocabulary", f"{m.vocab:,} tokens, "
                        f"{'tied to' if m.tied_embeddings else 'separate from'} the output head"),
         ("Longest context", f"{m.max_context:,} tokens"),
         ("Sliding window", _window(m)),
         ("Parameters", f"{format_count(m.params)} ({m.params:,})"),
     ]
+    rows.append(("Non-embedding parameters", f"{format_count(non_embedding_params(m))} "
+                                             f"({non_embedding_params(m):,})"))
     if m.is_moe:
+        bare = active_params_without_input_embedding(m)
         rows.append(("Active per token", f"{format_count(m.active_params)} "
-                                         f"({m.active_params:,})"))
+                                         f"({m.active_params:,}); {format_count(bare)} "
+                                         "without the input embedding (a lookup)"))
     rows.append((f"KV cache per token ({KV_FORMAT})",
                  format_bytes(kv_cache_bytes_per_token(m, KV_FORMAT))))
     return rows
@@ -88,6 +113,8 @@ def inspect_to_dict(c: ConfigModel) -> dict[str, object]:
         "shapes": shapes,
         "params": float(m.params),
         "active_params": float(m.active_params),
+        "active_params_without_input_embedding": float(active_params_without_input_embedding(m)),
+        "non_embedding_params": float(non_embedding_params(m)),
         "kv_cache_bytes_per_token": {KV_FORMAT: kv_cache_bytes_per_token(m, KV_FORMAT)},
         "assumed": list(c.assumed),
         "left_out": list(c.left_out),

@@ -1,15 +1,22 @@
 """Any model from its Hugging Face ``config.json``: the text (or its parsed object) in, a
 :class:`~engine.numbers.catalog.models.ModelSpec` out, with every field assumed or left unused.
 
-Families read (``model_type``, else the first of ``architectures``): Llama, Mistral, Mixtral,
-Qwen 2/2.5/3 dense and MoE, Gemma 1/2/3, DeepSeek V2/V3 (multi-head latent attention), Phi-3,
-GPT-NeoX (Pythia), Falcon (multi-query) and GPT-2. Anything else is read as a Llama-style model
-(gated MLP, RMSNorm, no biases), and the result says so.
+Families read (``model_type``, else the first of ``architectures``): Llama 1-4, Mistral,
+Mixtral, Qwen 2/2.5/3 dense and MoE, Gemma 1/2/3, DeepSeek V2/V3 (multi-head latent
+attention), Phi-3/4, gpt-oss, GLM-4.5, OLMo 2, OLMoE, StarCoder 2, GPT-NeoX (Pythia), Falcon
+(multi-query) and GPT-2: what a config does not say (gated or plain MLP, norms, biases) is in
+each family's modelling code, written here once per family. An architecture outside them is
+refused, naming it, never guessed. Mixture-of-experts is read from the keys themselves in any
+family (expert counts and widths, shared experts, dense-first and interleaved layers), and
+sliding-window layers from ``layer_types`` where a config lists them.
 
 Untrusted text is bounded before it is parsed: at most :data:`MAX_CONFIG_CHARS` characters and
 :data:`MAX_DEPTH` levels of nested brackets (the JSON parser recurses, so 20,000 brackets would
 otherwise end in a RecursionError, or in the browser overflow the WebAssembly stack; the
-depth is measured by :func:`engine.numbers.bounded_json.nesting_depth`). Every problem found is reported at once, field by field.
+depth is measured by :func:`engine.numbers.bounded_json.nesting_depth`), and every whole
+number at most :data:`MAX_NUMBER_DIGITS` digits before Python converts it (a longer one is
+kept as :class:`HugeNumber` and refused by the key that holds it). Every problem found is
+reported at once, field by field.
 The parameter counts are derived by :mod:`engine.numbers.architecture` from the shapes read.
 """
 
@@ -32,6 +39,9 @@ MAX_CONFIG_CHARS = 100_000
 MAX_DEPTH = 32  # real configs nest 3 or 4 levels (rope_scaling, text_config, quantization)
 MAX_UNUSED_LISTED = 30
 MAX_PARAMS = 10**15  # the catalogue's ceiling for a typed count (1,000 x the largest models)
+# Python refuses to convert a number of more than 4,300 digits (a ValueError naming no key);
+# every size read is far below 10**30.
+MAX_NUMBER_DIGITS = 30
 
 # (smallest, largest) of each size read; far beyond any model built, short of absurd.
 BOUNDS: dict[str, tuple[int, int]] = {
@@ -68,11 +78,17 @@ class Family:
     qkv_bias: bool = False
     linear_bias: bool = False
     tied_default: bool = False
-    moe: str = ""  # '', 'mixtral', 'qwen', 'deepseek'
+    # Whose code the expert keys follow: '' (no MoE in this family), 'mixtral' (experts as
+    # wide as intermediate_size), 'qwen' (moe_intermediate_size, one shared expert of its own
+    # width), 'deepseek' (n_shared_experts of moe_intermediate_size, first dense layers).
+    moe: str = ""
     mla: bool = False
     window: str = ""  # '', 'all' (Mistral), 'qwen', 'alternate' (Gemma 2), 'pattern' (Gemma 3)
     learned_positions: bool = False
     left_out: str = ""  # small weights the shapes do not count
+    router_bias: bool = False  # the router is a linear layer with a bias (gpt-oss)
+    shared_experts: int = 0  # shared experts the code always builds (Llama 4: one)
+    dense_ffn_key: str = "intermediate_size"  # the dense layers' MLP width
 
 
 _QK_NORM = "the per-head query and key norms (2 x head_dim per layer, under 0.001 %)"
@@ -92,6 +108,18 @@ FAMILIES: dict[str, Family] = {
     "deepseek_v2": Family("DeepSeek-V2", moe="deepseek", mla=True),
     "deepseek_v3": Family("DeepSeek-V3", moe="deepseek", mla=True),
     "phi3": Family("Phi-3"),
+    "llama4_text": Family("Llama 4", moe="mixtral", shared_experts=1,
+                          dense_ffn_key="intermediate_size_mlp"),
+    "gpt_oss": Family("gpt-oss", moe="mixtral", qkv_bias=True, linear_bias=True,
+                      router_bias=True, window="types",
+                      left_out="the attention sinks (one number per head per layer)"),
+    "glm4_moe": Family("GLM-4.5", moe="deepseek", left_out=_QK_NORM),
+    "olmo2": Family("OLMo 2", left_out="the query and key norms (hidden + KV width per "
+                    "layer, under 0.01 %)"),
+    "olmoe": Family("OLMoE", moe="qwen", left_out="the query and key norms (hidden + KV "
+                    "width per layer, under 0.01 %)"),
+    "starcoder2": Family("StarCoder 2", gated_mlp=False, norm="layernorm", linear_bias=True,
+                         tied_default=True, window="all"),
     "gpt_neox": Family("GPT-NeoX", gated_mlp=False, norm="layernorm", linear_bias=True),
     "falcon": Family("Falcon", gated_mlp=False, norm="layernorm", norms_per_layer=1,
                      tied_default=True),
@@ -108,8 +136,13 @@ _ARCHITECTURES = {
     "deepseekv3forcausallm": "deepseek_v3", "phi3forcausallm": "phi3",
     "gptneoxforcausallm": "gpt_neox", "falconforcausallm": "falcon",
     "rwforcausallm": "falcon", "gpt2lmheadmodel": "gpt2",
+    "llama4forcausallm": "llama4_text", "llama4forconditionalgeneration": "llama4_text",
+    "gptossforcausallm": "gpt_oss", "glm4moeforcausallm": "glm4_moe",
+    "olmo2forcausallm": "olmo2", "olmoeforcausallm": "olmoe",
+    "starcoder2forcausallm": "starcoder2",
 }
-_MODEL_TYPES = {"gemma3": "gemma3_text", "refinedweb": "falcon", "refinedwebmodel": "falcon"}
+_MODEL_TYPES = {"gemma3": "gemma3_text", "refinedweb": "falcon", "refinedwebmodel": "falcon",
+                "llama4": "llama4_text", "kimi_k2": "deepseek_v3"}
 # Gemma 3's text_config carries only what differs from Gemma3TextConfig's defaults.
 _GEMMA3_DEFAULTS = {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                     "vocab_size": 262_208, "max_position_embeddings": 131_072,
@@ -141,6 +174,16 @@ class ConfigModel(Record):
     assumed: tuple[str, ...]
     unused: tuple[str, ...]
     left_out: tuple[str, ...]
+    # Which layers are mixture-of-experts when not all are, in words ('' when all or none).
+    moe_layout: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HugeNumber:
+    """A whole number in the JSON text of more than MAX_NUMBER_DIGITS digits, kept unconverted
+    (Python would refuse it without naming its key); ``digits`` counts them."""
+
+    digits: int
 
 
 def parse_text(text: object) -> dict[str, Any]:
@@ -162,7 +205,7 @@ def parse_text(text: object) -> dict[str, Any]:
         raise EngineError(f"The config nests more than {MAX_DEPTH} levels of brackets; a "
                           "config.json nests three or four.", "config")
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise EngineError(f"The config is not valid JSON (line {exc.lineno}, column "
                           f"{exc.colno}: {exc.msg}).", "config") from None
@@ -177,6 +220,11 @@ def parse_text(text: object) -> dict[str, Any]:
 def _too_long(n: int) -> EngineError:
     return EngineError(f"The config is {n:,} characters long; a config.json is a few thousand "
                        f"(at most {MAX_CONFIG_CHARS:,} are read).", "config")
+
+
+def _bounded_int(digits: str) -> int | HugeNumber:
+    length = len(digits.lstrip("-"))
+    return HugeNumber(length) if length > MAX_NUMBER_DIGITS else int(digits)
 
 
 def _no_constant(name: str) -> object:
@@ -194,6 +242,8 @@ def _kind(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true or false"
+    if isinstance(value, HugeNumber):
+        return f"a number of {value.digits:,} digits"
     return "a number"
 
 
@@ -232,6 +282,13 @@ class _Reader:
             return 0
         key, value = found
         low, high = BOUNDS[what]
+        if isinstance(value, int) and not isinstance(value, bool) and (
+                _digits(value) > MAX_NUMBER_DIGITS):
+            value = HugeNumber(_digits(value))
+        if isinstance(value, HugeNumber):
+            self.problems.append(f"{key}: a number of {value.digits:,} digits is absurdly large "
+                                 f"(at most {high:,}).")
+            return 0
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.problems.append(f"{key}: must be a whole number, not {_shown(value)}.")
             return 0
@@ -257,8 +314,16 @@ class _Reader:
         return found[1]
 
 
+def _digits(value: int) -> int:
+    """About how many decimal digits ``value`` has, without converting it to text."""
+    return max(1, int(abs(value).bit_length() * 0.30103) + 1)
+
+
 def _shown(value: object) -> str:
-    text = _kind(value) if isinstance(value, dict | list) else json.dumps(value)
+    if isinstance(value, int) and not isinstance(value, bool) and _digits(value) > MAX_NUMBER_DIGITS:
+        value = HugeNumber(_digits(value))
+    plain = isinstance(value, str | bool | int | float) or value is None
+    text = json.dumps(value) if plain else _kind(value)
     return text if len(text) <= 30 else text[:30] + "..."
 
 
@@ -281,8 +346,7 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
     object. ``name``: what to call it (default: ``_name_or_path``, else the family).
 
     EngineError (field 'config') lists every problem found: missing keys, non-numbers, sizes
-    out of range, heads that do not divide; an unknown architecture is read Llama-style and
-    that is said in ``assumed``.
+    out of range, heads that do not divide, an architecture the engine does not know.
     """
     data = config if isinstance(config, Mapping) else parse_text(config)
     top_keys = set(data)
@@ -295,25 +359,26 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
         inner_written, inner_key = _family_key(text_config)
         key = inner_key or key
         written = inner_written or written
-        assumed_head.append("The language model is read from text_config; the vision tower "
-                            "and other parts are left out.")
-        data = text_config
+        parts = sorted(str(k)[:40] for k, v in data.items() if isinstance(v, Mapping)
+                       and k not in ("text_config", "quantization_config", "rope_scaling"))
+        rest = f" ({', '.join(parts)})" if parts else ""
+        assumed_head.append("The language model is counted, read from text_config; the other "
+                            f"parts{rest} are left out.")
+        outer = {k: data[k] for k in ("tie_word_embeddings",) if k in data and k not in text_config}
+        data = {**text_config, **outer}
+    if not key:
+        raise EngineError(_unknown_architecture(written), "config")
     if key == "gemma3_text":
         filled = [k for k in _GEMMA3_DEFAULTS if data.get(k) is None]
         data = {**data, **{k: _GEMMA3_DEFAULTS[k] for k in filled}}
         assumed_head += [f"{k} not given: {_GEMMA3_DEFAULTS[k]:,} assumed (Gemma 3's default)."
                          for k in filled]
-    if key:
-        family = FAMILIES[key]
-    else:
-        family = Family(f"unknown ({written or 'no model_type'})")
-        assumed_head.append(f"Architecture {written or '(none given)'!r} is not one the engine "
-                            "knows: read as Llama-style (gated SwiGLU MLP, RMSNorm, no biases).")
+    family = FAMILIES[key]
     r = _Reader(data)
     r.assumed.extend(assumed_head)
     r.raw("model_type", "architectures", "text_config")
     label = (name or _name(data) or f"Your {family.name} model")[:80]
-    shapes = _read_shapes(r, family, key)
+    shapes, layout = _read_shapes(r, family, key)
     if r.problems:
         raise EngineError("This config.json cannot be read: " + " ".join(r.problems), "config")
     try:
@@ -330,7 +395,17 @@ def model_from_config(config: object, *, name: str = "") -> ConfigModel:
     if len(unused) > MAX_UNUSED_LISTED:
         unused = [*unused[:MAX_UNUSED_LISTED], f"and {len(unused) - MAX_UNUSED_LISTED:,} more"]
     left = (family.left_out,) if family.left_out else ()
-    return ConfigModel(model, written, family.name, tuple(r.assumed), tuple(unused), left)
+    return ConfigModel(model, written, family.name, tuple(r.assumed), tuple(unused), left,
+                       layout)
+
+
+def _unknown_architecture(written: str) -> str:
+    known = sorted({*FAMILIES, *_MODEL_TYPES})
+    what = f"Architecture {written[:60]!r}" if written else "A config with no model_type"
+    return (f"{what} is not one the engine can size: whether its MLP is gated, which layers "
+            "carry biases and norms is written in each family's modelling code, not in its "
+            "config.json, and the engine knows these model_type values: "
+            f"{', '.join(known)}.")
 
 
 def _name(data: Mapping[str, Any]) -> str:
@@ -341,7 +416,8 @@ def _name(data: Mapping[str, Any]) -> str:
     return "".join(ch for ch in tail if ch.isprintable())[:60]
 
 
-def _read_shapes(r: _Reader, f: Family, key: str) -> dict[str, Any]:
+def _read_shapes(r: _Reader, f: Family, key: str) -> tuple[dict[str, Any], str]:
+    """The ModelSpec keywords read, and which layers are MoE in words (see _moe)."""
     layers = r.size("layers", "num_hidden_layers", "n_layer", "num_layers")
     hidden = r.size("hidden", "hidden_size", "n_embd", "d_model")
     heads = r.size("heads", "num_attention_heads", "n_head")
@@ -349,8 +425,11 @@ def _read_shapes(r: _Reader, f: Family, key: str) -> dict[str, Any]:
     kv_heads = _kv_heads(r, key, heads)
     head_dim = _head_dim(r, f, hidden, heads)
     ffn_default = 4 * hidden if not f.gated_mlp and hidden else None
-    ffn = r.size("ffn", "intermediate_size", "n_inner", "ffn_hidden_size", default=ffn_default,
-                 why="4 x hidden, the family's MLP width")
+    expert_width = 0
+    if f.dense_ffn_key != "intermediate_size":  # Llama 4: experts as wide as intermediate_size
+        expert_width = r.size("moe_ffn", "intermediate_size")
+    ffn = r.size("ffn", f.dense_ffn_key, "intermediate_size", "n_inner", "ffn_hidden_size",
+                 default=ffn_default, why="4 x hidden, the family's MLP width")
     context_default = 2048 if key in ("falcon", "gpt2") else 4096
     context = r.size("max_context", "max_position_embeddings", "n_positions",
                      "max_sequence_length", "seq_length", default=context_default,
@@ -372,11 +451,12 @@ def _read_shapes(r: _Reader, f: Family, key: str) -> dict[str, Any]:
         qkv_bias=qkv_bias, linear_bias=linear_bias,
         learned_positions=context if f.learned_positions else 0,
     )
-    shapes.update(_moe(r, f, layers, ffn))
+    moe, layout = _moe(r, f, layers, expert_width or ffn)
+    shapes.update(moe)
     if f.mla:
         shapes.update(_mla(r, heads))
     shapes.update(_window(r, f, layers))
-    return shapes
+    return shapes, layout
 
 
 def _kv_heads(r: _Reader, key: str, heads: int) -> int:
@@ -416,49 +496,113 @@ def _norms(r: _Reader, f: Family, key: str) -> int:
     return f.norms_per_layer
 
 
-def _moe(r: _Reader, f: Family, layers: int, ffn: int) -> dict[str, Any]:
-    if not f.moe:
-        return {}
-    if f.moe == "mixtral":
-        experts = r.size("experts", "num_local_experts", default=8, why="Mixtral's 8")
-        top_k = r.size("experts_per_token", "num_experts_per_tok", default=2, why="Mixtral's 2")
-        return dict(experts=experts, experts_per_token=top_k, moe_ffn=ffn) if experts > 1 else {}
-    experts = r.size("experts", "num_experts", "n_routed_experts", required=False)
+_EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+_TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+_MOE_KEYS = ("moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
+             "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
+             "interleave_moe_layer_step", "mlp_only_layers", "moe_layers", *_TOP_K_KEYS)
+
+
+def _moe(r: _Reader, f: Family, layers: int, ffn: int) -> tuple[dict[str, Any], str]:
+    """The experts, read from the keys in any family: their count, the experts per token,
+    each expert's width, the shared experts and which layers are MoE (as a count of dense
+    layers, and in words when they are not simply the first ones)."""
+    experts = r.size("experts", *_EXPERT_KEYS, required=False)
     if experts <= 1:
-        return {}
-    top_k = r.size("experts_per_token", "num_experts_per_tok")
-    moe_ffn = r.size("moe_ffn", "moe_intermediate_size")
+        r.raw(*_MOE_KEYS)
+        return {}, ""
+    mixtral = f.moe == "mixtral" or not f.moe
+    top_k = r.size("experts_per_token", *_TOP_K_KEYS,
+                   default=2 if f.moe == "mixtral" and not f.shared_experts else None,
+                   why="Mixtral's 2")
+    if mixtral and not r.has("moe_intermediate_size"):
+        r.raw("moe_intermediate_size")
+        moe_ffn = ffn  # each expert is a whole MLP of the family's width
+    else:
+        moe_ffn = r.size("moe_ffn", "moe_intermediate_size")
     out: dict[str, Any] = dict(experts=experts, experts_per_token=top_k, moe_ffn=moe_ffn)
-    if f.moe == "deepseek":
-        out["shared_experts"] = r.size("shared_experts", "n_shared_experts", default=0)
-        out["dense_layers"] = r.size("dense_layers", "first_k_dense_replace", default=0)
-        freq = r.size("dense_layers", "moe_layer_freq", default=1)
-        if freq != 1:
-            r.problems.append(f"moe_layer_freq: {freq} (MoE every {freq} layers) is not "
-                              "supported; only every layer after the first dense ones.")
-        out["router_bias"] = r.data.get("topk_method") == "noaux_tc"
-        r.raw("topk_method")
-        if r.has("num_nextn_predict_layers"):
-            r.raw("num_nextn_predict_layers")
-            r.assumed.append("The multi-token-prediction module (num_nextn_predict_layers) is "
-                             "left out, as in the published parameter count.")
-        return out
-    # Qwen: one shared expert of its own width, counted as whole experts of moe_ffn.
-    shared = r.size("moe_ffn", "shared_expert_intermediate_size", default=0)
-    if shared and moe_ffn:
-        if shared % moe_ffn:
-            r.problems.append(f"shared_expert_intermediate_size: {shared:,} is not a multiple "
+    shared = _shared_experts(r, f, moe_ffn)
+    if shared:
+        out["shared_experts"] = shared
+    moe_layers = _moe_layers(r, layers)
+    out["dense_layers"] = layers - len(moe_layers) if layers else 0
+    if layers and not moe_layers:
+        r.problems.append("The MoE layer keys leave no layer with experts.")
+    out["router_bias"] = f.router_bias or r.data.get("topk_method") == "noaux_tc"
+    r.raw("topk_method")
+    if r.has("num_nextn_predict_layers"):
+        r.raw("num_nextn_predict_layers")
+        r.assumed.append("The multi-token-prediction module (num_nextn_predict_layers) is "
+                         "left out, as in the published parameter count.")
+    first = set(range(out["dense_layers"], layers))
+    layout = "" if not layers or moe_layers == first else (
+        f"{len(moe_layers):,} of {layers:,} layers have experts (layers "
+        f"{_ranges(sorted(moe_layers))}, counted from 0); the others are dense")
+    return out, layout
+
+
+def _shared_experts(r: _Reader, f: Family, moe_ffn: int) -> int:
+    """Shared experts, as a count of experts of ``moe_ffn`` (the same weights)."""
+    if r.has("n_shared_experts"):
+        return r.size("shared_experts", "n_shared_experts")
+    width = r.size("moe_ffn", "shared_expert_intermediate_size", default=0)
+    if width and moe_ffn:
+        if width % moe_ffn:
+            r.problems.append(f"shared_expert_intermediate_size: {width:,} is not a multiple "
                               f"of moe_intermediate_size ({moe_ffn:,}); not supported.")
+            return 0
+        r.assumed.append(f"The shared expert of width {width:,} is counted as "
+                         f"{width // moe_ffn} experts of {moe_ffn:,} (the same weights).")
+        return width // moe_ffn
+    return f.shared_experts
+
+
+def _layer_list(r: _Reader, key: str, layers: int) -> set[int] | None:
+    """A list of layer indices under ``key`` (None when absent); a bad one is a problem."""
+    found = r.raw(key)
+    if found is None:
+        return None
+    value = found[1]
+    if not isinstance(value, list) or len(value) > BOUNDS["layers"][1] or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < max(layers, 1)
+            for i in value):
+        r.problems.append(f"{key}: must be a list of layer numbers from 0 to "
+                          f"{max(layers - 1, 0):,}, not {_shown(value)}.")
+        return set()
+    return set(value)
+
+
+def _moe_layers(r: _Reader, layers: int) -> set[int]:
+    """The layers (from 0) that have experts: every one unless the config's keys say
+    otherwise, each key as its family's code reads it (DeepSeek's first_k_dense_replace and
+    moe_layer_freq, Qwen's decoder_sparse_step and mlp_only_layers, Llama 4's
+    interleave_moe_layer_step or moe_layers)."""
+    explicit = _layer_list(r, "moe_layers", layers)
+    if explicit is not None:
+        r.raw("interleave_moe_layer_step")
+        return explicit
+    first_dense = r.size("dense_layers", "first_k_dense_replace", default=0)
+    freq = r.size("dense_layers", "moe_layer_freq", default=1) or 1
+    sparse_step = r.size("dense_layers", "decoder_sparse_step", default=1) or 1
+    interleave = r.size("dense_layers", "interleave_moe_layer_step", default=1) or 1
+    dense_only = _layer_list(r, "mlp_only_layers", layers) or set()
+    return {i for i in range(layers)
+            if i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0
+            and (i + 1) % interleave == 0 and i not in dense_only}
+
+
+def _ranges(indices: list[int]) -> str:
+    """0, 1, 2, 5 -> '0-2, 5'; at most a few runs spelled out."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
         else:
-            out["shared_experts"] = shared // moe_ffn
-            r.assumed.append(f"The shared expert of width {shared:,} is counted as "
-                             f"{shared // moe_ffn} experts of {moe_ffn:,} (the same weights).")
-    step = r.size("dense_layers", "decoder_sparse_step", default=1)
-    dense = r.raw("mlp_only_layers")
-    if step != 1 or (dense is not None and dense[1] != []):
-        r.problems.append("decoder_sparse_step / mlp_only_layers: dense layers between MoE "
-                          "layers are not supported; only MoE in every layer.")
-    return out
+            runs.append((i, i))
+    if len(runs) > 4:
+        step = indices[1] - indices[0] if len(indices) > 1 else 1
+        return f"{indices[0]}, {indices[1]}, ... {indices[-1]}, every {step}"
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _mla(r: _Reader, heads: int) -> dict[str, Any]:
@@ -482,7 +626,9 @@ def _window(r: _Reader, f: Family, layers: int) -> dict[str, Any]:
     found = r.raw("sliding_window")
     r.raw("use_sliding_window", "max_window_layers", "sliding_window_pattern", "layer_types",
           "sliding_window_size")
-    if found is None or not f.window:
+    types = r.data.get("layer_types")
+    listed = isinstance(types, list) and len(types) == layers
+    if found is None or not (f.window or listed):
         if found is not None:
             r.assumed.append(f"sliding_window {_shown(found[1])} is not applied: "
                              f"{f.name}'s code attends to the whole context.")
@@ -490,8 +636,8 @@ def _window(r: _Reader, f: Family, layers: int) -> dict[str, Any]:
     window = r.size("sliding_window", "sliding_window")
     if not window or not layers:
         return {}
-    types = r.data.get("layer_types")
-    if isinstance(types, list) and len(types) == layers:
+    if listed:
+        assert isinstance(types, list)
         local = sum(1 for t in types if t == "sliding_attention")
     elif f.window == "qwen":
         if not r.flag("use_sliding_window", False):
