@@ -6,6 +6,8 @@
     python -m engine inspect path/to/config.json [--json]
     python -m engine plan ... --task serve --concurrency 32 [--requests 1000] [--json]
     python -m engine sweep --model llama-3.1-8b --hardware h100-sxm --concurrency 1,8,32,128
+    python -m engine inspect Qwen/Qwen3-8B [--json]      (a model of the config library)
+    python -m engine models [--json]                     (the config library)
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -74,8 +76,11 @@ def _build() -> _Parser:
     w = sub.add_parser("sweep", help="a server's latency against throughput over loads")
     _plan_flags(w, swept=True)
     i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
-    i.add_argument("config", help="path to a Hugging Face config.json")
+    i.add_argument("config", help="path to a Hugging Face config.json, or a config library id")
     i.add_argument("--json", action="store_true", help="machine-readable output")
+    m = sub.add_parser("models", help="the config library: real config.json files of open "
+                       "models, usable as --model and by inspect")
+    m.add_argument("--json", action="store_true", help="machine-readable output")
     return p
 
 
@@ -86,7 +91,8 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
 
     q.add_argument("--json", action="store_true", help="machine-readable output")
     # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
-    q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b")
+    q.add_argument("--model", help="catalogue model id, e.g. llama-3.1-8b, or a config "
+                   "library id, e.g. Qwen/Qwen3-8B (python -m engine models lists them)")
     q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
     q.add_argument("--config", help="or a Hugging Face config.json (shapes read from it)")
     for key, f in PLAN_FIELDS.items():
@@ -100,6 +106,13 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
         listed = ", comma-separated values" if swept and name in _SWEPT else ""
         q.add_argument(cli_flag(name), dest=f"load_{name}", default=None,
                        help=f"Serving under load: {words}{listed}.")
+
+
+def _library_model(model_id: object) -> ConfigModel | None:
+    """The config library's model called ``model_id``, None when it names none."""
+    from engine.numbers.catalog.config_library import is_library_id, library_model
+
+    return library_model(str(model_id)) if is_library_id(model_id) else None
 
 
 def _read_config(path: str) -> ConfigModel:
@@ -125,7 +138,9 @@ def _read_config(path: str) -> ConfigModel:
 def _inspect(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     from engine.lesson.plans.config_model import inspect_text, inspect_to_dict
 
-    read = _read_config(args.config)
+    read = None if os.path.exists(args.config) else _library_model(args.config)
+    if read is None:
+        read = _read_config(args.config)
     return inspect_to_dict(read), inspect_text(read)
 
 
@@ -165,6 +180,26 @@ def _load_line(r: LoadResult) -> str:
             f"tokens/s ({r.output_tokens_per_s_per_gpu:,.0f} per GPU), {r.requests_per_s:,.2f} "
             f"requests/s, KV cache peak {r.kv_cache_peak_fraction:.0%}, "
             f"{r.preemptions:,} preemptions")
+
+
+def _models(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.lesson.plans.config_model import inspect_to_dict
+    from engine.numbers.catalog.config_library import library_entries, library_model
+    from engine.words.format import format_count
+
+    rows: list[dict[str, object]] = []
+    lines = ["Config library (use as --model ID or: inspect ID):"]
+    for e in library_entries():
+        read = library_model(e.id)
+        m = read.model
+        active = f", {format_count(m.active_params)} active" if m.is_moe else ""
+        lines.append(f"  {e.id:<38} {format_count(m.params)}{active}  ({read.family})")
+        rows.append({"id": e.id, **inspect_to_dict(read), "source": {
+            "repo": e.repo, "path": e.path, "commit": e.commit, "entry": e.entry},
+            "published_params": e.published_params,
+            "published_active_params": e.published_active_params,
+            "params_source": e.params_source})
+    return {"models": rows}, "\n".join(lines)
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
@@ -211,7 +246,7 @@ def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigM
         kwargs.pop("mfu", None)
     if given["tp"] is not None and kwargs.get("task", "serve") == "serve":
         kwargs["serve_tp"] = given["tp"]
-    read = None
+    read = _library_model(args.model)
     if args.config is not None:
         if args.model is not None or args.params is not None:
             raise EngineError("Give --config, --model or --params, not more than one.", "config")
@@ -302,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _build().parse_args(args_list)
         run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
-               "sweep": _sweep}[args.command]
+               "sweep": _sweep, "models": _models}[args.command]
         data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"

@@ -105,6 +105,7 @@ FAMILIES: dict[str, Family] = {
     "gemma2": Family("Gemma 2", norms_per_layer=4, tied_default=True, window="alternate"),
     "gemma3_text": Family("Gemma 3", norms_per_layer=4, tied_default=True, window="pattern",
                           left_out=_QK_NORM),
+    "deepseek": Family("DeepSeekMoE", moe="deepseek"),
     "deepseek_v2": Family("DeepSeek-V2", moe="deepseek", mla=True),
     "deepseek_v3": Family("DeepSeek-V3", moe="deepseek", mla=True),
     "phi3": Family("Phi-3"),
@@ -139,7 +140,7 @@ _ARCHITECTURES = {
     "llama4forcausallm": "llama4_text", "llama4forconditionalgeneration": "llama4_text",
     "gptossforcausallm": "gpt_oss", "glm4moeforcausallm": "glm4_moe",
     "olmo2forcausallm": "olmo2", "olmoeforcausallm": "olmoe",
-    "starcoder2forcausallm": "starcoder2",
+    "starcoder2forcausallm": "starcoder2", "deepseekforcausallm": "deepseek",
 }
 _MODEL_TYPES = {"gemma3": "gemma3_text", "refinedweb": "falcon", "refinedwebmodel": "falcon",
                 "llama4": "llama4_text", "kimi_k2": "deepseek_v3"}
@@ -438,8 +439,8 @@ def _read_shapes(r: _Reader, f: Family, key: str) -> tuple[dict[str, Any], str]:
     if not r.has("tie_word_embeddings") and key:
         r.assumed.append(f"tie_word_embeddings not given: {str(tied).lower()} "
                          f"({f.name}'s default).")
-    qkv_bias = f.qkv_bias or r.flag("attention_bias", False)
-    linear_bias = f.linear_bias or r.flag("mlp_bias", False) or r.flag("bias", False)
+    qkv_bias = r.flag("attention_bias", False) or f.qkv_bias
+    linear_bias = any([r.flag("mlp_bias", False), r.flag("bias", False), f.linear_bias])
     if heads and kv_heads and not f.mla and heads % kv_heads:
         r.problems.append(f"num_key_value_heads: {kv_heads:,} does not divide "
                           f"num_attention_heads ({heads:,}); each KV head serves a whole "
