@@ -236,3 +236,15 @@ def test_any_config_is_a_model_or_a_message(model_type: str, changes: dict[str, 
         return
     assert 0 < c.model.active_params <= c.model.params <= 10**15
     assert kv_cache_bytes_per_token(c.model) > 0
+
+
+def test_numbers_of_thousands_of_digits_are_refused_by_their_key_before_conversion() -> None:
+    huge = "9" * 5000  # past Python's 4,300-digit limit on converting text to int
+    said = message('{"model_type": "llama", "num_hidden_layers": ' + huge + ', "hidden_size": '
+                   '64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,'
+                   ' "unread_key": -' + huge + '}')
+    assert "num_hidden_layers: a number of 5,000 digits is absurdly large" in said
+    # A parsed object holding one (a caller's dict) is refused the same way.
+    said = message({"model_type": "llama", "num_hidden_layers": 10**5000, "hidden_size": 64,
+                    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128})
+    assert "num_hidden_layers: a number of 5,001 digits" in said  # 10**5000 has 5,001
