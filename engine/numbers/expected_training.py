@@ -20,7 +20,9 @@ Per step: the optimiser (Adam over the GPU's share of the parameters, and gradie
 read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
 exposed. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
-micro-batch, overlapped with that micro-batch's compute. MFU = model FLOPs per token
+micro-batch, overlapped with that micro-batch's compute. Compute that runs beside a
+collective (the gradients' reduction, ZeRO-3's gathers, a mixture's all-to-alls) runs on the
+SMs the collective leaves it: the slowdown counts as exposed communication. MFU = model FLOPs per token
 (training_flops_per_token(...).model) x tokens/s / (GPUs x dense peak), and the bound is those
 same model FLOPs at every GPU's dense peak (compute.bound_seconds): the time at 100 % MFU.
 """
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.numbers.catalog import HardwareSpec, ModelSpec
-from engine.numbers.catalog.efficiency import Basis, training_defaults
+from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
     ACTIVATION_BYTES,
@@ -218,18 +220,26 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))
         a2a_mb = 4 * (m.layers - m.dense_layers) * split.stage_share * all_to_all_seconds(
             tokens_mb * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
+    # Compute that runs beside a collective has fewer SMs: it takes 1 / (1 - share) as long.
+    sm_share = collective_sm_share()
+    slowed = sm_share.value / (1.0 - sm_share.value)
     if shard == "zero3":
         comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
                                           dp_link)
                    + reduce_scatter_seconds(grad_bytes, dp_link))
         dp_comm = accum * comm_mb
         dp_exposed = accum * max(0.0, comm_mb - compute_mb)
+        contention_mb = slowed * min(comm_mb + a2a_mb, compute_mb)
+        contention_step = 0.0
     else:
         dp_comm = all_reduce_seconds(grad_bytes, dp_link)
         dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
-    stage_mb = compute_mb + tp_comm_mb + p2p_mb
+        contention_mb = slowed * min(a2a_mb, compute_mb)
+        contention_step = slowed * min(dp_comm, compute_mb * 2.0 / 3.0)
+    stage_mb = compute_mb + tp_comm_mb + p2p_mb + contention_mb
     compute_step = accum * compute_mb
-    exposed = accum * (tp_comm_mb + p2p_mb) + dp_exposed
+    contention = accum * contention_mb + contention_step
+    exposed = accum * (tp_comm_mb + p2p_mb) + dp_exposed + contention
     bubble = (p - 1) * stage_mb / v
     step = compute_step + exposed + bubble + optimizer_seconds
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb) + dp_comm
@@ -255,6 +265,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
              Basis("gradient bytes per parameter", defaults.grad_bytes_per_param,
                    defaults.grad_bytes_source),
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
+    if contention:
+        basis.append(sm_share)
     if g > 1:
         basis.append(Basis(f"data-parallel link: {dp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", dp_link.bytes_per_s,
@@ -277,6 +289,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     for name, seconds in (("tensor-parallel all-reduces", accum * tp_comm_mb),
                           ("pipeline sends", accum * p2p_mb),
                           ("data-parallel gradient reduction (not hidden)", dp_exposed),
+                          ("compute beside collectives (the SMs they take)", contention),
                           ("pipeline bubble", bubble)):
         if seconds > 0:
             step_ops.append(Op(name, seconds, "communication"))

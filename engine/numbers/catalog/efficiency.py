@@ -166,6 +166,14 @@ class TrainingDefaults:
 
 
 @cache
+def collective_sm_share() -> Basis:
+    """Share of a GPU's streaming multiprocessors a collective running beside compute takes
+    (the compute beside it runs on the rest, so it takes 1 / (1 - share) as long)."""
+    t = _data()["training"]
+    return Basis("share of the SMs a collective beside compute takes",
+                 float(t["collective_sm_share"]), t["collective_sm_source"])
+
+
 def training_defaults() -> TrainingDefaults:
     t = _data()["training"]
     return TrainingDefaults(int(t["global_batch_tokens"]), t["global_batch_source"],
