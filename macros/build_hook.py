@@ -9,7 +9,8 @@ handed to the module that does that job.
   (engine/render/table_labels.py).
 - on_post_page: a step's header gets its minutes, counted on the page as built
   (macros/step_minutes.py).
-- on_post_build: the Home page's total minutes; the style bundle and the search shim; the
+- on_post_build: the Home page's total minutes; a page at each step's old address
+  (macros/old_addresses.py); the style bundle and the search shim; the
   browser runtime, compiled, shipped and checked (macros/shipped_runtime.py), and the pages'
   preload hints checked against it;
   ``js/runtime-config.js`` (macros/runtime_config.py); last, ``sw.js``, which lists every
@@ -26,6 +27,7 @@ from typing import Any
 
 from engine.render.table_labels import stack_tables
 from macros import offline_search, runtime_preload, style_bundle
+from macros.old_addresses import write_old_addresses
 from macros.runtime_config import write_runtime_config
 from macros.service_worker import write_built_service_worker
 from macros.shipped_runtime import ship_runtime
@@ -66,6 +68,8 @@ def on_post_build(config: Any, **_: Any) -> None:
     root = _project_root(config)
     site = Path(config.site_dir)
     _minutes.state_lesson_minutes(site, config.extra["lesson_steps"])
+    if config.use_directory_urls:  # the copy opened from disk has no old links to keep
+        write_old_addresses(site, config.extra["lesson_steps"])
     style_bundle.write_style_bundle(site, config)
     offline_search.copy_shim(root, site, config)
     runtime = ship_runtime(root, site)

@@ -19,6 +19,7 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, e
 
 from engine.browser import update
 from macros.authoring import number_steps
+from macros.old_addresses import OLD_STEP_FOLDERS
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -69,14 +70,23 @@ def build_site(site_dir: Path, site_url: str, *, offline: bool = False) -> None:
 
 
 def pages(site_dir: Path) -> list[str]:
-    """Site-relative paths of every lesson page (directory URLs end with '/')."""
+    """Site-relative paths of every lesson page (directory URLs end with '/'); not the pages
+    at the steps' old addresses, which only lead on (old_step_addresses)."""
     out = []
+    old = set(old_step_addresses())
     for html in sorted(site_dir.rglob("index.html")):
         rel = html.parent.relative_to(site_dir).as_posix()
         if rel.startswith(("pyodide", "wheels", "assets", "download")) or rel == "404":
             continue
+        if rel + "/" in old:
+            continue
         out.append("" if rel == "." else rel + "/")
     return out
+
+
+def old_step_addresses() -> dict[str, str]:
+    """A step's old address ('steps/16-roofline/') -> its address now ('steps/roofline/')."""
+    return {f"steps/{old}/": f"steps/{new}/" for old, new in OLD_STEP_FOLDERS.items()}
 
 
 def widget_pages(site_dir: Path) -> dict[str, list[str]]:

@@ -10,6 +10,7 @@ the steps must come to about half an hour, the total the Home page states.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Browser
 from support import Site, lesson_steps
@@ -29,10 +30,15 @@ RENDERED_TEXT_JS = """() => {
 }"""
 
 
+def step_pages(site: Site) -> list[Path]:
+    """The built steps' pages, in the navigation's order."""
+    return [site.directory / path / "index.html" for path in lesson_steps()]
+
+
 def _stated_minutes(site: Site) -> dict[int, tuple[int, int, float]]:
     """Step number -> (minutes, words, widget minutes) as each built step's header states."""
     stated = {}
-    for html_path in sorted(site.directory.glob("steps/*/index.html")):
+    for html_path in step_pages(site):
         found = HEADER_RE.search(html_path.read_text())
         assert found, f"{html_path.parent.name}: no step header with its minutes"
         stated[int(found.group(1))] = (int(found.group(2)), int(found.group(3)), float(found.group(4)))
@@ -47,7 +53,7 @@ def test_each_step_states_the_minutes_of_what_a_reader_sees(
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     try:
-        for html_path in sorted(root_site.directory.glob("steps/*/index.html")):
+        for html_path in step_pages(root_site):
             found = HEADER_RE.search(html_path.read_text())
             assert found, f"{html_path.parent.name}: no step header with its minutes"
             step, minutes, words = (int(found.group(i)) for i in (1, 2, 3))

@@ -108,6 +108,32 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A path with no file gets the site's own 404 page, as a static host serves it: the
+        nearest ``404.html`` above the asked path (a site under a sub-path has its own), with
+        status 404; other errors, and a site without one, as the standard library sends them."""
+        page = self._not_found_page() if code == http.HTTPStatus.NOT_FOUND else None
+        if page is None:
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(code, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _not_found_page(self) -> Path | None:
+        root = Path(self.directory).resolve()
+        asked = Path(self.translate_path(self.path)).resolve()
+        for folder in (asked, *asked.parents):
+            if folder != root and root not in folder.parents:
+                break
+            if (folder / "404.html").is_file():
+                return folder / "404.html"
+        return None
+
     def log_message(self, format: str, *args: object) -> None:
         if self.verbose:
             super().log_message(format, *args)
