@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, urlsplit
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Page, expect
 from support import Site, Watched, settle, wait_live, widget_inputs
 
 from engine.browser import update
@@ -145,3 +146,60 @@ def test_a_corrupt_stored_palette_neither_throws_nor_stays(watched: Watched, roo
     # corrupt value is gone (the theme may write its default in its place).
     kept = page.evaluate("() => localStorage.getItem(new URL('.', location).pathname + '.__palette')")
     assert kept is None or isinstance(json.loads(kept), dict)
+
+
+def test_an_empty_config_in_a_link_is_dropped_alone_and_said_once(
+    watched: Watched, root_site: Site
+) -> None:
+    # The model "config" needs the config the link left empty: both go back to the page's
+    # values, and the link's GPUs and hardware stay.
+    page = watched.page
+    page.goto(
+        root_site.page_url(
+            PLAYGROUND
+            + "?playground.model=config&playground.config=&playground.gpus=4&playground.hardware=h200"
+        )
+    )
+    wait_live(page)
+    inputs = widget_inputs(page, SELECTOR)
+    assert (inputs["gpus"], inputs["hardware"]) == ("4", "h200")
+    defaults = json.loads(page.get_attribute(SELECTOR, "data-inputs") or "{}")
+    assert inputs["model"] == defaults["model"]
+    refused = json.loads(update("playground", json.dumps({**inputs, "model": "config", "config": ""})))
+    assert refused["field"] == "config"
+    text = status(page, SELECTOR)
+    assert text.count(refused["error"]) == 1, text
+    assert "model: not used without a valid config." in text
+
+
+@pytest.mark.parametrize(
+    "stored",
+    ["[]", "5", '"dark"', '{"index": "x"}', '{"index": 0, "color": []}', '{"index": 0, "color": {"scheme": 3}}'],
+)
+def test_a_stored_palette_of_another_shape_is_dropped_and_the_toggle_stays(
+    watched: Watched, root_site: Site, stored: str
+) -> None:
+    page = watched.page
+    page.add_init_script(
+        "if (!localStorage.getItem('seeded')) { localStorage.setItem('seeded', '1');"
+        f" localStorage.setItem(new URL('.', location).pathname + '.__palette', {stored!r}); }}"
+    )
+    page.goto(root_site.page_url(""))
+    # The theme's scripts would throw (the watched fixture fails on it) and hide both toggles:
+    # one shows, and choosing the other palette stores the theme's own shape.
+    page.wait_for_load_state("load")
+    expect(page.locator("label[for^='__palette_']:not([hidden])")).to_have_count(1)
+    page.locator("label[for^='__palette_']:not([hidden])").click()
+    kept = page.evaluate("() => localStorage.getItem(new URL('.', location).pathname + '.__palette')")
+    assert kept is not None and isinstance(json.loads(kept)["index"], int)
+
+
+def test_a_good_stored_palette_is_kept(watched: Watched, root_site: Site) -> None:
+    page = watched.page
+    dark = '{"index": 1, "color": {"media": "(prefers-color-scheme: dark)", "scheme": "slate", "primary": "indigo", "accent": "teal"}}'
+    page.add_init_script(
+        "if (!localStorage.getItem('seeded')) { localStorage.setItem('seeded', '1');"
+        f" localStorage.setItem(new URL('.', location).pathname + '.__palette', {dark!r}); }}"
+    )
+    page.goto(root_site.page_url(""))
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")

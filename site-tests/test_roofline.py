@@ -157,3 +157,18 @@ def test_the_roofline_passes_axe_in_both_colour_schemes(
         assert w.console_errors == []
     finally:
         w.context.close()
+
+
+def test_the_batch_slider_announces_its_batch_not_a_bare_notch(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(ROOF_PAGE))
+    slider = page.get_by_role("slider", name="Batch (powers of two)")
+    expect(slider).to_have_attribute("aria-valuetext", "a batch of 1")
+    wait_live(page)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(slider).to_have_attribute("aria-valuetext", "a batch of 2")
+    slide_to(page, 10)
+    expect(slider).to_have_attribute("aria-valuetext", "a batch of 1,024")

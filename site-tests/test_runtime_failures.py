@@ -213,3 +213,55 @@ def test_minor_axe_rules_pass(watched: Watched, root_site: Site, path: str, rule
         rule,
     )
     assert found == []
+
+
+# --- A page script that never loads ---------------------------------------------------------
+
+
+@pytest.mark.allow_console_errors
+@pytest.mark.parametrize("script", ["lesson.js", "engine-client.js", "runtime-config.js"])
+def test_a_page_script_that_fails_to_load_is_told_within_30_s(
+    watched: Watched, root_site: Site, script: str
+) -> None:
+    # Without the page's scripts nothing mounts the widgets; the inline watchdog says so.
+    started = open_failing(watched, root_site, f"**/js/{script}", lambda r: r.abort())
+    wait_failed(watched.page, started)
+    result = watched.page.inner_text(WIDGET + " .widget-result")
+    assert "16.06 GB" in result, "the build-time numbers are kept"
+    status = watched.page.inner_text(WIDGET + " .widget-status")
+    assert "The page's scripts did not load" in status and "Reload the page" in status
+
+
+def test_the_script_watchdog_stays_quiet_when_the_page_goes_live(
+    watched: Watched, root_site: Site
+) -> None:
+    watched.page.goto(root_site.page_url(PAGE))
+    wait_live(watched.page)
+    # Past the watchdog's last check (25 s from the start at the latest).
+    watched.page.wait_for_timeout(26_000)
+    assert watched.page.get_attribute(WIDGET, "data-state") == "live"
+    assert "did not load" not in watched.page.inner_text(WIDGET + " .widget-status")
+
+
+@pytest.mark.allow_console_errors
+def test_a_runtime_download_cut_off_mid_way_is_called_that(
+    watched: Watched, root_site: Site
+) -> None:
+    # The wasm's bytes stop a third of the way in: Pyodide itself would wait on forever; the
+    # reader hears at once that the download was aborted.
+    wasm = (root_site.directory / "pyodide" / "pyodide.asm.wasm").read_bytes()
+
+    def cut_off(route: Route) -> None:
+        route.fulfill(
+            status=200,
+            body=wasm[: len(wasm) // 3],
+            headers={"content-type": "application/wasm", "content-length": str(len(wasm))},
+        )
+
+    started = open_failing(watched, root_site, "**/pyodide/pyodide.asm.wasm", cut_off)
+    wait_failed(watched.page, started)
+    assert time.monotonic() - started < 15, "told at once, not after the stall timer"
+    status = watched.page.inner_text(WIDGET + " .widget-status")
+    assert "pyodide.asm.wasm would not start" in status and "cut off" in status, status
+    assert "stopped making progress" not in status
+    assert_failed_with_numbers_kept(watched.page)

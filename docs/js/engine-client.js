@@ -87,6 +87,8 @@ function fail(reason) {
 
 /** @param {MessageEvent} event */
 function onMessage(event) {
+  // A worker given up on (or replaced by "Try again") may still have messages on the way.
+  if (event.target instanceof Worker && event.target !== worker) return;
   const message = event.data;
   if (message.type === "progress") {
     lastStage = message.stage;
@@ -96,6 +98,8 @@ function onMessage(event) {
     clearTimeout(stallTimer);
     ready.resolve();
     setState("ready");
+  } else if (message.type === "aborted") {
+    fail(message.said); // a download cut off or refused (engine-worker.js): it never resumes
   } else if (message.type === "failed") {
     fail(`the Python runtime could not be loaded: ${message.error}`);
   } else if (message.type === "result") {

@@ -23,18 +23,69 @@ function progress(next) {
 // stream each (`.gz`, sent by the host as they are; macros/solid_archive.py): their bytes are
 // decompressed here, after progress counted them as they came off the wire, so Pyodide (which
 // fetches the standard library itself) and the engine's import get the zip.
+// A download that was cut off or refused never resumes, and Pyodide does not always say so
+// (a wasm whose download broke off leaves its start waiting forever): tell the page at once.
+/**
+ * @param {string} url
+ * @param {any} error
+ */
+function aborted(url, error) {
+  const file = new URL(url, self.location.href).pathname.split("/").pop();
+  const why = String(error && error.message ? error.message : error);
+  postMessage({
+    type: "aborted",
+    said: `the download of the Python runtime's ${file} was aborted (${why}): the connection dropped, or a filter blocked it`,
+  });
+}
+
+// Pyodide starts its wasm with one instantiateStreaming (or instantiate) and, when that fails,
+// only logs a warning and waits forever: a wasm cut off short (where the host sent no length
+// to check it against), or sent as another type, would read as a start that stopped making
+// progress. Tell the page at once instead. (A Module, already compiled, is not a download.)
+for (const name of /** @type {const} */ (["instantiateStreaming", "instantiate"])) {
+  const start = /** @type {(...args: any[]) => Promise<any>} */ (WebAssembly[name]);
+  /** @type {any} */ (WebAssembly)[name] = async (/** @type {any[]} */ ...args) => {
+    try {
+      return await start(...args);
+    } catch (/** @type {any} */ error) {
+      if (!(args[0] instanceof WebAssembly.Module)) {
+        const why = String(error && error.message ? error.message : error);
+        postMessage({
+          type: "aborted",
+          said: `the Python runtime's pyodide.asm.wasm would not start (${why}): its download was cut off or changed on the way`,
+        });
+      }
+      throw error;
+    }
+  };
+}
+
 /**
  * @param {typeof fetch} fetchOnce
  * @returns {typeof fetch}
  */
 function withProgress(fetchOnce) {
   return async (...args) => {
-    const response = await fetchOnce(...args);
+    const asked = args[0] instanceof Request ? args[0].url : String(args[0]);
+    let response;
+    try {
+      response = await fetchOnce(...args);
+    } catch (/** @type {any} */ error) {
+      aborted(asked, error);
+      throw error;
+    }
     if (!response.body) return response;
     const reader = response.body.getReader();
     const body = new ReadableStream({
       async pull(controller) {
-        const { done, value } = await reader.read();
+        let chunk;
+        try {
+          chunk = await reader.read();
+        } catch (/** @type {any} */ error) {
+          aborted(asked, error);
+          throw error;
+        }
+        const { done, value } = chunk;
         if (done) {
           controller.close();
           return;
@@ -51,7 +102,6 @@ function withProgress(fetchOnce) {
       },
     });
     const { status, statusText, headers } = response;
-    const asked = args[0] instanceof Request ? args[0].url : String(args[0]);
     const solid = response.ok && new URL(asked, self.location.href).pathname.endsWith(".gz");
     const bytes = solid ? body.pipeThrough(new DecompressionStream("gzip")) : body;
     return new Response(bytes, { status, statusText, headers });

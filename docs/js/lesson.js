@@ -33,6 +33,26 @@ function readInputs(root) {
 function setInput(root, name, value) {
   const field = /** @type {HTMLInputElement | null} */ (root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`));
   if (field) field.value = value;
+  if (field) sayNotch(field);
+}
+
+// A slider announces its notch in words the engine wrote for each (data-value-texts), not a
+// bare number: "a batch of 64", not "6".
+/** @param {Element} field */
+function sayNotch(field) {
+  const input = /** @type {HTMLInputElement} */ (field);
+  if (input.type !== "range" || !input.dataset.valueTexts) return;
+  /** @type {unknown} */
+  let texts;
+  try {
+    texts = JSON.parse(input.dataset.valueTexts);
+  } catch {
+    return;
+  }
+  const notch = Number(input.value) - Number(input.min || 0);
+  const text = Array.isArray(texts) ? texts[notch] : undefined;
+  if (typeof text === "string") input.setAttribute("aria-valuetext", text);
+  else input.removeAttribute("aria-valuetext");
 }
 
 /**
@@ -134,7 +154,8 @@ function mount(root) {
   mountCopy(root, () => readInputs(root));
   // Every input goes to the engine at once (a render takes about a millisecond). Before the
   // engine is up, the request waits for it and then renders what the form holds by then.
-  form.addEventListener("input", () => {
+  form.addEventListener("input", (event) => {
+    sayNotch(/** @type {Element} */ (event.target));
     if (root.dataset.state !== "error") refresh();
   });
   form.addEventListener("click", (event) => {
@@ -160,6 +181,45 @@ function mount(root) {
   // forgets a refused one).
   const keptRefusal = storeKey ? refusal(store.load(storeKey) || "", MAX_STORED_CHARS) : "";
 
+  /**
+   * Linked values the engine refuses: drop each one alone (back to the page's value), keep
+   * the others, and say each refusal once. A refusal at a field the link did not set, or set
+   * and was already put back (an empty config with the model "config"), comes from a linked
+   * value that needs that field: the one whose page value clears the refusal is dropped.
+   * Returns the reply to the inputs kept.
+   * @param {EngineReply} reply the reply to every linked value
+   * @param {Set<string>} applied the names the link set (those dropped are deleted)
+   * @param {WidgetInputs} defaults the page's own inputs
+   * @param {string[]} notes what was ignored, added to
+   * @returns {Promise<EngineReply>}
+   */
+  async function dropRefusedLinks(reply, applied, defaults, notes) {
+    while (reply.error && reply.field !== undefined && applied.size) {
+      const refusedField = reply.field;
+      const said = `${refusedField}: ${reply.error}`;
+      if (!notes.includes(said)) notes.push(said);
+      const suspects = applied.has(refusedField) ? [refusedField] : [...applied];
+      /** @type {EngineReply | null} */
+      let next = null;
+      for (const name of suspects) {
+        const linked = readInputs(root)[name];
+        setInput(root, name, defaults[name]);
+        const tried = await refresh();
+        if (root.dataset.state === "error") return tried;
+        if (name === refusedField || !tried.error || tried.field !== refusedField) {
+          applied.delete(name);
+          if (name !== refusedField) notes.push(`${name}: not used without a valid ${refusedField}.`);
+          next = tried;
+          break;
+        }
+        setInput(root, name, linked);
+      }
+      if (next === null) return reply; // no one linked value explains it
+      reply = next;
+    }
+    return reply;
+  }
+
   async function goLive() {
     const notes = [];
     if (keptRefusal) notes.push(`the saved state: ${keptRefusal}`);
@@ -174,17 +234,12 @@ function mount(root) {
     notes.push(...fromAddress.notes);
     let reply = await refresh();
     if (root.dataset.state === "error") return; // the engine failed meanwhile: it says so
-    // A linked value the engine refuses: drop that one, keep the others, say which.
-    while (reply.error && reply.field !== undefined && fromAddress.applied.delete(reply.field)) {
-      notes.push(`${reply.field}: ${reply.error}`);
-      setInput(root, reply.field, defaults[reply.field]);
-      reply = await refresh();
-    }
+    reply = await dropRefusedLinks(reply, fromAddress.applied, defaults, notes);
     if (reply.error && (storeKey || fromAddress.applied.size)) {
       // A kept or linked value the engine refuses as a whole (corrupted, or from another
       // version): start from the page's own inputs, and say what was ignored.
       if (storeKey) store.forget(storeKey);
-      notes.push(reply.error);
+      if (!notes.some((note) => note.endsWith(/** @type {string} */ (reply.error)))) notes.push(reply.error);
       for (const [name, value] of Object.entries(defaults)) setInput(root, name, value);
       await refresh();
     }

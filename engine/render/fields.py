@@ -43,6 +43,9 @@ class Control:
     step: str = "any"
     unit: str = ""
     hint: str = ""
+    # A slider's words for each notch from its minimum, which a screen reader says instead of
+    # the bare number (aria-valuetext): "a batch of 64" for notch 6.
+    value_texts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in CONTROL_KINDS:
@@ -67,6 +70,7 @@ class Field(Generic[T]):
     hint: str = ""
     control_kind: str = "number"
     options: tuple[tuple[str, str], ...] = ()
+    value_texts: tuple[str, ...] = ()  # a slider's words per notch (Control.value_texts)
 
     def parse(self, text: str) -> T:
         """The typed value of ``text``; EngineError naming this field when it makes no sense."""
@@ -87,6 +91,7 @@ class Field(Generic[T]):
             options=self.options,
             unit=self.unit,
             hint=self.hint,
+            value_texts=self.value_texts,
             **self._range_attributes(),
         )
 

@@ -25,6 +25,7 @@ and points at the widget; a widget whose question is a plan also shows its comma
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -160,6 +161,8 @@ def render_control(control: Control, instance: str, value: str) -> str:
             min=control.minimum if control.kind == "range" else None,
             max=control.maximum if control.kind == "range" else None,
             step=control.step if control.kind == "range" else None,
+            aria_valuetext=_value_text(control, value),
+            data_value_texts=json.dumps(control.value_texts) if control.value_texts else None,
             autocomplete="off",
             spellcheck="false" if control.kind != "text" else None,
             **common,
@@ -200,6 +203,17 @@ def render_actions(widget: Widget) -> str:
         return ""
     errors = tag("span", "", class_="widget-error", data_error_for="action", role="alert")
     return tag("div", "".join(buttons) + errors, class_="widget-actions")
+
+
+def _value_text(control: Control, value: str) -> str | None:
+    """A slider's words for ``value`` (its notch, as text), or None where it has none."""
+    if not control.value_texts or control.minimum is None:
+        return None
+    try:
+        notch = int(value) - int(control.minimum)
+    except ValueError:
+        return None
+    return control.value_texts[notch] if 0 <= notch < len(control.value_texts) else None
 
 
 def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
@@ -247,8 +261,14 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
         role="status",
     )
     title = tag("p", esc(widget.title), class_="widget-title")
-    share = _copy_row("Copy link", "Copy link to this widget with its inputs", "link",
-                      "Link to this widget, to copy")
+    # A widget whose every input is hidden state (the dgx-1 panel: the simulation, kept on the
+    # reader's device) would copy a link that carries nothing: it offers none.
+    share = (
+        _copy_row("Copy link", "Copy link to this widget with its inputs", "link",
+                  "Link to this widget, to copy")
+        if widget.link_inputs
+        else ""
+    )
     return tag(
         "div",
         title + form + output + share + status,

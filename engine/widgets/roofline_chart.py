@@ -322,6 +322,7 @@ BATCH_LOG2 = Count(
     "Batch (powers of two)",
     "0",
     control_kind="range",
+    value_texts=tuple(f"a batch of {2**notch:,}" for notch in range(MAX_BATCH_LOG2 + 1)),
     quantity=Quantity(
         "integer", "", 0, MAX_BATCH_LOG2, f"notches for batches of 1 to {2**MAX_BATCH_LOG2:,}"
     ),
