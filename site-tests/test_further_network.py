@@ -1,6 +1,7 @@
 """The "Going further" pages in a real browser: build-time numbers without
 JavaScript, live results equal to CPython's, a refused split and a hostile input get the
-engine's message beside their field, the 390 px phone layout, and axe."""
+engine's message beside their field, the 390 px phone layout (no chart text over another), and
+axe."""
 
 from __future__ import annotations
 
@@ -94,6 +95,20 @@ def test_a_refused_split_and_a_hostile_input_get_messages(
     assert "NaN" not in page.inner_text(CLUSTER_W + " .widget-result")
 
 
+# Pairs of text in one chart whose boxes on screen overlap (by more than half a pixel), as
+# [one, other]: a tick label over an axis title reads as neither.
+OVERLAPPING_CHART_TEXT = """() => [...document.querySelectorAll('svg.chart')].flatMap(svg => {
+  const boxes = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+    .filter(([, r]) => r.width > 0);
+  const pairs = [];
+  boxes.forEach(([a, ra], i) => boxes.slice(i + 1).forEach(([b, rb]) => {
+    if (ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5 && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5)
+      pairs.push([a, b]);
+  }));
+  return pairs;
+})"""
+
+
 def test_phone_layout_and_axe(browser: Browser, root_site: Site) -> None:
     watched = open_watched(browser, viewport={"width": 390, "height": 844})
     try:
@@ -108,6 +123,7 @@ def test_phone_layout_and_axe(browser: Browser, root_site: Site) -> None:
                 .flatMap(svg => { const s = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
                   return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * s); }))""")
             assert smallest >= 10.99, (path, smallest)
+            assert page.evaluate(OVERLAPPING_CHART_TEXT) == [], path
             assert run_axe(page) == [], path
         assert watched.console_errors == []
     finally:

@@ -18,7 +18,8 @@ def log_lines(series: Sequence[Series], *, label: str, x_label: str, y_label: st
               width: int = WIDTH, height: int = 240) -> str:
     """Each series a polyline (class "line <css>") on shared log scales spanning every
     point; ticks at the powers of ten (labels by ``x_text``/``y_text``)."""
-    f = Frame(width, height, left=58, right=12, top=14, bottom=40)
+    # The top leaves room for the y axis's title above the plot, clear of the top tick label.
+    f = Frame(width, height, left=58, right=12, top=26, bottom=40)
     xs = [x for _, _, pts in series for x, _ in pts if x > 0]
     ys = [y for _, _, pts in series for _, y in pts if y > 0]
     x_scale = Scale(min(xs), max(xs), f.left, f.end, log=True)
