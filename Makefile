@@ -28,6 +28,8 @@ build: setup
 	$(PY) -m mkdocs build --strict
 	mkdir -p site/download && cp $(OFFLINE_ZIP) site/download/
 
+# Built for the address it is served at, so its canonical links and sitemap name it.
+serve: export SITE_URL ?= http://$(HOST):$(PORT)/
 serve: build
 	$(PY) tools/serve.py --host $(HOST) --port $(PORT) site
 

@@ -1,5 +1,6 @@
 """tools/serve.py answers an unknown path with the site's own 404 page (status 404), the nearest
-one above the path, as a static host does; without one, with the standard library's."""
+one above the path, as a static host does; without one, with the standard library's. And a site
+built for another address is told what to rebuild with."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.serve import serving
+from tools.serve import address_note, built_for, serving
 
 
 def status_and_body(url: str) -> tuple[int, bytes]:
@@ -47,3 +48,15 @@ def test_a_path_that_climbs_out_finds_no_page_outside_the_site(tmp_path: Path, e
     with serving(site) as url:
         status, body = status_and_body(url + escape)
     assert status == 404 and b"outside the site" not in body
+
+
+def test_a_site_built_for_another_address_is_told_what_to_rebuild_with(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text(
+        '<head><link rel="canonical" href="http://127.0.0.1:8000/"></head>'
+    )
+    built = built_for(tmp_path)
+    assert built == "http://127.0.0.1:8000/"
+    assert address_note(built, "http://127.0.0.1:8000/") == ""
+    note = address_note(built, "http://127.0.0.1:9000/")
+    assert "built for http://127.0.0.1:8000/" in note
+    assert note.endswith("SITE_URL=http://127.0.0.1:9000/ make build")

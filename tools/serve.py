@@ -4,6 +4,10 @@ Usage: python tools/serve.py [--host 127.0.0.1] [--port 8000] [--gzip] DIRECTORY
 (--port 0: any free port; --gzip: compress and let browsers cache as GitHub Pages does, see
 COMPRESSIBLE_TYPES and HOST_MAX_AGE_S)
 
+A site built for another address (SITE_URL) still works where it is served (its pages find
+their own base), but its canonical links and sitemap name the address it was built for: the
+server says so, and what to rebuild with (:func:`address_note`).
+
 Tests and the benchmark use :func:`serving`: it binds first (port 0, so the system picks a free
 port and no other process can take it in between), then the caller builds for that address.
 """
@@ -17,6 +21,7 @@ import gzip
 import http.server
 import io
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -192,6 +197,28 @@ def serving(
         thread.join(timeout=10)
 
 
+_CANONICAL_RE = re.compile(r'<link rel="canonical" href="([^"]+)"')
+
+
+def built_for(directory: Path) -> str | None:
+    """The address the site in ``directory`` was built for (its home page's canonical link,
+    which MkDocs writes from site_url), or None where it names none."""
+    found = _CANONICAL_RE.search((directory / "index.html").read_text(encoding="utf-8"))
+    return found.group(1) if found else None
+
+
+def address_note(built: str | None, served: str) -> str:
+    """What to tell the person serving a site built for ``built`` at ``served`` ('' when they
+    agree)."""
+    if built is None or built == served:
+        return ""
+    return (
+        f"This site was built for {built}. It works at {served} too (its pages find their own "
+        f"base), but its canonical links and sitemap name {built}. To build it for this "
+        f"address: SITE_URL={served} make build"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("directory", type=Path)
@@ -208,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     server = make_server(args.directory, args.host, args.port, args.gzip)
     print(f"Serving the lesson at {address(server)}  (Ctrl+C to stop)", flush=True)
+    note = address_note(built_for(args.directory), address(server))
+    if note:
+        print(note, file=sys.stderr, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0
