@@ -1,16 +1,17 @@
 """The playground in a real browser: "Your model (paste a config.json)". The text box appears only
 when chosen; a real published config pasted there drives every figure (the engine reads it in
 the page's own Pyodide, and the page asks nothing of any other origin); junk gets the
-engine's message beside the box; a config too long for the address is said not to be kept."""
+engine's message beside the box; a config too long for the address is said not to be kept; a paste
+far too long is refused beside the box before the engine is asked, and kept."""
 
 from __future__ import annotations
 
 import json
 
-from support import ROOT, Site, Watched, wait_live, wait_matches_cpython
+from support import ROOT, Site, Watched, wait_for_error, wait_live, wait_matches_cpython
 
 from engine.browser import update
-from engine.numbers.catalog.hf_config import model_from_config
+from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, model_from_config
 from engine.words.format import format_count
 
 PAGE = "steps/playground/"
@@ -85,3 +86,24 @@ def test_your_model_in_another_calculator(watched: Watched, root_site: Site) -> 
     wait_matches_cpython(page, "capacity_gate", selector, timeout_ms=20_000)
     note = page.inner_text(f"{selector} .your-model-note")
     assert "your config.json" in note and format_count(model_from_config(text).model.params) in note
+
+
+def test_a_paste_far_too_long_is_refused_beside_the_box_and_kept(
+    watched: Watched, root_site: Site
+) -> None:
+    # Over the whole render's limit (200,000 characters), which the engine would refuse in the
+    # status line: the page refuses it beside the box, against the box's own limit, without
+    # asking the engine, and keeps every character the reader pasted.
+    page = watched.page
+    page.goto(root_site.page_url(PAGE))
+    wait_live(page)
+    page.select_option(f"{SELECTOR} select[name=model]", "config")
+    pasted = '{"hidden_size": 4096, "pad": "' + "x" * 300_000 + '"}'
+    page.fill(BOX, pasted)
+    said = wait_for_error(page.locator(BOX))
+    assert f"{len(pasted):,} characters long" in said and f"at most {MAX_CONFIG_CHARS:,}" in said
+    assert page.inner_text(SELECTOR + " .widget-status") == "Live: computed in your browser."
+    assert len(page.input_value(BOX)) == len(pasted)
+    # A config of a real size goes to the engine again.
+    page.fill(BOX, (CONFIGS / "Qwen3-30B-A3B.json").read_text(encoding="utf-8"))
+    wait_matches_cpython(page, NAME, SELECTOR, timeout_ms=20_000)

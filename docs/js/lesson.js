@@ -56,6 +56,27 @@ function sayNotch(field) {
 }
 
 /**
+ * A field holding more text than the engine reads there (data-max-chars, from the engine's
+ * field): refused beside it before the engine is asked; the text stays in the box.
+ * @param {HTMLElement} root
+ * @returns {EngineReply | null}
+ */
+function overLimit(root) {
+  for (const field of controlsOf(root)) {
+    const max = Number(/** @type {HTMLElement} */ (field).dataset.maxChars);
+    if (max > 0 && field.value.length > max) {
+      const n = field.value.length.toLocaleString("en-US");
+      return {
+        error: `This is ${n} characters long; at most ${max.toLocaleString("en-US")} are read here. ` +
+          "Paste the file's text alone.",
+        field: field.name,
+      };
+    }
+  }
+  return null;
+}
+
+/**
  * @param {HTMLElement} root
  * @param {EngineReply} error a reply with an error
  */
@@ -130,6 +151,12 @@ function mount(root) {
    * @returns {Promise<EngineReply>}
    */
   async function render(extra) {
+    const tooLong = overLimit(root);
+    if (tooLong) {
+      clearErrors(root);
+      showError(root, tooLong);
+      return tooLong;
+    }
     const reply = await engine.render(/** @type {string} */ (root.dataset.widget), { ...readInputs(root), ...extra });
     clearErrors(root);
     if (reply.error) {

@@ -46,6 +46,9 @@ class Control:
     # A slider's words for each notch from its minimum, which a screen reader says instead of
     # the bare number (aria-valuetext): "a batch of 64" for notch 6.
     value_texts: tuple[str, ...] = ()
+    # The longest text the engine reads in this field: the page refuses longer text beside
+    # the field without sending it (a pasted file of megabytes would cost every keystroke).
+    max_chars: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in CONTROL_KINDS:
@@ -71,6 +74,7 @@ class Field(Generic[T]):
     control_kind: str = "number"
     options: tuple[tuple[str, str], ...] = ()
     value_texts: tuple[str, ...] = ()  # a slider's words per notch (Control.value_texts)
+    max_chars: int | None = None  # the longest text the engine reads (Control.max_chars)
 
     def parse(self, text: str) -> T:
         """The typed value of ``text``; EngineError naming this field when it makes no sense."""
@@ -92,6 +96,7 @@ class Field(Generic[T]):
             unit=self.unit,
             hint=self.hint,
             value_texts=self.value_texts,
+            max_chars=self.max_chars,
             **self._range_attributes(),
         )
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
-from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
+from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, ConfigModel, model_from_config
 from engine.numbers.formats import FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values, one_of
@@ -47,6 +47,7 @@ MODEL_OR_CONFIG = MODEL.but(options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LAB
 CONFIG = Text(
     "config", "Your config.json", "", control_kind="textarea",
     hint="A Hugging Face config.json; it stays in your browser.",
+    max_chars=MAX_CONFIG_CHARS,
 )
 
 

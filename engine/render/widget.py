@@ -150,7 +150,7 @@ def render_control(control: Control, instance: str, value: str) -> str:
         field_html = tag("select", options, **common)
     elif control.kind == "textarea":
         field_html = tag("textarea", esc(value), rows="8", autocomplete="off", spellcheck="false",
-                         **common)
+                         data_max_chars=control.max_chars, **common)
     else:
         input_type = "range" if control.kind == "range" else "text"
         field_html = void_tag(
