@@ -13,11 +13,13 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
 from engine.numbers.catalog.kernel_rates import (
     adam_bytes_per_param,
+    attention_rates,
     flash_attention_fraction,
     matmul_shape_fraction,
     measured_matmul_points,
     memory_stream_fraction,
     peak_power,
+    power_cap_scale,
 )
 from engine.numbers.errors import EngineError
 
@@ -186,3 +188,41 @@ def test_adam_reads_and_writes_28_bytes_a_parameter_with_bf16_gradients():
     assert adam_bytes_per_param(4).value == 30  # fp32 gradients (Megatron's main_grad)
     with pytest.raises(EngineError):
         adam_bytes_per_param(3)
+
+
+def test_a_chip_at_its_rated_power_is_not_scaled():
+    for chip in ("h100-sxm", "h200", "a100-80gb", "h800", "gh200", "h100-nvl"):
+        assert power_cap_scale(get_hardware(chip)).value == 1.0
+
+
+def test_the_500_w_h100_keeps_the_sxm_peak_and_scales_its_compute_rates_by_500_700():
+    capped = get_hardware("h100-hbm2e-500w")
+    assert capped.peak_flops_per_s("bf16") == H100.peak_flops_per_s("bf16")  # the bound
+    assert capped.bandwidth_bytes_per_s == 2.4e12
+    scale = power_cap_scale(capped)
+    assert scale.value == pytest.approx(500 / 700)
+    for shape in ((8192, 4096, 14336), (1024, 1024, 1024), (4096, 4096, 4096)):
+        assert (matmul_shape_fraction(capped, *shape).value
+                == pytest.approx(matmul_shape_fraction(H100, *shape).value * 500 / 700))
+    a, b = attention_rates(capped, 128, True, 8192), attention_rates(H100, 128, True, 8192)
+    assert a.forward.value == pytest.approx(b.forward.value * 500 / 700)
+    assert a.backward.value == pytest.approx(b.backward.value * 500 / 700)
+    assert "power cap" in a.forward.name
+    # memory-bound ops keep the datasheet bandwidth's stream fraction
+    assert memory_stream_fraction(capped).value == memory_stream_fraction(
+        get_hardware("h100-pcie")).value
+
+
+def test_the_cap_rule_reproduces_the_one_gemm_measured_under_a_cap():
+    # GB300 at 500 W of 1,400: 617 TFLOP/s measured, 1,600-2,174 at its rated power
+    lo, hi = 500 / 1400 * 1600, 500 / 1400 * 2174
+    assert lo < 617 < hi
+
+
+def test_same_die_chips_share_the_h100_sxm_rates():
+    for chip in ("h800", "gh200"):
+        hw = get_hardware(chip)
+        assert (matmul_shape_fraction(hw, 8192, 4096, 14336).value
+                == matmul_shape_fraction(H100, 8192, 4096, 14336).value)
+        assert (attention_rates(hw, 128, True, 4096).forward.value
+                == attention_rates(H100, 128, True, 4096).forward.value)

@@ -130,7 +130,13 @@ def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     """Fraction of ``hw``'s dense bf16 peak that one m x k by k x n bf16 product reaches
     (FLOPs 2mnk), from the chip's measured grid ([matmul_shape.*]) and, beyond it, the
     chip's long measured products; never above the chip's best large matmul ([matmul.*]).
-    A chip with no grid takes its nearest long measured product, else that best value."""
+    A chip with no grid takes its nearest long measured product, else that best value.
+    A chip run under a power cap ([power.*] runs_at_W) gets that times
+    :func:`power_cap_scale`."""
+    return _under_cap(hw, _matmul_shape_fraction(hw, m, n, k))
+
+
+def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     if min(m, n, k) < 1:
         raise EngineError("A matmul's m, n and k must be >= 1.")
     best = matmul_fraction(hw, "bf16")
@@ -275,6 +281,33 @@ def peak_power(hw: HardwareSpec) -> PeakPower | None:
     return PeakPower(float(row["peak_assumes_W"]), float(row["peak_clock_MHz"]), row["source"])
 
 
+def power_cap_scale(hw: HardwareSpec) -> Basis:
+    """What ``hw``'s compute-bound rates are multiplied by because it runs below the power
+    its measured rates assume: runs_at_W / peak_assumes_W ([power.cap_rule]), at most 1;
+    exactly 1 (with an empty source) for a chip run at the power its rates assume."""
+    row = _data()["power"].get(hw.id)
+    if row is None or "runs_at_W" not in row:
+        return Basis(f"power cap ({hw.name}: none)", 1.0, "")
+    cap = float(row["runs_at_W"])
+    rated = float(row["peak_assumes_W"])
+    if not 0 < cap <= rated:
+        raise EngineError(f"kernel_rates.toml power.{hw.id}: runs_at_W must be in "
+                          f"(0, peak_assumes_W].")
+    rule = _data()["power"]["cap_rule"]
+    return Basis(f"compute-bound rates under a {cap:g} W power cap ({hw.name}: {cap:g} / "
+                 f"{rated:g} W of its measured rates)", cap / rated,
+                 f"{row['source']}; {rule['source']}")
+
+
+def _under_cap(hw: HardwareSpec, basis: Basis) -> Basis:
+    """``basis``, a compute-bound fraction, as it runs under ``hw``'s power cap (if any)."""
+    scale = power_cap_scale(hw)
+    if scale.value == 1.0:
+        return basis
+    return Basis(f"{basis.name}, x {scale.value:.3f} under a power cap", basis.value * scale.value,
+                 f"{basis.source}; {scale.source}")
+
+
 def adam_bytes_per_param(grad_bytes_per_param: float) -> Basis:
     """Bytes a mixed-precision Adam step reads and writes per parameter: master weight, two
     moments and the gradient read; master weight, moments and the 16-bit weight written."""
@@ -361,8 +394,15 @@ def attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
     Where the chip has forward and forward+backward runs (H100), the backward's time is the
     pair's time minus the forward's: 3.5 F / r_fb - F / r_f for F forward FLOPs. Where it has
     only forward+backward runs (A100), both directions take that run's rate. A chip with no
-    run at all takes the catalogue's one attention efficiency ([attention]) both ways.
+    run at all takes the catalogue's one attention efficiency ([attention]) both ways. A chip
+    run under a power cap gets each times :func:`power_cap_scale`.
     """
+    rates = _attention_rates(hw, head_dim, causal, seqlen, kernel)
+    return AttentionRates(_under_cap(hw, rates.forward), _under_cap(hw, rates.backward))
+
+
+def _attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
+                     kernel: str) -> AttentionRates:
     k = kernel or str(_data()["flash_attention"]["training_kernel"])
     chip = _runs_chip(hw)
     peak = hw.peak_flops_per_s("bf16")
