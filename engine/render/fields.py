@@ -205,6 +205,9 @@ class OneOf(_Select[C]):
     (each id with its label): ``values[field]`` is of that type."""
 
     ids: tuple[C, ...] = field(default=(), kw_only=True)
+    # Other names accepted for an id (typed or in a link; the select shows only the ids); one
+    # naming an id this field does not offer (a narrowed copy) is refused like any other text.
+    aliases: tuple[tuple[str, C], ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         _Select.__post_init__(self)
@@ -214,6 +217,9 @@ class OneOf(_Select[C]):
     def parse(self, text: str) -> C:
         for chosen in self.ids:
             if chosen == text:
+                return chosen
+        for alias, chosen in self.aliases:
+            if alias == text and chosen in self.ids:
                 return chosen
         raise self.refuse(text)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
 from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, ConfigModel, model_from_config
-from engine.numbers.formats import FORMATS, FormatId
+from engine.numbers.formats import FORMAT_ALIASES, FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values, one_of
 from engine.render.html import esc, tag
@@ -165,7 +165,9 @@ def format_field(name: str, label: str, default: FormatId, *ids: FormatId,
                  hint: str = "") -> OneOf[FormatId]:
     """A select of number formats (``ids``, or every format), read as a format id."""
     chosen = ids or tuple(FORMATS)
-    return one_of(name, label, default, chosen, {f: FORMATS[f].label for f in chosen}, hint=hint)
+    aliases = tuple((a, f) for a, f in FORMAT_ALIASES.items() if f in chosen)
+    return one_of(name, label, default, chosen, {f: FORMATS[f].label for f in chosen}, hint=hint,
+                  aliases=aliases)
 
 
 SERVING_WEIGHT_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp8", "int8", "int4")

@@ -44,7 +44,8 @@ from engine.words.labels import (
     TASK_LABELS,
 )
 
-KV_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp16", "fp8", "int8")
+# The KV cache formats some runtime offers (each format's kv_cache says which).
+KV_FORMATS: tuple[FormatId, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0")
 
 TRAINING = "Training."
 SERVING = "Serving."

@@ -10,7 +10,7 @@ from engine.lesson.reality.published import table as reality
 from engine.lesson.tables.finetune import finetune_memory
 from engine.numbers.catalog import list_hardware
 from engine.numbers.errors import EngineError
-from engine.numbers.formats import FORMATS
+from engine.numbers.formats import FORMATS, NumberFormat
 from engine.render.html import table as html_table
 from engine.words.format import format_bandwidth, format_GB, format_TFLOP_per_s
 
@@ -18,9 +18,15 @@ Table = Callable[..., str]
 
 
 def formats() -> str:
-    """Number formats and their bytes per number."""
-    rows = [(f.label, f"{f.bytes_per_number:g}", f.note) for f in FORMATS.values()]
+    """Number formats and their bytes per number; the note adds each format's published
+    quality cost and the runtimes that keep a KV cache in it, where there are any."""
+    rows = [(f.label, f"{f.bytes_per_number:g}", _format_note(f)) for f in FORMATS.values()]
     return html_table(("Format", "Bytes per number", "Note"), rows)
+
+
+def _format_note(f: NumberFormat) -> str:
+    kv = f"KV cache in it: {f.kv_cache}" if f.kv_cache else ""
+    return " ".join(part for part in (f.note, f.quality, kv) if part)
 
 
 def hardware(kind: str = "") -> str:
