@@ -111,6 +111,21 @@ CLI_LINES = [
     "plan --model llama-3.1-8b --hardware h100-sxm --gpus -1 --task serve",
 ]
 
+# A simulated server under load: (serving request keywords, load keywords). The parity test
+# compares each run's results in Pyodide: a closed loop of fixed lengths (long runs of
+# unchanged decode steps), an open loop of lognormal lengths that preempts, on a
+# sliding-window model, and a mixture of experts on two GPUs at a high concurrency.
+LOAD_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    ({"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "prompt_tokens": 1024,
+      "output_tokens": 256}, {"concurrency": 64, "requests": 1000}),
+    ({"model": "mistral-7b", "hardware": "a100-80gb", "gpus": 1, "prompt_tokens": 6000,
+      "output_tokens": 300}, {"rate": 5, "requests": 200, "length_dist": "lognormal"}),
+    ({"model": "mixtral-8x7b", "hardware": "h100-sxm", "gpus": 2, "prompt_tokens": 1024,
+      "output_tokens": 256}, {"concurrency": 256, "requests": 400, "length_dist": "lognormal",
+                              "length_cv": 1.0, "seed": 7, "ttft_target": 1.0,
+                              "tpot_target": 0.05}),
+]
+
 # A number control's default is scaled by each of these (and set to NOT_A_NUMBER once).
 NUMBER_FACTORS = (0.5, 2.0, 10.0)
 NOT_A_NUMBER = "abc"
@@ -243,10 +258,34 @@ def hostile_results() -> list[Any]:
     return [json.loads(update(name, json.dumps(inputs))) for name, inputs in HOSTILE_CASES]
 
 
+def load_results() -> list[Any]:
+    """Each of LOAD_CASES simulated: its results as JSON-ready data (the timeline reads
+    every step), or its error's to_dict()."""
+    from engine.numbers.catalog import get_hardware, get_model
+    from engine.numbers.errors import EngineError
+    from engine.numbers.load.load_request import load_request, serve_load
+    from engine.numbers.serve_request import serve_request
+
+    out: list[Any] = []
+    for serve, load in LOAD_CASES:
+        try:
+            request = serve_request(
+                get_model(serve["model"]), get_hardware(serve["hardware"]), gpus=serve["gpus"],
+                serve_tp=None, batch=1, weight_format="bf16", kv_format="bf16",
+                context_tokens=8192, prompt_tokens=serve["prompt_tokens"],
+                output_tokens=serve["output_tokens"])
+            checked = load_request(**load)
+            assert checked is not None
+            out.append(serve_load(request, checked).to_dict())
+        except EngineError as error:
+            out.append(error.to_dict())
+    return out
+
+
 def parity_results() -> dict[str, Any]:
     """What the parity test compares between CPython and Pyodide: PLAN_CASES' plans, every
-    widget's default HTML, the hostile states' replies, CONFIG_CASES read, and the
-    playground's render of the first config pasted."""
+    widget's default HTML, the hostile states' replies, CONFIG_CASES read, the playground's
+    render of the first config pasted, and LOAD_CASES simulated."""
     from engine.lesson.plans.config_model import inspect_to_dict
     from engine.numbers.catalog.hf_config import model_from_config
     from engine.numbers.errors import EngineError
@@ -272,6 +311,7 @@ def parity_results() -> dict[str, Any]:
         "hostile": hostile,
         "configs": configs,
         "pasted": pasted.html,
+        "loads": load_results(),
     }
 
 

@@ -99,3 +99,15 @@ def test_configs_read_identically_in_pyodide(pyodide_results: dict[str, object])
     assert "nests more than" in expected["configs"][2]["error"]
     assert pyodide_results["configs"] == expected["configs"]
     assert pyodide_results["pasted"] == expected["pasted"]
+
+
+def test_a_simulated_server_runs_identically_in_pyodide(
+    pyodide_results: dict[str, object],
+) -> None:
+    expected = json.loads(corpus.parity_json())["loads"]
+    assert len(expected) == len(corpus.LOAD_CASES)
+    assert all("error" not in run for run in expected)
+    for case, mine, theirs in zip(
+        corpus.LOAD_CASES, expected, pyodide_results["loads"], strict=True  # type: ignore[call-overload]
+    ):
+        assert theirs == mine, f"the simulation of {case} differs in Pyodide"

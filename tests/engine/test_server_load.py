@@ -11,6 +11,7 @@ from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import expected_serve
 from engine.numbers.load.load_request import load_request, serve_load
+from engine.numbers.load.results import counted_percentiles, percentiles
 from engine.numbers.load.scheduler import Scheduler, Sequence
 from engine.numbers.load.step_time import PrefillChunk, step_time_model
 from engine.numbers.serve_request import serve_request
@@ -225,3 +226,23 @@ def test_the_command_line_adds_serve_load_only_under_a_load(
         assert main([*base, *bad]) == 2
         assert json.loads(capsys.readouterr().out)["error"].startswith(flag)
     assert main(["sweep", "--model", "llama-3.2-1b"]) == 2
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=10.0), max_size=40))
+def test_counted_percentiles_are_those_of_the_repeated_values(values: list[float]) -> None:
+    counts: dict[float, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    assert counted_percentiles(counts) == percentiles(values)
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "mistral-7b", "gemma-2-9b"])
+def test_a_run_of_decode_steps_is_timed_as_each_step_alone(model: str) -> None:
+    # Contexts on both sides of a 4,096-token window, crossing it during the run.
+    step = step_time_model(get_model(model), get_hardware("h100-sxm"), weight_format="bf16",
+                           kv_format="bf16", gpus=1)
+    contexts = [4090, 17, 4096, 5000, 4093, 1]
+    run = step.decode_run(contexts)
+    for later in range(0, 12):
+        assert run.seconds(later) == step.seconds([], [c + later for c in contexts])

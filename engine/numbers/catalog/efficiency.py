@@ -122,6 +122,7 @@ def prefill_host_seconds_per_layer() -> Basis:
                  float(p["host_seconds_per_layer"]), p["source"])
 
 
+@cache  # read on every kernel's time: the simulation calls it thousands of times a run
 def overlap_exponent() -> Basis:
     """p of (t_memory^p + t_maths^p)^(1/p): how a kernel's streaming and maths add up (1: not
     at all overlapped; the larger p, the nearer the roofline's max)."""

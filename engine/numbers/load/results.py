@@ -19,8 +19,9 @@ target given (TTFT and TPOT at most their targets), as benchmark_serving's ``--g
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.numbers.records import JsonShape, Record
@@ -36,14 +37,21 @@ class Percentiles(Record):
     mean: float
 
 
+def _at_rank(count: int, q: float, value_at: Callable[[int], float]) -> float:
+    """The ``q`` percentile (0-100) of ``count`` sorted values, ``value_at(rank)`` the value
+    at a rank: linear between the two nearest ranks."""
+    pos = (count - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, count - 1)
+    below = value_at(low)
+    return below + (value_at(high) - below) * (pos - low)
+
+
 def percentile(ordered: Sequence[float], q: float) -> float:
     """The ``q`` percentile (0-100) of the sorted ``ordered``, linear between ranks."""
     if not ordered:
         return 0.0
-    pos = (len(ordered) - 1) * q / 100.0
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+    return _at_rank(len(ordered), q, ordered.__getitem__)
 
 
 def percentiles(values: Sequence[float]) -> Percentiles:
@@ -52,6 +60,26 @@ def percentiles(values: Sequence[float]) -> Percentiles:
     mean = math.fsum(ordered) / len(ordered) if ordered else 0.0
     return Percentiles(percentile(ordered, 50), percentile(ordered, 90),
                        percentile(ordered, 99), mean)
+
+
+def counted_percentiles(counts: Mapping[float, int]) -> Percentiles:
+    """The :class:`Percentiles` of the values that ``counts`` holds as value -> how many
+    times it occurs: exactly those of the list with each value repeated that many times."""
+    items = sorted(counts.items())
+    values = [v for v, _ in items]
+    ends = list(itertools.accumulate(c for _, c in items))
+    count = ends[-1] if ends else 0
+    if not count:
+        return Percentiles(0.0, 0.0, 0.0, 0.0)
+
+    def value_at(rank: int) -> float:
+        return values[bisect.bisect_right(ends, rank)]
+
+    # fsum of the repeated values (not of value x count, which rounds): the list's mean.
+    mean = math.fsum(itertools.chain.from_iterable(
+        itertools.repeat(v, c) for v, c in items)) / count
+    return Percentiles(_at_rank(count, 50, value_at), _at_rank(count, 90, value_at),
+                       _at_rank(count, 99, value_at), mean)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +99,10 @@ class StepEvent(Record):
     kv_blocks_used: int
     preempted: int
     finished: int
+
+
+def _start(step: StepEvent) -> float:
+    return step.start_seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +167,7 @@ class LoadResult(Record):
         for steps in self.steps:
             if not steps:
                 continue
-            i = bisect.bisect_right([s.start_seconds for s in steps], time_seconds) - 1
+            i = bisect.bisect_right(steps, time_seconds, key=_start) - 1
             if i < 0:
                 continue
             s = steps[i]

@@ -18,7 +18,7 @@ emits the first token, each decode one more, and it finishes at ``output`` token
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.numbers.load.kv_blocks import blocks_for
 
@@ -27,7 +27,7 @@ from engine.numbers.load.kv_blocks import blocks_for
 class Sequence:
     """One request's state inside the simulation (mutable; never leaves it): its lengths,
     arrival (s), tokens computed into the KV cache, tokens produced, blocks held, the times
-    of its first and latest tokens and the gaps between its tokens (s)."""
+    of its first and latest tokens (s)."""
 
     index: int
     prompt: int
@@ -39,7 +39,6 @@ class Sequence:
     preemptions: int = 0
     first_token: float = -1.0
     last_token: float = -1.0
-    gaps: list[float] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
@@ -57,7 +56,9 @@ class Scheduled:
 
 
 class Scheduler:
-    """The queue, the running requests and the block pool of one replica."""
+    """The queue, the running requests and the block pool of one replica; ``gaps``: every
+    gap between two tokens of a request so far (s), as gap -> how many times it occurred
+    (a step's decodes all see the same gap, so a step adds one entry, not one per decode)."""
 
     def __init__(self, *, max_running: int, max_batched_tokens: int, blocks: int,
                  block_tokens: int) -> None:
@@ -68,6 +69,7 @@ class Scheduler:
         self.block_tokens = block_tokens
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
+        self.gaps: dict[float, int] = {}
 
     def add(self, seq: Sequence) -> None:
         """A request arrives: to the back of the queue."""
@@ -133,6 +135,7 @@ class Scheduler:
         """Apply ``step``, which ended at ``now`` (s): tokens computed, tokens sampled,
         finished requests out (their blocks freed). Returns those finished."""
         done = []
+        gaps = self.gaps
         for seq, n in step.work:
             seq.computed += n
             if seq.computed == seq.prompt + seq.generated:
@@ -140,7 +143,8 @@ class Scheduler:
                 if seq.first_token < 0:
                     seq.first_token = now
                 else:
-                    seq.gaps.append(now - seq.last_token)
+                    gap = now - seq.last_token
+                    gaps[gap] = gaps.get(gap, 0) + 1
                 seq.last_token = now
                 if seq.generated == seq.output:
                     done.append(seq)

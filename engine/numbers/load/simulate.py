@@ -13,16 +13,74 @@ replica waits for its next arrival.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence as Seq
 from dataclasses import replace
 
 from engine.numbers.errors import EngineError
-from engine.numbers.load.results import Goodput, LoadResult, StepEvent, percentiles
+from engine.numbers.load.kv_blocks import blocks_for
+from engine.numbers.load.results import (
+    Goodput,
+    LoadResult,
+    StepEvent,
+    counted_percentiles,
+    percentiles,
+)
 from engine.numbers.load.scheduler import Scheduler, Sequence
 from engine.numbers.load.step_time import PrefillChunk, StepTime
 
 TIMELINE_POINTS = 64
+
+
+def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
+                next_arrival: float, events: list[StepEvent]) -> float:
+    """Run on from a step in which every running sequence decoded and none finished, as
+    long as the next step would be the same batch of decodes: until one step before the
+    first of them finishes, an arrival is due, or the blocks its decodes need run out.
+    Such a step admits nobody (nothing that kept the queue waiting has changed) and its
+    decodes grow their blocks in a fixed pattern, so the steps are computed without
+    scheduling them; the sequences and the pool end as the scheduler would leave them.
+    Appends the steps to ``events``; returns the time after them."""
+    running = sched.running
+    batch = len(running)
+    steps = min(s.output - s.generated for s in running) - 1
+    if steps <= 0 or next_arrival <= t:
+        return t
+    bt = sched.block_tokens
+    # A decode of a sequence with c tokens computed takes a new block in the run's step k
+    # (from 0) when c + k is a multiple of the block size.
+    by_residue = [0] * bt
+    for s in running:
+        by_residue[-s.computed % bt] += 1
+    run = step_time.decode_run([s.computed + 1 for s in running])
+    host = step_time.host_seconds(batch)
+    free = sched.free_blocks
+    used = sched.total_blocks - free
+    waiting = len(sched.waiting)
+    gaps = sched.gaps
+    k = 0
+    while k < steps and next_arrival > t:
+        need = by_residue[k % bt]
+        if need > free:
+            break
+        free -= need
+        used += need
+        dt = run.seconds(k) + host
+        start = t
+        t += dt
+        gap = t - start
+        gaps[gap] = gaps.get(gap, 0) + batch
+        events.append(StepEvent(start, dt, batch, waiting, 0, batch, used, 0, finished))
+        k += 1
+    if k:
+        sched.free_blocks = free
+        for s in running:
+            s.computed += k
+            s.generated += k
+            s.blocks = blocks_for(s.computed, bt)
+            s.last_token = t
+    return t
 
 
 def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
@@ -56,6 +114,7 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
                 decodes.append(seq.computed + 1)
             else:
                 prefills.append(PrefillChunk(n, seq.computed))
+        steady = not prefills and not step.preempted and len(decodes) == len(sched.running)
         dt = seconds(prefills, decodes) + host(len(step.work))
         start = t
         t += dt
@@ -71,6 +130,10 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         events.append(StepEvent(start, dt, len(step.work), len(sched.waiting),
                                 sum(p.tokens for p in prefills), len(decodes), used,
                                 step.preempted, finished))
+        if steady and not done:
+            next_arrival = (pending[0].arrival if concurrency is None and pending
+                            else math.inf)
+            t = _decode_run(step_time, sched, t, finished, next_arrival, events)
 
 
 def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
@@ -88,6 +151,7 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
     seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
             for i in range(count)]
     steps: list[tuple[StepEvent, ...]] = []
+    gaps: dict[float, int] = {}  # every gap between two tokens of a request -> its count
     # A closed loop of fewer requests than replicas leaves the others idle.
     busy = replicas if concurrency is None else min(replicas, concurrency)
     for r in range(replicas):
@@ -98,13 +162,14 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
                           blocks=kv_blocks, block_tokens=block_tokens)
         steps.append(tuple(_run_replica(step_time, sched, seqs[r::busy], share))
                      if r < busy else ())
+        for gap, n in sched.gaps.items():
+            gaps[gap] = gaps.get(gap, 0) + n
     start = min(s.arrival for s in seqs)
     end = max(s.last_token for s in seqs)
     duration = end - start
     ttft = [s.first_token - s.arrival for s in seqs]
     e2e = [s.last_token - s.arrival for s in seqs]
     tpot = [(s.last_token - s.first_token) / (s.output - 1) for s in seqs if s.output > 1]
-    itl = [g for s in seqs for g in s.gaps]
     tokens = sum(outputs)
     gpus = step_time.gpus * replicas
     goodput = None
@@ -120,7 +185,7 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
     result = LoadResult(
         concurrency=concurrency, rate=rate, requests=count, replicas=replicas, gpus=gpus,
         ttft_seconds=percentiles(ttft), tpot_seconds=percentiles(tpot),
-        itl_seconds=percentiles(itl), e2e_seconds=percentiles(e2e),
+        itl_seconds=counted_percentiles(gaps), e2e_seconds=percentiles(e2e),
         duration_seconds=duration, requests_per_s=count / duration,
         output_tokens_per_s=tokens / duration, output_tokens_per_s_per_gpu=tokens / duration / gpus,
         kv_cache_peak_fraction=peak / kv_blocks,

@@ -27,6 +27,7 @@ The host's time between steps (sampling, output processing, scheduling) is
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -86,11 +87,11 @@ class StepTime:
     host_fixed_seconds: float
     host_per_sequence_seconds: float
 
-    def _layer_tokens(self, context_tokens: int) -> tuple[float, float]:
+    def _layer_tokens(self, context_tokens: int) -> tuple[int, int]:
         """(tokens of layers whose window is full, tokens of layers still growing) that one
         token attending to ``context_tokens`` reads, summed over layers."""
-        full = 0.0
-        growing = 0.0
+        full = 0
+        growing = 0
         for n, w in architecture.attention_layer_groups(self.model):
             if w and w <= context_tokens:
                 full += n * w
@@ -112,24 +113,17 @@ class StepTime:
         fixed = self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         if not prefills:
-            windowed = 0.0
-            growing = 0.0
+            windowed = 0
+            growing = 0
             if not m.sliding_window:
-                growing = float(m.layers * sum(decode_contexts))
+                growing = m.layers * sum(decode_contexts)
             else:
                 for c in decode_contexts:
                     f, g = self._layer_tokens(c)
                     windowed += f
                     growing += g
-            # Full windows read a fixed share: streamed beside the weights (as the decode
-            # costs' segments do), the growing share beside attention.
-            a = overlap((weights + windowed * self.kv_bytes_per_layer_token) / bw,
-                        (matmul_flops + windowed * self.attention_flops_per_layer_token) / pk
-                        * self.matmul_seconds_per_raw)
-            per_c = overlap(growing * self.kv_bytes_per_layer_token / bw,
-                            growing * self.attention_flops_per_layer_token / pk
-                            * self.attention_seconds_per_raw)
-            return a + per_c + fixed
+            return self._decode_seconds(weights, matmul_flops, fixed, float(windowed),
+                                        float(growing))
         attended = 0.0  # (layer, token) pairs attention computes
         kv_tokens = 0.0  # (layer, token) pairs of KV cache read or written
         for p in prefills:
@@ -137,21 +131,93 @@ class StepTime:
             attended += (architecture.causal_attended_layer_tokens(m, end)
                          - architecture.causal_attended_layer_tokens(m, p.cached_tokens))
             kv_tokens += architecture.attended_layer_tokens(m, end)
-        for c in decode_contexts:
-            layer_tokens = architecture.attended_layer_tokens(m, c)
-            attended += layer_tokens
-            kv_tokens += layer_tokens
+        # Whole numbers of (layer, token) pairs, exact in a float in any order.
+        if not m.sliding_window:
+            decoded = m.layers * sum(decode_contexts)
+        else:
+            decoded = 0
+            for c in decode_contexts:
+                f, g = self._layer_tokens(c)
+                decoded += f + g
+        attended += decoded
+        kv_tokens += decoded
         attention_flops = attended * self.attention_flops_per_layer_token
         maths = (matmul_flops * self.matmul_seconds_per_raw
                  + attention_flops * self.prefill_attention_seconds_per_raw) / pk
         memory = (weights + kv_tokens * self.kv_bytes_per_layer_token) / bw
         return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
 
+    def _decode_seconds(self, weights: float, matmul_flops: float, fixed: float,
+                        windowed: float, growing: float) -> float:
+        """A pure decode step's GPU seconds from its weight bytes, matmul FLOPs and fixed
+        seconds, and the (layer, token) pairs its decodes read: ``windowed`` in layers whose
+        window is full, ``growing`` in the others."""
+        bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
+        # Full windows read a fixed share: streamed beside the weights (as the decode
+        # costs' segments do), the growing share beside attention.
+        a = overlap((weights + windowed * self.kv_bytes_per_layer_token) / bw,
+                    (matmul_flops + windowed * self.attention_flops_per_layer_token) / pk
+                    * self.matmul_seconds_per_raw)
+        per_c = overlap(growing * self.kv_bytes_per_layer_token / bw,
+                        growing * self.attention_flops_per_layer_token / pk
+                        * self.attention_seconds_per_raw)
+        return a + per_c + fixed
+
+    def decode_run(self, contexts: Sequence[int]) -> DecodeRun:
+        """The pure decode steps of one batch whose decodes attend to ``contexts`` tokens in
+        its first step, one more each step after (see :class:`DecodeRun`)."""
+        m = self.model
+        tokens = len(contexts)
+        ordered = sorted(contexts)
+        below = [0]
+        for c in ordered:
+            below.append(below[-1] + c)
+        return DecodeRun(self, tokens, expected_weight_bytes_read(m, self.bytes_per_number,
+                                                                   tokens),
+                         tokens * self.forward_flops_per_token,
+                         self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link),
+                         architecture.attention_layer_groups(m), tuple(ordered), tuple(below))
+
     def host_seconds(self, sequences: int) -> float:
         """The host's seconds between two steps of ``sequences`` sequences (0 for none)."""
         if sequences == 0:
             return 0.0
         return self.host_fixed_seconds + self.host_per_sequence_seconds * sequences
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeRun:
+    """Consecutive pure decode steps of one unchanging batch of ``tokens`` decodes, whose
+    contexts are ``contexts`` (sorted; ``below[i]`` the sum of the first i) in the first
+    step and grow by one token a step: what :meth:`StepTime.seconds` gives each of those
+    steps, without building their contexts. Built by :meth:`StepTime.decode_run`."""
+
+    step_time: StepTime
+    tokens: int
+    weight_bytes: float
+    matmul_flops: float
+    fixed_seconds: float
+    groups: tuple[tuple[int, int], ...]
+    contexts: tuple[int, ...]
+    below: tuple[int, ...]
+
+    def seconds(self, later: int) -> float:
+        """GPU seconds of the step ``later`` steps after the first (0: the first)."""
+        windowed = 0
+        growing = 0
+        b = self.tokens
+        for n, w in self.groups:
+            if not w:
+                growing += n * (self.below[b] + b * later)
+                continue
+            # Decodes whose context has reached the window read all of it; the others
+            # read their context.
+            short = bisect.bisect_left(self.contexts, w - later)
+            windowed += n * w * (b - short)
+            growing += n * (self.below[short] + short * later)
+        return self.step_time._decode_seconds(self.weight_bytes, self.matmul_flops,
+                                              self.fixed_seconds, float(windowed),
+                                              float(growing))
 
 
 def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: FormatId,
