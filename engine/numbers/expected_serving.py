@@ -17,9 +17,8 @@ data/links.toml:
   less than the host's time to dispatch its layers (what sets a short prompt's time);
 - tensor parallelism over g GPUs adds two all-reduces per layer of batch x tokens x hidden x
   2 bytes (bf16 activations) over the GPUs' links (:mod:`engine.numbers.communication`);
-- a mixture of experts reads the experts its tokens are routed to: with uniform routing the
-  expected number of distinct experts per layer is E(1 - (1 - k/E)^tokens) (the bound counts
-  only k, the fewest any batch can touch);
+- a mixture of experts reads the experts its tokens are routed to, as the bound does: with
+  uniform routing E(1 - (1 - k/E)^tokens) distinct experts per layer;
 - KV-cache replication across GPUs and sliding windows come with the bound's bytes.
 
 Times: expected decode step = overlap(weights / bandwidth, matmul FLOPs / peak) +
@@ -55,25 +54,15 @@ from engine.numbers.serving import (
     _costs,
     _prefill,
     _sum_steps,
-    gathered_bytes,
-    gathered_table_params,
     weight_bytes_read,
 )
 
 
 def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
-    """Bytes of weights a step of ``tokens`` tokens is expected to read (all GPUs together).
-
-    Dense models: every weight but the looked-up tables, of which the tokens' rows (as the
-    bound). A mixture of experts: shared weights plus the expected share of routed experts
-    touched, 1 - (1 - k/E)^tokens (uniform routing assumed).
-    """
-    if not model.routed_params:
-        return weight_bytes_read(model, bytes_per_number, tokens)
-    touched = 1.0 - (1.0 - model.experts_per_token / model.experts) ** min(tokens, 10_000)
-    streamed = model.params - gathered_table_params(model) - model.routed_params
-    return ((streamed + model.routed_params * touched) * bytes_per_number
-            + gathered_bytes(model, bytes_per_number, tokens))
+    """Bytes of weights a step of ``tokens`` tokens is expected to read (all GPUs together):
+    the bound's, :func:`~engine.numbers.serving.weight_bytes_read` (a mixture of experts:
+    the experts those tokens are expected to reach)."""
+    return weight_bytes_read(model, bytes_per_number, tokens)
 
 
 def overlap(memory_seconds: float, maths_seconds: float) -> float:
@@ -273,11 +262,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: F
                * architecture.causal_attended_layer_tokens(m, s), pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
     comp = maths_rates(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
-    bpn = get_format(wf).bytes_per_number
-    w_b = weight_bytes_read(m, bpn, b * s)
-    w_e = expected_weight_bytes_read(m, bpn, b * s)
-    mem = pre.memory_seconds * (pre.bytes_read - w_b + w_e) / pre.bytes_read \
-        / memory_fraction(hw, wf).value
+    mem = pre.memory_seconds / memory_fraction(hw, wf).value
     comm = tp_all_reduce_seconds(m, b * s, group_link(get_links(hw.id), g))
     gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.

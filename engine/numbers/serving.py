@@ -43,20 +43,45 @@ def gathered_bytes(model: ModelSpec, bytes_per_number: float, tokens: int) -> fl
     return rows * model.hidden * bytes_per_number
 
 
+# Past this many tokens (1 - k/E)^tokens is below any share that shows, for every catalogue
+# mixture; capping the power keeps it from underflowing for long prompts.
+_TOUCHED_TOKENS_CAP = 10_000
+
+
+def routed_share_touched(model: ModelSpec, tokens: int) -> float:
+    """Expected share of a layer's routed experts that ``tokens`` tokens reach, each token
+    picking ``k`` of the ``E`` experts: 1 - (1 - k/E)^tokens. An expert is missed by one
+    token with probability 1 - k/E and, routing each token independently and uniformly
+    (what a load-balancing loss drives a router towards), by all of them with that
+    probability to the power ``tokens``: the occupancy count of tokens x k balls in E
+    bins, k at a time without repeats (Feller, An Introduction to Probability Theory and
+    Its Applications, vol. 1, chapter II, occupancy problems). k/E for one token, about all
+    of them for a prompt of thousands. A step of no tokens counts one token's. 0 for a
+    dense model."""
+    if not model.routed_params:
+        return 0.0
+    t = min(max(tokens, 1), _TOUCHED_TOKENS_CAP)
+    return 1.0 - (1.0 - model.experts_per_token / model.experts) ** t
+
+
+def experts_touched(model: ModelSpec, tokens: int) -> float:
+    """Expected distinct routed experts per layer that ``tokens`` tokens reach:
+    E (1 - (1 - k/E)^tokens) (:func:`routed_share_touched`)."""
+    return model.experts * routed_share_touched(model, tokens)
+
+
 def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
     """Bytes of weights one step reads for ``tokens`` tokens processed together.
 
     Dense models read every weight once per step, except the tables of
     :func:`gathered_table_params`: of those only the rows the tokens look up
     (:func:`gathered_bytes`; Llama 3.1 8B, untied: 7,504,924,672 parameters streamed plus
-    4,096 per token). A mixture of experts reads its shared weights plus the experts the
-    tokens are routed to: at least k of E per layer, whatever the batch (all tokens may pick
-    the same k), so this bound counts k/E of the routed weights; the expected share is in
-    engine.numbers.expected_serving.
+    4,096 per token). A mixture of experts reads its shared weights plus every routed
+    expert the step's tokens reach, :func:`experts_touched` of E per layer: k for a decode
+    of one request, nearly all of them for a prompt of thousands of tokens.
     """
     streamed = model.params - gathered_table_params(model) - model.routed_params
-    routed = (model.routed_params * model.experts_per_token / model.experts
-              if model.routed_params else 0.0)
+    routed = model.routed_params * routed_share_touched(model, tokens)
     return ((streamed + routed) * bytes_per_number
             + gathered_bytes(model, bytes_per_number, tokens))
 

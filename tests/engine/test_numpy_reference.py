@@ -103,8 +103,10 @@ def test_reference_agrees(configs):
 
     weights = P * WB
     kv = np.where(MLA, LAT * L * KB, 2 * L * KVH * HD * KB)
-    # The bound counts the fewest experts any batch can touch: k of E per layer.
-    touched = np.where(R > 0, K / E, 1.0)
+    # The bound reads the experts a step's tokens reach, uniformly routed: a share
+    # 1 - (1 - k/E)^tokens of each layer's (k/E for one token).
+    touched = np.where(R > 0, 1.0 - (1.0 - K / np.where(R > 0, E, 1.0))
+                       ** np.minimum(np.maximum(b, 1.0), 10_000.0), 1.0)
     # Looked-up tables (an untied input embedding, learned positions) are not streamed: each
     # token reads one row of each, at most the table's rows.
     table = (UNTIED * VOCAB + POS) * HID
