@@ -8,6 +8,11 @@
     python -m engine sweep --model llama-3.1-8b --hardware h100-sxm --concurrency 1,8,32,128
     python -m engine inspect Qwen/Qwen3-8B [--json]      (a model of the config library)
     python -m engine models [--json]                     (the config library)
+    python -m engine compare --model llama-3.1-8b --hardware h100-sxm --vs --hardware h200
+                             --format fp8 [--json]
+        plan A from the flags before --vs; plan B is A's flags with those after --vs
+        overriding them (a --model, --params or --config after --vs replaces A's model);
+        a load (--rate or --concurrency) simulates both.
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -78,6 +83,11 @@ def _build() -> _Parser:
     i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
     i.add_argument("config", help="path to a Hugging Face config.json, or a config library id")
     i.add_argument("--json", action="store_true", help="machine-readable output")
+    v = sub.add_parser("compare", help="two plans side by side: plan A's flags, then --vs "
+                       "and the flags that change for plan B")
+    _plan_flags(v, swept=False)
+    v.add_argument("--vs", action="store_true",
+                   help="the flags after it override plan A's to make plan B")
     m = sub.add_parser("models", help="the config library: real config.json files of open "
                        "models, usable as --model and by inspect")
     m.add_argument("--json", action="store_true", help="machine-readable output")
@@ -203,11 +213,22 @@ def _models(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 
 def _plan(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    data, text, _, _ = _plan_and_load(args)
+    return data, text
+
+
+def _plan_and_load(args: argparse.Namespace
+                   ) -> tuple[dict[str, object], str, Plan, LoadResult | None]:
+    """The plan's JSON and text, the plan, and its simulated load (None without one)."""
+    from engine.numbers.load.load_request import serve_load
+
     result, kwargs, read = _planned(args)
     load = _load(args)
     if load is not None and result.task != "serve":
         raise EngineError("A load (--concurrency or --rate) is for --task serve.", "concurrency")
-    return _plan_output(result, read, load, kwargs)
+    run = None if load is None else serve_load(_serve_of(result, kwargs), load)
+    data, text = _plan_output(result, read, run)
+    return data, text, result, run
 
 
 def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], str]:
@@ -255,8 +276,8 @@ def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigM
     return result, kwargs, read
 
 
-def _plan_output(result: Plan, read: ConfigModel | None, load: LoadRequest | None,
-                 kwargs: dict[str, object]) -> tuple[dict[str, object], str]:
+def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None
+                 ) -> tuple[dict[str, object], str]:
     from engine.lesson.plans.plan_json import plan_to_dict
     from engine.words.answers import QUESTIONS, answers
     from engine.words.memory_explained import memory_assumptions
@@ -275,16 +296,62 @@ def _plan_output(result: Plan, read: ConfigModel | None, load: LoadRequest | Non
 
         data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
         lines += ["  - " + n for n in config_notes(read)]
-    if load is not None:
-        from engine.numbers.load.load_request import serve_load
-
-        run = serve_load(_serve_of(result, kwargs), load)
+    if run is not None:
         serve = data["serve"]
         assert isinstance(serve, dict)
         serve["load"] = run.to_dict()
         lines += ["Under load (simulated continuous batching, vLLM's default scheduler):",
                   "  " + _load_line(run)]
     return data, "\n".join(lines)
+
+
+_MODEL_FLAGS = ("--model", "--params", "--config")
+
+
+def _without_model(flags: list[str]) -> list[str]:
+    """``flags`` less their model flags (``--model X`` or ``--model=X``)."""
+    out: list[str] = []
+    skip = False
+    for flag in flags:
+        if skip:
+            skip = False
+        elif flag in _MODEL_FLAGS:
+            skip = True
+        elif not flag.startswith(tuple(f + "=" for f in _MODEL_FLAGS)):
+            out.append(flag)
+    return out
+
+
+def _compare(args_list: list[str]) -> tuple[dict[str, object], str]:
+    """``compare A-flags --vs B-flags``: plan A, plan B (A's flags, B's overriding), compared."""
+    from engine.lesson.plans.compare_view import comparison_text, comparison_to_dict
+    from engine.numbers.compare import compare_plans
+
+    if args_list.count("--vs") != 1:
+        raise _ArgError("compare takes plan A's flags, then --vs once and the flags that "
+                        "change for plan B, e.g. compare --model llama-3.1-8b --vs --hardware "
+                        "h200.")
+    i = args_list.index("--vs")
+    a_flags, b_flags = args_list[:i], args_list[i + 1:]
+    if not b_flags:
+        raise _ArgError("--vs: give the flags that change for plan B, e.g. --hardware h200.")
+    if any(f in _MODEL_FLAGS or f.startswith(tuple(m + "=" for m in _MODEL_FLAGS))
+           for f in b_flags):
+        a_for_b = _without_model(a_flags)
+    else:
+        a_for_b = a_flags
+    parser = _build()
+    sides = []
+    for name, flags in (("A", a_flags), ("B", [*a_for_b, *b_flags])):
+        args = parser.parse_args(["plan", *flags])
+        try:
+            data, _, result, run = _plan_and_load(args)
+        except EngineError as exc:
+            raise EngineError(f"plan {name}: {_said_of_flag(exc)}", None) from None
+        sides.append((result, data, run))
+    (pa, da, ra), (pb, db, rb) = sides
+    comparison = compare_plans(pa, pb, load_a=ra, load_b=rb)
+    return comparison_to_dict(da, db, comparison), comparison_text(pa, pb, comparison)
 
 
 def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
@@ -334,11 +401,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args_list
+    data: dict[str, object] | list[object]
     try:
-        args = _build().parse_args(args_list)
-        run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
-               "sweep": _sweep, "models": _models}[args.command]
-        data, text = run(args)
+        if args_list[:1] == ["compare"] and not {"-h", "--help"} & set(args_list):
+            # Two sets of the plan's flags, split at --vs: argparse cannot read that itself.
+            data, text = _compare([a for a in args_list[1:] if a != "--json"])
+        else:
+            args = _build().parse_args(args_list)
+            run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
+                   "sweep": _sweep, "models": _models}[args.command]
+            data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"
         if as_json:
