@@ -145,6 +145,25 @@ def print_server_simulation() -> None:
            f"{statistics.median(times):.3f} s (target < 0.3 s)")
 
 
+def print_search() -> None:
+    """The searches' own wall-clock time over the whole catalogue: serving Llama 3.1 8B at 4
+    requests/s (1,024 in, 256 out, TTFT p90 <= 0.5 s, TPOT p90 <= 50 ms) and training it on
+    1e12 tokens in 30 days (a printed figure, no target)."""
+    from engine.numbers.catalog import get_model
+    from engine.numbers.search.serve import search_serving, serve_search_request
+    from engine.numbers.search.train import search_training, train_search_request
+
+    m = get_model("llama-3.1-8b")
+    serve = search_serving(serve_search_request(m, prompt_tokens=1024, output_tokens=256,
+                                                rate=4, ttft_p90=0.5, tpot_p90=0.05))
+    report(f"search, serving at 4 requests/s: {serve.seconds:.2f} s ({serve.timed:,} of "
+           f"{serve.candidates:,} set-ups simulated, {serve.ranking_requests:,} requests "
+           f"each, winners on {serve.confirm_requests:,})")
+    train = search_training(train_search_request(m, tokens=1e12, deadline_days=30))
+    report(f"search, training 1e12 tokens in 30 days: {train.seconds:.2f} s ({train.timed:,} "
+           f"of {train.candidates:,} set-ups timed)")
+
+
 def main() -> None:
     from engine.lesson.plans.plan_json import plan_to_dict
     from engine.numbers.plan import plan
@@ -157,6 +176,7 @@ def main() -> None:
         report(f"plan({label}): {calls:,.0f} calls/s; with plan_to_dict(): {with_dict:,.0f}/s")
     print_per_frame_costs()
     print_server_simulation()
+    print_search()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(
         f"import engine.numbers.plan + first plan() (fresh process, catalogue load): "

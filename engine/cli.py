@@ -13,6 +13,12 @@
         plan A from the flags before --vs; plan B is A's flags with those after --vs
         overriding them (a --model, --params or --config after --vs replaces A's model);
         a load (--rate or --concurrency) simulates both.
+    python -m engine search --model llama-3.1-8b --task serve --prompt 1024 --output 256
+                            --rate 4 --ttft-p90 0.5 --tpot-p90 0.05 [--json]
+    python -m engine search --model llama-3.1-8b --task train --tokens 1e12
+                            --deadline-days 30 [--cheapest million-tokens] [--json]
+        the cheapest plan of the catalogue's chips and set-ups that meets the targets, the
+        next few, each rejected set-up and why, and the throughput-against-latency frontier.
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -88,6 +94,9 @@ def _build() -> _Parser:
     _plan_flags(v, swept=False)
     v.add_argument("--vs", action="store_true",
                    help="the flags after it override plan A's to make plan B")
+    f = sub.add_parser("search", help="the cheapest plan that meets a latency target or a "
+                       "training deadline")
+    _search_flags(f)
     m = sub.add_parser("models", help="the config library: real config.json files of open "
                        "models, usable as --model and by inspect")
     m.add_argument("--json", action="store_true", help="machine-readable output")
@@ -116,6 +125,71 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
         listed = ", comma-separated values" if swept and name in _SWEPT else ""
         q.add_argument(cli_flag(name), dest=f"load_{name}", default=None,
                        help=f"Serving under load: {words}{listed}.")
+
+
+# The search's flags: dest -> help (all given as text, checked by the search's request).
+_SEARCH_FLAGS = {
+    "model": "catalogue model id or config library id",
+    "params": "or a parameter count (shapes inferred)",
+    "task": "serve (default) or train",
+    "prompt_tokens": "serving: prompt length, tokens (default 1024)",
+    "output_tokens": "serving: answer length, tokens (default 256)",
+    "rate": "serving: open loop, requests/s",
+    "concurrency": "serving: closed loop, requests in flight",
+    "ttft_p90": "serving: time-to-first-token target at p90, seconds",
+    "tpot_p90": "serving: time-per-output-token target at p90, seconds",
+    "tokens": "training: tokens to train on",
+    "deadline_days": "training: the expected time must be at most this many days",
+    "cheapest": "what to minimise: hour (cost per hour, default) or million-tokens",
+    "keep": "plans kept: the winner and the runners-up (default 4)",
+}
+_SEARCH_FLAG_NAMES = {"prompt_tokens": "--prompt", "output_tokens": "--output",
+                      "objective": "--cheapest"}
+
+
+def _search_flags(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    for dest, words in _SEARCH_FLAGS.items():
+        flag = _SEARCH_FLAG_NAMES.get(dest, "--" + dest.replace("_", "-"))
+        q.add_argument(flag, dest=dest, default=None, help=words)
+
+
+def _search(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.lesson.plans.search_view import search_text
+    from engine.numbers import validate
+    from engine.numbers.catalog import resolve_model
+    from engine.numbers.search.serve import search_serving, serve_search_request
+    from engine.numbers.search.train import search_training, train_search_request
+
+    try:
+        read = _library_model(args.model)
+        model = read.model if read else resolve_model(args.model, args.params)
+        task = validate.choice("serve" if args.task is None else args.task, "task",
+                               ("serve", "train"))
+        objective = "hour" if args.cheapest is None else args.cheapest
+        keep = 4 if args.keep is None else args.keep
+        if task == "serve":
+            for name in ("tokens", "deadline_days"):
+                if getattr(args, name) is not None:
+                    raise EngineError("is for --task train.", name)
+            result = search_serving(serve_search_request(
+                model, prompt_tokens=args.prompt_tokens or 1024,
+                output_tokens=args.output_tokens or 256, rate=args.rate,
+                concurrency=args.concurrency, ttft_p90=args.ttft_p90,
+                tpot_p90=args.tpot_p90, objective=objective, keep=keep))
+        else:
+            for name in ("prompt_tokens", "output_tokens", "rate", "concurrency", "ttft_p90",
+                         "tpot_p90"):
+                if getattr(args, name) is not None:
+                    raise EngineError("is for --task serve.", name)
+            result = search_training(train_search_request(
+                model, tokens=args.tokens, deadline_days=args.deadline_days,
+                objective=objective, keep=keep))
+    except EngineError as exc:
+        field = exc.field or ""
+        flag = _SEARCH_FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
+        raise EngineError(f"{flag}: {exc.message}" if field else exc.message, None) from None
+    return result.to_dict(), search_text(result)
 
 
 def _library_model(model_id: object) -> ConfigModel | None:
@@ -409,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             args = _build().parse_args(args_list)
             run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
-                   "sweep": _sweep, "models": _models}[args.command]
+                   "sweep": _sweep, "models": _models, "search": _search}[args.command]
             data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"
