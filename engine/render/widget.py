@@ -76,6 +76,11 @@ class Widget:
     store: str = ""  # "session:KEY" or "local:KEY": keeps the hidden input `state`
     clock: bool = False  # the browser advances the hidden input `elapsed` while running
     url_state: tuple[str, ...] = ()  # inputs mirrored in the page address
+    # What the widget asks of a reader, for the lesson's reading time (macros/reading_time.py):
+    # a drill's correct answers that complete it (0: not a drill), and a clock's real seconds
+    # from the start of its animation to its end at given inputs.
+    goal_answers: int = 0
+    running_seconds: Callable[[Values], float] | None = None
 
     def __post_init__(self) -> None:
         names = {f.name for f in self.fields}
@@ -93,6 +98,10 @@ class Widget:
             raise ValueError(f"widget {self.name}: url_state names inputs it does not have")
         if self.clock and "elapsed" not in names:
             raise ValueError(f"widget {self.name}: a clock needs a hidden 'elapsed' input")
+        if self.clock != (self.running_seconds is not None):
+            raise ValueError(f"widget {self.name}: a clock, and only a clock, says its running_seconds")
+        if self.goal_answers < 0:
+            raise ValueError(f"widget {self.name}: goal_answers counts answers (0 or more)")
 
     @property
     def link_inputs(self) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ a speed at which the slower side takes about :data:`TARGET_REAL_SECONDS` of real
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from engine.numbers import memory, quantities
 from engine.numbers.architecture import check_tensor_parallel
@@ -299,15 +300,34 @@ def _fit_note(model: ModelSpec, gpu: Side) -> str:
     )
 
 
-def render(values: Values) -> Rendered:
+@dataclass(frozen=True)
+class Race:
+    """The race the inputs describe: its two sides and their times for both tasks, and the key
+    that says whether it is the race on screen (hidden input ``race``)."""
+
+    task: str
+    model: ModelSpec
+    prompt_tokens: int
+    tokens_per_step: float
+    cpu: Side
+    gpu: Side
+    times: dict[str, tuple[PathTime, PathTime]]
+    key: str
+
+    @property
+    def expected_seconds(self) -> tuple[float, float]:
+        """The CPU side's and the GPU side's expected time for the chosen task, in seconds."""
+        cpu_time, gpu_time = self.times[self.task]
+        return cpu_time.expected_seconds, gpu_time.expected_seconds
+
+
+def race_of(values: Values) -> Race:
     task = values[TASK]
     model = get_model(values[MODEL])
     prompt_tokens = values[
         PROMPT_TOKENS.but(quantity=quantities.context_for(model, quantities.PROMPT_TOKENS))
     ]
     tokens_per_step = values[TOKENS_PER_STEP]
-    speed = values[SPEED]
-    elapsed = values[ELAPSED]
     gpus = int(values[GPUS])
     path = values[PATH]
     system = get_system(SYSTEM)
@@ -321,20 +341,40 @@ def render(values: Values) -> Rendered:
         "prefill": _prefill_times(cpu, gpu, model),
         "train": _train_times(cpu, gpu, model, step_flops, tokens_per_step),
     }
-    cpu_time, gpu_time = times[task]
-    t_cpu, t_gpu = cpu_time.expected_seconds, gpu_time.expected_seconds
+    t_cpu, t_gpu = (t.expected_seconds for t in times[task])
     if not (math.isfinite(t_cpu) and math.isfinite(t_gpu) and t_cpu > 0 and t_gpu > 0):
         raise EngineError("These lengths give no time to race over.", "prompt_tokens")
+    length = prompt_tokens if task == "prefill" else tokens_per_step
+    key = f"{task};{model.id};{length:.17g};{gpus};{path}"
+    return Race(task, model, prompt_tokens, tokens_per_step, cpu, gpu, times, key)
+
+
+def watching_seconds(values: Values) -> float:
+    """Real seconds the race plays from its start until the slower side finishes: at the
+    speed chosen for it when it is a new race (as :func:`render` chooses it), else at the
+    reader's speed."""
+    race = race_of(values)
+    slowest = max(race.expected_seconds)
+    speed = float(pick_speed(slowest)) if values[RACE] != race.key else values[SPEED]
+    return slowest / speed
+
+
+def render(values: Values) -> Rendered:
+    race = race_of(values)
+    task, model, cpu, gpu, times = race.task, race.model, race.cpu, race.gpu, race.times
+    prompt_tokens, tokens_per_step = race.prompt_tokens, race.tokens_per_step
+    speed = values[SPEED]
+    elapsed = values[ELAPSED]
+    cpu_time, gpu_time = times[task]
+    t_cpu, t_gpu = race.expected_seconds
 
     # A different race from the one on screen starts again, at a speed that suits it.
-    length = prompt_tokens if task == "prefill" else tokens_per_step
-    race = f"{task};{model.id};{length:.17g};{gpus};{path}"
     set_inputs: dict[str, str] = {}
-    if values[RACE] != race:
+    if values[RACE] != race.key:
         elapsed = 0.0
         chosen = pick_speed(max(t_cpu, t_gpu))
         speed = float(chosen)
-        set_inputs = {"race": race, "elapsed": "0", "speed": chosen}
+        set_inputs = {"race": race.key, "elapsed": "0", "speed": chosen}
 
     slowest = max(t_cpu, t_gpu)
     finished = elapsed >= slowest
@@ -422,6 +462,7 @@ WIDGET = Widget(
     fields=(ELAPSED, RACE, TASK, MODEL, GPUS, PATH, PROMPT_TOKENS, TOKENS_PER_STEP, SPEED),
     render=render,
     clock=True,
+    running_seconds=watching_seconds,
     summary="The same prefill, or a training step, on dgx-1's two Xeon CPUs (AMX matrix units "
     "or AVX-512 vector units) and on its eight H100s (or one), each time at best and "
     "expected, the expected times raced in slow motion.",

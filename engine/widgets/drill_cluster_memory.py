@@ -51,6 +51,7 @@ WIDGET = Widget(
     f"pipeline stages × ZeRO-1, checked within {format_percent(TOLERANCE)}, with the likely slip "
     "named and a score kept on the reader's device.",
     actions=actions("question"),
+    goal_answers=VIEW.goal,
     store="local:drill-cluster",
     url_state=("seed",),
 )

@@ -64,6 +64,7 @@ WIDGET = Widget(
     "bound, with the expected value beside it, the likely mistake named and a score kept "
     "on the reader's device.",
     actions=actions("question"),
+    goal_answers=VIEW.goal,
     store="local:drill-speed",
     url_state=("seed",),
 )

@@ -59,6 +59,7 @@ WIDGET = Widget(
     f"sharding, activations), checked within {format_percent(training_drill.TOLERANCE)}, with the likely "
     "mistake named and a score kept on the reader's device.",
     actions=actions("question"),
+    goal_answers=VIEW.goal,
     store="local:drill-training-memory",
     url_state=("seed",),
 )

@@ -56,6 +56,7 @@ WIDGET = Widget(
     "does it fit, and how much memory per GPU; checked by the engine, with the likely mistake "
     "named and a score kept on the reader's device.",
     actions=actions("scenario"),
+    goal_answers=VIEW.goal,
     store="local:drill-will-it-fit",
     url_state=("seed",),
 )

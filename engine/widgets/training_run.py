@@ -78,25 +78,36 @@ def _expected(tokens: float) -> ExpectedTrain:
                           sharding=SHARDING, compute_format=TRAINING_FORMAT)
 
 
+def _run_inputs(values: Values) -> TrainingRunInputs:
+    """The run the budget and the MFU describe; the fields checked each, the run checks that
+    they go together."""
+    system = get_system(SYSTEM)
+    model = get_model(MODEL)
+    return check_training_run(TrainingRunInputs(
+        params=model.params,
+        tokens=values[TOKENS],
+        gpus=system.gpu_count,
+        peak_flops_per_s=system.gpu.peak_flops_per_s(TRAINING_FORMAT),
+        mfu=values[MFU],
+        flops_per_token=training_flops_per_token(model).model,
+        vocab=model.vocab,
+    ))
+
+
+def watching_seconds(values: Values) -> float:
+    """Real seconds the run plays from its start to its end at the chosen speed."""
+    run = simulate_training_run(_run_inputs(values), CURVE_SAMPLES)
+    return run.total_seconds / values[SPEED]
+
+
 def render(values: Values) -> str:
     system = get_system(SYSTEM)
     gpu = system.gpu
     tokens = values[TOKENS]
-    mfu = values[MFU]
     speed = values[SPEED]
     elapsed = values[ELAPSED]
     model = get_model(MODEL)
-    # The fields checked the budget and the MFU; the run checks that they go together.
-    inputs = check_training_run(TrainingRunInputs(
-        params=model.params,
-        tokens=tokens,
-        gpus=system.gpu_count,
-        peak_flops_per_s=gpu.peak_flops_per_s(TRAINING_FORMAT),
-        mfu=mfu,
-        flops_per_token=training_flops_per_token(model).model,
-        vocab=model.vocab,
-    ))
-    run = simulate_training_run(inputs, CURVE_SAMPLES)
+    run = simulate_training_run(_run_inputs(values), CURVE_SAMPLES)
     start_loss = run.inputs.initial_loss
     now = training_run_at(run.inputs, elapsed)
     finished = now.phase == "finished"
@@ -238,6 +249,7 @@ WIDGET = Widget(
     fields=(ELAPSED, SPEED, TOKENS, MFU),
     render=render,
     clock=True,
+    running_seconds=watching_seconds,
     summary="Llama 3.1 8B trained on dgx-1's eight H100s in accelerated time: tokens, tokens/s, "
     "MFU, GPU utilisation, time left and the loss curve.",
 )
