@@ -17,10 +17,11 @@ from engine.lesson.figures.prose import get_figure
 from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget
+from engine.render.fields import Values
 from engine.render.html import esc
-from engine.render.widget import render_page_widget
+from engine.render.widget import Widget, render_page_widget
 from macros.lesson_nav import STEPS_FOLDER, step_number, step_slug
-from macros.reading_time import WIDGET_MINUTES, exact_minutes, step_minutes, visible_words
+from macros.reading_time import READER_KINDS, read_page, step_minutes, widget_minutes
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
 
@@ -30,14 +31,43 @@ class AuthoringError(Exception):
 
 
 def widget_html(name: str, page: str, inputs: Mapping[str, object]) -> str:
-    """The widget's full HTML with its build-time result; ids unique within the page."""
+    """The widget's full HTML with its build-time result; ids unique within the page.
+
+    ``inputs`` are the widget's inputs, and optionally ``reader="use"`` or ``"look"``: what the
+    step asks of the reader, when it is not what the widget's inputs say (a widget with
+    inputs is to be used). The frame carries the minutes that asks
+    (``data-reader-minutes``, :func:`macros.reading_time.widget_minutes`), read back from the
+    built page for the step's minutes.
+    """
+    widget_inputs = {key: value for key, value in inputs.items() if key != "reader"}
     try:
         widget = get_widget(name)
         _instances_per_page[page] += 1
         instance = f"w-{name.replace('_', '-')}-{_instances_per_page[page]}"
-        return render_page_widget(widget, instance, inputs)
+        html = render_page_widget(widget, instance, widget_inputs)
+        minutes = reader_minutes(widget, widget_inputs, inputs.get("reader"))
     except EngineError as error:
         raise AuthoringError(f"{page}: widget({name!r}, ...): {error.message}") from error
+    except ValueError as error:
+        raise AuthoringError(f"{page}: widget({name!r}, ...): {error}") from error
+    frame = f'<div class="widget" id="{instance}" data-widget="{name}"'
+    if not html.startswith(frame):
+        raise AuthoringError(f"{page}: widget({name!r}): its frame does not start as {frame!r}")
+    return f'{frame} data-reader-minutes="{minutes:.4g}"{html[len(frame):]}'
+
+
+def reader_minutes(widget: Widget, inputs: Mapping[str, object], reader: object = None) -> float:
+    """The minutes ``widget`` at ``inputs`` asks of a reader: to be used when it has inputs
+    (a visible control or a button), else only looked at, unless ``reader`` says which."""
+    if reader is None:
+        has_inputs = widget.actions or any(c.kind != "hidden" for c in widget.controls)
+        reader = "use" if has_inputs else "look"
+    if reader not in READER_KINDS:
+        raise ValueError(f"reader= is {' or '.join(map(repr, READER_KINDS))}, not {reader!r}")
+    running = 0.0
+    if widget.running_seconds is not None:
+        running = widget.running_seconds(Values(widget.defaults(inputs)))
+    return widget_minutes(str(reader), goal_answers=widget.goal_answers, running_seconds=running)
 
 
 def figure_text(name: str, inputs: Mapping[str, object]) -> str:
@@ -101,11 +131,8 @@ def step_title(number: int, title: str) -> str:
     return f"Step {number} · {title}"
 
 
-_WIDGET_CALL_RE = re.compile(r"{{\s*widget\(")
 _HEADER_RE = re.compile(
-    r'<p class="step-meta" data-step="(?P<step>\d+)" data-of="(?P<of>\d+)" '
-    r'data-widgets="(?P<widgets>\d+)" data-widget-minutes="(?P<widget_minutes>[0-9.]+)">'
-    r"[^<]*</p>"
+    r'<p class="step-meta" data-step="(?P<step>\d+)" data-of="(?P<of>\d+)">[^<]*</p>'
 )
 # What the Home page's "about N minutes" says until the build has counted every step.
 LESSON_MINUTES_MARK = "@@lesson-minutes@@"
@@ -117,23 +144,21 @@ def step_header(
     """The step's header, 'Step 3 of 21', to be completed once the page is built.
 
     The step number is the page's place among ``steps`` (:func:`number_steps`). The minutes
-    need the built page (the words a reader sees, widget output included), so
-    :func:`finish_step_header` adds them after the build; this records what it needs: the
-    number of widgets and their allowance (`widget_minutes:` in the front matter, or half a
-    minute per widget).
+    need the built page (the words a reader sees, widget output included, and the minutes its
+    widgets carry), so :func:`finish_step_header` adds them after the build.
     """
     if page not in steps:
         raise AuthoringError(
             f"{page}: step_header() belongs on a step page (docs/{STEPS_FOLDER}, in the nav)."
         )
-    widgets = len(_WIDGET_CALL_RE.findall(markdown))
-    widget_minutes = meta.get("widget_minutes", widgets * WIDGET_MINUTES)
-    if not isinstance(widget_minutes, int | float) or not 0 <= widget_minutes <= 15:
-        raise AuthoringError(f"{page}: `widget_minutes:` must be a number of minutes (0-15).")
+    if "widget_minutes" in meta:
+        raise AuthoringError(
+            f"{page}: `widget_minutes:` is no longer read: each widget's minutes follow from what "
+            'it asks of the reader; say reader="look" or "use" on a widget() to set it.'
+        )
     step = steps.index(page) + 1
     return (
-        f'<p class="step-meta" data-step="{step}" data-of="{len(steps)}" '
-        f'data-widgets="{widgets}" data-widget-minutes="{widget_minutes:g}">'
+        f'<p class="step-meta" data-step="{step}" data-of="{len(steps)}">'
         f"Step {step} of {len(steps)}</p>"
     )
 
@@ -142,26 +167,29 @@ def finish_step_header(page_html: str) -> tuple[str, float | None]:
     """The built page with its step header stating its minutes, and those minutes unrounded.
 
     'Step 3 of 21 · about 2 minutes (240 words, 1 widget)': the words are those a reader sees
-    as the page opens (:func:`macros.reading_time.visible_words`); the header rounds, the
-    lesson's total (:func:`finish_lesson_minutes`) adds the unrounded minutes. A page without
-    a step header comes back unchanged, with None.
+    as the page opens and the widgets those that show, each with its minutes
+    (:func:`macros.reading_time.read_page`); the header rounds, the lesson's total
+    (:func:`finish_lesson_minutes`) adds the unrounded minutes. A page without a step header
+    comes back unchanged, with None.
     """
     found = _HEADER_RE.search(page_html)
     if found is None:
         return page_html, None
-    words = visible_words(page_html)
-    widgets = int(found["widgets"])
-    widget_minutes = float(found["widget_minutes"])
-    minutes = step_minutes(words, widget_minutes)
+    try:
+        reading = read_page(page_html)
+    except ValueError as error:
+        raise AuthoringError(f"step {found['step']}: {error}") from error
+    words, widgets = reading.words, len(reading.widget_minutes)
+    widgets_minutes = sum(reading.widget_minutes)
+    minutes = step_minutes(words, widgets_minutes)
     widget_text = f", {widgets} widget{'s' if widgets != 1 else ''}" if widgets else ""
     header = (
         f'<p class="step-meta" data-step="{found["step"]}" data-minutes="{minutes}" '
-        f'data-words="{words}" data-widget-minutes="{found["widget_minutes"]}">'
+        f'data-words="{words}" data-widget-minutes="{widgets_minutes:.4g}">'
         f"Step {found['step']} of {found['of']} · about {minutes} "
         f"minute{'s' if minutes != 1 else ''} ({words:,} words{widget_text})</p>"
     )
-    exact = exact_minutes(words, widget_minutes)
-    return page_html[: found.start()] + header + page_html[found.end() :], exact
+    return page_html[: found.start()] + header + page_html[found.end() :], reading.minutes
 
 
 def lesson_minutes_html() -> str:

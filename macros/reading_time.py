@@ -1,9 +1,18 @@
-"""How long a step takes: the words a reader sees on the built page, and its widgets.
+"""How long a step takes: the reader model, counted on the built page.
 
-A step's minutes are counted on the page as it opens, after the build: the words inside the
-page's ``<article>`` that show without a click (widget output included, since the build
-writes each widget's first result into the page), read at :data:`READING_WORDS_PER_MINUTE`,
-plus an allowance for working the widgets. Not counted: what a reader must open on purpose
+A step's minutes are counted on the page as it opens, after the build:
+
+- the words inside the page's ``<article>`` that show without a click (prose, table cells,
+  widget output included, since the build writes each widget's first result into the page),
+  read at :data:`READING_WORDS_PER_MINUTE`;
+- plus each widget that shows, by what it asks of the reader (:func:`widget_minutes`): one
+  it asks the reader to use (it has inputs) :data:`USE_MINUTES`, one only to look at
+  :data:`LOOK_MINUTES`, a drill :data:`QUESTION_MINUTES` for each correct answer that
+  completes it, and a clock the real running time of its animation on top. The build writes
+  each widget's minutes on its frame (``data-reader-minutes``); this reads them back.
+
+Not counted: code blocks (``<pre>``: a command line to copy, not prose to read; inline
+``<code>`` in a sentence counts), what a reader must open on purpose
 (the body of a closed ``<details>``; its ``<summary>`` counts), script and style, a
 drop-down's options other than the chosen one, tooltips (``title`` attributes, SVG
 ``<title>``), elements marked ``hidden``, a widget field the stylesheet shows only for one
@@ -14,10 +23,14 @@ and the step header itself (it states the result).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 READING_WORDS_PER_MINUTE = 238  # adult silent reading of non-fiction (Brysbaert 2019)
-WIDGET_MINUTES = 0.5  # a default allowance per widget, unless the page sets widget_minutes
+USE_MINUTES = 1.0  # a widget the step asks the reader to use: change an input, read the result
+LOOK_MINUTES = 0.5  # a widget the reader only looks at
+QUESTION_MINUTES = 1.0  # one drill question: read it, work it out, type it, read the feedback
+READER_KINDS = ("use", "look")  # what an author may say a widget asks (`reader=` in markdown)
 WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
 
 _VOID = frozenset(
@@ -45,15 +58,19 @@ class _VisibleWords(HTMLParser):
         self._field_start: int | None = None
         self._field_needs = ""
         self._field_depth = 0
+        self.widget_minutes: list[float] = []  # each shown widget's data-reader-minutes
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         named = dict(attrs)
         classes = (named.get("class") or "").split()
         self._note_model_choice(tag, named, classes)
+        if "data-widget" in named and self._in_article and self._shown():
+            self._note_widget(named)
         if tag in _VOID:
             return
         hides = (
             tag in _NEVER_SHOWN
+            or tag == "pre"
             or "hidden" in named
             or "step-meta" in classes
             or (tag == "option" and "selected" not in named)
@@ -62,6 +79,15 @@ class _VisibleWords(HTMLParser):
         self._open.append((tag, hides, closed_details))
         if tag == "article":
             self._in_article += 1
+
+    def _note_widget(self, named: dict[str, str | None]) -> None:
+        minutes = named.get("data-reader-minutes")
+        if minutes is None:
+            raise ValueError(
+                f"widget {named.get('data-widget')!r} has no data-reader-minutes: "
+                "a widget in a step is placed with the widget() macro"
+            )
+        self.widget_minutes.append(float(minutes))
 
     def _note_model_choice(self, tag: str, named: dict[str, str | None], classes: list[str]) -> None:
         """Follow the widget's chosen model, and the fields shown only for one choice."""
@@ -111,24 +137,66 @@ class _VisibleWords(HTMLParser):
             self.words += WORD_RE.findall(data)
 
 
-def visible_words(page_html: str) -> int:
-    """The number of words in the page's ``<article>`` a reader sees without opening anything."""
+@dataclass(frozen=True)
+class PageReading:
+    """What a built page asks of its reader: the words it shows as it opens, and the minutes
+    of each widget that shows (in page order)."""
+
+    words: int
+    widget_minutes: tuple[float, ...]
+
+    @property
+    def minutes(self) -> float:
+        """The page's unrounded minutes (:func:`exact_minutes`)."""
+        return exact_minutes(self.words, sum(self.widget_minutes))
+
+
+def read_page(page_html: str) -> PageReading:
+    """The words in the page's ``<article>`` a reader sees without opening anything, and its
+    shown widgets' minutes (each from its ``data-reader-minutes``; one without stops the count)."""
     parser = _VisibleWords()
     parser.feed(page_html)
     parser.close()
-    return len(parser.words)
+    return PageReading(len(parser.words), tuple(parser.widget_minutes))
 
 
-def exact_minutes(words: int, widget_minutes: float) -> float:
-    """Minutes to read ``words`` and work the widgets for ``widget_minutes``, unrounded."""
-    return words / READING_WORDS_PER_MINUTE + widget_minutes
+def visible_words(page_html: str) -> int:
+    """The number of words in the page's ``<article>`` a reader sees without opening anything."""
+    return read_page(page_html).words
 
 
-def step_minutes(words: int, widget_minutes: float) -> int:
-    """Whole minutes (at least 1) to read ``words`` and work the widgets for ``widget_minutes``.
+def widget_minutes(kind: str, *, goal_answers: int = 0, running_seconds: float = 0.0) -> float:
+    """Minutes a widget asks of its reader.
+
+    ``kind`` is "use" (:data:`USE_MINUTES`) or "look" (:data:`LOOK_MINUTES`). A drill
+    (``goal_answers`` > 0, the correct answers that complete it) that the reader is to use
+    takes :data:`QUESTION_MINUTES` for each of them instead; the questions a reader gets
+    wrong, and those answered after completing the drill, are practice, not counted. A clock
+    adds its animation's ``running_seconds`` (real seconds, start to end) to either kind.
+    """
+    if kind not in READER_KINDS:
+        raise ValueError(f"a widget asks the reader to {' or '.join(READER_KINDS)}, not {kind!r}")
+    if goal_answers < 0 or not running_seconds >= 0:
+        raise ValueError("a drill's goal and a clock's running time are never negative")
+    if kind == "look":
+        base = LOOK_MINUTES
+    elif goal_answers:
+        base = goal_answers * QUESTION_MINUTES
+    else:
+        base = USE_MINUTES
+    return base + running_seconds / 60
+
+
+def exact_minutes(words: int, widgets_minutes: float) -> float:
+    """Minutes to read ``words`` and work the widgets for ``widgets_minutes``, unrounded."""
+    return words / READING_WORDS_PER_MINUTE + widgets_minutes
+
+
+def step_minutes(words: int, widgets_minutes: float) -> int:
+    """Whole minutes (at least 1) to read ``words`` and work the widgets for ``widgets_minutes``.
 
     What a step's header states. A total is rounded once, from :func:`exact_minutes`: summing
     these rounded figures would lose up to half a minute a step (21 steps of 1.4 minutes would
     come to 21, not 29).
     """
-    return max(1, round(exact_minutes(words, widget_minutes)))
+    return max(1, round(exact_minutes(words, widgets_minutes)))

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from engine.registry import get_widget
+from engine.render.fields import Values
 from macros import authoring
-from macros.reading_time import READING_WORDS_PER_MINUTE, step_minutes, visible_words
+from macros.reading_time import (
+    READING_WORDS_PER_MINUTE,
+    PageReading,
+    read_page,
+    step_minutes,
+    visible_words,
+    widget_minutes,
+)
 
 
 def test_only_the_article_counts() -> None:
@@ -42,17 +51,84 @@ def test_minutes_are_words_at_reading_speed_plus_the_widget_allowance() -> None:
     assert step_minutes(0, 0) == 1  # never "about 0 minutes"
 
 
+def test_what_each_widget_asks_of_the_reader() -> None:
+    assert widget_minutes("use") == 1.0
+    assert widget_minutes("look") == 0.5
+    assert widget_minutes("use", goal_answers=3) == 3.0  # a drill: one minute a question
+    assert widget_minutes("use", running_seconds=45) == 1.75  # a clock: its animation on top
+    assert widget_minutes("look", goal_answers=3) == 0.5  # a drill only shown
+    with pytest.raises(ValueError, match="use or look"):
+        widget_minutes("skim")
+
+
+def test_a_widget_with_inputs_is_to_be_used_unless_the_author_says_look() -> None:
+    race = get_widget("cpu_gpu_race")
+    running = race.running_seconds
+    assert running is not None
+    seconds = running(Values(race.defaults()))
+    assert 1 < seconds < 60  # a race picks its speed to last about ten seconds
+    assert authoring.reader_minutes(race, {}) == pytest.approx(1 + seconds / 60)
+    assert authoring.reader_minutes(get_widget("model_size"), {}) == 1.0
+    assert authoring.reader_minutes(get_widget("model_size"), {}, "look") == 0.5
+    assert authoring.reader_minutes(get_widget("drill_speed"), {}) == 3.0
+    with pytest.raises(ValueError, match="reader="):
+        authoring.reader_minutes(get_widget("model_size"), {}, "skim")
+
+
+def test_the_reader_model_on_a_small_hand_made_page() -> None:
+    """Worked by hand: 117 words shown (a paragraph of 100; a table's 2 heads and 2 cells, 5
+    words as "16 GB" is two; a closed details' 1-word summary; a widget's 11: title 2, label
+    1, result 8), the details' body and the code block left out; a widget to use (1 minute),
+    one only to look at (0.5), a drill of three questions (3) and a clock whose animation
+    runs 30 seconds (1 + 0.5): 6 minutes of widgets. 117 / 238 = 0.49 minute of reading:
+    6.49 minutes, 'about 6'."""
+    steps = ("steps/only/",)
+    header = authoring.step_header({}, "steps/only/", "", steps)
+
+    def frame(name: str, minutes: str, words: str) -> str:
+        return (f'<div class="widget" id="w-{name}-1" data-widget="{name}" '
+                f'data-reader-minutes="{minutes}">{words}</div>')
+
+    page = (
+        f"<article>{header}<p>{' '.join(['word'] * 100)}</p>"
+        "<table><tr><th>Model</th><th>Memory</th></tr><tr><td>8B</td><td>16 GB</td></tr></table>"
+        "<details><summary>Assumptions</summary><p>ten words that the reader opens only on purpose here</p></details>"
+        "<pre><code>python -m engine plan --gpus 8</code></pre>"
+        + frame("model_size", "1", "<p>Model size</p><label>Model</label><output>18 GB of weights for 8 billion parameters</output>")
+        + frame("roofline_chart", "0.5", "")
+        + frame("drill_speed", "3", "")
+        + frame("training_run", "1.5", "")
+        + "</article>"
+    )
+    assert read_page(page) == PageReading(117, (1.0, 0.5, 3.0, 1.5))
+    built, minutes = authoring.finish_step_header(page)
+    assert minutes == pytest.approx(117 / 238 + 6.0)
+    assert "Step 1 of 1 · about 6 minutes (117 words, 4 widgets)" in built
+    assert 'data-minutes="6" data-words="117" data-widget-minutes="6"' in built
+
+
+def test_a_widget_in_a_closed_details_asks_nothing_and_one_without_minutes_stops_the_count() -> None:
+    hidden = ('<article><details><summary>More</summary><div class="widget" data-widget="x" '
+              'data-reader-minutes="1"></div></details></article>')
+    assert read_page(hidden).widget_minutes == ()
+    with pytest.raises(ValueError, match="data-reader-minutes"):
+        read_page('<article><div class="widget" data-widget="x"></div></article>')
+
+
 def test_the_header_states_the_minutes_of_the_built_page() -> None:
     steps = ("steps/a/", "steps/b/")
-    markdown = "{{ widget('model_size') }} {{ widget('serve_plan') }}"
-    header = authoring.step_header({}, "steps/b/", markdown, steps)
+    header = authoring.step_header({}, "steps/b/", "", steps)
     prose = " ".join(["word"] * (READING_WORDS_PER_MINUTE * 2))
     hidden = "<details><summary>More</summary><p>" + prose * 3 + "</p></details>"
+    widgets = authoring.widget_html("model_size", "steps/b/", {}) + authoring.widget_html(
+        "model_size", "steps/b/", {"reader": "look"})
     built, minutes = authoring.finish_step_header(f"<article>{header}<p>{prose}</p>{hidden}</article>")
-    # 476 words + "More", 2 widgets at half a minute: 3 minutes.
-    assert minutes == pytest.approx(477 / READING_WORDS_PER_MINUTE + 1.0)
-    assert "Step 2 of 2 · about 3 minutes (477 words, 2 widgets)" in built
-    assert 'data-minutes="3" data-words="477"' in built
+    # 476 words + "More": 2 minutes and a bit.
+    assert minutes == pytest.approx(477 / READING_WORDS_PER_MINUTE)
+    assert "Step 2 of 2 · about 2 minutes (477 words)" in built
+    assert 'data-reader-minutes="1"' in widgets and 'data-reader-minutes="0.5"' in widgets
+    with pytest.raises(authoring.AuthoringError, match="widget_minutes"):
+        authoring.step_header({"widget_minutes": 2}, "steps/b/", "", steps)
 
 
 def test_a_page_without_a_step_header_is_left_alone() -> None:
