@@ -17,7 +17,8 @@ def test_bytes_per_number():
         # ggml-common.h: block_q4_0 = 2-byte scale + 16 bytes for 32 weights = 18/32 bytes;
         # block_q8_0 = 2 + 32 bytes for 32 weights; NVFP4 = 4 bits + an 8-bit scale per 16.
         "q4_0": 18 / 32, "q8_0": 34 / 32, "fp4": (4 + 8 / 16) / 8,
-        # llama.cpp tools/quantize/README.md: Q4_K_M averages 4.84 bits per weight.
+        # llama.cpp examples/quantize/README.md (2023, Llama 2 7B): Q4_K_M averages 4.84 bits
+        # per weight.
         "q4_k_m": 4.84 / 8,
         # llama.cpp files of Llama 3.1 8B (worked below); block_q6_K = 210 bytes per 256.
         "q2_k": 3.16 / 8, "q3_k_m": 4.0 / 8, "q5_k_m": 5.7 / 8, "q6_k": 210 / 256,
