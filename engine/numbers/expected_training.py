@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
 from engine.numbers.catalog.links import get_links
@@ -49,7 +50,15 @@ from engine.numbers.compute import bound_seconds as model_flops_bound_seconds
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.op_time import Op, repeated, scaled
-from engine.numbers.parallelism import BatchSplit, StepSplit, Traffic, check_split, split_batch
+from engine.numbers.parallelism import (
+    BatchSplit,
+    StepSplit,
+    Traffic,
+    check_context_split,
+    check_expert_parallel,
+    default_expert_parallel,
+    split_batch,
+)
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Recompute, Sharding
 from engine.numbers.training_ops import StepShape, training_ops
@@ -108,7 +117,8 @@ class ExpectedTrain(Record):
     ``tokens_per_step``: the global batch used; ``warnings``: what was changed or assumed to
     get it (idle ranks, a batch rounded up). ``ops``: one step on the busiest GPU, op by op
     (engine.numbers.training_ops, then the exposed communication, the bubble and the
-    optimiser), their seconds adding up to ``step_seconds``.
+    optimiser), their seconds adding up to ``step_seconds``. ``ep`` and ``cp``: the expert-
+    and context-parallel sizes used.
     """
 
     mfu: float
@@ -123,7 +133,7 @@ class ExpectedTrain(Record):
     mfu_given: bool
     basis: tuple[Basis, ...]
     JSON = JsonShape(skip=("compute_seconds_per_step", "bubble_seconds_per_step",
-                           "optimizer_seconds_per_step"),
+                           "optimizer_seconds_per_step", "ep", "cp"),
                      derived=("step",))
 
     pp: int = 1
@@ -133,6 +143,8 @@ class ExpectedTrain(Record):
     warnings: tuple[TrainWarning, ...] = ()
     optimizer_seconds_per_step: float = 0.0
     ops: tuple[Op, ...] = ()
+    ep: int = 1
+    cp: int = 1
 
     @property
     def step(self) -> TrainStep:
@@ -143,12 +155,20 @@ class ExpectedTrain(Record):
                          self.bubble_seconds_per_step, self.optimizer_seconds_per_step)
 
 
+def _kv_chunk_bytes(model: ModelSpec, tokens: int, tp: int) -> float:
+    """Bytes of one GPU's keys and values of ``tokens`` tokens for one layer, in 16 bits
+    (an MLA model's full keys and values, as Megatron-LM passes them)."""
+    qk, v = architecture.attention_head_dims(model)
+    kv_heads = model.kv_heads if model.attention == "gqa" else model.heads
+    return tokens * kv_heads / tp * (qk + v) * ACTIVATION_BYTES
+
+
 def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, gpus: int = 1,
                    tp: int = 1, sharding: Sharding = "none", micro_batch: int = 1,
                    seq_len: int = 4096, recompute: Recompute = "selective",
                    compute_format: str = "bf16", mfu: float | None = None, pp: int = 1,
-                   global_batch_tokens: float | None = None, interleave: int = 1
-                   ) -> ExpectedTrain:
+                   global_batch_tokens: float | None = None, interleave: int = 1,
+                   ep: int | None = None, cp: int = 1, fp8: bool = False) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -160,14 +180,19 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     share; ``global_batch_tokens`` (default: the catalogue's) sets m. ``interleave`` v > 1:
     each GPU holds v chunks of layers (the interleaved schedule), which cuts the idle time v
     times for v times the sends between stages (Narayanan et al. 2021, section 2.2.2).
-    EngineError when the split cannot work (parallelism.check_split) or the chunks outnumber
-    the layers.
+    ``ep``: expert-parallel GPUs (None: a mixture's experts over the data-parallel GPUs,
+    min(experts, dp)); ``cp``: context-parallel GPUs sharing each sequence (gpus = dp x tp x
+    pp x cp); ``fp8``: the layers' matmuls in fp8 (Transformer Engine), MFU still counted
+    against the bf16 dense peak, and the bound then the matmul FLOPs at the fp8 peak and the
+    attention FLOPs at the bf16 peak.
+    EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
+    or the chunks outnumber the layers.
     """
     m = model
     hw = hardware
     d = tokens
     g = gpus
-    split = check_split(m, hw, g, tp, pp)
+    split = check_context_split(m, hw, g, tp, pp, cp)
     t, p = split.tp, split.pp
     v = interleave
     if v > 1 and p * v > m.layers:
@@ -192,34 +217,59 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # kernels run); training_ops times the work the busiest GPU does, op by op.
     per_token = training_flops_per_token(m, s, rec)
     bound_seconds = model_flops_bound_seconds(per_token.model * d, g, peak)
-    ep = min(m.experts, dp) if m.routed_params else 1
-    ops = training_ops(m, hw, StepShape(tokens_mb, s, t, split.stage_layers, p, ep,
-                                        dp if shard != "none" else 1, rec),
+    if fp8:
+        # No stack beats its matmul FLOPs at the fp8 peak and the rest at the bf16 peak.
+        fp8_peak = hw.peak_flops_per_s("fp8")
+        bound_seconds = (model_flops_bound_seconds(per_token.matmul * d, g, fp8_peak)
+                         + model_flops_bound_seconds(per_token.attention * d, g, peak))
+    if ep is None:
+        ep = default_expert_parallel(m, dp)
+    else:
+        check_expert_parallel(m, ep, dp)
+    c = cp
+    shards = dp * c if shard != "none" else 1
+    ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
+                                        shards, rec, fp8, c),
                        defaults.grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds
+    tokens_gpu = tokens_mb // c
 
     links = get_links(hw.id)
     tp_link = group_link(links, t)
     tp_comm_mb = 4 * split.stage_layers * all_reduce_seconds(
-        tokens_mb * m.hidden * ACTIVATION_BYTES, tp_link)
+        tokens_gpu * m.hidden * ACTIVATION_BYTES, tp_link)
+    cp_comm_mb = cp_exposed_mb = 0.0
+    kv_bytes = 0.0
+    if c > 1:
+        cp_link = group_link(links, c, per_server=max(1, links.chips_per_server // t))
+        kv_bytes = _kv_chunk_bytes(m, tokens_gpu, t)
+        # Forward: the keys and values of the other c - 1 chunks come round the ring; backward:
+        # they come round again and their gradients go back (Megatron-LM's ring attention).
+        kv_forward = split.stage_layers * (c - 1) * send_seconds(kv_bytes, cp_link)
+        attention = {name: sum(o.seconds for o in ops.micro_batch if o.name == name)
+                     for name in ("attention (forward)", "attention (backward)")}
+        cp_comm_mb = 3 * kv_forward
+        cp_exposed_mb = (max(0.0, kv_forward - attention["attention (forward)"])
+                         + max(0.0, 2 * kv_forward - attention["attention (backward)"]))
     # Each stage hands its activations forward and their gradients back: two sends per
     # micro-batch, each tensor-parallel GPU sending its 1/tp slice (Megatron's scatter/gather).
     pp_link = group_link(links, 2, per_server=2 if 2 * t <= links.chips_per_server else 1)
-    p2p_mb = 2 * v * send_seconds(tokens_mb * m.hidden * ACTIVATION_BYTES / t, pp_link) \
+    p2p_mb = 2 * v * send_seconds(tokens_gpu * m.hidden * ACTIVATION_BYTES / t, pp_link) \
         if p > 1 else 0.0
-    dp_link = group_link(links, dp, per_server=max(1, links.chips_per_server // (t * p)))
-    # A mixture of experts spreads its experts over the data-parallel GPUs (expert
-    # parallelism, ep = min(experts, dp)): each expert's gradients are reduced only among its
-    # dp / ep copies, and tokens travel to their experts and back by all-to-all (assumed
-    # overlapped with compute, as DeepSeek-V3's DualPipe does).
+    # The gradients are reduced over every data- and context-parallel GPU.
+    dp_link = group_link(links, dp * c, per_server=max(1, links.chips_per_server // (t * p)))
+    # A mixture of experts spreads its experts over ep of the data-parallel GPUs (expert
+    # parallelism; by default ep = min(experts, dp)): each expert's gradients are reduced
+    # only among its dp / ep copies, and tokens travel to their experts and back by
+    # all-to-all (assumed overlapped with compute, as DeepSeek-V3's DualPipe does).
     grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
         * split.stage_share * defaults.grad_bytes_per_param
     a2a_mb = 0.0
     if ep > 1:
         ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))
         a2a_mb = 4 * (m.layers - m.dense_layers) * split.stage_share * all_to_all_seconds(
-            tokens_mb * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
+            tokens_gpu * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
     # Compute that runs beside a collective has fewer SMs: it takes 1 / (1 - share) as long.
     sm_share = collective_sm_share()
     slowed = sm_share.value / (1.0 - sm_share.value)
@@ -229,20 +279,20 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    + reduce_scatter_seconds(grad_bytes, dp_link))
         dp_comm = accum * comm_mb
         dp_exposed = accum * max(0.0, comm_mb - compute_mb)
-        contention_mb = slowed * min(comm_mb + a2a_mb, compute_mb)
+        contention_mb = slowed * min(comm_mb + a2a_mb + cp_comm_mb - cp_exposed_mb, compute_mb)
         contention_step = 0.0
     else:
         dp_comm = all_reduce_seconds(grad_bytes, dp_link)
         dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
-        contention_mb = slowed * min(a2a_mb, compute_mb)
+        contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb, compute_mb)
         contention_step = slowed * min(dp_comm, compute_mb * 2.0 / 3.0)
-    stage_mb = compute_mb + tp_comm_mb + p2p_mb + contention_mb
+    stage_mb = compute_mb + tp_comm_mb + p2p_mb + contention_mb + cp_exposed_mb
     compute_step = accum * compute_mb
     contention = accum * contention_mb + contention_step
-    exposed = accum * (tp_comm_mb + p2p_mb) + dp_exposed + contention
+    exposed = accum * (tp_comm_mb + p2p_mb + cp_exposed_mb) + dp_exposed + contention
     bubble = (p - 1) * stage_mb / v
     step = compute_step + exposed + bubble + optimizer_seconds
-    comm = accum * (tp_comm_mb + a2a_mb + p2p_mb) + dp_comm
+    comm = accum * (tp_comm_mb + a2a_mb + p2p_mb + cp_comm_mb) + dp_comm
     traffic = []
     if dp > 1:
         weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
@@ -250,13 +300,16 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                                if shard == "zero3" else grad_bytes, dp_comm))
     if t > 1:
         traffic.append(Traffic("tensor", tp_link.name, 4 * split.stage_layers * accum
-                               * tokens_mb * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
+                               * tokens_gpu * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
     if p > 1:
-        traffic.append(Traffic("pipeline", pp_link.name, 2 * v * accum * tokens_mb * m.hidden
+        traffic.append(Traffic("pipeline", pp_link.name, 2 * v * accum * tokens_gpu * m.hidden
                                * ACTIVATION_BYTES / t, accum * p2p_mb))
+    if c > 1:
+        traffic.append(Traffic("context", cp_link.name, 3 * split.stage_layers * (c - 1)
+                               * accum * kv_bytes, accum * cp_comm_mb))
     if ep > 1:
         traffic.append(Traffic("expert", ep_link.name, 4 * (m.layers - m.dense_layers)
-                               * split.stage_share * accum * tokens_mb * m.experts_per_token
+                               * split.stage_share * accum * tokens_gpu * m.experts_per_token
                                * m.hidden * ACTIVATION_BYTES / t, accum * a2a_mb))
 
     basis = [*ops.basis,
@@ -276,6 +329,15 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                            "all-to-all overlapped with compute)", float(ep),
                            "DeepSeek-V3 Technical Report (arXiv 2412.19437), section 3.2: "
                            "expert parallelism 64 and DualPipe overlapping the all-to-all"))
+    if c > 1:
+        basis.append(Basis(f"context parallelism: each sequence over {c} GPUs, the keys and "
+                           "values of the other chunks passed round a ring beside attention "
+                           "(exposed where the exchange outlasts it)", float(c),
+                           "Megatron-LM / Transformer Engine context parallelism (ring "
+                           "attention with causal load balancing); Liu et al. 2023, 'Ring "
+                           "Attention' (arXiv 2310.01889)"))
+        basis.append(Basis(f"context-parallel link: {cp_link.name}, bytes/s each way per GPU "
+                           "after the collective efficiency", cp_link.bytes_per_s, links.source))
     if t > 1:
         basis.append(Basis(f"tensor-parallel link: {tp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", tp_link.bytes_per_s, links.source))
@@ -288,12 +350,18 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     step_ops = [*repeated(ops.micro_batch, accum)]
     for name, seconds in (("tensor-parallel all-reduces", accum * tp_comm_mb),
                           ("pipeline sends", accum * p2p_mb),
+                          ("context-parallel K/V exchange (not hidden)", accum * cp_exposed_mb),
                           ("data-parallel gradient reduction (not hidden)", dp_exposed),
                           ("compute beside collectives (the SMs they take)", contention),
                           ("pipeline bubble", bubble)):
         if seconds > 0:
             step_ops.append(Op(name, seconds, "communication"))
     step_ops += ops.optimizer
+    if fp8:
+        basis.append(Basis("MFU of an fp8 run counted against the bf16 dense peak (FLOP/s), "
+                           "so it compares with the same model's bf16 runs", peak,
+                           "the engine's convention; MosaicML's llm-foundry benchmark tables "
+                           "quote their fp8 runs against the fp8 peak instead, half the value"))
     model_flops_per_s_per_mfu = g * peak / per_token.model  # tokens/s at MFU = 1
     if mfu is not None:
         u = mfu
@@ -315,5 +383,5 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         basis=tuple(basis), pp=p, compute_seconds_per_step=compute_step,
         bubble_seconds_per_step=bubble, traffic=tuple(traffic),
         warnings=batch_warnings(batch, t * p), optimizer_seconds_per_step=optimizer_seconds,
-        ops=tuple(step_ops),
+        ops=tuple(step_ops), ep=ep, cp=c,
     )

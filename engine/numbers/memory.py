@@ -18,7 +18,7 @@ from engine.numbers.activations import micro_batches_in_flight
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.formats import FormatId, get_format
-from engine.numbers.parallelism import check_split, split_batch
+from engine.numbers.parallelism import check_context_split, check_expert_parallel, split_batch
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
@@ -49,9 +49,12 @@ _CONVENTION_PARTS: dict[Convention, dict[str, float]] = {
     "mixed-18": {"weights": 2.0, "gradients": 4.0, "master_weights": 4.0},
     "mixed-20": {"weights": 2.0, "gradients": 2.0, "fp32_gradients": 4.0, "master_weights": 4.0},
     "fp32": {"weights": 4.0, "gradients": 4.0},
+    # Transformer Engine's fp8 copy of each weight and of its transpose (the backward pass's
+    # layout), kept for every micro-batch of the step.
+    "fp8": {"weights": 2.0, "gradients": 2.0, "master_weights": 4.0, "fp8_weights": 2.0},
 }
 # Which sharding stage partitions each part: 1 = optimiser states, 2 = gradients, 3 = weights.
-_ZERO_STAGE = {"weights": 3, "gradients": 2, "fp32_gradients": 2}
+_ZERO_STAGE = {"weights": 3, "fp8_weights": 3, "gradients": 2, "fp32_gradients": 2}
 _STAGE: dict[Sharding, int] = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 
 
@@ -255,7 +258,7 @@ class TrainingMemory(Record):
     """
 
     JSON = JsonShape(ids=("model", "hardware"), derived=("bytes_per_param_total",),
-                     after={"bytes_per_param_total": "bytes_per_param"})
+                     after={"bytes_per_param_total": "bytes_per_param"}, skip=("ep", "cp"))
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -280,6 +283,8 @@ class TrainingMemory(Record):
     headroom_bytes: float
     state_bytes: float
     state_bytes_total: float
+    ep: int = 1
+    cp: int = 1
 
     @property
     def bytes_per_param_total(self) -> float:
@@ -301,6 +306,8 @@ def training_memory(
     pp: int = 1,
     interleave: int = 1,
     global_batch_tokens: float | None = None,
+    ep: int = 1,
+    cp: int = 1,
 ) -> TrainingMemory:
     """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding, tensor
     parallel ``tp`` and ``pp`` pipeline stages of ``interleave`` chunks each (see
@@ -318,11 +325,14 @@ def training_memory(
     interleaved, at most the step's micro-batches, ``global_batch_tokens`` / (dp x
     ``micro_batch`` x ``seq_len``) with the catalogue's global batch by default). The
     embedding's output, the logits and the loss are left out.
+    ``ep`` expert-parallel GPUs each hold 1/ep of a mixture's routed experts (1: every GPU
+    holds them all); ``cp`` context-parallel GPUs share each sequence, so each keeps 1/cp of
+    its activations (gpus = dp x tp x pp x cp).
     """
     m = model
     hw = hardware
     g = gpus
-    split = check_split(m, hw, g, tp, pp)
+    split = check_context_split(m, hw, g, tp, pp, cp)
     t = split.tp
     shard = sharding
     rec = recompute
@@ -330,21 +340,29 @@ def training_memory(
     s = seq_len
     bpp = training_state_bytes_per_param(optimizer, convention)
     dp = split.dp
+    check_expert_parallel(m, ep, dp)
     stage = _STAGE[shard]
+    # The weights' copies are sharded over every data- and context-parallel GPU (Megatron's
+    # distributed optimiser), an expert's over the copies of that expert: dp x cp / ep.
     p = m.params / t * split.stage_share
+    p_experts = m.routed_params / t * split.stage_share
     groups = {"weights": 0.0, "gradients": 0.0, "optimizer_states": 0.0}
     for name, nbytes in bpp.items():
         part_stage = _ZERO_STAGE.get(name, 1)
-        share = p * nbytes / (dp if stage >= part_stage else 1)
-        key = name if name in groups else ("gradients" if part_stage == 2
-                                           else "optimizer_states")
+        sharded = stage >= part_stage
+        share = p * nbytes / (dp * cp if sharded else 1)
+        if ep > 1:
+            share += (p_experts / ep * nbytes / (dp * cp // ep if sharded else 1)
+                      - p_experts * nbytes / (dp * cp if sharded else 1))
+        key = name if name in groups else {2: "gradients", 3: "weights"}.get(
+            part_stage, "optimizer_states")
         groups[key] += share
     global_tokens = (global_batch_tokens if global_batch_tokens is not None
                      else float(training_defaults().global_batch_tokens))
     per_step = split_batch(global_tokens, mb * s, dp).accumulation
     in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
     act = in_flight * split.stage_layers * activation_bytes_per_layer(
-        m, seq_len=s, micro_batch=mb, recompute=rec, tp=t)
+        m, seq_len=s, micro_batch=mb, recompute=rec, tp=t) / cp
     state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
     parts = {**groups, "activations": act, "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
     total = state + act + RUNTIME_OVERHEAD_BYTES
@@ -355,7 +373,7 @@ def training_memory(
         recompute=rec, interleave=interleave, micro_batches_per_step=per_step,
         micro_batches_in_flight=in_flight, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
-        state_bytes_total=m.params * sum(bpp.values()),
+        state_bytes_total=m.params * sum(bpp.values()), ep=ep, cp=cp,
     )
 
 
@@ -367,9 +385,10 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     tensor parallel x pipeline stages if it fits at all; ZeRO stages divide their parts by the
     data-parallel size. None when no count helps (the unsharded parts alone are too big).
     """
-    t = mem.tp * mem.pp
+    t = mem.tp * mem.pp * mem.cp
     stage = _STAGE[mem.sharding]
-    p = mem.model.params / mem.tp * ceil_div(mem.model.layers, mem.pp) / mem.model.layers
+    held = mem.model.params - mem.model.routed_params * (1 - 1 / mem.ep)
+    p = held / mem.tp * ceil_div(mem.model.layers, mem.pp) / mem.model.layers
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

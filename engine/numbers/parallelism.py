@@ -108,6 +108,42 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
     return Split(gpus, t, p, gpus // (t * p), ceil_div(model.layers, p), model.layers, per)
 
 
+def check_context_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
+                        pp: int, cp: int) -> Split:
+    """:func:`check_split` of the ``gpus`` / ``cp`` GPUs that each of ``cp`` context-parallel
+    GPUs stands for (gpus = dp x tp x pp x cp): its ``dp`` counts data-parallel ranks, each
+    rank ``cp`` GPUs sharing every sequence. EngineError naming ``cp`` when ``cp`` does not
+    divide the GPUs left after tensor and pipeline parallelism."""
+    if cp > 1 and gpus % (tp * pp * cp):
+        raise EngineError(
+            f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages × "
+            f"context parallel ({tp} × {pp} × {cp} = {tp * pp * cp:,}).", "cp")
+    return check_split(model, hardware, gpus // cp, tp, pp)
+
+
+def default_expert_parallel(model: ModelSpec, dp: int) -> int:
+    """The expert-parallel size when none is given: a mixture's experts spread over the
+    data-parallel GPUs, min(experts, dp); 1 for a dense model."""
+    return min(model.experts, dp) if model.routed_params else 1
+
+
+def check_expert_parallel(model: ModelSpec, ep: int, dp: int) -> None:
+    """EngineError naming ``ep`` unless ``ep`` GPUs can share ``model``'s experts: 1 always;
+    above 1 only a mixture of experts, an ``ep`` dividing its expert count and the
+    data-parallel size ``dp`` (the expert-parallel GPUs are data-parallel ranks)."""
+    if ep == 1:
+        return
+    if not model.routed_params:
+        raise EngineError(f"Expert parallelism needs a mixture of experts; {model.name} is "
+                          "dense: leave ep at 1.", "ep")
+    if model.experts % ep:
+        raise EngineError(f"Expert parallel size ({ep}) must divide {model.name}'s "
+                          f"{model.experts} experts.", "ep")
+    if dp % ep:
+        raise EngineError(f"Expert parallel size ({ep}) must divide the data-parallel size "
+                          f"({dp}): the experts are spread over data-parallel ranks.", "ep")
+
+
 def micro_batches_in(global_batch_tokens: float, micro_batch_tokens: int) -> int:
     """The micro-batches one optimiser step's global batch makes: its tokens over a
     micro-batch's, rounded up (a part-filled micro-batch still takes a rank's turn)."""

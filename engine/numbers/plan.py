@@ -192,6 +192,8 @@ def plan(
     nodes: object = None,
     global_batch_tokens: object = None,
     interleave: object = 1,
+    ep: object = None,
+    cp: object = 1,
 ) -> Plan:
     """Answer the five questions for one workload.
 
@@ -202,7 +204,10 @@ def plan(
     with ``sharding``, tensor parallel ``tp`` and ``pp`` pipeline stages (``nodes``: that
     many servers of the hardware instead of ``gpus``), ``global_batch_tokens`` per optimiser
     step (default: the catalogue's); the expected figures model the MFU unless ``mfu`` is
-    given.
+    given. ``convention`` 'fp8' runs the layers' matmuls in fp8 (Transformer Engine); ``ep``
+    expert-parallel GPUs share a mixture's experts (default: min(experts, data-parallel
+    size) for the times, every GPU holding every expert for the memory); ``cp``
+    context-parallel GPUs share each sequence (gpus = dp x tp x pp x cp).
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
@@ -218,7 +223,8 @@ def plan(
                                optimizer=optimizer, convention=convention,
                                micro_batch=micro_batch, seq_len=seq_len, recompute=recompute,
                                pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
-                               global_batch_tokens=global_batch_tokens, interleave=interleave)
+                               global_batch_tokens=global_batch_tokens, interleave=interleave,
+                               ep=ep, cp=cp)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -253,7 +259,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            optimizer=r.optimizer, convention=r.convention,
                            micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
                            pp=r.pp, interleave=r.interleave,
-                           global_batch_tokens=r.global_batch_tokens)
+                           global_batch_tokens=r.global_batch_tokens,
+                           ep=r.ep if r.ep is not None else 1, cp=r.cp)
     given = r.tokens is not None
     d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
     u = r.mfu if r.mfu is not None else DEFAULT_MFU
@@ -274,7 +281,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            micro_batch=tmem.micro_batch, seq_len=tmem.seq_len,
                            recompute=tmem.recompute, compute_format=fmt, mfu=r.mfu,
                            pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
-                           interleave=r.interleave)
+                           interleave=r.interleave, ep=r.ep, cp=r.cp,
+                           fp8=r.convention == "fp8")
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

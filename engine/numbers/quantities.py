@@ -147,6 +147,14 @@ PIPELINE_STAGES = Quantity(
     "pipeline parallelism cuts the layers into 1 to 1,024 stages; a stage holds at least one "
     "layer",
 )
+EXPERT_PARALLEL = Quantity(
+    "integer", "GPUs", 1, 1024,
+    "expert parallelism spreads a mixture's experts over 1 to 1,024 GPUs (DeepSeek-V3: 64)",
+)
+CONTEXT_PARALLEL = Quantity(
+    "integer", "GPUs", 1, 64,
+    "context parallelism splits each sequence over 1 to 64 GPUs (Llama 3 405B at 128K: 16)",
+)
 PIPELINE_CHUNKS = Quantity(
     "integer", "chunks", 1, 64,
     "the interleaved schedule gives each GPU a few chunks of layers (Megatron-LM: 2 to 8)",

@@ -28,7 +28,9 @@ from engine.numbers.training_choices import (
 
 @dataclass(frozen=True, slots=True)
 class TrainRequest:
-    """A checked training set-up: ``gpus`` = data x ``tp`` x ``pp`` GPUs, ``micro_batch``
+    """A checked training set-up: ``gpus`` = data x ``tp`` x ``pp`` x ``cp`` GPUs (``cp``
+    context-parallel GPUs share each sequence), ``ep`` expert-parallel GPUs (None: the
+    default rule, engine.numbers.parallelism.default_expert_parallel), ``micro_batch``
     sequences of ``seq_len`` tokens per step of each data-parallel rank, ``interleave`` chunks
     of layers per GPU. ``tokens``, ``mfu``, ``target_days`` (days) and
     ``global_batch_tokens`` are None when not given (the plan then uses its defaults)."""
@@ -47,6 +49,8 @@ class TrainRequest:
     mfu: float | None
     target_days: float | None
     global_batch_tokens: float | None
+    ep: int | None = None
+    cp: int = 1
 
 
 def _given(value: object) -> bool:
@@ -57,7 +61,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         convention: object, micro_batch: object, seq_len: object,
                         recompute: object, pp: object, tokens: object, mfu: object,
                         target_days: object, global_batch_tokens: object,
-                        interleave: object) -> TrainRequest:
+                        interleave: object, ep: object = None, cp: object = 1
+                        ) -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -81,4 +86,7 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         global_batch_tokens=(q.GLOBAL_BATCH_TOKENS.check(
             global_batch_tokens, "global_batch_tokens", "Global batch")
             if _given(global_batch_tokens) else None),
+        ep=(q.EXPERT_PARALLEL.check_integer(ep, "ep", "Expert parallel size")
+            if _given(ep) else None),
+        cp=q.CONTEXT_PARALLEL.check_integer(cp, "cp", "Context parallel size"),
     )

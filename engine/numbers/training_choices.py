@@ -16,9 +16,14 @@ Sharding = Literal["none", "zero1", "zero2", "zero3"]
 SHARDINGS: tuple[Sharding, ...] = get_args(Sharding)
 Optimizer = Literal["adam", "adamw", "adam-8bit", "sgd-momentum", "sgd"]
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
-# Bytes per parameter of weights, gradients and master weights (optimiser states apart).
-Convention = Literal["mixed-16", "mixed-18", "mixed-20", "fp32"]
+# Bytes per parameter of weights, gradients and master weights (optimiser states apart);
+# fp8 is mixed-16's state plus the fp8 weight copies Transformer Engine keeps, and also says
+# how the layers' matmuls run (in fp8).
+Convention = Literal["mixed-16", "mixed-18", "mixed-20", "fp32", "fp8"]
 CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
+# The conventions that are only a memory layout (every matmul in 16 or 32 bits): the choices
+# the memory tables and widgets offer.
+MEMORY_CONVENTIONS: tuple[Convention, ...] = ("mixed-16", "mixed-18", "mixed-20", "fp32")
 # What the backward pass computes again instead of keeping (Korthikanti et al. 2022).
 Recompute = Literal["none", "selective", "full"]
 RECOMPUTE: tuple[Recompute, ...] = get_args(Recompute)

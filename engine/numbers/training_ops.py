@@ -37,6 +37,7 @@ from engine.numbers.catalog.kernel_rates import (
     adam_bytes_per_param,
     attention_rates,
     elementwise_bytes,
+    fp8_matmul_shape_fraction,
     matmul_shape_fraction,
     memory_stream_fraction,
     training_attention_kernel,
@@ -46,6 +47,9 @@ from engine.numbers.op_time import Op, Work, ops_of
 from engine.numbers.training_choices import Recompute
 
 ACTIVATION_BYTES = 2.0  # 16-bit activations and weights in the matmuls
+FP8_BYTES = 1.0  # an fp8 number (E4M3 forward, E5M2 gradients)
+# The op that casts the layers' weights to fp8, once per optimiser step.
+WEIGHT_CAST = "fp8 casts (weights, once per step)"
 # Matmuls whose input dimension tensor parallelism splits (Megatron's row-parallel layers);
 # the rest split their output (column-parallel), except those kept whole on every GPU.
 _ROW_PARALLEL = ("attention.o", ".down")
@@ -57,7 +61,9 @@ class StepShape:
     """Where the ops run: ``tokens`` per micro-batch on one data-parallel rank (micro-batch x
     ``seq_len``), ``tp`` GPUs wide, ``stage_layers`` of ``layers`` on the fullest stage,
     ``pipeline`` stages, ``ep`` expert-parallel GPUs, ``optimizer_shards`` the data-parallel
-    ranks the optimiser state is split over (1 without ZeRO)."""
+    ranks the optimiser state is split over (1 without ZeRO). ``fp8``: the layers' matmuls
+    run in fp8 (Transformer Engine). ``cp``: context-parallel GPUs sharing each sequence of
+    ``seq_len`` tokens; ``tokens`` is then this GPU's share, micro-batch x seq_len / cp."""
 
     tokens: int
     seq_len: int
@@ -67,6 +73,8 @@ class StepShape:
     ep: int
     optimizer_shards: int
     recompute: Recompute
+    fp8: bool = False
+    cp: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +103,7 @@ class _Rates:
     stream: float
     per_kernel: float
     hw: HardwareSpec
+    fp8_peak: float = 0.0  # > 0: the layers' matmuls run in fp8 at this dense peak
 
 
 def _group(c: Component) -> str:
@@ -109,20 +118,46 @@ def _group(c: Component) -> str:
     return "MLP"
 
 
+def _bf16(r: _Rates) -> _Rates:
+    """``r`` with every matmul in 16 bits (the router, the output head)."""
+    return _Rates(r.peak, r.stream, r.per_kernel, r.hw)
+
+
 def _gemm(name: str, m: int, n: int, k: int, r: _Rates, times: float) -> Work:
-    """One m x k by k x n product in 16 bits at its shape's rate."""
-    f = matmul_shape_fraction(r.hw, max(1, m), max(1, n), max(1, k)).value
+    """One m x k by k x n product at its shape's rate: in 16 bits, or with ``r.fp8_peak`` in
+    fp8 (inputs 1 byte per number, the output in bf16, 2)."""
+    m, n, k = max(1, m), max(1, n), max(1, k)
+    if r.fp8_peak:
+        f = fp8_matmul_shape_fraction(r.hw, m, n, k).value
+        return Work(name, 2.0 * m * n * k, FP8_BYTES * (m * k + k * n) + ACTIVATION_BYTES * m * n,
+                    r.fp8_peak * f, r.stream, 1, r.per_kernel, times)
+    f = matmul_shape_fraction(r.hw, m, n, k).value
     return Work(name, 2.0 * m * n * k, ACTIVATION_BYTES * (m * k + k * n + m * n),
                 r.peak * f, r.stream, 1, r.per_kernel, times)
 
 
 def _linear(name: str, tokens: int, k_in: int, n_out: int, r: _Rates, times: float,
             backward: bool) -> list[Work]:
-    """A linear layer's GEMMs: forward X[t, k] W[k, n]; backward dX = dY W^T and dW = X^T dY."""
+    """A linear layer's GEMMs: forward X[t, k] W[k, n]; backward dX = dY W^T and dW = X^T dY.
+    In fp8, each GEMM input is cast first, each number read in bf16 (2 bytes) and written in
+    fp8 (1): X in the forward pass and dY in the backward (X, kept from the forward, serves
+    dW too), W once per optimiser step (:data:`WEIGHT_CAST`; Transformer Engine keeps the
+    copy for the step's micro-batches). The cast kernel finds the tensor's amax as it goes
+    (Transformer Engine's fused cast), so amax and the scaling add no pass of their own."""
+    out: list[Work] = []
+    if r.fp8_peak:
+        cast_bytes = ACTIVATION_BYTES + FP8_BYTES
+        numbers = tokens * (n_out if backward else k_in)
+        suffix = "(backward)" if backward else "(forward)"
+        out.append(Work(f"fp8 casts {suffix}", 0.0, cast_bytes * numbers, 1.0, r.stream, 1,
+                        r.per_kernel, times))
+        if not backward:
+            out.append(Work(WEIGHT_CAST, 0.0, cast_bytes * k_in * n_out, 1.0, r.stream, 1,
+                            r.per_kernel, times))
     if not backward:
-        return [_gemm(f"matmul: {name} (forward)", tokens, n_out, k_in, r, times)]
+        return [*out, _gemm(f"matmul: {name} (forward)", tokens, n_out, k_in, r, times)]
     label = f"matmul: {name} (backward)"
-    return [_gemm(label, tokens, k_in, n_out, r, times),
+    return [*out, _gemm(label, tokens, k_in, n_out, r, times),
             _gemm(label, k_in, n_out, tokens, r, times)]
 
 
@@ -147,37 +182,45 @@ def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
                 n_out = max(1, n_out // t)
         tokens = s.tokens
         copies = per_layer
+        rates = r if c.kind != "router" else _bf16(r)
         if c.active_fraction < 1.0:
             # Each GPU holds copies / ep experts; each expert sees its share of the tokens of
             # the ep GPUs that send it theirs.
             tokens = max(1, round(s.tokens * c.active_fraction * s.ep))
             copies = per_layer / s.ep
-        out += _linear(_group(c), tokens, k_in, n_out, r, copies * layers_of[c.scope],
+        out += _linear(_group(c), tokens, k_in, n_out, rates, copies * layers_of[c.scope],
                        backward)
     return out
 
 
 def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
                basis: list[Basis]) -> tuple[list[Work], list[Work]]:
-    """Attention forward and backward of the stage's layers, per layer group (full, local)."""
+    """Attention forward and backward of the stage's layers, per layer group (full, local).
+
+    With ``cp`` context-parallel GPUs each holds 1/cp of every sequence's queries, as two
+    chunks (i and 2cp - 1 - i of 2cp: Megatron-LM's causal load balancing), so each does 1/cp
+    of the sequence's attention FLOPs (``tokens`` / ``seq_len`` = micro-batch / cp sequences'
+    worth), reading the keys and values of all cp ranks' chunks, in cp kernels per
+    direction (one per ring step) at the rate of a seq_len / cp long sequence."""
     forward: list[Work] = []
     backward: list[Work] = []
     sequences = s.tokens / s.seq_len
     qk, v = architecture.attention_head_dims(model)
     heads = model.heads / s.tp
     kv_heads = model.kv_heads / s.tp if model.attention == "gqa" else heads
-    io = ACTIVATION_BYTES * s.tokens * (heads * (2 * qk + v) + kv_heads * (qk + v))
+    io = ACTIVATION_BYTES * s.tokens * (heads * (2 * qk + v) + s.cp * kv_heads * (qk + v))
     for n, window in architecture.attention_layer_groups(model):
         share = layers * n / model.layers
         flops = (architecture.attention_flops_per_layer_token(model) / s.tp * sequences
                  * architecture.causal_attended_tokens(s.seq_len, window))
-        rates = attention_rates(r.hw, qk, True, min(s.seq_len, window or s.seq_len))
+        kernel_len = max(1, min(s.seq_len, window or s.seq_len) // s.cp)
+        rates = attention_rates(r.hw, qk, True, kernel_len)
         basis += [rates.forward, rates.backward]
         forward.append(Work("attention (forward)", flops, io, r.peak * rates.forward.value,
-                            r.stream, 1, r.per_kernel, share))
+                            r.stream, s.cp, r.per_kernel, share))
         backward.append(Work("attention (backward)", BACKWARD_FLOPS_PER_FORWARD * flops,
-                             2 * io, r.peak * rates.backward.value, r.stream, 3, r.per_kernel,
-                             share))
+                             2 * io, r.peak * rates.backward.value, r.stream, 3 * s.cp,
+                             r.per_kernel, share))
     return forward, backward
 
 
@@ -222,10 +265,10 @@ def _head(model: ModelSpec, s: StepShape, r: _Rates) -> list[Work]:
     stream_tokens = s.tokens / s.tp
     out = [Work("norms (forward)", 0.0, e.norm[0] * stream_tokens * d, 1.0, r.stream, 1,
                 r.per_kernel),
-           *_linear("output head", s.tokens, d, vocab, r, 1.0, False),
+           *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, False),
            Work("loss (fp32 cross-entropy)", 0.0, e.loss_bytes_per_logit * s.tokens * vocab,
                 1.0, r.stream, e.loss_kernels, r.per_kernel),
-           *_linear("output head", s.tokens, d, vocab, r, 1.0, True),
+           *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, True),
            Work("norms (backward)", 0.0, e.norm[1] * stream_tokens * d, 1.0, r.stream, 1,
                 r.per_kernel)]
     return out
@@ -245,7 +288,7 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     stream = memory_stream_fraction(hw)
     kernel_cost = per_kernel_seconds()
     r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
-               kernel_cost.value, hw)
+               kernel_cost.value, hw, hw.peak_flops_per_s("fp8") if s.fp8 else 0.0)
     basis: list[Basis] = [training_attention_kernel(), stream, kernel_cost]
 
     def layer_ops(layers: float) -> list[Work]:
@@ -272,12 +315,16 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     fullest = layer_ops(float(s.stage_layers))
     last = layer_ops(float(last_layers)) + _head(m, s, r)
     busiest = max((fullest, last), key=lambda w: math.fsum(x.seconds for x in w))
+    # Transformer Engine casts the weights once per step: that op runs with the optimiser's.
+    weight_casts = [w for w in busiest if w.name == WEIGHT_CAST]
+    busiest = [w for w in busiest if w.name != WEIGHT_CAST]
     local_params = m.params / s.tp * s.stage_layers / m.layers
     if m.routed_params:
         local_params -= m.routed_params / s.tp * s.stage_layers / m.layers * (1 - 1 / s.ep)
     adam = adam_bytes_per_param(grad_bytes_per_param)
     basis.append(adam)
     optimizer = [
+        *weight_casts,
         Work("optimizer step (Adam)", 0.0, adam.value * local_params / s.optimizer_shards,
              1.0, r.stream, 1, r.per_kernel),
         Work("gradient clipping (norm)", 0.0, grad_bytes_per_param * local_params

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware
 from engine.numbers.formats import FormatId, get_format
-from engine.numbers.training_choices import CONVENTIONS, OPTIMIZERS
+from engine.numbers.training_choices import MEMORY_CONVENTIONS, OPTIMIZERS
 from engine.numbers.training_choices import RECOMPUTE as RECOMPUTES
 from engine.render.charts import memory_bar
 from engine.render.fields import one_of
@@ -45,7 +45,8 @@ def _verdict(what: str, used: float, capacity: float) -> str:
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 OPTIMIZER = one_of("optimizer", "Optimiser", "adam", OPTIMIZERS, OPTIMIZER_LABELS)
-CONVENTION = one_of("convention", "Convention", "mixed-16", CONVENTIONS, CONVENTION_LABELS)
+CONVENTION = one_of("convention", "Convention", "mixed-16", MEMORY_CONVENTIONS,
+                    CONVENTION_LABELS)
 RECOMPUTE = one_of("recompute", "Recomputation", "selective", RECOMPUTES, RECOMPUTE_LABELS)
 
 

@@ -82,6 +82,7 @@ _CONVENTION_WORDS: dict[Convention, str] = {
     "mixed-18": "fp32 gradients",
     "mixed-20": "fp16 + fp32 gradients",
     "fp32": "everything in fp32",
+    "fp8": "fp8 matmuls, bf16 gradients, fp8 weight copies",
 }
 CONVENTION_LABELS: dict[str, str] = {
     conv: f"{conv}: {words}, {training_bytes_per_param('adam', conv):g} bytes per parameter "

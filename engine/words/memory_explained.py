@@ -33,6 +33,13 @@ CONVENTION_SOURCES = {
     "Megatron-LM docs 'Distributed Optimizer' (fp16 params, fp16 grads: 20 bytes with Adam); "
     "Smith et al. 2022, 'Megatron-Turing NLG 530B' (20 bytes per parameter).",
     "fp32": "fp32 weights 4 + fp32 gradients 4, no master copy (16 bytes with Adam).",
+    "fp8": "mixed-16's bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4, plus the "
+    "fp8 copies of the weights and of their transposes, 1 + 1 (18 bytes with Adam): "
+    "Transformer Engine casts each weight to fp8 once per optimiser step and keeps the copy "
+    "for the step's micro-batches (its modules' is_first_microbatch argument), and Hopper's "
+    "fp8 tensor cores take only the TN layout, so the backward pass needs the transposed "
+    "copy too (Transformer Engine docs, 'Using FP8 with Transformer Engine'). Scaling "
+    "factors and amax histories are a few numbers per tensor, left out.",
 }
 OPTIMIZER_SOURCES = {
     "adam": "Adam keeps two fp32 moments per parameter (4 + 4 bytes); Kingma & Ba 2015.",

@@ -72,7 +72,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         }
     if isinstance(mem, TrainingMemory) and p.train is not None:
         t = p.train
-        out["train"] = {
+        train: dict[str, object] = {
             "sharding": mem.sharding, "tp": mem.tp, "dp": mem.dp, "pp": mem.pp,
             "optimizer": mem.optimizer, "convention": mem.convention,
             "bytes_per_param": dict(mem.bytes_per_param),
@@ -95,6 +95,9 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "warnings": list(train_warnings_words(t.expected.warnings)),
             "expected": t.expected.to_dict(),
         }
+        if mem.ep > 1 or mem.cp > 1:
+            train.update(ep=t.expected.ep, cp=t.expected.cp)
+        out["train"] = train
     return out
 
 

@@ -30,14 +30,12 @@ from engine.words.format import format_percent
 
 BEATEN = "The measurement beats this bound: a bug in the engine's bound, reported."
 
-# The training precisions the engine models: it trains with BF16 matmuls only.
-MODELLED_TRAIN_PRECISIONS = ("bf16",)
+# The training precisions the engine models: BF16 matmuls, and FP8 ones as Transformer Engine
+# runs them (the plan's 'fp8' convention).
+MODELLED_TRAIN_PRECISIONS = ("bf16", "fp8")
 NOT_MODELLED = "not modelled yet"
-NOT_MODELLED_REASON = ("Not modelled yet: the engine trains with BF16 matmuls only, so it gives "
-                       "an FP8 run no bound and no expected value.")
-NOT_MODELLED_CP_REASON = ("Not modelled yet: the engine has no context parallelism, so it gives "
-                          "a run that splits each sequence over GPUs no bound and no expected "
-                          "value.")
+NOT_MODELLED_REASON = ("Not modelled yet: the engine trains with BF16 and FP8 matmuls only, so "
+                       "it gives a run in this precision no bound and no expected value.")
 
 # How far a serving row's expected value may sit from its measurement and still count as agreeing (±25 %).
 WITHIN = 0.25
@@ -137,6 +135,19 @@ def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
     return float(value)
 
 
+def _fp8_bound(at_bf16_peak: dict[str, object], train: dict[str, object]) -> dict[str, object]:
+    """An FP8 run's bound as ``train``'s ``bound_seconds`` gives it (its matmul FLOPs at the
+    FP8 dense peak, attention at the BF16 peak): the BF16 peak alone is none for it, NeMo's
+    GPT-3 175B in FP8 running at 87 % of it. ``at_bf16_peak``: the same run at 100 % MFU,
+    whose seconds over the bound's scale its MFU (still counted on the BF16 peak)."""
+    seconds, rate, full = (train.get("bound_seconds"), train.get("bound_tokens_per_s"),
+                           at_bf16_peak.get("seconds"))
+    if not all(isinstance(x, float | int) for x in (seconds, rate, full)):
+        return {}
+    assert isinstance(seconds, float | int) and isinstance(full, float | int)
+    return {"seconds": seconds, "tokens_per_s": rate, "mfu": float(full) / float(seconds)}
+
+
 def contract(**inputs: object) -> dict[str, object]:
     """``plan(**inputs)`` as ``python -m engine plan ... --json`` prints it: the one place the
     reality check meets the engine."""
@@ -154,7 +165,9 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
         common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
                       micro_batch=m.micro_batch, recompute=m.recompute)
         common.update(pp=m.pp, interleave=m.interleave,
-                      global_batch_tokens=m.global_batch_tokens)
+                      global_batch_tokens=m.global_batch_tokens, cp=m.cp)
+        if m.precision == "fp8":
+            common.update(convention="fp8")
     return contract(**{**common, **extra})
 
 
@@ -162,8 +175,6 @@ def check(m: Measurement) -> Checked:
     """The engine's bound and expected value for one measurement."""
     if m.task == "train" and m.precision not in MODELLED_TRAIN_PRECISIONS:
         return Checked(m, None, None, NOT_MODELLED_REASON, modelled=False)
-    if m.task == "train" and m.cp > 1:
-        return Checked(m, None, None, NOT_MODELLED_CP_REASON, modelled=False)
     try:
         if m.task == "serve":
             serve = _plan(m)["serve"]
@@ -177,6 +188,8 @@ def check(m: Measurement) -> Checked:
         bound_train = _plan(m, mfu=1.0, recompute="none")["train"]
         train = _plan(m)["train"]
         assert isinstance(bound_train, dict) and isinstance(train, dict)
+        if m.precision == "fp8":
+            bound_train = _fp8_bound(bound_train, train)
         expected = train.get("expected")
         warned = train.get("warnings")
         return Checked(m, _train_value(m, bound_train),
@@ -363,7 +376,7 @@ def summary_html() -> str:
     ]
     if s.not_modelled:
         parts.append(f"{s.not_modelled} training runs are shown but not modelled yet (the "
-                     "engine trains in BF16 only and has no context parallelism).")
+                     "engine trains in BF16 and FP8 only).")
     if s.beaten:
         names = "; ".join(_title(c.measurement) for c in checked() if c.measurement.id in s.beaten)
         parts.append(f"Bounds beaten: {len(s.beaten)} ({names}), each a bug in the engine's "

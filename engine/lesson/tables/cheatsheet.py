@@ -24,7 +24,7 @@ from engine.numbers.memory import (
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
-from engine.numbers.training_choices import CONVENTIONS, OPTIMIZERS, checked
+from engine.numbers.training_choices import MEMORY_CONVENTIONS, OPTIMIZERS, checked
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import (
     format_bandwidth,
@@ -152,7 +152,7 @@ def cheat_bytes_per_param(
                 format_GB(m.params * f.bytes_per_number),
             ]
         )
-    for convention in CONVENTIONS:
+    for convention in MEMORY_CONVENTIONS:
         if not convention.startswith("mixed-"):
             continue
         parts = training_state_bytes_per_param(opt, convention)

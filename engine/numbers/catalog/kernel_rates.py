@@ -173,6 +173,45 @@ def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, {label})", fraction, source)
 
 
+def fp8_matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
+    """Fraction of ``hw``'s dense fp8 peak that one m x k by k x n fp8 product reaches.
+
+    The bf16 rate of that shape (:func:`matmul_shape_fraction`) times what fp8 gains over
+    bf16 at the nearest long measured fp8 product ([matmul_shape.*] ``fp8_measured``, at
+    least :data:`LONG_PRODUCT_FLOPS`; its fp8 rate over the bf16 rate of the same shape),
+    as the bf16 rate beyond its grid is scaled by the nearest long measured product; never
+    above the chip's best large fp8 matmul ([matmul.*] fp8). A chip with no fp8
+    measurement keeps the bf16 shape's fraction of the peak, times fp8's best over bf16's.
+    EngineError for a chip with no fp8 peak."""
+    try:
+        fp8_peak = hw.peak_flops_per_s("fp8")
+    except EngineError:
+        raise EngineError(f"{hw.name} has no fp8 tensor cores: train it with another "
+                          "convention.", "convention") from None
+    bf16 = matmul_shape_fraction(hw, m, n, k)
+    best = matmul_fraction(hw, "fp8")
+    bf16_peak = hw.peak_flops_per_s("bf16")
+    shape = (m, n, k)
+    long = [p for p in measured_matmul_points(hw, "fp8")
+            if 2.0 * p.m * p.n * p.k >= LONG_PRODUCT_FLOPS]
+    if long:
+        near = min(long, key=lambda p: _log_distance(shape, (p.m, p.n, p.k)))
+        gain = near.fraction * fp8_peak / (
+            matmul_shape_fraction(hw, near.m, near.n, near.k).value * bf16_peak)
+        label = f"the bf16 shape's rate x fp8's gain at {near.m} x {near.n} x {near.k} measured"
+        source = f"{bf16.source}; {near.source}"
+    else:
+        gain = best.value * fp8_peak / (matmul_fraction(hw, "bf16").value * bf16_peak)
+        label = "the bf16 shape's rate x fp8's best over bf16's, no fp8 shape measured"
+        source = f"{bf16.source}; {best.source}"
+    fraction = bf16.value * bf16_peak * gain / fp8_peak
+    if fraction >= best.value:
+        return Basis(f"fp8 matmul efficiency ({m} x {n} x {k}, {hw.name}: capped at the "
+                     "large-matmul value)", best.value, f"{source}; {best.source}")
+    return Basis(f"fp8 matmul efficiency ({m} x {n} x {k}, {hw.name}: {label})", fraction,
+                 source)
+
+
 @dataclass(frozen=True, slots=True)
 class MatmulPoint:
     """One measured product: m x k by k x n, and the fraction of the format's dense peak."""
