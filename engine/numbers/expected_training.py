@@ -14,7 +14,11 @@ micro-batch, per GPU:
   rates, the memory-bound ops at a stream's bandwidth, recomputation, each kernel's fixed
   cost; the last stage's output head and loss);
 - tensor parallelism: four all-reduces per layer (two forward, two backward) of micro_batch x
-  seq_len x hidden x 2 bytes, on the critical path.
+  seq_len x hidden x 2 bytes (/ cp), on the critical path;
+- context parallelism (``cp`` GPUs share each sequence): per layer the keys and values of the
+  other cp - 1 chunks come round a ring in the forward pass, and again with their gradients
+  in the backward (three sends of a chunk per ring step), beside attention: only what
+  outlasts the attention of that direction is exposed.
 
 Per step: the optimiser (Adam over the GPU's share of the parameters, and gradient clipping's
 read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
@@ -35,6 +39,7 @@ from typing import Literal
 from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
+from engine.numbers.catalog.kernel_rates import fp8_training_peak
 from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
     ACTIVATION_BYTES,
@@ -219,7 +224,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     bound_seconds = model_flops_bound_seconds(per_token.model * d, g, peak)
     if fp8:
         # No stack beats its matmul FLOPs at the fp8 peak and the rest at the bf16 peak.
-        fp8_peak = hw.peak_flops_per_s("fp8")
+        fp8_peak = fp8_training_peak(hw)
         bound_seconds = (model_flops_bound_seconds(per_token.matmul * d, g, fp8_peak)
                          + model_flops_bound_seconds(per_token.attention * d, g, peak))
     if ep is None:

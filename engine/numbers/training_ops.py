@@ -6,12 +6,16 @@ and the loss on the last stage):
 
 - every matmul of a layer, forward (Y = X W) and backward (dX = dY W^T and dW = X^T dY), each
   at the rate its shape reaches on the chip (catalog.kernel_rates.matmul_shape_fraction), in
-  16 bits; a mixture of experts runs each routed expert on its share of the tokens
+  16 bits, or in fp8 as Transformer Engine runs them (``fp8``: the layers' matmuls at
+  catalog.kernel_rates.fp8_matmul_shape_fraction of the fp8 peak, each input cast to fp8 by
+  a memory-bound kernel first; the router, the output head and the loss stay in bf16); a
+  mixture of experts runs each routed expert on its share of the tokens
   (tokens x top-k / experts, balanced) gathered from the expert-parallel GPUs, and its
   router and token permutation;
 - attention forward and backward separately, at FlashAttention's measured rate for the
   direction, head size, causal mask and sequence length (catalog.kernel_rates.attention_rates);
-  FLOPs as the engine counts them (causal, half the scores), backward 2.5 x forward;
+  FLOPs as the engine counts them (causal, half the scores), backward 2.5 x forward; in
+  bf16 under fp8 too; with context parallelism 1/cp of each sequence's on each GPU;
 - the memory-bound ops (norms, rotary embedding, the activation, residual adds, the token
   permutation, the fp32 loss over the vocabulary) at the bytes fused kernels move
   ([elementwise]) and the bandwidth one elementwise stream reaches;
@@ -38,6 +42,7 @@ from engine.numbers.catalog.kernel_rates import (
     attention_rates,
     elementwise_bytes,
     fp8_matmul_shape_fraction,
+    fp8_training_peak,
     matmul_shape_fraction,
     memory_stream_fraction,
     training_attention_kernel,
@@ -288,8 +293,11 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     stream = memory_stream_fraction(hw)
     kernel_cost = per_kernel_seconds()
     r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
-               kernel_cost.value, hw, hw.peak_flops_per_s("fp8") if s.fp8 else 0.0)
+               kernel_cost.value, hw, fp8_training_peak(hw) if s.fp8 else 0.0)
     basis: list[Basis] = [training_attention_kernel(), stream, kernel_cost]
+    if s.fp8:
+        # One layer GEMM's fp8 rate, for the record (each GEMM is timed at its own shape's).
+        basis.append(fp8_matmul_shape_fraction(hw, s.tokens, m.hidden, m.hidden))
 
     def layer_ops(layers: float) -> list[Work]:
         if m.is_moe:

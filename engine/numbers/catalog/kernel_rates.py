@@ -173,6 +173,16 @@ def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}, {label})", fraction, source)
 
 
+def fp8_training_peak(hw: HardwareSpec) -> float:
+    """``hw``'s dense fp8 peak (FLOP/s) for fp8 training; EngineError naming the
+    convention for a chip with none (an A100 has no fp8 tensor cores)."""
+    try:
+        return hw.peak_flops_per_s("fp8")
+    except EngineError:
+        raise EngineError(f"{hw.name} has no fp8 tensor cores: train it with another "
+                          "convention.", "convention") from None
+
+
 def fp8_matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     """Fraction of ``hw``'s dense fp8 peak that one m x k by k x n fp8 product reaches.
 
@@ -183,11 +193,7 @@ def fp8_matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis
     above the chip's best large fp8 matmul ([matmul.*] fp8). A chip with no fp8
     measurement keeps the bf16 shape's fraction of the peak, times fp8's best over bf16's.
     EngineError for a chip with no fp8 peak."""
-    try:
-        fp8_peak = hw.peak_flops_per_s("fp8")
-    except EngineError:
-        raise EngineError(f"{hw.name} has no fp8 tensor cores: train it with another "
-                          "convention.", "convention") from None
+    fp8_peak = fp8_training_peak(hw)
     bf16 = matmul_shape_fraction(hw, m, n, k)
     best = matmul_fraction(hw, "fp8")
     bf16_peak = hw.peak_flops_per_s("bf16")
