@@ -106,7 +106,7 @@ def _build() -> _Parser:
 def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
     """The plan's flags (its fields) and the load's on ``q``; ``swept``: --concurrency and
     --rate take comma-separated lists."""
-    from engine.lesson.plans.fields import CLI_FIELDS, cli_flag
+    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
     q.add_argument("--json", action="store_true", help="machine-readable output")
     # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
@@ -114,7 +114,7 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
                    "library id, e.g. Qwen/Qwen3-8B (python -m engine models lists them)")
     q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
     q.add_argument("--config", help="or a Hugging Face config.json (shapes read from it)")
-    for key, f in CLI_FIELDS.items():
+    for key, f in PLAN_FIELDS.items():
         if key in _PASSED_AS_GIVEN:
             continue
         default = f" (default {f.default})" if f.default else ""
@@ -327,15 +327,15 @@ def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], 
 
 
 def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigModel | None]:
-    from engine.lesson.plans.fields import CLI_FIELDS, plan_arguments
+    from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments
     from engine.numbers.plan import plan
     from engine.render.fields import Values
 
-    given = {k: getattr(args, CLI_FIELDS[k].name) for k in _GIVEN_OR_NOT}
+    given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
     raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
-           for k, f in CLI_FIELDS.items() if k not in _PASSED_AS_GIVEN}
+           for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
     values = Values(raw)
-    fields = {k: f for k, f in CLI_FIELDS.items() if k not in _PASSED_AS_GIVEN}
+    fields = {k: f for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
     kwargs = plan_arguments(values, fields, every_task=False)
     if given["mfu"] is None:
         kwargs.pop("mfu", None)
@@ -464,10 +464,10 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
-    from engine.lesson.plans.fields import CLI_FIELDS, cli_flag
+    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
-    names = {f.name for f in CLI_FIELDS.values()} | set(_LOAD_FLAGS)
-    name = CLI_FIELDS[error.field].name if error.field in CLI_FIELDS else error.field
+    names = {f.name for f in PLAN_FIELDS.values()} | set(_LOAD_FLAGS)
+    name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
     return f"{cli_flag(name)}: {error.message}" if name in names else error.message
 
 

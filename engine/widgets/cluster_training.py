@@ -40,6 +40,12 @@ INTERLEAVE = Count("interleave", "Chunks per GPU", "1", unit="chunks", control_k
                    options=(("1", "1 (plain 1F1B)"), ("2", "2 (interleaved)"),
                             ("4", "4 (interleaved)")),
                    quantity=quantities.PIPELINE_CHUNKS)
+CP = Count("cp", "Context parallel", "1", unit="GPUs", control_kind="select",
+           options=(("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8"), ("16", "16")),
+           quantity=quantities.CONTEXT_PARALLEL,
+           hint="GPUs sharing each sequence (Llama 3 405B at 128K: 16).")
+PRECISION = Choice("precision", "Matmuls", "bf16",
+                   options=(("bf16", "BF16"), ("fp8", "FP8 (Transformer Engine)")))
 GLOBAL_BATCH = Amount("global_batch", "Global batch", str(training_defaults().global_batch_tokens),
                       unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
                       hint="Llama 3 405B: 4M, later 16M.")
@@ -52,7 +58,8 @@ def render(values: Values) -> str:
     tokens_step = values[GLOBAL_BATCH]
     p = plan(model=model, hardware=system.gpu, task="train", nodes=servers, tp=values[TP],
              pp=values[PP], interleave=values[INTERLEAVE], global_batch_tokens=tokens_step,
-             seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12)
+             seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12, cp=values[CP],
+             convention="fp8" if values[PRECISION] == "fp8" else "mixed-16")
     t = p.train
     mem = p.memory
     assert t is not None and isinstance(mem, TrainingMemory)
@@ -60,7 +67,8 @@ def render(values: Values) -> str:
     step = e.step
     bound_step = t.bound_seconds / t.tokens * e.tokens_per_step
     split = (f"{mem.dp:,} data-parallel {'copy' if mem.dp == 1 else 'copies'} × "
-             f"{tensor_parallel(mem.tp)} × {plural(mem.pp, 'pipeline stage')}")
+             f"{tensor_parallel(mem.tp)} × {plural(mem.pp, 'pipeline stage')}"
+             + (f" × {mem.cp} context-parallel GPUs per sequence" if mem.cp > 1 else ""))
     verdict = tag("p", esc(
         f"{plural(p.gpus, 'GPU')} in {plural(servers, 'server')} as {split}: one step of "
         f"{format_count(e.tokens_per_step)} tokens takes "
@@ -96,9 +104,9 @@ def render(values: Values) -> str:
 WIDGET = Widget(
     name="cluster_training",
     title="dgx-1 grows into a cluster",
-    fields=(MODEL, SERVERS, TP, PP, INTERLEAVE, GLOBAL_BATCH),
+    fields=(MODEL, SERVERS, TP, PP, INTERLEAVE, GLOBAL_BATCH, CP, PRECISION),
     render=render,
-    summary="A training job on a pod of dgx-1 servers, split by the reader into data, tensor "
-    "and pipeline parallelism: the step time as compute, exposed communication and pipeline "
+    summary="A training job on a pod of dgx-1 servers, split by the reader into data, tensor, "
+    "pipeline and context parallelism, its matmuls in BF16 or FP8: the step time as compute, exposed communication and pipeline "
     "bubble, and the MFU.",
 )

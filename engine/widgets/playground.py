@@ -244,8 +244,8 @@ WIDGET = Widget(
     fields=FIELDS,
     render=render,
     summary="Every input of the plan at once (model, or your own config.json, hardware, GPUs, serve or train, formats, "
-    "context, batch, tokens, MFU, sharding, tensor parallel, optimiser, convention, "
-    "recomputation, price): the five answers, memory against capacity, the timeline or "
+    "context, batch, tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
+    "optimiser, convention (fp8 among them), recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",
     url_state=tuple(f.name for f in FIELDS if f.control_kind != "hidden"),
 )

@@ -48,7 +48,19 @@ def test_cluster_training_options_change_the_bubble():
     assert "16,384 GPUs in 2,048 servers" in words and "Layers per stage 8 of 126" in words
 
 
+def test_cluster_training_takes_context_parallelism_and_fp8():
+    # cp = 2 splits each sequence over two GPUs: half the data-parallel copies, same GPUs.
+    words = text_of(render("cluster_training", cp="2"))
+    assert "32 data-parallel copies" in words and "2 context-parallel GPUs per sequence" in words
+    fp8 = text_of(render("cluster_training", precision="fp8"))
+    bf16 = _cluster_plan()["expected"]
+    assert fp8 != text_of(render("cluster_training"))
+    assert format_seconds(bf16["step"]["seconds"]) not in fp8.split("expected")[0]
+
+
 @pytest.mark.parametrize(("overrides", "field"), [
+    ({"cp": "3"}, "cp"),
+    ({"precision": HOSTILE}, "precision"),
     ({"pp": "3"}, "pp"),  # 2,048 GPUs / (8 x 3) is not whole
     ({"pp": "81"}, "pp"),  # more stages than 80 layers
     ({"servers": "0"}, "servers"),

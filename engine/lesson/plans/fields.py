@@ -19,7 +19,6 @@ from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.formats import FormatId
 from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
-from engine.numbers.training_choices import MEMORY_CONVENTIONS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -102,6 +101,13 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         quantity=quantities.PIPELINE_CHUNKS,
         hint="Training: above 1, interleaved.",
     ),
+    "ep": OptionalAmount(
+        "ep", "Expert parallel size", "", unit="GPUs", quantity=quantities.EXPERT_PARALLEL,
+        hint="Training, mixtures of experts. Empty: min(experts, data-parallel size).",
+    ),
+    "cp": Count("cp", "Context parallel size", "1", unit="GPUs",
+                quantity=quantities.CONTEXT_PARALLEL,
+                hint="Training: GPUs sharing each sequence (GPUs = dp x tp x pp x cp)."),
     "global_batch_tokens": OptionalAmount(
         "global_batch", "Global batch", "", unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
         hint=f"Training. Empty: {training_defaults().global_batch_tokens:,}.",
@@ -112,8 +118,8 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     ),
     "optimizer": _choice("optimizer", "Optimiser", "adam", OPTIMIZER_LABELS, OPTIMIZERS),
     "convention": _choice(
-        "convention", "Precision convention", "mixed-16", CONVENTION_LABELS,
-        MEMORY_CONVENTIONS, hint=TRAINING,
+        "convention", "Precision convention", "mixed-16", CONVENTION_LABELS, CONVENTIONS,
+        hint="Training. fp8: the layers' matmuls in fp8, as Transformer Engine runs them.",
     ),
     "recompute": _choice(
         "recompute", "Activation recomputation", "selective", RECOMPUTE_LABELS, RECOMPUTE
@@ -128,22 +134,6 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         hint="Empty: the catalogue's cloud price.",
         quantity=quantities.USD_PER_GPU_HOUR,
     ),
-}
-# The command line's flags: every plan field, and the training choices the playground does not
-# offer yet (fp8 matmuls, expert and context parallelism).
-CLI_FIELDS: dict[str, Field[Any]] = {
-    **PLAN_FIELDS,
-    "convention": _choice(
-        "convention", "Precision convention", "mixed-16", CONVENTION_LABELS, CONVENTIONS,
-        hint="Training. fp8: the layers' matmuls in fp8, as Transformer Engine runs them.",
-    ),
-    "ep": OptionalAmount(
-        "ep", "Expert parallel size", "", unit="GPUs", quantity=quantities.EXPERT_PARALLEL,
-        hint="Training, mixtures of experts. Empty: min(experts, data-parallel size).",
-    ),
-    "cp": Count("cp", "Context parallel size", "1", unit="GPUs",
-                quantity=quantities.CONTEXT_PARALLEL,
-                hint="Training: GPUs sharing each sequence (GPUs = dp x tp x pp x cp)."),
 }
 SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_tokens",
               "output_tokens")
