@@ -170,6 +170,9 @@ function mount(root) {
     const open = [...output.querySelectorAll("details")].map((d) => d.open);
     output.innerHTML = /** @type {string} */ (reply.html); // rendered and escaped by the engine
     output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
+    // Frames of simulated time to play (the traffic on dgx-1): fetched only when a result has them.
+    const frames = output.querySelector("[data-frames-animate]");
+    if (frames) import("./frames.js").then(({ playFrames }) => playFrames(frames));
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
     if (mirrors(root)) writeAddress(root, readInputs(root));
     root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
@@ -259,7 +262,8 @@ function mount(root) {
     const defaults = JSON.parse(/** @type {string} */ (root.dataset.inputs));
     const fromAddress = applyAddress(root, setInput);
     notes.push(...fromAddress.notes);
-    let reply = await refresh();
+    // A widget with a hidden "restore" button puts back the inputs its kept state holds.
+    let reply = await refresh(root.querySelector('[data-action="restore"]') ? { action: "restore" } : {});
     if (root.dataset.state === "error") return; // the engine failed meanwhile: it says so
     reply = await dropRefusedLinks(reply, fromAddress.applied, defaults, notes);
     if (reply.error && (storeKey || fromAddress.applied.size)) {

@@ -37,13 +37,21 @@ only ``engine.lesson.cluster`` and the names below.
 
 from __future__ import annotations
 
-from engine.lesson.cluster.actions import advance, new_cluster, reset, stop, try_way_out
+from engine.lesson.cluster.actions import (
+    advance,
+    new_cluster,
+    reset,
+    set_traffic,
+    stop,
+    try_way_out,
+)
 from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
 from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
     DEFAULT_TOKENS,
     MAX_LOG_ENTRIES,
+    TRAFFIC_RATES,
     ActionResult,
     ActionValue,
     ClusterState,
@@ -51,6 +59,7 @@ from engine.lesson.cluster.state import (
     Job,
     JobProgress,
     LogEntry,
+    Traffic,
     WayOut,
     job_progress,
 )
@@ -64,6 +73,7 @@ __all__ = [
     "DEFAULT_TOKENS",
     "MAX_LOG_ENTRIES",
     "SERVE_BATCH",
+    "TRAFFIC_RATES",
     "ActionResult",
     "ActionValue",
     "ClusterState",
@@ -71,6 +81,7 @@ __all__ = [
     "Job",
     "JobProgress",
     "LogEntry",
+    "Traffic",
     "WayOut",
     "advance",
     "deploy",
@@ -79,6 +90,7 @@ __all__ = [
     "launch_training",
     "new_cluster",
     "reset",
+    "set_traffic",
     "state_from_dict",
     "stop",
     "try_way_out",

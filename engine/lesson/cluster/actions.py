@@ -1,5 +1,5 @@
 """The actions on the cluster as a whole: :func:`new_cluster`, :func:`reset`, :func:`advance`
-(the clock), :func:`stop` (a running job), and :func:`try_way_out`, which submits the job a
+(the clock), :func:`stop` (a running job), :func:`set_traffic` (requests sent to it), and :func:`try_way_out`, which submits the job a
 refusal's way out proposes to :func:`deploy` or :func:`launch_training`.
 """
 
@@ -15,9 +15,11 @@ from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
     KINDS,
     MAX_CLOCK_SECONDS,
+    TRAFFIC_RATES,
     ActionResult,
     ClusterState,
     LogEntry,
+    Traffic,
     WayOut,
     job_progress,
 )
@@ -52,6 +54,19 @@ def advance(state: ClusterState | Mapping[str, object], seconds: object) -> Clus
                         maximum=MAX_CLOCK_SECONDS)
     clock = min(st.clock_seconds + s, MAX_CLOCK_SECONDS)
     return settle(replace(st, clock_seconds=clock))
+
+
+def set_traffic(state: ClusterState | Mapping[str, object], rate_per_s: object,
+                on: bool) -> ClusterState:
+    """The state with traffic at ``rate_per_s`` (one of :data:`TRAFFIC_RATES`) turned ``on``
+    or off; the jobs, clock and log unchanged."""
+    st = check_state(state)
+    rate = validate.number(rate_per_s, "rate", label="Request rate")
+    if rate not in TRAFFIC_RATES:
+        offered = ", ".join(f"{r:g}" for r in TRAFFIC_RATES)
+        raise EngineError(f"Request rate: {rate:g} is not one offered ({offered} requests/s).",
+                          "rate")
+    return replace(st, traffic=Traffic(rate, on))
 
 
 def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionResult:

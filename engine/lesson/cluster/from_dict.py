@@ -30,9 +30,11 @@ from engine.lesson.cluster.state import (
     MAX_TEXT,
     STATE_VERSION,
     STATUSES,
+    TRAFFIC_RATES,
     ClusterState,
     Job,
     LogEntry,
+    Traffic,
 )
 from engine.numbers import records, validate
 from engine.numbers.catalog import SystemSpec, get_model, get_system
@@ -113,7 +115,7 @@ def _read_state(data: object) -> ClusterState:
     log = [records.from_dict(LogEntry, e, log_fields, what="log entry") for e in raw_log]
 
     base = ClusterState(system_id=system.id, clock_seconds=clock, next_job=next_job, jobs=(),
-                        log=tuple(log))
+                        log=tuple(log), traffic=_traffic(data.get("traffic")))
     jobs: list[Job] = []
     seen: set[str] = set()
     for raw in raw_jobs:
@@ -133,6 +135,24 @@ def _read_state(data: object) -> ClusterState:
                      if k.id != j.id and set(k.gpus) & set(j.gpus)]
             _expect(not other, f"training job {j.id} shares its GPUs with {', '.join(other)}.")
     return settle(state)
+
+
+def _traffic(raw: object) -> Traffic | None:
+    """The traffic settings, absent (None) or a rate of :data:`TRAFFIC_RATES` and on/off."""
+    if raw is None:
+        return None
+
+    def rate(value: object) -> float:
+        _expect(type(value) in (int, float) and value in TRAFFIC_RATES,
+                "the traffic's rate must be one of the rates offered.")
+        return float(value)  # type: ignore[arg-type]
+
+    def on(value: object) -> bool:
+        _expect(type(value) is bool, "the traffic's on must be true or false.")
+        return bool(value)
+
+    return records.from_dict(Traffic, raw, {"rate_per_s": rate, "on": on}, what="traffic",
+                             require=("rate_per_s", "on"))
 
 
 def _job_fields(kind: str, system: SystemSpec, clock: float, next_job: int

@@ -27,6 +27,8 @@ MAX_CLOCK_SECONDS = 1e15
 MAX_TEXT = 1000
 DEFAULT_TOKENS = 1e9
 MAX_BATCH = int(quantities.DEPLOYMENT_BATCH.maximum)  # requests one deployment may ask for
+# The request rates (requests/s) a reader may send to the deployment, one per notch.
+TRAFFIC_RATES = (1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 48.0, 64.0)
 
 ActionValue = str | int | float | tuple[int, ...]
 
@@ -122,14 +124,25 @@ class GpuView(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class Traffic(Record):
+    """Requests sent to the newest serving job: ``rate_per_s`` (one of
+    :data:`TRAFFIC_RATES`), and whether the reader has it ``on``."""
+
+    rate_per_s: float
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterState:
-    """The whole simulated system: its clock, its jobs (running and past) and its log."""
+    """The whole simulated system: its clock, its jobs (running and past), its log, and the
+    traffic the reader sends to it (None until they first start some)."""
 
     system_id: str
     clock_seconds: float
     next_job: int
     jobs: tuple[Job, ...]
     log: tuple[LogEntry, ...]
+    traffic: Traffic | None = None
 
     @property
     def system(self) -> SystemSpec:
@@ -190,8 +203,8 @@ class ClusterState:
     def to_dict(self) -> dict[str, object]:
         """Plain JSON values. ``gpus`` and each job's ``progress`` are derived (for drawing);
         :func:`engine.lesson.cluster.from_dict.state_from_dict` reads the dict back,
-        recomputing them and the memory of every job."""
-        return {
+        recomputing them and the memory of every job. ``traffic`` only once it is set."""
+        out: dict[str, object] = {
             "version": STATE_VERSION,
             "system_id": self.system_id,
             "clock_seconds": self.clock_seconds,
@@ -201,6 +214,9 @@ class ClusterState:
                      for j in self.jobs],
             "log": [e.to_dict() for e in self.log],
         }
+        if self.traffic is not None:
+            out["traffic"] = self.traffic.to_dict()
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,76 @@
+"""dgx-1 under load, on "Serve the model": after a deployment the reader starts traffic and
+the engine's frames play to the run's figures; the rate is kept with dgx-1 across a reload;
+with reduced motion the run's end shows at once, nothing played."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Browser, Page
+from support import Site, Watched, open_watched, settle, wait_for_text, wait_live
+
+from engine.lesson import cluster, dgx_load
+
+SERVE_THE_MODEL = "steps/serve-the-model/"
+DEPLOY = "[data-widget=deploy_model]"
+TRAFFIC = "[data-widget=dgx_traffic]"
+STORE_KEY = "lesson:session:dgx-1"
+RATE = cluster.TRAFFIC_RATES.index(4.0)
+
+
+def deploy_and_start(page: Page, site: Site) -> None:
+    page.goto(site.page_url(SERVE_THE_MODEL))
+    wait_live(page)
+    settle(page)
+    wait_for_text(page, TRAFFIC, "No model is serving")
+    page.click(DEPLOY + " [data-action=deploy]")
+    wait_for_text(page, DEPLOY, "Deployed.")
+    wait_for_text(page, TRAFFIC, "Traffic off")
+    slider = page.locator(TRAFFIC + " input[name=rate_notch]")
+    slider.fill(str(RATE))
+    assert slider.get_attribute("aria-valuetext") == "4 requests a second"
+    page.click(TRAFFIC + " [data-action=start]")
+    wait_for_text(page, TRAFFIC, "Time to first token", timeout_ms=60_000)
+
+
+def test_traffic_plays_its_frames_and_its_rate_survives_a_reload(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    deploy_and_start(page, root_site)
+    frames = page.locator(TRAFFIC + " .dgx-load-frames")
+    page.wait_for_function(
+        "sel => document.querySelector(sel + ' .dgx-load-frames').dataset.frames === 'done'",
+        arg=TRAFFIC, timeout=dgx_load.FRAMES * dgx_load.FRAME_MS + 10_000)
+    shown = frames.locator("li:not([hidden])")
+    assert shown.count() == 1 and shown.get_attribute("data-frame") == str(dgx_load.FRAMES - 1)
+    assert "Keeps up" in page.inner_text(TRAFFIC + " .widget-result")
+    kept = json.loads(page.evaluate(f"sessionStorage.getItem({STORE_KEY!r})"))
+    assert kept["traffic"] == {"rate_per_s": 4.0, "on": True}
+
+    page.reload()
+    wait_live(page)
+    settle(page)
+    wait_for_text(page, TRAFFIC, "Time to first token", timeout_ms=60_000)
+    assert page.input_value(TRAFFIC + " input[name=rate_notch]") == str(RATE)
+    assert "4 requests/s to job-1" in page.inner_text(TRAFFIC + " .widget-result")
+    assert page.locator(TRAFFIC + " [data-frames-animate]").count() == 0  # nothing replays
+
+    page.click(TRAFFIC + " [data-action=stop]")
+    wait_for_text(page, TRAFFIC, "Traffic off")
+
+
+def test_with_reduced_motion_the_runs_end_shows_at_once(browser: Browser, root_site: Site) -> None:
+    w = open_watched(browser, reduced_motion="reduce")
+    try:
+        page = w.page
+        deploy_and_start(page, root_site)
+        page.wait_for_function(
+            "sel => document.querySelector(sel + ' .dgx-load-frames').dataset.frames === 'done'",
+            arg=TRAFFIC, timeout=5_000)
+        shown = page.locator(TRAFFIC + " .dgx-load-frames li:not([hidden])")
+        assert shown.count() == 1
+        assert shown.get_attribute("data-frame") == str(dgx_load.FRAMES - 1)
+        assert w.console_errors == []
+    finally:
+        w.context.close()

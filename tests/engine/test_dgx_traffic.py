@@ -1,0 +1,109 @@
+"""The dgx_traffic widget: its figures are the CLI's serve.load for the same deployment and
+rate, its verdict compares the rate with what the same simulation completes at a full batch,
+and its settings travel in the dgx-1 state."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import pytest
+
+from engine.cli import main
+from engine.lesson import cluster, dgx_load, dgx_view
+from engine.numbers.errors import EngineError
+from engine.widgets.dgx_traffic import WIDGET
+from engine.words.format import format_seconds, format_tokens_per_s
+
+
+def deployed() -> str:
+    r = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b", (0,), "bf16", 8192, 16)
+    assert r.accepted
+    return dgx_view.dump_state(r.state)
+
+
+def cli_load(rate: str) -> dict[str, object]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus",
+                     "1", "--task", "serve", "--rate", rate, "--requests", "200", "--batch",
+                     "16", "--context", "8192", "--json"])
+    assert code == 0
+    load = json.loads(out.getvalue())["serve"]["load"]
+    assert isinstance(load, dict)
+    return load
+
+
+def notch(rate: float) -> str:
+    return str(cluster.TRAFFIC_RATES.index(rate))
+
+
+def test_nothing_runs_before_start_and_the_default_state_is_unchanged() -> None:
+    assert "traffic" not in json.loads(dgx_view.DEFAULT_STATE)
+    html = WIDGET.run(WIDGET.defaults()).html
+    assert "No model is serving" in html
+    off = WIDGET.run(WIDGET.defaults({"state": deployed()}))
+    assert "Traffic off" in off.html and "state" not in off.set_inputs
+
+
+def test_start_shows_the_clis_figures_and_keeps_the_rate_in_the_state() -> None:
+    out = WIDGET.run(WIDGET.defaults({"state": deployed(), "rate_notch": notch(8.0)}), "start")
+    state = dgx_view.load_state(out.set_inputs["state"])
+    assert state.traffic == cluster.Traffic(8.0, True)
+    load = cli_load("8")
+    ttft, tpot = load["ttft_seconds"], load["tpot_seconds"]
+    assert isinstance(ttft, dict) and isinstance(tpot, dict)
+    for words in (f"p50 {format_seconds(ttft['p50'])}, p99 {format_seconds(ttft['p99'])}",
+                  f"p50 {format_seconds(tpot['p50'])}, p99 {format_seconds(tpot['p99'])}",
+                  format_tokens_per_s(float(load["output_tokens_per_s"]))):  # type: ignore[arg-type]
+        assert words in out.html
+    # Hand-checked: 1,844 tokens/s at 8 requests/s; one H100 completes about 19 a second.
+    assert "1,844 tokens/s" in out.html
+    assert 'data-saturated="false"' in out.html and "Keeps up" in out.html
+    assert out.html.count("data-frame=") == dgx_load.FRAMES
+    assert 'data-frames-animate="true"' in out.html
+    # A reload: the first render restores the slider, and plays nothing.
+    again = WIDGET.run(WIDGET.defaults({"state": out.set_inputs["state"]}), "restore")
+    assert again.set_inputs == {"rate_notch": notch(8.0)}
+    assert "data-frames-animate" not in again.html and "1,844 tokens/s" in again.html
+
+
+def test_saturated_says_what_would_keep_up() -> None:
+    out = WIDGET.run(WIDGET.defaults({"state": deployed(), "rate_notch": notch(64.0)}), "start")
+    assert 'data-saturated="true"' in out.html
+    state = dgx_view.load_state(out.set_inputs["state"])
+    job = dgx_load.serving_job(state)
+    assert job is not None
+    capacity = dgx_load.capacity_per_s(dgx_load.deployment(job, state.system.gpu))
+    assert 18 < capacity < 20  # hand-checked: a full batch of 256 completes ~19 requests/s
+    assert f"at most {capacity:,.1f} requests/s and 64 arrive" in out.html
+    # 64 / 19 rounds up to 4 replicas, which keep up; fp8 and a B200 alone do not.
+    assert "4 replicas" in out.html and "fp8 weights" in out.html and "B200" in out.html
+    stopped = WIDGET.run(WIDGET.defaults({"state": out.set_inputs["state"]}), "stop")
+    assert dgx_view.load_state(stopped.set_inputs["state"]).traffic == cluster.Traffic(64.0, False)
+
+
+def test_the_slider_moved_while_running_changes_the_kept_rate() -> None:
+    on = WIDGET.run(WIDGET.defaults({"state": deployed(), "rate_notch": notch(8.0)}), "start")
+    moved = WIDGET.run(WIDGET.defaults({"state": on.set_inputs["state"],
+                                        "rate_notch": notch(4.0)}))
+    assert dgx_view.load_state(moved.set_inputs["state"]).traffic == cluster.Traffic(4.0, True)
+    assert "data-frames-animate" not in moved.html
+
+
+@pytest.mark.parametrize("traffic", [{"rate_per_s": 5, "on": True}, {"rate_per_s": 8},
+                                     {"rate_per_s": 8, "on": 1}, "fast",
+                                     {"rate_per_s": 8, "on": True, "x": 1}])
+def test_a_foreign_traffic_setting_is_refused(traffic: object) -> None:
+    data = json.loads(deployed())
+    data["traffic"] = traffic
+    with pytest.raises(EngineError) as err:
+        dgx_view.load_state(json.dumps(data))
+    assert err.value.field == "state"
+
+
+def test_reset_forgets_the_traffic() -> None:
+    state = cluster.set_traffic(dgx_view.load_state(deployed()), 8.0, True)
+    assert cluster.reset(state).traffic is None
+    assert dgx_view.load_state(dgx_view.dump_state(state)).traffic == cluster.Traffic(8.0, True)
