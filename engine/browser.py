@@ -18,7 +18,8 @@ MAX_INPUT_CHARS = 200_000
 def update(name: str, inputs_json: str) -> str:
     """Render widget ``name`` for the reader's inputs (and the pressed button, if any).
 
-    Returns ``{"html": ..., "set": {input: value}}`` on success and
+    Returns ``{"html": ..., "set": {input: value}}`` on success (with ``"notes": {input:
+    text}`` when the widget has something to say beside an input it accepted) and
     ``{"error": message, "field": input}`` when the engine refuses an input. Inputs the
     widget does not have are ignored; missing ones take their defaults. An unexpected
     failure (a bug) is reported the same way, so the page shows a message instead of breaking.
@@ -35,7 +36,10 @@ def update(name: str, inputs_json: str) -> str:
         values.update({k: str(v) for k, v in raw.items() if k in values})
         action = str(raw.get("action", ""))
         rendered = widget.run(values, action)
-        return json.dumps({"html": rendered.html, "set": dict(rendered.set_inputs)})
+        reply: dict[str, object] = {"html": rendered.html, "set": dict(rendered.set_inputs)}
+        if rendered.notes:
+            reply["notes"] = dict(rendered.notes)
+        return json.dumps(reply)
     except EngineError as error:
         return json.dumps(error.to_dict())
     except Exception as error:  # a bug: say so, keep the page working

@@ -175,8 +175,8 @@ def widget_case_count() -> int:
 
 
 def widget_results() -> dict[str, dict[str, Any]]:
-    """Widget name -> case label -> ``{"html", "set"}`` or ``{"error"}`` (the error's
-    to_dict(), or its repr for an error that has none)."""
+    """Widget name -> case label -> ``{"html", "set"}`` (and ``"notes"`` when it has any) or
+    ``{"error"}`` (the error's to_dict(), or its repr for an error that has none)."""
     from engine.registry import get_widget, widget_names
 
     out: dict[str, dict[str, Any]] = {}
@@ -187,6 +187,8 @@ def widget_results() -> dict[str, dict[str, Any]]:
             try:
                 rendered = widget.run(case.values, case.action)
                 results[case.label] = {"html": rendered.html, "set": rendered.set_inputs}
+                if rendered.notes:
+                    results[case.label]["notes"] = dict(rendered.notes)
             except Exception as error:
                 to_dict = getattr(error, "to_dict", None)
                 results[case.label] = {"error": to_dict() if to_dict else repr(error)}

@@ -16,6 +16,8 @@ interface EngineReply {
   html?: string;
   /** Inputs the engine changed (a pressed button's new state). */
   set?: Record<string, string>;
+  /** Notes beside inputs the engine accepted (input name -> text), never refusals. */
+  notes?: Record<string, string>;
   /** Why the inputs were refused, and the input at fault ("widget" for the whole). */
   error?: string;
   field?: string;

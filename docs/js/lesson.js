@@ -92,9 +92,27 @@ function showError(root, error) {
   /** @type {Element} */ (root.querySelector(".widget-result")).classList.add("is-stale");
 }
 
+/**
+ * The engine's notes beside inputs it accepted (a value the other task would refuse, a context
+ * beyond the model's maximum), in the inputs' own message slots.
+ * @param {HTMLElement} root
+ * @param {Record<string, string>} notes input name -> text
+ */
+function showNotes(root, notes) {
+  for (const [name, text] of Object.entries(notes)) {
+    const slot = root.querySelector(`.widget-error[data-error-for="${CSS.escape(name)}"]`);
+    if (!slot) continue;
+    slot.textContent = text;
+    slot.classList.add("widget-note");
+  }
+}
+
 /** @param {HTMLElement} root */
 function clearErrors(root) {
-  for (const slot of root.querySelectorAll(".widget-error")) slot.textContent = "";
+  for (const slot of root.querySelectorAll(".widget-error")) {
+    slot.textContent = "";
+    slot.classList.remove("widget-note");
+  }
   for (const control of root.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
   /** @type {Element} */ (root.querySelector(".widget-result")).classList.remove("is-stale");
 }
@@ -166,6 +184,7 @@ function mount(root) {
     // The status describes this render: an earlier failure or note is gone once it is live.
     if (root.dataset.state === "live") setStatus(root, "live", LIVE);
     for (const [name, value] of Object.entries(reply.set || {})) setInput(root, name, value);
+    showNotes(root, reply.notes || {});
     // A block the reader opened stays open across renders (an animation renders every tick).
     const open = [...output.querySelectorAll("details")].map((d) => d.open);
     output.innerHTML = /** @type {string} */ (reply.html); // rendered and escaped by the engine

@@ -217,7 +217,8 @@ def plan(
         req = serve_request(m, hw, gpus=gpus_of_servers(hw, nodes, gpus), serve_tp=serve_tp,
                             batch=batch, weight_format=weight_format, kv_format=kv_format,
                             context_tokens=context_tokens, prompt_tokens=prompt_tokens,
-                            output_tokens=output_tokens)
+                            output_tokens=output_tokens,
+                            gpus_field="gpus" if nodes is None or nodes == "" else "nodes")
         return _serve_plan(req, price, offer)
     treq = check_train_request(gpus=gpus_of_servers(hw, nodes, gpus), sharding=sharding, tp=tp,
                                optimizer=optimizer, convention=convention,

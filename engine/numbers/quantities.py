@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from engine.numbers.catalog.models import GENERIC_MAX_PARAMS, GENERIC_MIN_PARAMS, ModelSpec
 from engine.numbers.errors import EngineError
-from engine.numbers.validate import to_float
+from engine.numbers.validate import show_number, to_float
 
 KINDS = ("integer", "number")
 
@@ -99,12 +99,7 @@ def _given(value: object) -> str:
 
 def show(x: float) -> str:
     """A bound as a reader reads it: 1, 0.01, 8,192, 1,000,000,000, 1e16."""
-    if x == math.floor(x) and abs(x) < 1e10:
-        return f"{int(x):,}"
-    if abs(x) >= 1e10:
-        mantissa, _, exponent = f"{x:.3g}".partition("e")
-        return f"{mantissa}e{int(exponent)}"
-    return f"{x:g}"
+    return show_number(x)
 
 
 # The lesson's quantities. Each bound is far from any default and any case the lesson shows.

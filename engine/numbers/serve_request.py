@@ -43,11 +43,13 @@ class ServeRequest:
 
 def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_tp: object,
                   batch: object, weight_format: object, kv_format: object,
-                  context_tokens: object, prompt_tokens: object, output_tokens: object
-                  ) -> ServeRequest:
+                  context_tokens: object, prompt_tokens: object, output_tokens: object,
+                  gpus_field: str = "gpus") -> ServeRequest:
     """The checked request: ``gpus`` (already a checked GPU count) serve as gpus / tp replicas
     of ``serve_tp`` GPUs (None or '': one replica of all of them), the batch spread evenly
-    over the replicas (rounded up). EngineError naming the field at fault otherwise."""
+    over the replicas (rounded up). EngineError naming the field at fault otherwise: a GPU
+    count the model cannot be split over names ``gpus_field``, the input it came from (the
+    servers when they were given)."""
     if serve_tp is None or serve_tp == "":
         tp = gpus
     else:
@@ -58,7 +60,7 @@ def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_
     wf = parse_format(weight_format)
     kf = parse_format(kv_format)
     ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
-    check_tensor_parallel(model, tp)
+    check_tensor_parallel(model, tp, gpus_field if serve_tp is None or serve_tp == "" else "tp")
     return ServeRequest(
         model=model, hardware=hardware, tp=tp, replicas=replicas,
         batch=ceil_div(total_batch, replicas), weight_format=wf, kv_format=kf,

@@ -71,9 +71,9 @@ def number(
     result = _parse(value, field, label)
     if result < minimum or (result == minimum and not allow_minimum):
         relation = "at least" if allow_minimum else "more than"
-        raise EngineError(f"{label} must be {relation} {_show(minimum)}.", field)
+        raise EngineError(f"{label} must be {relation} {show_number(minimum)}.", field)
     if result > maximum:
-        raise EngineError(f"{label} must be at most {_show(maximum)}.", field)
+        raise EngineError(f"{label} must be at most {show_number(maximum)}.", field)
     return result
 
 
@@ -108,9 +108,7 @@ def choice(value: object, field: str, options: Iterable[str], *, label: str | No
     allowed = list(options)
     if isinstance(value, str) and value in allowed:
         return value
-    shown = str(value)
-    shown = shown if len(shown) <= 40 else shown[:40] + "..."
-    raise EngineError(f"Unknown {label.lower()} {shown!r}; choose one of: {', '.join(allowed)}.", field)
+    raise EngineError(_unknown(value, label.lower(), allowed), field)
 
 
 T = TypeVar("T")
@@ -121,9 +119,37 @@ def lookup(value: object, table: Mapping[str, T], what: str, field: str) -> T:
     otherwise EngineError 'Unknown {what} ...; choose one of: {the keys}.' for ``field``."""
     if isinstance(value, str) and value in table:
         return table[value]
-    shown = str(value)[:40]
-    raise EngineError(f"Unknown {what} {shown!r}; choose one of: {', '.join(table)}.", field)
+    raise EngineError(_unknown(value, what, list(table), cut=""), field)
 
 
-def _show(x: float) -> str:
-    return f"{x:g}" if abs(x) < 1e6 else f"{x:.3g}"
+def _unknown(value: object, what: str, allowed: list[str], cut: str = "...") -> str:
+    """'Unknown {what} 'x'; choose one of: ...', or 'Choose a {what}: ...' when none was given
+    (a missing or null value: Python's 'None' means nothing to a reader)."""
+    choices = ", ".join(allowed)
+    if value is None or value == "":
+        return f"Choose a {what}: one of {choices}."
+    if isinstance(value, str):
+        shown = repr(value if len(value) <= 40 else value[:40] + cut)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        shown = show_number(value)
+    else:  # true/false, a list, an object: what kind it was, not Python's spelling of it
+        shown = "true or false" if isinstance(value, bool) else "a " + type(value).__name__
+        return f"Unknown {what} ({shown}); choose one of: {choices}."
+    return f"Unknown {what} {shown}; choose one of: {choices}."
+
+
+def show_number(x: float) -> str:
+    """A number as a reader reads it in a message: 1, 0.01, 8,192, 1,000,000,000, 1e16,
+    1e308 (never hundreds of digits), 'a number of 5,000 digits' beyond any float, and
+    'infinity' for an infinite float."""
+    if isinstance(x, float) and math.isinf(x):
+        return "infinity" if x > 0 else "minus infinity"
+    if isinstance(x, int) and x.bit_length() > 1000:  # beyond any float: count its digits
+        digits = max(1, int(abs(x).bit_length() * 0.30103) + 1)
+        return f"a number of {digits:,} digits"
+    if x == math.floor(x) and abs(x) < 1e10:
+        return f"{int(x):,}"
+    if abs(x) >= 1e10:
+        mantissa, _, exponent = f"{x:.3g}".partition("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{x:g}"

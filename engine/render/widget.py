@@ -42,10 +42,13 @@ STORE_KINDS = ("session", "local")
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """A result's HTML plus inputs to set for the next call (name -> text)."""
+    """A result's HTML plus inputs to set for the next call (name -> text), and notes to show
+    beside some inputs (name -> text): accepted values a reader should know about (a context
+    beyond the model's maximum), never refusals."""
 
     html: str
     set_inputs: Mapping[str, str] = field(default_factory=dict)
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 RenderFunction = Callable[[Values], "str | Rendered"]
@@ -143,8 +146,9 @@ class Widget:
         return replace(rendered, html=stack_tables(rendered.html))
 
 
-def render_control(control: Control, instance: str, value: str) -> str:
-    """A control with its visible label, unit, hint and the slot for its error message."""
+def render_control(control: Control, instance: str, value: str, note: str = "") -> str:
+    """A control with its visible label, unit, hint and the slot for its error message (or,
+    when the result accepted it with a ``note``, that note)."""
     control_id = f"{instance}-{control.name}"
     if control.kind == "hidden":
         return void_tag("input", type="hidden", id=control_id, name=control.name, value=value)
@@ -183,7 +187,8 @@ def render_control(control: Control, instance: str, value: str) -> str:
         else ""
     )
     error = tag(
-        "span", "", class_="widget-error", id=error_id, data_error_for=control.name, role="alert"
+        "span", esc(note), class_="widget-error" + (" widget-note" if note else ""), id=error_id,
+        data_error_for=control.name, role="alert",
     )
     label = tag("label", esc(control.label), for_=control_id)
     return tag("div", label + field_html + unit + hint + error, class_="widget-field")
@@ -255,7 +260,8 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
     values = widget.defaults(overrides)
     rendered = widget.run(values)
     values.update(rendered.set_inputs)
-    controls = "".join(render_control(c, instance, values[c.name]) for c in widget.controls)
+    controls = "".join(render_control(c, instance, values[c.name], rendered.notes.get(c.name, ""))
+                       for c in widget.controls)
     form = tag(
         "form", controls + render_actions(widget), class_="widget-controls", aria_label=widget.title
     )

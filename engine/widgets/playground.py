@@ -4,7 +4,7 @@ timeline or the training time, and the cost.
 
 Every visible input is mirrored in the page address (``url_state``), so the address bar is
 a link to the exact state on screen. Inputs that apply only to the other task are still
-checked, so a link never carries a value the engine would refuse later.
+checked: one that task would refuse is kept as typed, with a note beside it saying so.
 
 "Your model (paste a config.json)" reads the pasted text with
 :mod:`engine.numbers.catalog.hf_config` (here, in the reader's browser: nothing is sent
@@ -18,7 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.lesson.plans.config_model import config_notes, shape_rows
-from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_command
+from engine.lesson.plans.fields import (
+    PLAN_FIELDS,
+    context_notes,
+    plan_arguments,
+    plan_command,
+    unused_task_notes,
+)
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.expected_training import expected_train
@@ -36,7 +42,7 @@ from engine.render.options import (
     pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
-from engine.render.widget import Values, Widget, copy_command
+from engine.render.widget import Rendered, Values, Widget, copy_command
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
@@ -181,12 +187,14 @@ def _train_part(p: Plan) -> Part:
                 definition_list(rows) + notes)
 
 
-def render(values: Values) -> str:
+def render(values: Values) -> Rendered:
     model, read = chosen_model(values)
     # Only the inputs the current choices show: a field they hide (the typed parameter count
-    # beside a catalogue model, the other task's inputs) is neither read nor checked, so an
-    # error never sits where the reader cannot see it.
+    # beside a catalogue model) is neither read nor checked, so an error never sits where the
+    # reader cannot see it. The other task's inputs do not block this one's plan: one that
+    # task would refuse is kept as typed, with a note beside it.
     p = plan(model=model, **plan_arguments(values, every_task=False))
+    notes = {**unused_task_notes(values), **context_notes(p)}
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"
     verdict = (
@@ -215,14 +223,15 @@ def render(values: Values) -> str:
         + tag("h3", "Assumptions")
         + plain_list(memory_assumptions(mem))
     )
-    return (
+    return Rendered(
         head
         + (_config_part(read, values.text(CONFIG.name)) if read else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed.shown
         + secondary("Figures, answers, assumptions", more)
-        + copy_command(plan_command(values))
+        + copy_command(plan_command(values)),
+        notes=notes,
     )
 
 

@@ -16,9 +16,17 @@ from typing import Any
 from engine.numbers import quantities
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.compute import DEFAULT_MFU
+from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId
-from engine.numbers.memory import CONVENTIONS, OPTIMIZERS, RECOMPUTE, SHARDINGS
-from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS
+from engine.numbers.memory import (
+    CONVENTIONS,
+    OPTIMIZERS,
+    RECOMPUTE,
+    SHARDINGS,
+    ServingMemory,
+    TrainingMemory,
+)
+from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -36,6 +44,7 @@ from engine.render.options import (
     format_field,
     hardware_field,
 )
+from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
     CONVENTION_LABELS,
     OPTIMIZER_LABELS,
@@ -158,6 +167,37 @@ def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELD
             continue
         out[key] = values[f]
     return out
+
+
+def unused_task_notes(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS
+                      ) -> dict[str, str]:
+    """Field name -> a note, for each of the other task's fields whose text that task would
+    refuse: the value is kept (it waits for the switch), and the reader is told beside it."""
+    task = values[fields["task"]] if "task" in fields else "serve"
+    other = "train" if task == "serve" else "serve"
+    notes: dict[str, str] = {}
+    for key in TRAIN_ONLY if task == "serve" else SERVE_ONLY:
+        if key not in fields:
+            continue
+        try:
+            values[fields[key]]
+        except EngineError as refused:
+            notes[fields[key].name] = unused_input_note(task, other, refused.message)
+    return notes
+
+
+def context_notes(p: Plan, fields: Mapping[str, Field[Any]] = PLAN_FIELDS) -> dict[str, str]:
+    """Field name -> a note, for each length of the plan beyond its model's maximum context
+    (the serving context and prompt, the training sequence): accepted, and said beside it."""
+    lengths: list[tuple[str, int]] = []
+    if p.serve is not None and isinstance(p.memory, ServingMemory):
+        lengths = [("context_tokens", p.memory.context_tokens),
+                   ("prompt_tokens", p.serve.prompt_tokens)]
+    elif isinstance(p.memory, TrainingMemory):
+        lengths = [("seq_len", p.memory.seq_len)]
+    most = p.model.max_context
+    return {fields[key].name: context_beyond_note(tokens, p.model.name, most)
+            for key, tokens in lengths if key in fields and tokens > most}
 
 
 COMMAND = ("python", "-m", "engine", "plan")

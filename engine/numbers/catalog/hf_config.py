@@ -32,6 +32,7 @@ from engine.numbers.bounded_json import nesting_depth
 from engine.numbers.catalog.models import ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
+from engine.numbers.validate import show_number
 
 # Real config.json files are 1 to 10 kB (a multimodal one with its vision tower about 20 kB);
 # the browser's inputs are capped at 200,000 characters altogether (engine.browser).
@@ -293,17 +294,21 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.problems.append(f"{key}: must be a whole number, not {_shown(value)}.")
             return 0
-        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        if isinstance(value, float) and math.isinf(value):  # 1e400 in the text
+            self.problems.append(f"{key}: far too large (at most {high:,})." if value > 0 else
+                                 f"{key}: far too small (at least {low:,}).")
+            return 0
+        if isinstance(value, float) and not value.is_integer():
             self.problems.append(f"{key}: must be a whole number, not {_shown(value)}.")
             return 0
-        n = int(value)
-        if n < low:
-            self.problems.append(f"{key}: {n:,} is too small (at least {low:,}).")
+        if value < low:
+            self.problems.append(f"{key}: {show_number(value)} is too small (at least {low:,}).")
             return 0
-        if n > high:
-            self.problems.append(f"{key}: {n:,} is absurdly large (at most {high:,}).")
+        if value > high:
+            self.problems.append(f"{key}: {show_number(value)} is absurdly large "
+                                 f"(at most {high:,}).")
             return 0
-        return n
+        return int(value)
 
     def flag(self, key: str, default: bool) -> bool:
         found = self.raw(key)
@@ -323,8 +328,15 @@ def _digits(value: int) -> int:
 def _shown(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and _digits(value) > MAX_NUMBER_DIGITS:
         value = HugeNumber(_digits(value))
-    plain = isinstance(value, str | bool | int | float) or value is None
-    text = json.dumps(value) if plain else _kind(value)
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        # As a reader writes it (1e308, not 309 digits; an overflowing 1e400 as what it is).
+        if not math.isfinite(value):
+            text = "a number far too large" if value > 0 else "a number far too small"
+        else:
+            text = json.dumps(value) if abs(value) < 1e10 else show_number(value)
+    else:
+        plain = isinstance(value, str | bool) or value is None
+        text = json.dumps(value) if plain else _kind(value)
     return text if len(text) <= 30 else text[:30] + "..."
 
 
