@@ -9,6 +9,7 @@ from engine.lesson.figures.prose import FIGURES
 from engine.lesson.tables.registry import TABLES
 from engine.registry import widget_names
 from macros import authoring
+from macros.wheel import DOWNLOAD_DIR, wheel_file_name
 
 
 def on_pre_page_macros(env: Any) -> None:
@@ -80,3 +81,14 @@ def define_env(env: Any) -> None:
     def table(name: str, **inputs: object) -> str:
         """A table rendered by the engine: `{{ table("formats") }}`."""
         return authoring.table_html(name, inputs)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def engine_wheel(link: bool = False) -> str:
+        """The engine's wheel for CPython, as the build ships it in the site (macros/wheel.py):
+        its full address for ``pip install``, or with ``link=True`` a download link to it
+        from this page."""
+        name = wheel_file_name(Path(env.project_dir))
+        if not link:
+            return f"{env.conf['site_url']}{DOWNLOAD_DIR}/{name}"
+        page_url = str(getattr(env.page, "url", ""))
+        return authoring.download_link(f"{DOWNLOAD_DIR}/{name}", page_url, name)

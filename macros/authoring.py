@@ -220,6 +220,13 @@ def next_step_link(next_title: str | None, next_url: str | None) -> str:
     )
 
 
+def download_link(site_path: str, page_url: str, text: str) -> str:
+    """A download link to the site's file ``site_path`` from the page at ``page_url`` (a
+    site-relative address: "" for Home, "a/" or "a.html"), relative so that any sub-path works."""
+    to_root = "../" * page_url.count("/")
+    return f'<a href="{esc(to_root + site_path)}" download>{esc(text)}</a>'
+
+
 def glossary_html(path: Path) -> str:
     """The abbreviation definitions of ``path`` (`*[TERM]: definition`) as a definition list."""
     items = []

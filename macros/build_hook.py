@@ -6,7 +6,8 @@ handed to the module that does that job.
   the pages with widgets preload (macros/runtime_preload.py).
 - on_nav: the steps are numbered from the nav's order (macros/step_numbers.py).
 - on_page_content: every table's cells are labelled so that a phone can stack its rows
-  (engine/render/table_labels.py).
+  (engine/render/table_labels.py); the links widget results name by page get their
+  addresses (macros/site_links.py).
 - on_post_page: a step's header gets its minutes, counted on the page as built
   (macros/step_minutes.py).
 - on_post_build: the Home page's total minutes; a page at each step's old address
@@ -31,8 +32,10 @@ from macros.old_addresses import write_old_addresses
 from macros.runtime_config import write_runtime_config
 from macros.service_worker import write_built_service_worker
 from macros.shipped_runtime import ship_runtime
+from macros.site_links import resolve_site_links
 from macros.step_minutes import StepMinutes
 from macros.step_numbers import number_nav_steps
+from macros.wheel import ship_cpython_wheel
 
 # Kept across rebuilds under `mkdocs serve`, as each page is rebuilt.
 _minutes = StepMinutes()
@@ -55,9 +58,9 @@ def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> Any:
     return nav
 
 
-def on_page_content(html: str, **_: Any) -> str:
+def on_page_content(html: str, page: Any, files: Any, **_: Any) -> str:
     # The markdown's table heads may hold any character reference.
-    return stack_tables(html, unescape=unescape_html)
+    return resolve_site_links(stack_tables(html, unescape=unescape_html), page, files)
 
 
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
@@ -73,6 +76,7 @@ def on_post_build(config: Any, **_: Any) -> None:
     style_bundle.write_style_bundle(site, config)
     offline_search.copy_shim(root, site, config)
     runtime = ship_runtime(root, site)
+    ship_cpython_wheel(root, site)
     runtime_preload.check_preloaded(config.extra[runtime_preload.PRELOAD_EXTRA], runtime.files)
     write_runtime_config(site, runtime)
     write_built_service_worker(

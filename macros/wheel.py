@@ -1,8 +1,10 @@
-"""Build the engine's pure-Python wheel with the standard library alone.
+"""Build the engine's pure-Python wheels with the standard library alone.
 
-The browser installs this wheel into Pyodide. Writing it directly (a wheel is a zip with a
-dist-info folder) keeps the build fast, reproducible (fixed timestamps, sorted entries) and
-free of a build backend in the site's toolchain.
+Two wheels: the browser's, bytecode compiled by the site's Pyodide (macros/runtime_bytecode.py),
+which CPython refuses ("bad magic number"); and the one for any CPython 3.11+, the engine's
+sources, that the site offers for download (:func:`ship_cpython_wheel`). Writing them directly
+(a wheel is a zip with a dist-info folder) keeps the build fast, reproducible (fixed
+timestamps, sorted entries) and free of a build backend in the site's toolchain.
 """
 
 from __future__ import annotations
@@ -23,10 +25,35 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + digest.decode()
 
 
+# Where the site offers the CPython wheel (beside the lesson's offline copy).
+DOWNLOAD_DIR = "download"
+
+
+def _project(project_root: Path) -> dict[str, object]:
+    project: dict[str, object] = tomllib.loads((project_root / "pyproject.toml").read_text())["project"]
+    return project
+
+
 def project_version(project_root: Path) -> tuple[str, str]:
     """(name, version) from pyproject.toml."""
-    meta = tomllib.loads((project_root / "pyproject.toml").read_text())["project"]
+    meta = _project(project_root)
     return str(meta["name"]), str(meta["version"])
+
+
+def _metadata(project_root: Path) -> bytes:
+    meta = _project(project_root)
+    return (
+        "Metadata-Version: 2.1\n"
+        f"Name: {meta['name']}\nVersion: {meta['version']}\n"
+        f"Summary: {meta['description']}\nRequires-Python: {meta['requires-python']}\n"
+    ).encode()
+
+
+def _entry_points(project_root: Path) -> bytes:
+    scripts = _project(project_root).get("scripts", {})
+    assert isinstance(scripts, dict)
+    lines = "".join(f"{name} = {target}\n" for name, target in sorted(scripts.items()))
+    return f"[console_scripts]\n{lines}".encode()
 
 
 def wheel_file_name(project_root: Path) -> str:
@@ -74,12 +101,14 @@ def build_engine_wheel(
     files.extend(sorted(catalog_json(None if sources else set(extra_files or {})).items()))
     files.extend(sorted((extra_files or {}).items()))
     dist_info = f"{name}-{version}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    metadata = _metadata(project_root)
     wheel_meta = (
         b"Wheel-Version: 1.0\nGenerator: macros.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
     files.append((f"{dist_info}/METADATA", metadata))
     files.append((f"{dist_info}/WHEEL", wheel_meta))
+    if sources:
+        files.append((f"{dist_info}/entry_points.txt", _entry_points(project_root)))
     record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files)
     record += f"{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode()))
@@ -92,3 +121,10 @@ def build_engine_wheel(
             info.external_attr = 0o644 << 16
             archive.writestr(info, data)
     return target
+
+
+def ship_cpython_wheel(project_root: Path, site: Path) -> str:
+    """Write the wheel for CPython (the engine's sources, no bytecode) into the site's
+    ``download/`` folder and return its site path. It installs with ``pip install`` on any
+    Python 3.11+ and needs nothing beyond the standard library."""
+    return f"{DOWNLOAD_DIR}/{build_engine_wheel(project_root, site / DOWNLOAD_DIR).name}"

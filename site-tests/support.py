@@ -260,11 +260,21 @@ def wait_live(page: Page, selector: str = "[data-widget]") -> None:
 
 
 def result_html_in_browser(page: Page, widget_selector: str, html: str) -> str:
-    """``html`` as this browser serialises it, so it can be compared with a live result."""
+    """``html`` as this browser serialises it, so it can be compared with a live result; a
+    link the engine names by page (``a[data-site-page]``) gets the address the page gives it
+    (docs/js/lesson.js), as the live result does."""
     return str(
         page.evaluate(
-            "html => { const t = document.createElement('output'); t.innerHTML = html; return t.innerHTML; }",
-            html,
+            """([sel, html]) => {
+                 const t = document.createElement('output');
+                 t.innerHTML = html;
+                 for (const a of t.querySelectorAll('a[data-site-page]')) {
+                   const built = document.querySelector(`${sel} a[data-site-page="${a.dataset.sitePage}"][href]`);
+                   if (built) a.setAttribute('href', built.getAttribute('href'));
+                 }
+                 return t.innerHTML;
+               }""",
+            [widget_selector, html],
         )
     )
 

@@ -170,6 +170,12 @@ def test_copy_as_command_gives_the_answers_the_widget_shows(
     workings = hidden_in_details(result(page.locator(selector)).locator("details.widget-notes"))
     for words_shown in answers.values():
         assert words_shown in workings
+    # Beside the command, a link to the page that says how to get the engine: still there
+    # after the live renders above (the engine's HTML carries no address; the build's stays).
+    result(page.locator(selector)).locator(".widget-copy-command summary").click()
+    page.click(f"{selector} .widget-command-help a")
+    page.wait_for_url(root_site.page_url("get-engine/"))
+    assert "pip install" in page.text_content("article")
 
 
 PHONE = {"width": 390, "height": 844}

@@ -92,3 +92,34 @@ def test_pyproject_lists_every_engine_package() -> None:
         ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "engine").rglob("__init__.py")
     )
     assert sorted(listed) == found
+
+
+def test_the_cpython_wheel_installs_into_a_clean_venv_and_plans(tmp_path: Path) -> None:
+    # As the "Get the engine" page says: pip install the wheel the build ships into a fresh
+    # Python, no index and no dependencies (nothing is fetched), then ask for a plan.
+    wheel = build_engine_wheel(ROOT, tmp_path / "dist")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
+         "--disable-pip-version-check", str(wheel)],
+        check=True, capture_output=True, text=True,
+    )
+    run = tmp_path / "elsewhere"  # not the project: the engine must come from the venv
+    run.mkdir()
+    args = ["plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--json"]
+    done = subprocess.run(
+        [str(python), "-I", "-m", "engine", *args],
+        check=True, capture_output=True, text=True, cwd=run,
+    )
+    installed = json.loads(done.stdout)
+    assert installed["memory"]["per_gpu_bytes"] > 16e9  # the bf16 weights alone are 16.06 GB
+    here = subprocess.run([sys.executable, "-m", "engine", *args],
+                          check=True, capture_output=True, text=True, cwd=ROOT)
+    assert installed == json.loads(here.stdout)
+    where = subprocess.run(
+        [str(python), "-I", "-c", "import engine; print(engine.__file__)"],
+        check=True, capture_output=True, text=True, cwd=run,
+    )
+    assert where.stdout.startswith(str(venv))

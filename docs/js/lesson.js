@@ -137,6 +137,13 @@ function mount(root) {
   const form = /** @type {HTMLFormElement} */ (root.querySelector(".widget-controls"));
   const output = /** @type {Element} */ (root.querySelector(".widget-result"));
   const storeKey = root.dataset.store || "";
+  // A result's links to other pages (engine/render/widget.py names them by page) get their
+  // addresses from the build; the engine's own renders carry none, so keep the build's.
+  /** @type {Map<string, string>} */
+  const siteLinks = new Map();
+  output.querySelectorAll("a[data-site-page][href]").forEach((a) => {
+    siteLinks.set(/** @type {string} */ (/** @type {HTMLElement} */ (a).dataset.sitePage), /** @type {string} */ (a.getAttribute("href")));
+  });
   /** @type {Promise<EngineReply>} */
   let chain = Promise.resolve({});
   let plainQueued = false;
@@ -189,6 +196,10 @@ function mount(root) {
     const open = [...output.querySelectorAll("details")].map((d) => d.open);
     output.innerHTML = /** @type {string} */ (reply.html); // rendered and escaped by the engine
     output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
+    output.querySelectorAll("a[data-site-page]").forEach((a) => {
+      const href = siteLinks.get(/** @type {string} */ (/** @type {HTMLElement} */ (a).dataset.sitePage));
+      if (href) a.setAttribute("href", href);
+    });
     // Frames of simulated time to play (the traffic on dgx-1): fetched only when a result has them.
     const frames = output.querySelector("[data-frames-animate]");
     if (frames) import("./frames.js").then(({ playFrames }) => playFrames(frames));

@@ -242,11 +242,22 @@ def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
     return tag("div", button + status + field + extra, class_=f"widget-copy widget-copy-{kind}")
 
 
+# The site's page on installing the engine, named by its source file: the engine does not
+# know which page a widget is on, so the build writes each link's address for its page and the
+# browser keeps that address when it renders the result again.
+ENGINE_PAGE = "get-engine.md"
+
+
 def copy_command(command: str) -> str:
-    """A command line in a widget's result, with a button that copies it (shown on request:
-    it is for engineers at a terminal, and the reader's time goes to the lesson)."""
+    """A command line in a widget's result, with a button that copies it and a link to the
+    page that says how to get the engine (shown on request: it is for engineers at a
+    terminal, and the reader's time goes to the lesson)."""
+    get_engine = tag("p", tag("a", "Get the engine", data_site_page=ENGINE_PAGE)
+                     + ": install it into your own Python to run this line.",
+                     class_="widget-command-help")
     shown = tag("details", tag("summary", "Show the command")
-                + tag("pre", tag("code", esc(command), class_="widget-command-text")))
+                + tag("pre", tag("code", esc(command), class_="widget-command-text"))
+                + get_engine)
     return _copy_row("Copy as command", "Copy as command: the same plan at a terminal",
                      "command", "The command, to copy", shown)
 
