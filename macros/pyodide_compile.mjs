@@ -10,9 +10,9 @@
 // included, is what the site uses; the engine modules loaded, with every engine module their
 // import statements name (transitively), are the engine the browser needs. It writes:
 //   - those engine modules as .pyc files (arcname -> base64, JSON), for a sourceless wheel
-//     (the CLI and the build's tables and figures stay out);
+//     (the CLI and the build's tables and figures stay out), without the functions' type hints;
 //   - python_stdlib.zip holding the used modules only, as .pyc (no source beside them), with
-//     no column positions and no module or function docstrings;
+//     no column positions and no docstrings (a class's is one space);
 //   - a JSON record: the zip entries shipped, the modules imported by name (standard library
 //     and engine: `check` imports them all, so one left out is named), the imports that
 //     failed on the stock runtime (optional ones) and the corpus's digest.
@@ -117,22 +117,44 @@ shipped_engine = {sys.modules[name].__file__ for name in json.loads(named_json) 
 stdlib_zip = os.path.dirname(os.path.dirname(json.__file__))
 
 
+def _is_docstring(statement):
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+
 def _without_docstrings(tree):
-    # Module and function docstrings only: no one reads them in the reader's browser. Class
-    # docstrings stay (dataclasses builds one, slowly, for a class that has none). Line
-    # numbers are unchanged.
+    # No one reads a docstring in the reader's browser. Module and function docstrings go;
+    # a class's becomes one space, so that a class keeps a true __doc__ (dataclasses builds
+    # one, slowly, for a class that has none; enum gives one too). Line numbers are unchanged.
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                node.body[0] = ast.copy_location(ast.Pass(), first) if len(node.body) == 1 else None
-                node.body = [n for n in node.body if n is not None]
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if not node.body or not _is_docstring(node.body[0]):
+            continue
+        first = node.body[0]
+        if isinstance(node, ast.ClassDef):
+            first.value = ast.copy_location(ast.Constant(" "), first.value)
+        else:
+            node.body[0] = ast.copy_location(ast.Pass(), first) if len(node.body) == 1 else None
+            node.body = [n for n in node.body if n is not None]
     return tree
 
-def pyc(source_bytes, filename):
+def _without_function_annotations(tree):
+    # The engine's functions carry type hints for mypy, and nothing in the browser reads a
+    # function's __annotations__ (a class's stay: dataclasses reads them for the fields).
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            arguments = node.args
+            for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+                if argument is not None:
+                    argument.annotation = None
+    return tree
+
+def pyc(source_bytes, filename, function_annotations=True):
     # Line numbers stay: without them the traceback module fails (and with it every Python
     # error Pyodide hands to JavaScript).
     tree = _without_docstrings(ast.parse(source_bytes, filename))
+    if not function_annotations:
+        tree = _without_function_annotations(tree)
     code = compile(tree, filename, "exec", dont_inherit=True)
     return _code_to_hash_pyc(code, importlib.util.source_hash(source_bytes), checked=False)
 
@@ -150,7 +172,7 @@ for folder, _, files in sorted(os.walk(os.path.dirname(engine.__file__))):
         rel = os.path.relpath(path, package_root)
         with open(path, "rb") as f:
             data = f.read()
-        engine_pyc[rel + "c"] = base64.b64encode(pyc(data, rel)).decode()
+        engine_pyc[rel + "c"] = base64.b64encode(pyc(data, rel, function_annotations=False)).decode()
 
 # 2. The standard library the site uses, as bytecode only, entries in the stock zip's order.
 out_path = "/tmp/python_stdlib.zip"

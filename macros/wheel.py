@@ -90,7 +90,8 @@ def build_engine_wheel(
     The catalogue goes in twice, as TOML and pre-parsed (:func:`catalog_json`).
     ``extra_files`` (arcname -> bytes) are added as they are, e.g. the engine's bytecode from
     macros/runtime_bytecode.py. Without ``sources`` the engine's .py and .toml files stay
-    out (the browser's wheel: its bytecode and the pre-parsed catalogue stand in for them).
+    out (the browser's wheel: its bytecode and the pre-parsed catalogue stand in for them),
+    and so does RECORD.
     """
     name, version = project_version(project_root)
     package = project_root / "engine"
@@ -109,9 +110,12 @@ def build_engine_wheel(
     files.append((f"{dist_info}/WHEEL", wheel_meta))
     if sources:
         files.append((f"{dist_info}/entry_points.txt", _entry_points(project_root)))
-    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files)
-    record += f"{dist_info}/RECORD,,\n"
-    files.append((f"{dist_info}/RECORD", record.encode()))
+    if sources:
+        # pip checks an install against RECORD. The browser's archive is never installed (its
+        # worker imports from it, macros/runtime_bytecode.py), so it goes without the hashes.
+        record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files)
+        record += f"{dist_info}/RECORD,,\n"
+        files.append((f"{dist_info}/RECORD", record.encode()))
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / wheel_file_name(project_root)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
