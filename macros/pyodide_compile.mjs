@@ -12,7 +12,8 @@
 //   - those engine modules as .pyc files (arcname -> base64, JSON), for a sourceless wheel
 //     (the CLI and the build's tables and figures stay out), without the functions' type hints;
 //   - python_stdlib.zip holding the used modules only, as .pyc (no source beside them), with
-//     no column positions and no docstrings (a class's is one space);
+//     no column positions, no docstrings (a class's is one space) and, outside Pyodide's own
+//     modules, no function type hints;
 //   - a JSON record: the zip entries shipped, the modules imported by name (standard library
 //     and engine: `check` imports them all, so one left out is named), the imports that
 //     failed on the stock runtime (optional ones) and the corpus's digest.
@@ -109,7 +110,7 @@ const [engineOut, stdlibOut, recordOut] = rest;
 pyodide.globals.set("used_json", JSON.stringify(record.entries));
 pyodide.globals.set("named_json", JSON.stringify(record.named));
 const result = pyodide.runPython(`
-import ast, base64, importlib.util, json, os, sys, zipfile
+import ast, base64, json, os, sys, zipfile
 from importlib._bootstrap_external import _code_to_hash_pyc
 
 used = [e for e in json.loads(used_json) if e.endswith(".py")]
@@ -156,7 +157,9 @@ def pyc(source_bytes, filename, function_annotations=True):
     if not function_annotations:
         tree = _without_function_annotations(tree)
     code = compile(tree, filename, "exec", dont_inherit=True)
-    return _code_to_hash_pyc(code, importlib.util.source_hash(source_bytes), checked=False)
+    # Unchecked (PEP 552): the loader never compares the hash, and no source ships to compare
+    # it with, so it is zeros (eight bytes a file that would not compress).
+    return _code_to_hash_pyc(code, bytes(8), checked=False)
 
 # 1. The engine: every module, from the unpacked wheel, as engine/x.pyc (sourceless).
 import engine
@@ -183,7 +186,10 @@ with zipfile.ZipFile(stdlib_zip) as source, zipfile.ZipFile(out_path, "w") as ta
         compiled = zipfile.ZipInfo(info.filename[:-3] + ".pyc", date_time=info.date_time)
         compiled.compress_type = zipfile.ZIP_DEFLATED
         compiled.external_attr = info.external_attr
-        data = pyc(source.read(info), f"{stdlib_zip}/{info.filename}")
+        # Pyodide's own modules keep their functions' type hints: its JavaScript bindings
+        # (_pyodide/jsbind.py) read them.
+        ours = info.filename.startswith(("_pyodide/", "pyodide/"))
+        data = pyc(source.read(info), f"{stdlib_zip}/{info.filename}", function_annotations=ours)
         target.writestr(compiled, data, compresslevel=9)
 json.dumps(engine_pyc)
 `);
