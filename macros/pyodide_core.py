@@ -75,7 +75,7 @@ def copy_pyodide(root: Path, site: Path, stdlib_zip: bytes) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name in PYODIDE_CORE_FILES:
         if name == "python_stdlib.zip":
-            (target / STDLIB_SHIPPED).write_bytes(solid_gzip(stdlib_zip))
+            (target / STDLIB_SHIPPED).write_bytes(solid_gzip(stdlib_zip, root))
         elif name == "pyodide-lock.json":
             (target / name).write_bytes(minimal_lock((source / name).read_bytes()))
         else:

@@ -65,7 +65,7 @@ def ship_runtime(root: Path, site: Path) -> ShippedRuntime:
         plain = browser_wheel(root, Path(tmp), bytecode)
         wheel = site / "wheels" / (plain.name + SUFFIX)
         wheel.parent.mkdir(parents=True, exist_ok=True)
-        wheel.write_bytes(solid_gzip(plain.read_bytes()))
+        wheel.write_bytes(solid_gzip(plain.read_bytes(), root))
     check_runtime(root, wheel, site / "pyodide", bytecode)
     download_bytes = sum((site / "pyodide" / n).stat().st_size for n in SHIPPED_PYODIDE_FILES)
     download_bytes += wheel.stat().st_size

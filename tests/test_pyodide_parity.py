@@ -37,9 +37,9 @@ def pyodide_results(
     out = tmp_path_factory.mktemp("runtime")
     # The site ships both as one gzip stream each: these are those streams' contents.
     wheel = browser_wheel(ROOT, out, bytecode)
-    wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes())))
+    wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes(), ROOT)))
     stdlib = out / "python_stdlib.zip"
-    stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip)))
+    stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip, ROOT)))
     completed = subprocess.run(
         [
             node,
