@@ -352,11 +352,11 @@ def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigM
 
 def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None
                  ) -> tuple[dict[str, object], str]:
-    from engine.lesson.plans.plan_json import plan_to_dict
+    from engine.lesson.plans.plan_json import plan_json
     from engine.words.answers import QUESTIONS, answers
     from engine.words.memory_explained import memory_assumptions
 
-    data = plan_to_dict(result)
+    data = plan_json(result, read)
     words = answers(result)
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}, "
             f"task: {result.task}")
@@ -366,9 +366,8 @@ def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None
     lines.append("Assumptions:")
     lines += ["  - " + a for a in memory_assumptions(result.memory)]
     if read is not None:
-        from engine.lesson.plans.config_model import config_notes, inspect_to_dict
+        from engine.lesson.plans.config_model import config_notes
 
-        data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
         lines += ["  - " + n for n in config_notes(read)]
     if run is not None:
         serve = data["serve"]

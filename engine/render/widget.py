@@ -25,6 +25,7 @@ and points at the widget; a widget whose question is a plan also shows its comma
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -248,16 +249,29 @@ def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
 ENGINE_PAGE = "get-engine.md"
 
 
-def copy_command(command: str) -> str:
+def json_download(data: Mapping[str, object], file_name: str, text: str) -> str:
+    """A link that saves ``data`` as the file ``file_name``, JSON as the command line prints
+    it (two-space indent, a final newline); the file is in the link itself (a data: address),
+    so it needs no script and works offline."""
+    printed = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    address = "data:application/json;base64," + base64.b64encode(printed.encode()).decode()
+    return tag("a", esc(text), href=address, download=file_name, class_="widget-download")
+
+
+def copy_command(command: str, result_json: Mapping[str, object] | None = None) -> str:
     """A command line in a widget's result, with a button that copies it and a link to the
     page that says how to get the engine (shown on request: it is for engineers at a
-    terminal, and the reader's time goes to the lesson)."""
+    terminal, and the reader's time goes to the lesson); with ``result_json``, what the
+    command prints with ``--json``, to download."""
     get_engine = tag("p", tag("a", "Get the engine", data_site_page=ENGINE_PAGE)
                      + ": install it into your own Python to run this line.",
                      class_="widget-command-help")
+    download = "" if result_json is None else tag(
+        "p", json_download(result_json, "plan.json", "Download the result as JSON")
+        + ": what this line prints with --json.", class_="widget-command-json")
     shown = tag("details", tag("summary", "Show the command")
                 + tag("pre", tag("code", esc(command), class_="widget-command-text"))
-                + get_engine)
+                + download + get_engine)
     return _copy_row("Copy as command", "Copy as command: the same plan at a terminal",
                      "command", "The command, to copy", shown)
 

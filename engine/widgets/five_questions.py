@@ -7,6 +7,7 @@ the workload and lists them.
 from __future__ import annotations
 
 from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_command
+from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.memory import SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
 from engine.render.html import esc, tag
@@ -17,6 +18,7 @@ from engine.render.options import (
     model_fields,
     model_from,
     noting_your_model,
+    pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget, copy_command
@@ -78,7 +80,8 @@ def render(values: Values) -> str:
     ), class_="five-workings")
     assumptions = plain_list(memory_assumptions(p.memory))
     notes = secondary("The workings and assumptions", workings + assumptions)
-    command = copy_command(plan_command(values, FIELDS))
+    command = copy_command(plan_command(values, FIELDS),
+                           plan_json(p, pasted_config(values, MODEL_OR_CONFIG)))
     return head + tag("ol", items, class_="five-answers") + notes + command
 
 

@@ -25,6 +25,7 @@ from engine.lesson.plans.fields import (
     plan_command,
     unused_task_notes,
 )
+from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.expected_training import expected_train
@@ -230,7 +231,7 @@ def render(values: Values) -> Rendered:
         + bar
         + speed.shown
         + secondary("Figures, answers, assumptions", more)
-        + copy_command(plan_command(values)),
+        + copy_command(plan_command(values), plan_json(p, read)),
         notes=notes,
     )
 

@@ -5,6 +5,8 @@ come from), for the command line's ``--json`` and the tests that compare CPython
 
 from __future__ import annotations
 
+from engine.lesson.plans.config_model import inspect_to_dict
+from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.energy import plan_energy
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import Plan
@@ -103,3 +105,13 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
 
 def _json_int(n: int) -> int | float:
     return n if n <= 2**53 else float(n)
+
+
+def plan_json(p: Plan, read: ConfigModel | None = None) -> dict[str, object]:
+    """What ``python -m engine plan ... --json`` prints for the plan ``p`` (without a load
+    run): :func:`plan_to_dict`, with the config.json's reading under ``model`` when the
+    model came from one (``read``)."""
+    data = plan_to_dict(p)
+    if read is not None:
+        data["model"] = {**inspect_to_dict(read), **data["model"]}  # type: ignore[dict-item]
+    return data
