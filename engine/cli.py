@@ -69,6 +69,12 @@ _LOAD_FLAGS = {
     "seed": "seed of the random lengths and arrivals (default 0)",
     "ttft_target": "goodput: a time-to-first-token target, seconds",
     "tpot_target": "goodput: a time-per-output-token target, seconds",
+    "spec_tokens": "speculative decoding: draft tokens a step (with --spec-accept)",
+    "spec_accept": "speculative decoding: the chance each draft token is accepted, 0 to 1",
+    "draft_model": "speculative decoding: the draft model's id (default: one-layer heads, "
+                   "as multi-token prediction or EAGLE)",
+    "prefix_tokens": "prefix caching: a shared prefix's length, tokens",
+    "prefix_hit": "prefix caching: the share of requests that start with it (default 1)",
 }
 _SWEPT = ("concurrency", "rate")
 
@@ -234,12 +240,18 @@ def _load(args: argparse.Namespace, **swept: object) -> LoadRequest | None:
 
     raw = {name: getattr(args, f"load_{name}") for name in _LOAD_FLAGS}
     raw.update(swept)
+    read = _library_model(raw["draft_model"]) if raw["draft_model"] else None
+    if read is not None:
+        raw["draft_model"] = read.model
     return load_request(concurrency=raw["concurrency"], rate=raw["rate"],
                         requests=raw["requests"],
                         length_dist="fixed" if raw["length_dist"] is None else raw["length_dist"],
                         length_cv=raw["length_cv"],
                         seed=0 if raw["seed"] is None else raw["seed"],
-                        ttft_target=raw["ttft_target"], tpot_target=raw["tpot_target"])
+                        ttft_target=raw["ttft_target"], tpot_target=raw["tpot_target"],
+                        spec_tokens=raw["spec_tokens"], spec_accept=raw["spec_accept"],
+                        draft_model=raw["draft_model"], prefix_tokens=raw["prefix_tokens"],
+                        prefix_hit=raw["prefix_hit"])
 
 
 def _serve_of(result: Plan, kwargs: dict[str, object]) -> ServeRequest:
@@ -254,10 +266,30 @@ def _serve_of(result: Plan, kwargs: dict[str, object]) -> ServeRequest:
                          output_tokens=kwargs["output_tokens"])
 
 
-def _load_line(r: LoadResult) -> str:
-    """One load's latencies and throughput in a line."""
+def _load_dict(r: LoadResult, load: LoadRequest) -> dict[str, object]:
+    """``serve.load``: the result's JSON, and the load's speculative decoding and shared
+    prefix when given."""
+    from engine.numbers.load.load_request import load_options
+
+    return {**r.to_dict(), **load_options(load)}
+
+
+def _load_line(r: LoadResult, given: LoadRequest | None = None) -> str:
+    """One load's latencies and throughput in a line (``given``: its speculative decoding
+    and shared prefix said first)."""
     load = (f"concurrency {r.concurrency:,}" if r.concurrency is not None
             else f"rate {r.rate:g} requests/s")
+    if given is not None and given.spec_tokens:
+        from engine.numbers.load.speculative import expected_tokens_per_step
+
+        drafter = given.draft_model.name if given.draft_model is not None else "one-layer heads"
+        load += (f", speculative decoding ({given.spec_tokens} draft tokens by {drafter}, "
+                 f"acceptance {given.spec_accept:g}: "
+                 f"{expected_tokens_per_step(given.spec_tokens, given.spec_accept):.2f} tokens "
+                 "a step)")
+    if given is not None and given.prefix_tokens:
+        load += (f", a {given.prefix_tokens:,}-token shared prefix for "
+                 f"{given.prefix_hit:.0%} of requests")
     return (f"{load}: TTFT p50 {r.ttft_seconds.p50 * 1e3:,.1f} ms (p99 "
             f"{r.ttft_seconds.p99 * 1e3:,.1f}), TPOT p50 {r.tpot_seconds.p50 * 1e3:,.2f} ms "
             f"(p99 {r.tpot_seconds.p99 * 1e3:,.2f}), {r.output_tokens_per_s:,.0f} output "
@@ -301,7 +333,7 @@ def _plan_and_load(args: argparse.Namespace
     if load is not None and result.task != "serve":
         raise EngineError("A load (--concurrency or --rate) is for --task serve.", "concurrency")
     run = None if load is None else serve_load(_serve_of(result, kwargs), load)
-    data, text = _plan_output(result, read, run)
+    data, text = _plan_output(result, read, run, load)
     return data, text, result, run
 
 
@@ -320,10 +352,13 @@ def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], 
     serve = _serve_of(result, kwargs)
     loads = [_load(args, **{key: v, ("rate" if key == "concurrency" else "concurrency"): None})
              for v in values]
-    runs = [serve_load(serve, load) for load in loads if load is not None]
+    checked = [load for load in loads if load is not None]
+    runs = [serve_load(serve, load) for load in checked]
     head = (f"{result.model.name} on {result.gpus:,} × {result.hardware.name}: latency against "
             "throughput")
-    return [r.to_dict() for r in runs], "\n".join([head, *(_load_line(r) for r in runs)])
+    return ([_load_dict(r, load) for r, load in zip(runs, checked, strict=True)],
+            "\n".join([head, *(_load_line(r, load) for r, load in zip(runs, checked,
+                                                                        strict=True))]))
 
 
 def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigModel | None]:
@@ -350,8 +385,8 @@ def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigM
     return result, kwargs, read
 
 
-def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None
-                 ) -> tuple[dict[str, object], str]:
+def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None,
+                 load: LoadRequest | None = None) -> tuple[dict[str, object], str]:
     from engine.lesson.plans.plan_json import plan_json
     from engine.words.answers import QUESTIONS, answers
     from engine.words.memory_explained import memory_assumptions
@@ -372,9 +407,9 @@ def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None
     if run is not None:
         serve = data["serve"]
         assert isinstance(serve, dict)
-        serve["load"] = run.to_dict()
+        serve["load"] = run.to_dict() if load is None else _load_dict(run, load)
         lines += ["Under load (simulated continuous batching, vLLM's default scheduler):",
-                  "  " + _load_line(run)]
+                  "  " + _load_line(run, load)]
     return data, "\n".join(lines)
 
 

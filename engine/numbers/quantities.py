@@ -328,6 +328,19 @@ LATENCY_TARGET_SECONDS = Quantity(
     "number", "s", 1e-6, 3600,
     "a microsecond to an hour covers every service-level target",
 )
+SPEC_DRAFT_TOKENS = Quantity(
+    "integer", "tokens", 1, 16,
+    "at least one draft token a step; past 16 almost no draft is accepted whole",
+)
+SPEC_ACCEPTANCE = Quantity(
+    "number", "", 0, 1,
+    "the chance that each draft token is accepted, from never to always",
+)
+PREFIX_TOKENS = CONTEXT_TOKENS.within(reason="a shared prefix is part of a prompt")
+PREFIX_HIT = Quantity(
+    "number", "", 0, 1,
+    "the share of requests that start with the shared prefix, from none to all",
+)
 
 def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
     """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""

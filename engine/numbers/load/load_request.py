@@ -4,6 +4,9 @@ simulates a checked serving request under it.
 
 Each limit is its :class:`~engine.numbers.quantities.Quantity`'s. The concurrency (closed
 loop) and the rate (open loop) exclude each other; without either there is no load.
+Speculative decoding takes its draft tokens and acceptance together (a draft model is
+optional); a shared prefix takes its length and, optionally, its hit rate (all requests by
+default).
 """
 
 from __future__ import annotations
@@ -12,14 +15,17 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.numbers import quantities, validate
+from engine.numbers import architecture, quantities, validate
+from engine.numbers.catalog import ModelSpec, get_model
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.errors import EngineError
 from engine.numbers.load.arrivals import poisson_arrivals
 from engine.numbers.load.kv_blocks import blocks_for, kv_cache_blocks
 from engine.numbers.load.lengths import DEFAULT_CV, LENGTH_DISTS, LengthDist, draw_lengths
+from engine.numbers.load.prefix_cache import PrefixCache
 from engine.numbers.load.results import LoadResult
 from engine.numbers.load.simulate import simulate
+from engine.numbers.load.speculative import expected_tokens_per_step, spec_decode
 from engine.numbers.load.step_time import step_time_model
 from engine.numbers.serve_request import ServeRequest
 
@@ -29,7 +35,10 @@ class LoadRequest:
     """Traffic for a server: closed loop at ``concurrency`` or open loop at ``rate``
     requests/s, ``requests`` in all, lengths from ``length_dist`` (spread ``length_cv``)
     or the lists ``prompt_lengths`` / ``output_lengths`` when given, random draws from
-    ``seed``; optional TTFT and TPOT targets for goodput (s)."""
+    ``seed``; optional TTFT and TPOT targets for goodput (s). ``spec_tokens`` draft tokens
+    a step accepted with probability ``spec_accept`` (0 tokens: no speculative decoding),
+    drafted by ``draft_model`` or, without one, by one-layer heads; a ``prefix_tokens``-token
+    shared prefix (0: none) that a share ``prefix_hit`` of requests start with."""
 
     concurrency: int | None
     rate: float | None
@@ -41,6 +50,11 @@ class LoadRequest:
     tpot_target_seconds: float | None = None
     prompt_lengths: tuple[int, ...] | None = None
     output_lengths: tuple[int, ...] | None = None
+    spec_tokens: int = 0
+    spec_accept: float = 0.0
+    draft_model: ModelSpec | None = None
+    prefix_tokens: int = 0
+    prefix_hit: float = 0.0
 
 
 def _given(value: object) -> bool:
@@ -60,13 +74,19 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
                  length_dist: object = "fixed", length_cv: object = None, seed: object = 0,
                  ttft_target: object = None, tpot_target: object = None,
                  prompt_lengths: Sequence[object] | None = None,
-                 output_lengths: Sequence[object] | None = None) -> LoadRequest | None:
+                 output_lengths: Sequence[object] | None = None, spec_tokens: object = None,
+                 spec_accept: object = None, draft_model: object = None,
+                 prefix_tokens: object = None, prefix_hit: object = None
+                 ) -> LoadRequest | None:
     """The checked load, or None when neither ``concurrency`` nor ``rate`` is given.
-    EngineError naming the field at fault otherwise."""
+    ``draft_model``: a :class:`ModelSpec` or a catalogue model id. EngineError naming the
+    field at fault otherwise."""
     has_c, has_r = _given(concurrency), _given(rate)
     if not (has_c or has_r):
         for name, value in (("requests", requests), ("ttft_target", ttft_target),
-                            ("tpot_target", tpot_target)):
+                            ("tpot_target", tpot_target), ("spec_tokens", spec_tokens),
+                            ("spec_accept", spec_accept), ("draft_model", draft_model),
+                            ("prefix_tokens", prefix_tokens), ("prefix_hit", prefix_hit)):
             if _given(value):
                 raise EngineError(f"{name.replace('_', ' ').capitalize()} needs a load: give "
                                   "a concurrency or a rate.", name)
@@ -95,6 +115,8 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
             n = len(given)
     if prompts is not None and outputs is not None and len(prompts) != len(outputs):
         raise EngineError("Give as many answer lengths as prompt lengths.", "output_lengths")
+    k, a, draft = _speculative(spec_tokens, spec_accept, draft_model)
+    p, h = _prefix(prefix_tokens, prefix_hit)
     return LoadRequest(
         concurrency=c, rate=r, requests=n, length_dist=dist,  # type: ignore[arg-type]
         length_cv=cv, seed=quantities.SEED.check_integer(seed, "seed", "Seed"),
@@ -102,8 +124,57 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
             ttft_target, "ttft_target", "TTFT target") if _given(ttft_target) else None),
         tpot_target_seconds=(quantities.LATENCY_TARGET_SECONDS.check(
             tpot_target, "tpot_target", "TPOT target") if _given(tpot_target) else None),
-        prompt_lengths=prompts, output_lengths=outputs,
+        prompt_lengths=prompts, output_lengths=outputs, spec_tokens=k, spec_accept=a,
+        draft_model=draft, prefix_tokens=p, prefix_hit=h,
     )
+
+
+def _speculative(tokens: object, accept: object, draft: object
+                 ) -> tuple[int, float, ModelSpec | None]:
+    """(draft tokens, acceptance, draft model) checked; (0, 0.0, None) when none given."""
+    if not _given(tokens):
+        for name, value in (("spec_accept", accept), ("draft_model", draft)):
+            if _given(value):
+                raise EngineError("Speculative decoding needs its draft tokens a step "
+                                  "(spec tokens).", name)
+        return 0, 0.0, None
+    k = quantities.SPEC_DRAFT_TOKENS.check_integer(tokens, "spec_tokens", "Draft tokens")
+    if not _given(accept):
+        raise EngineError("Give the chance that a draft token is accepted (spec accept), "
+                          "from 0 to 1.", "spec_accept")
+    a = quantities.SPEC_ACCEPTANCE.check(accept, "spec_accept", "Draft acceptance")
+    model = None
+    if _given(draft):
+        model = draft if isinstance(draft, ModelSpec) else get_model(draft)
+    return k, a, model
+
+
+def _prefix(tokens: object, hit: object) -> tuple[int, float]:
+    """(shared prefix tokens, hit rate) checked; (0, 0.0) when none given."""
+    if not _given(tokens):
+        if _given(hit):
+            raise EngineError("A prefix hit rate needs the shared prefix's length "
+                              "(prefix tokens).", "prefix_hit")
+        return 0, 0.0
+    p = quantities.PREFIX_TOKENS.check_integer(tokens, "prefix_tokens", "Shared prefix")
+    h = (quantities.PREFIX_HIT.check(hit, "prefix_hit", "Prefix hit rate") if _given(hit)
+         else 1.0)
+    return p, h
+
+
+def load_options(load: LoadRequest) -> dict[str, object]:
+    """The speculative decoding and the shared prefix of ``load`` as JSON (``speculative``:
+    draft tokens, acceptance, expected tokens per verification, draft model id or None for
+    one-layer heads; ``prefix_cache``: tokens and hit rate), each only when given."""
+    out: dict[str, object] = {}
+    if load.spec_tokens:
+        out["speculative"] = {
+            "draft_tokens": load.spec_tokens, "acceptance": load.spec_accept,
+            "tokens_per_step": expected_tokens_per_step(load.spec_tokens, load.spec_accept),
+            "draft_model": load.draft_model.id if load.draft_model is not None else None}
+    if load.prefix_tokens:
+        out["prefix_cache"] = {"tokens": load.prefix_tokens, "hit": load.prefix_hit}
+    return out
 
 
 def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = True
@@ -114,9 +185,17 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
     steps. EngineError when the KV cache cannot hold a request alone."""
     m, hw = serve.model, serve.hardware
     limits = scheduler_limits(hw)
+    draft = load.draft_model
+    if draft is not None:
+        if draft.vocab != m.vocab:
+            raise EngineError(f"A draft model shares its target's tokenizer: {draft.name} has "
+                              f"a vocabulary of {draft.vocab:,}, {m.name} {m.vocab:,}.",
+                              "draft_model")
+        architecture.check_tensor_parallel(draft, serve.tp, "draft_model")
     blocks = kv_cache_blocks(m, hw, weight_format=serve.weight_format,
                              kv_format=serve.kv_format, gpus=serve.tp,
-                             max_running=limits.max_running, block_tokens=limits.block_tokens)
+                             max_running=limits.max_running, block_tokens=limits.block_tokens,
+                             draft=draft)
     if blocks == 0:
         raise EngineError("The weights and working space leave no room for a KV cache on "
                           "these GPUs; give more GPUs or a smaller format.", "gpus")
@@ -127,7 +206,16 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
                                                   n, cv=load.length_cv, most=int(most))
     outputs = load.output_lengths or draw_lengths(rng, load.length_dist, serve.output_tokens,
                                                   n, cv=load.length_cv, most=int(most))
-    longest = max(p + o - 1 for p, o in zip(prompts, outputs, strict=True))
+    longest = max(p + o - 1 for p, o in zip(prompts, outputs, strict=True)) + load.spec_tokens
+    prefix = (PrefixCache(load.prefix_tokens, load.prefix_hit) if load.prefix_tokens
+              else None)
+    shared = (prefix.shared_blocks(limits.block_tokens)
+              if prefix is not None and prefix.hit > 0 else 0)
+    if shared and shared + blocks_for(longest, limits.block_tokens) > blocks:
+        raise EngineError(f"The shared prefix's {load.prefix_tokens:,} tokens and a request "
+                          f"of {longest:,} do not fit the KV cache of "
+                          f"{blocks * limits.block_tokens:,} tokens together; give a shorter "
+                          "prefix or more GPUs.", "prefix_tokens")
     if blocks_for(longest, limits.block_tokens) > blocks:
         raise EngineError(f"A request of {longest:,} tokens (prompt and answer) does not fit "
                           f"the KV cache of {blocks * limits.block_tokens:,} tokens; give "
@@ -141,4 +229,8 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
                     max_batched_tokens=limits.max_batched_tokens, kv_blocks=blocks,
                     block_tokens=limits.block_tokens,
                     ttft_target_seconds=load.ttft_target_seconds,
-                    tpot_target_seconds=load.tpot_target_seconds)
+                    tpot_target_seconds=load.tpot_target_seconds,
+                    spec=(spec_decode(step, tokens=load.spec_tokens,
+                                      acceptance=load.spec_accept, draft=draft)
+                          if load.spec_tokens else None),
+                    prefix=prefix)

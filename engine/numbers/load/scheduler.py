@@ -13,6 +13,15 @@ admitted, first come first served, while budget, cap and blocks allow.
 A request of ``prompt`` tokens with ``generated`` tokens out has ``prompt + generated``
 tokens to compute; once all are computed the step samples its next token. So its prefill
 emits the first token, each decode one more, and it finishes at ``output`` tokens.
+
+With speculative decoding (``spec_tokens`` > 0), each decode is a verification of
+``spec_tokens`` draft tokens: it asks for ``spec_tokens + 1`` tokens of budget and of KV
+blocks (a verification that does not fit what is left of the budget waits for the next
+step), and yields the whole tokens by which the request's running total of
+``spec_tokens_per_step`` grows (see :mod:`engine.numbers.load.speculative`); the KV cache
+keeps the accepted ones. A request's ``cached`` prompt tokens (a shared prefix, see
+:mod:`engine.numbers.load.prefix_cache`) are computed and held in shared blocks outside
+its own: it starts, and restarts after a preemption, from them.
 """
 
 from __future__ import annotations
@@ -39,6 +48,8 @@ class Sequence:
     preemptions: int = 0
     first_token: float = -1.0
     last_token: float = -1.0
+    cached: int = 0  # prompt tokens in a shared prefix's blocks (whole blocks)
+    credit: float = 0.0  # expected tokens its verifications have yielded so far
 
     @property
     def tokens(self) -> int:
@@ -61,7 +72,10 @@ class Scheduler:
     (a step's decodes all see the same gap, so a step adds one entry, not one per decode)."""
 
     def __init__(self, *, max_running: int, max_batched_tokens: int, blocks: int,
-                 block_tokens: int) -> None:
+                 block_tokens: int, spec_tokens: int = 0,
+                 spec_tokens_per_step: float = 1.0) -> None:
+        self.spec_tokens = spec_tokens
+        self.spec_tokens_per_step = spec_tokens_per_step
         self.max_running = max_running
         self.max_batched_tokens = max_batched_tokens
         self.total_blocks = blocks
@@ -77,7 +91,8 @@ class Scheduler:
 
     def _grow(self, seq: Sequence, tokens: int) -> bool:
         """Give ``seq`` the blocks for ``tokens`` more tokens, if the pool has them."""
-        need = blocks_for(seq.computed + tokens, self.block_tokens) - seq.blocks
+        need = (blocks_for(seq.computed + tokens, self.block_tokens)
+                - seq.cached // self.block_tokens - seq.blocks)
         if need > self.free_blocks:
             return False
         self.free_blocks -= need
@@ -88,7 +103,7 @@ class Scheduler:
         victim = self.running.pop()
         self.free_blocks += victim.blocks
         victim.blocks = 0
-        victim.computed = 0
+        victim.computed = victim.cached
         victim.preemptions += 1
         self.waiting.appendleft(victim)
         return victim
@@ -101,13 +116,18 @@ class Scheduler:
         i = 0
         bt = self.block_tokens
         running = self.running
+        verify = self.spec_tokens + 1
         while i < len(running) and budget > 0:
             seq = running[i]
             n = seq.prompt + seq.generated - seq.computed
+            if n == 1 and verify > 1 and seq.generated:
+                if verify > budget:
+                    break
+                n = verify
             if n > budget:
                 n = budget
             # Most steps are decodes within the blocks already held: no call at all.
-            if (seq.computed + n + bt - 1) // bt > seq.blocks:
+            if (seq.computed + n + bt - 1) // bt > seq.blocks + seq.cached // bt:
                 placed = True
                 while not self._grow(seq, n):
                     preempted += 1
@@ -137,6 +157,18 @@ class Scheduler:
         done = []
         gaps = self.gaps
         for seq, n in step.work:
+            if seq.computed + n > seq.prompt + seq.generated:  # a verification
+                before = seq.credit
+                seq.credit += self.spec_tokens_per_step
+                emitted = min(int(seq.credit) - int(before), seq.output - seq.generated)
+                seq.computed += emitted
+                seq.generated += emitted
+                gap = now - seq.last_token
+                gaps[gap] = gaps.get(gap, 0) + 1
+                seq.last_token = now
+                if seq.generated == seq.output:
+                    done.append(seq)
+                continue
             seq.computed += n
             if seq.computed == seq.prompt + seq.generated:
                 seq.generated += 1

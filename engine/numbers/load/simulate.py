@@ -9,6 +9,10 @@ the step under way; each step is scheduled, timed by
 :meth:`~engine.numbers.load.step_time.StepTime.seconds` plus the host's
 :meth:`~engine.numbers.load.step_time.StepTime.host_seconds`, and completed; an idle
 replica waits for its next arrival.
+
+With speculative decoding (``spec``) each step's decodes are verifications, timed with
+their draft's cost added; with a shared prefix (``prefix``) each replica holds the prefix's
+blocks from the start and a hit request starts with them computed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import replace
 
 from engine.numbers.errors import EngineError
 from engine.numbers.load.kv_blocks import blocks_for
+from engine.numbers.load.prefix_cache import PrefixCache
 from engine.numbers.load.results import (
     Goodput,
     LoadResult,
@@ -28,6 +33,7 @@ from engine.numbers.load.results import (
     percentiles,
 )
 from engine.numbers.load.scheduler import Scheduler, Sequence
+from engine.numbers.load.speculative import SpecDecode
 from engine.numbers.load.step_time import PrefillChunk, StepTime
 
 TIMELINE_POINTS = 64
@@ -78,15 +84,17 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
         for s in running:
             s.computed += k
             s.generated += k
-            s.blocks = blocks_for(s.computed, bt)
+            s.blocks = blocks_for(s.computed, bt) - s.cached // bt
             s.last_token = t
     return t
 
 
 def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
-                 concurrency: int | None) -> list[StepEvent]:
+                 concurrency: int | None, spec: SpecDecode | None = None) -> list[StepEvent]:
     """Run ``seqs`` (in arrival order; an open loop's carry their arrival times) on one
-    replica to the end; their fields record what happened. Returns the steps."""
+    replica to the end; their fields record what happened. Returns the steps. With
+    ``spec``, decodes are verifications, and the fast-forward of decode runs (which
+    assumes one token a step) is not used."""
     pending = deque(seqs)
     if concurrency is not None:
         for _ in range(min(concurrency, len(pending))):
@@ -110,12 +118,18 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         prefills = []
         decodes = []
         for seq, n in step.work:
-            if n == 1 and seq.generated:
+            if (n == 1 and seq.generated) or seq.computed + n > seq.prompt + seq.generated:
                 decodes.append(seq.computed + 1)
             else:
                 prefills.append(PrefillChunk(n, seq.computed))
-        steady = not prefills and not step.preempted and len(decodes) == len(sched.running)
-        dt = seconds(prefills, decodes) + host(len(step.work))
+        if spec is None:
+            steady = (not prefills and not step.preempted
+                      and len(decodes) == len(sched.running))
+            dt = seconds(prefills, decodes) + host(len(step.work))
+        else:
+            steady = False
+            dt = (seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
+                  + spec.draft_seconds(prefills, decodes) + host(len(step.work)))
         start = t
         t += dt
         used = sched.total_blocks - sched.free_blocks
@@ -141,15 +155,22 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
              replicas: int,
              max_running: int, max_batched_tokens: int, kv_blocks: int, block_tokens: int,
              ttft_target_seconds: float | None = None,
-             tpot_target_seconds: float | None = None) -> LoadResult:
+             tpot_target_seconds: float | None = None, spec: SpecDecode | None = None,
+             prefix: PrefixCache | None = None) -> LoadResult:
     """Serve requests of ``prompts[i]`` in and ``outputs[i]`` out: closed loop at
     ``concurrency`` or open loop at the ``arrivals`` times (s) of a ``rate`` (requests/s), on ``replicas`` replicas of
     ``step_time``'s deployment, each with the scheduler's limits and ``kv_blocks`` blocks of
     ``block_tokens`` tokens. Inputs are trusted (checked where they enter:
-    :mod:`engine.numbers.load.load_request`)."""
+    :mod:`engine.numbers.load.load_request`). ``spec``: speculative decoding; ``prefix``:
+    a shared prefix cached."""
     count = len(prompts)
     seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
             for i in range(count)]
+    shared = 0
+    if prefix is not None:
+        for s in seqs:
+            s.cached = s.computed = prefix.cached_tokens(s.index, s.prompt, block_tokens)
+        shared = prefix.shared_blocks(block_tokens) if prefix.hit > 0 else 0
     steps: list[tuple[StepEvent, ...]] = []
     gaps: dict[float, int] = {}  # every gap between two tokens of a request -> its count
     # A closed loop of fewer requests than replicas leaves the others idle.
@@ -159,8 +180,12 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
         if concurrency is not None:
             share = concurrency // busy + (1 if r < concurrency % busy else 0)
         sched = Scheduler(max_running=max_running, max_batched_tokens=max_batched_tokens,
-                          blocks=kv_blocks, block_tokens=block_tokens)
-        steps.append(tuple(_run_replica(step_time, sched, seqs[r::busy], share))
+                          blocks=kv_blocks, block_tokens=block_tokens,
+                          spec_tokens=spec.tokens if spec is not None else 0,
+                          spec_tokens_per_step=(spec.tokens_per_step if spec is not None
+                                                else 1.0))
+        sched.free_blocks -= shared
+        steps.append(tuple(_run_replica(step_time, sched, seqs[r::busy], share, spec))
                      if r < busy else ())
         for gap, n in sched.gaps.items():
             gaps[gap] = gaps.get(gap, 0) + n

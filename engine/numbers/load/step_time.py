@@ -99,11 +99,31 @@ class StepTime:
                 growing += n * context_tokens
         return full, growing
 
-    def seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int]
-                ) -> float:
+    def _decode_pairs(self, context: int, decode_tokens: int) -> tuple[int, int, int, int]:
+        """One decode of ``decode_tokens`` tokens whose first attends to ``context`` tokens
+        (the others one more each): the (layer, token) pairs of KV cache it reads, in
+        layers whose window is full and in the others, then those its attention computes
+        (the cache is read once for all its tokens; each token attends on its own)."""
+        last = context + decode_tokens - 1
+        f_read, g_read = self._layer_tokens(last)
+        if decode_tokens == 1:
+            return f_read, g_read, f_read, g_read
+        f_done = g_done = 0
+        for c in range(context, last + 1):
+            f, g = self._layer_tokens(c)
+            f_done += f
+            g_done += g
+        return f_read, g_read, f_done, g_done
+
+    def seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int],
+                *, decode_tokens: int = 1) -> float:
         """GPU seconds of one step running ``prefills`` and one decode per entry of
-        ``decode_contexts`` (the tokens that decode's new token attends to, itself
-        included). 0 for an empty step."""
+        ``decode_contexts`` (the tokens that decode's first new token attends to, itself
+        included). ``decode_tokens``: tokens each decode computes (a speculative decoding
+        verification: its token and the draft's, each attending to one more than the one
+        before; 1: a plain decode). 0 for an empty step."""
+        if decode_tokens != 1:
+            return self._verify_seconds(prefills, decode_contexts, decode_tokens)
         m = self.model
         tokens = sum(p.tokens for p in prefills) + len(decode_contexts)
         if tokens == 0:
@@ -148,20 +168,65 @@ class StepTime:
         return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
 
     def _decode_seconds(self, weights: float, matmul_flops: float, fixed: float,
-                        windowed: float, growing: float) -> float:
+                        windowed: float, growing: float,
+                        computed: tuple[float, float] | None = None) -> float:
         """A pure decode step's GPU seconds from its weight bytes, matmul FLOPs and fixed
         seconds, and the (layer, token) pairs its decodes read: ``windowed`` in layers whose
-        window is full, ``growing`` in the others."""
+        window is full, ``growing`` in the others; ``computed``: the pairs their attention
+        computes in each (None: those read, one token per decode)."""
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
+        w_done, g_done = (windowed, growing) if computed is None else computed
         # Full windows read a fixed share: streamed beside the weights (as the decode
         # costs' segments do), the growing share beside attention.
         a = overlap((weights + windowed * self.kv_bytes_per_layer_token) / bw,
-                    (matmul_flops + windowed * self.attention_flops_per_layer_token) / pk
+                    (matmul_flops + w_done * self.attention_flops_per_layer_token) / pk
                     * self.matmul_seconds_per_raw)
         per_c = overlap(growing * self.kv_bytes_per_layer_token / bw,
-                        growing * self.attention_flops_per_layer_token / pk
+                        g_done * self.attention_flops_per_layer_token / pk
                         * self.attention_seconds_per_raw)
         return a + per_c + fixed
+
+    def _verify_seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int],
+                        decode_tokens: int) -> float:
+        """:meth:`seconds` of a step whose decodes compute ``decode_tokens`` tokens each:
+        the weights read once for all the step's tokens, matmul FLOPs for every token, each
+        decode's KV cache read once and its attention computed for each of its tokens."""
+        m = self.model
+        tokens = sum(p.tokens for p in prefills) + decode_tokens * len(decode_contexts)
+        if tokens == 0:
+            return 0.0
+        weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
+        matmul_flops = tokens * self.forward_flops_per_token
+        fixed = self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+        w_read = g_read = w_done = g_done = 0
+        if not m.sliding_window:
+            n = len(decode_contexts)
+            total = sum(decode_contexts)
+            g_read = m.layers * (total + n * (decode_tokens - 1))
+            g_done = m.layers * (decode_tokens * total
+                                 + n * decode_tokens * (decode_tokens - 1) // 2)
+            decode_contexts = ()
+        for c in decode_contexts:
+            fr, gr, fd, gd = self._decode_pairs(c, decode_tokens)
+            w_read += fr
+            g_read += gr
+            w_done += fd
+            g_done += gd
+        if not prefills:
+            return self._decode_seconds(weights, matmul_flops, fixed, float(w_read),
+                                        float(g_read), (float(w_done), float(g_done)))
+        attended = float(w_done + g_done)
+        kv_tokens = float(w_read + g_read)
+        for p in prefills:
+            end = p.cached_tokens + p.tokens
+            attended += (architecture.causal_attended_layer_tokens(m, end)
+                         - architecture.causal_attended_layer_tokens(m, p.cached_tokens))
+            kv_tokens += architecture.attended_layer_tokens(m, end)
+        maths = (matmul_flops * self.matmul_seconds_per_raw
+                 + attended * self.attention_flops_per_layer_token
+                 * self.prefill_attention_seconds_per_raw) / self.peak_flops_per_s
+        memory = (weights + kv_tokens * self.kv_bytes_per_layer_token) / self.bandwidth_bytes_per_s
+        return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
 
     def decode_run(self, contexts: Sequence[int]) -> DecodeRun:
         """The pure decode steps of one batch whose decodes attend to ``contexts`` tokens in
