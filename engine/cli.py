@@ -5,6 +5,8 @@
     python -m engine plan --config path/to/config.json ... [--json]
     python -m engine inspect path/to/config.json [--json]
     python -m engine plan ... --task serve --concurrency 32 [--requests 1000] [--json]
+        [--spec-tokens 4 --spec-accept 0.8 [--draft-model ID]] [--prefix-tokens 512
+        [--prefix-hit 0.5]]
     python -m engine sweep --model llama-3.1-8b --hardware h100-sxm --concurrency 1,8,32,128
     python -m engine inspect Qwen/Qwen3-8B [--json]      (a model of the config library)
     python -m engine models [--json]                     (the config library)

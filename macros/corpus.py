@@ -114,7 +114,9 @@ CLI_LINES = [
 # A simulated server under load: (serving request keywords, load keywords). The parity test
 # compares each run's results in Pyodide: a closed loop of fixed lengths (long runs of
 # unchanged decode steps), an open loop of lognormal lengths that preempts, on a
-# sliding-window model, and a mixture of experts on two GPUs at a high concurrency.
+# sliding-window model, a mixture of experts on two GPUs at a high concurrency;
+# speculative decoding by a draft model beside a shared prefix, and by one-layer heads on
+# the sliding-window model (its verifications cross the window).
 LOAD_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "prompt_tokens": 1024,
       "output_tokens": 256}, {"concurrency": 64, "requests": 1000}),
@@ -124,6 +126,14 @@ LOAD_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
       "output_tokens": 256}, {"concurrency": 256, "requests": 400, "length_dist": "lognormal",
                               "length_cv": 1.0, "seed": 7, "ttft_target": 1.0,
                               "tpot_target": 0.05}),
+    ({"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "prompt_tokens": 1024,
+      "output_tokens": 256}, {"concurrency": 32, "requests": 200, "length_dist": "normal",
+                              "spec_tokens": 4, "spec_accept": 0.8,
+                              "draft_model": "llama-3.2-1b", "prefix_tokens": 512,
+                              "prefix_hit": 0.5}),
+    ({"model": "mistral-7b", "hardware": "a100-80gb", "gpus": 1, "prompt_tokens": 4000,
+      "output_tokens": 200}, {"rate": 4, "requests": 100, "spec_tokens": 3,
+                              "spec_accept": 0.7}),
 ]
 
 # A number control's default is scaled by each of these (and set to NOT_A_NUMBER once).

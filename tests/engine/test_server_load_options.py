@@ -216,3 +216,28 @@ def test_one_request_that_hits_the_prefix_is_its_short_prefill() -> None:
     cached = serve_load(_serve(), _load(
         concurrency=8, requests=16, prefix_tokens=512, prefix_hit=1.0))
     assert cached.ttft_seconds.p50 < plain.ttft_seconds.p50
+
+
+def test_the_command_line_takes_speculative_decoding_and_a_shared_prefix(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from engine.cli import main
+
+    base = ["plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--concurrency", "4",
+            "--requests", "8"]
+    assert main([*base, "--json", "--spec-tokens", "4", "--spec-accept", "0.8",
+                 "--draft-model", "llama-3.2-1b", "--prefix-tokens", "512"]) == 0
+    load = json.loads(capsys.readouterr().out)["serve"]["load"]
+    assert load["speculative"] == {"draft_tokens": 4, "acceptance": 0.8,
+                                   "tokens_per_step": expected_tokens_per_step(4, 0.8),
+                                   "draft_model": "llama-3.2-1b"}
+    assert load["prefix_cache"] == {"tokens": 512, "hit": 1.0}
+    assert main([*base, "--spec-tokens", "4", "--spec-accept", "0.8"]) == 0
+    assert "4 draft tokens by one-layer heads, acceptance 0.8: 3.36 tokens a step" in (
+        capsys.readouterr().out)
+    assert main(["sweep", "--model", "llama-3.1-8b", "--concurrency", "1,2", "--requests", "4",
+                 "--prefix-tokens", "256", "--prefix-hit", "0.5", "--json"]) == 0
+    assert [r["prefix_cache"]["hit"] for r in json.loads(capsys.readouterr().out)] == [0.5, 0.5]
+    assert main([*base, "--json", "--spec-tokens", "4"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"].startswith("--spec-accept")

@@ -46,7 +46,11 @@ def expected_tokens_per_step(draft_tokens: int, acceptance: float) -> float:
     accepted with probability ``acceptance`` (Leviathan et al., 2023, eq. 1)."""
     if acceptance == 1.0:
         return float(draft_tokens + 1)
-    return (1.0 - acceptance ** (draft_tokens + 1)) / (1.0 - acceptance)
+    # The power by multiplication: the same float in every runtime (libm's pow may not be).
+    power = 1.0
+    for _ in range(draft_tokens + 1):
+        power *= acceptance
+    return (1.0 - power) / (1.0 - acceptance)
 
 
 def draft_head_model(model: ModelSpec) -> ModelSpec:
