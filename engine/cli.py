@@ -21,6 +21,7 @@
                             --deadline-days 30 [--cheapest million-tokens] [--json]
         the cheapest plan of the catalogue's chips and set-ups that meets the targets, the
         next few, each rejected set-up and why, and the throughput-against-latency frontier.
+    python -m engine plan --hardware-spec my-chip.json ...   (a chip of your own, as JSON)
 
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
@@ -39,6 +40,7 @@ from engine.numbers.errors import EngineError
 
 if TYPE_CHECKING:
     from engine.numbers.catalog.hf_config import ConfigModel
+    from engine.numbers.catalog.user_hardware import UserHardware
     from engine.numbers.load.load_request import LoadRequest
     from engine.numbers.load.results import LoadResult
     from engine.numbers.plan import Plan
@@ -59,7 +61,7 @@ _PASSED_AS_GIVEN = ("model", "params")  # and --config, read by the CLI
 # Flags whose absence means something (so the CLI gives what the widgets give): no --mfu, the expected figures
 # model the MFU (the main ones use the field's default); --tp for serving makes replicas of
 # that many GPUs (without it one replica spans all --gpus).
-_GIVEN_OR_NOT = ("mfu", "tp")
+_GIVEN_OR_NOT = ("mfu", "tp", "hardware")
 # A server under load (engine.numbers.load): flag -> help. Absent, the plan has no load.
 _LOAD_FLAGS = {
     "concurrency": "closed loop: requests kept in flight (a new one as each finishes)",
@@ -122,6 +124,9 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
                    "library id, e.g. Qwen/Qwen3-8B (python -m engine models lists them)")
     q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
     q.add_argument("--config", help="or a Hugging Face config.json (shapes read from it)")
+    q.add_argument("--hardware-spec", help="instead of --hardware: a JSON file describing "
+                   "your own chip (name, memory_GB, bandwidth_TB_per_s, peak_TFLOP_per_s "
+                   "by format; optional power_W, usd_per_gpu_hour, links)")
     for key, f in PLAN_FIELDS.items():
         if key in _PASSED_AS_GIVEN:
             continue
@@ -225,6 +230,29 @@ def _read_config(path: str) -> ConfigModel:
     if stem == "config":  # named after its folder, as a downloaded model's is
         stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
     return model_from_config(text, name=stem)
+
+
+def _read_hardware_spec(path: str) -> UserHardware:
+    """The chip of the hardware spec at ``path``; EngineError when it cannot be read (the
+    file is read only up to the size a spec may have)."""
+    from engine.numbers.catalog.user_hardware import (
+        MAX_SPEC_CHARS,
+        parse_spec_text,
+        user_hardware_from_dict,
+    )
+
+    try:
+        with open(path, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            if size > MAX_SPEC_CHARS:
+                raise EngineError(f"{path!r} is {size:,} bytes; a hardware spec is a few "
+                                  f"hundred (at most {MAX_SPEC_CHARS:,} are read).",
+                                  "hardware_spec")
+            text = source.read(MAX_SPEC_CHARS + 1)
+    except OSError as exc:
+        raise EngineError(f"Cannot read {path!r}: {exc.strerror or exc}.",
+                          "hardware_spec") from None
+    return user_hardware_from_dict(parse_spec_text(text), source=os.path.basename(path))
 
 
 def _inspect(args: argparse.Namespace) -> tuple[dict[str, object], str]:
@@ -378,6 +406,13 @@ def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigM
         kwargs.pop("mfu", None)
     if given["tp"] is not None and kwargs.get("task", "serve") == "serve":
         kwargs["serve_tp"] = given["tp"]
+    if args.hardware_spec is not None:
+        if given["hardware"] is not None:
+            raise EngineError("Give --hardware or --hardware-spec, not both.", "hardware_spec")
+        chip = _read_hardware_spec(args.hardware_spec)
+        kwargs["hardware"] = chip.hardware
+        if kwargs.get("usd_per_gpu_hour") is None and chip.usd_per_gpu_hour is not None:
+            kwargs["usd_per_gpu_hour"] = chip.usd_per_gpu_hour
     read = _library_model(args.model)
     if args.config is not None:
         if args.model is not None or args.params is not None:
@@ -401,6 +436,11 @@ def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None,
     for key, title in QUESTIONS:
         lines += [title, "  " + words[key]]
     lines.append("Assumptions:")
+    if result.hardware.links is not None:  # a chip of the user's spec: say whose figures
+        from engine.numbers.catalog.user_hardware import user_hardware_dict
+
+        data["hardware"] = user_hardware_dict(result.hardware)
+        lines.append(f"  - {result.hardware.name}: {result.hardware.source}")
     lines += ["  - " + a for a in memory_assumptions(result.memory)]
     if read is not None:
         from engine.lesson.plans.config_model import config_notes
@@ -502,7 +542,7 @@ def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
     from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
 
-    names = {f.name for f in PLAN_FIELDS.values()} | set(_LOAD_FLAGS)
+    names = {f.name for f in PLAN_FIELDS.values()} | set(_LOAD_FLAGS) | {"hardware_spec"}
     name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
     return f"{cli_flag(name)}: {error.message}" if name in names else error.message
 

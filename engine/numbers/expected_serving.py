@@ -44,7 +44,6 @@ from engine.numbers.catalog.efficiency import (
     overlap_exponent,
     prefill_host_seconds_per_layer,
 )
-from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import StepSplit
@@ -202,7 +201,7 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
                          f"peak / 16-bit peak; 16-bit matmul efficiency {maths.matmul16:g})",
                          maths.sixteen, forward_source()))
     if g > 1:
-        links = get_links(hw.id)
+        links = hw.link_spec()
         out.append(Basis(f"tensor-parallel link: {link.name}, bytes/s each way per GPU after "
                          "the collective efficiency", link.bytes_per_s,
                          f"{links.source}; {links.latency_source}"))
@@ -234,7 +233,7 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     maths = maths_rates(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
-    comm = tp_all_reduce_seconds(m, b, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
     fixed = m.layers * kernel_seconds_per_layer().value + comm
     segments = []
     for seg in k.segments:
@@ -263,7 +262,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: F
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
     comp = maths_rates(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
     mem = pre.memory_seconds / memory_fraction(hw, wf).value
-    comm = tp_all_reduce_seconds(m, b * s, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b * s, group_link(hw.link_spec(), g))
     gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
     host_seconds = m.layers * prefill_host_seconds_per_layer().value
@@ -287,7 +286,7 @@ def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: i
         prefill_communication_seconds=prefill_comm, ttft_seconds=prefill_s, decode_seconds=dec,
         decode_seconds_per_token=per_token, communication_seconds_per_token=comm,
         total_seconds=prefill_s + dec,
-        basis=_basis(m, hw, wf, k.compute_format, g, group_link(get_links(hw.id), g)),
+        basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g)),
     )
 
 
@@ -329,7 +328,7 @@ def decode_parts(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: in
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem
     maths = rates.matmuls(seg.ac) + rates.attention_seconds(seg.bc * context_tokens)
-    comm = tp_all_reduce_seconds(m, b, group_link(get_links(hw.id), g))
+    comm = tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
     kernels = m.layers * kernel_seconds_per_layer().value
     step = _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)
     return DecodeParts(b, g, maths, memory, comm, kernels, step)

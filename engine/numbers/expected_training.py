@@ -40,7 +40,6 @@ from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
 from engine.numbers.catalog.kernel_rates import fp8_training_peak
-from engine.numbers.catalog.links import get_links
 from engine.numbers.communication import (
     ACTIVATION_BYTES,
     all_gather_seconds,
@@ -240,7 +239,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     optimizer_seconds = ops.optimizer_seconds
     tokens_gpu = tokens_mb // c
 
-    links = get_links(hw.id)
+    links = hw.link_spec()
     tp_link = group_link(links, t)
     tp_comm_mb = 4 * split.stage_layers * all_reduce_seconds(
         tokens_gpu * m.hidden * ACTIVATION_BYTES, tp_link)

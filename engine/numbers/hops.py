@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers.catalog import HardwareSpec
-from engine.numbers.catalog.links import get_links
 from engine.numbers.records import Record
 
 HOP_KINDS = ("memory", "scale_up", "pcie", "scale_out")
@@ -33,7 +32,7 @@ def hops(hardware: HardwareSpec) -> tuple[Hop, ...]:
     """The hops of ``hardware``, fastest first. PCIe appears when the catalogue gives it
     (cards whose bridges join pairs only); for PCIe-only cards it is the scale-up hop."""
     hw = hardware
-    links = get_links(hw.id)
+    links = hw.link_spec()
     mem = hw.bandwidth_bytes_per_s
     found = [("memory", f"{hw.memory_type} memory", mem),
              ("scale_up", links.scale_up, links.scale_up_bytes_per_s)]

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from engine.numbers import architecture, quantities
 from engine.numbers.catalog import HardwareSpec, ModelSpec
-from engine.numbers.catalog.links import get_links
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
@@ -75,7 +74,7 @@ def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> in
     if servers is None or servers == "":
         return g
     n = quantities.SERVERS.check_integer(servers, "nodes", "Servers")
-    per = get_links(hardware.id).chips_per_server
+    per = hardware.link_spec().chips_per_server
     total = n * per
     if g not in (1, total):
         raise EngineError(f"{n:,} servers of {per} × {hardware.name} hold {total:,} GPUs, not "
@@ -91,7 +90,7 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
     does not divide. Each of the three counts is at least 1 (checked where it entered)."""
     t, p = tp, pp
     architecture.check_tensor_parallel(model, t, "tp")
-    per = get_links(hardware.id).chips_per_server
+    per = hardware.link_spec().chips_per_server
     if t > per:
         raise EngineError(
             f"Tensor parallelism of {t} would cross servers: a server holds {per} × "

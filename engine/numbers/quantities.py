@@ -341,6 +341,34 @@ PREFIX_HIT = Quantity(
     "number", "", 0, 1,
     "the share of requests that start with the shared prefix, from none to all",
 )
+# A chip of a user's own hardware spec (the CLI's --hardware-spec).
+CHIP_MEMORY_GB = Quantity(
+    "number", "GB", 0.1, 100_000,
+    "small accelerators hold a few GB and the largest chips under 300 GB; 100 TB is far "
+    "beyond any",
+)
+CHIP_BANDWIDTH_TB_PER_S = Quantity(
+    "number", "TB/s", 0.001, 1_000,
+    "a laptop's memory moves about 0.1 TB/s and a B200's 8 TB/s; 1,000 is far beyond any chip",
+)
+CHIP_PEAK_TFLOP_PER_S = Quantity(
+    "number", "TFLOP/s", 0.001, 1_000_000,
+    "a CPU core reaches under 1 TFLOP/s and a B200 about 9,000 dense in FP4; a million is far "
+    "beyond any chip",
+)
+CHIP_POWER_W = Quantity(
+    "number", "W", 1, 100_000,
+    "a phone's chip draws a few watts and a GB200 superchip 2,700 W",
+)
+CHIPS_PER_SERVER = Quantity(
+    "integer", "GPUs", 1, 100_000,
+    "one card up to a TPU pod's 9,216 chips on one scale-up network",
+)
+LINK_GB_PER_S = Quantity(
+    "number", "GB/s", 0.001, 100_000,
+    "a 1 Gb/s network moves 0.125 GB/s each way and NVLink 5 900 GB/s",
+)
+
 
 def context_for(model: ModelSpec, quantity: Quantity = CONTEXT_TOKENS) -> Quantity:
     """``quantity`` (a context, a prompt, a training sequence) up to what ``model`` reads."""

@@ -23,7 +23,6 @@ from engine.lesson.drills.core import (
 from engine.lesson.drills.training_memory import Feedback, check_answer
 from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
-from engine.numbers.catalog.links import get_links
 from engine.numbers.training_choices import Convention, Optimizer
 from engine.words.format import format_GB
 
@@ -153,7 +152,7 @@ def _draw(rng: random.Random, seed: int) -> PodMemoryQuestion | None:
     model = get_model(rng.choice(MODELS))
     hardware = get_hardware(rng.choice(GPUS))
     tp, pp, servers = rng.choice(TPS), rng.choice(PPS), rng.choice(SERVERS)
-    gpus = servers * get_links(hardware.id).chips_per_server
+    gpus = servers * hardware.link_spec().chips_per_server
     if model.layers % pp or gpus % (tp * pp) or model.heads % tp:
         return None
     mem = memory.training_memory(model, hardware, gpus=gpus, tp=tp, pp=pp, sharding="zero1",

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.numbers import validate
 from engine.numbers.catalog._data import load
+from engine.numbers.catalog.links import LinkSpec, get_links
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.records import JsonShape, Record
@@ -36,7 +37,7 @@ KINDS = ("gpu", "cpu", "tpu", "soc")
 class HardwareSpec(Record):
     """One chip. Bytes, bytes/s, FLOP/s (dense), W; ``peaks`` maps peak key -> FLOP/s."""
 
-    JSON = JsonShape(rename={"peaks": "peak_flops_per_s"}, mappings=("peaks",),
+    JSON = JsonShape(rename={"peaks": "peak_flops_per_s"}, mappings=("peaks",), skip=("links",),
                      after={"memory_marketed_GB": "memory_bytes",
                             "memory_basis": "memory_marketed_GB"})
 
@@ -62,6 +63,9 @@ class HardwareSpec(Record):
     memory_basis: str = ""
     matrix_unit: str = ""  # a CPU's matrix units (Intel AMX), if it has them
     vector_unit: str = ""  # a CPU's vector instructions (AVX-512)
+    # A chip from outside the catalogue (a user's spec) carries its own links; a catalogue
+    # chip's are in links.toml under its id.
+    links: LinkSpec | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -72,6 +76,10 @@ class HardwareSpec(Record):
             raise EngineError(f"Hardware {self.id!r}: needs positive peaks.")
         if self.power_W is not None and not self.power_W > 0:
             raise EngineError(f"Hardware {self.id!r}: power must be > 0 when given.")
+
+    def link_spec(self) -> LinkSpec:
+        """This chip's links: its own where it carries them, else the catalogue's."""
+        return self.links if self.links is not None else get_links(self.id)
 
     def has_peak(self, format_id: str) -> bool:
         key = get_format(format_id).peak_key

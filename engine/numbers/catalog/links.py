@@ -105,3 +105,17 @@ def get_links(hardware_id: str) -> LinkSpec:
 def list_links() -> list[LinkSpec]:
     """Every chip's links, in catalogue order."""
     return list(_all().values())
+
+
+def stated_links(hardware_id: str, *, chips_per_server: int, scale_up: str,
+                 scale_up_GB_per_s_each_way: float, scale_out: str,
+                 scale_out_GB_per_s_each_way: float, latency_kind: str,
+                 source: str) -> LinkSpec:
+    """Links stated outside links.toml (a chip of a user's own spec), in the catalogue's
+    units (GB/s each way per chip), with the per-step latencies of ``latency_kind`` from
+    links.toml's [latency]. The figures are trusted: the caller checked them."""
+    entry = {"latency_kind": latency_kind, "scale_up": scale_up,
+             "scale_up_GB_per_s_each_way": scale_up_GB_per_s_each_way,
+             "scale_out": scale_out, "scale_out_GB_per_s_each_way": scale_out_GB_per_s_each_way,
+             "chips_per_server": chips_per_server, "source": source}
+    return _link(hardware_id, entry, load("links")["latency"])

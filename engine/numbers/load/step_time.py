@@ -38,7 +38,6 @@ from engine.numbers.catalog.efficiency import (
     memory_fraction,
     prefill_host_seconds_per_layer,
 )
-from engine.numbers.catalog.links import get_links
 from engine.numbers.catalog.server import host_seconds_per_sequence, host_seconds_per_step
 from engine.numbers.communication import GroupLink, group_link
 from engine.numbers.expected_serving import (
@@ -307,7 +306,7 @@ def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: 
         attention_flops_per_layer_token=architecture.attention_flops_per_layer_token(m),
         kernel_seconds=m.layers * kernel_seconds_per_layer().value,
         eager_host_seconds=m.layers * prefill_host_seconds_per_layer().value,
-        link=group_link(get_links(hw.id), g),
+        link=group_link(hw.link_spec(), g),
         host_fixed_seconds=host_seconds_per_step().value if host_costs else 0.0,
         host_per_sequence_seconds=host_seconds_per_sequence().value if host_costs else 0.0,
     )
