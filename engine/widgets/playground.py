@@ -10,7 +10,9 @@ checked: one that task would refuse is kept as typed, with a note beside it sayi
 :mod:`engine.numbers.catalog.hf_config` (here, in the reader's browser: nothing is sent
 anywhere) and every figure follows the model it describes. The text box is shown, and read,
 only when that choice is made; a config longer than :data:`ADDRESS_MAX_CHARS` is not kept in
-the address (the page says so).
+the address (the page says so). "Your own chip (type its figures)" in the hardware select
+likewise shows a small form (memory, bandwidth, dense peaks by format; the price is the plan's
+own field), read as the command line reads ``--hardware-spec``.
 """
 
 from __future__ import annotations
@@ -19,15 +21,18 @@ from dataclasses import dataclass
 
 from engine.lesson.plans.config_model import config_notes, shape_rows
 from engine.lesson.plans.fields import (
+    CHIP_FILE,
     PLAN_FIELDS,
     context_notes,
     plan_arguments,
     plan_command,
     unused_task_notes,
 )
+from engine.lesson.plans.own_chip import CHIP_FIELDS, HARDWARE_OR_OWN, own_chip, spec_text
 from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
+from engine.numbers.catalog.user_hardware import FIGURES_ARE_THE_USERS
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
@@ -77,6 +82,18 @@ def _config_part(read: ConfigModel, text: str) -> str:
         if notes else ""
     return (tag("h2", "Your model, as read from its config.json", class_="playground-heading")
             + definition_list(shape_rows(read)) + items)
+
+
+def _chip_part(values: Values) -> str:
+    note = (f"{FIGURES_ARE_THE_USERS} The expected values use the default efficiencies (the "
+            f"measured ones belong to catalogue chips), and it is one card on a PCIe host link. "
+            f"Saved as {CHIP_FILE}, this is what the command line below reads:")
+    return (tag("h2", "Your chip", class_="playground-heading") + tag("p", esc(note))
+            + tag("pre", tag("code", esc(spec_text(values))), class_="chip-spec"))
+
+
+# The plan's fields as the playground asks them: the hardware select offers the reader's own.
+_PLAN_FIELDS = {**PLAN_FIELDS, "hardware": HARDWARE_OR_OWN}
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +211,11 @@ def render(values: Values) -> Rendered:
     # beside a catalogue model) is neither read nor checked, so an error never sits where the
     # reader cannot see it. The other task's inputs do not block this one's plan: one that
     # task would refuse is kept as typed, with a note beside it.
-    p = plan(model=model, **plan_arguments(values, every_task=False))
+    arguments = plan_arguments(values, _PLAN_FIELDS, every_task=False)
+    chip = own_chip(values)
+    if chip is not None:
+        arguments["hardware"] = chip.hardware
+    p = plan(model=model, **arguments)
     notes = {**unused_task_notes(values), **context_notes(p)}
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"
@@ -227,11 +248,12 @@ def render(values: Values) -> Rendered:
     return Rendered(
         head
         + (_config_part(read, values.text(CONFIG.name)) if read else "")
+        + (_chip_part(values) if chip is not None else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed.shown
         + secondary("Figures, answers, assumptions", more)
-        + copy_command(plan_command(values), plan_json(p, read)),
+        + copy_command(plan_command(values, _PLAN_FIELDS), plan_json(p, read)),
         notes=notes,
     )
 
@@ -245,6 +267,7 @@ FIELDS = tuple(
     g for f in PLAN_FIELDS.values()
     for g in ((MODEL_OR_CONFIG,) if f.name == MODEL.name else
               (f, CONFIG) if f.name == "params" else
+              (HARDWARE_OR_OWN, *CHIP_FIELDS) if f.name == HARDWARE_OR_OWN.name else
               (f.but(hint="", unit="") if f.unit in _LABEL_UNITS else f.but(hint=""),))
 )
 
@@ -253,7 +276,7 @@ WIDGET = Widget(
     title="Playground: the whole engine",
     fields=FIELDS,
     render=render,
-    summary="Every input of the plan at once (model, or your own config.json, hardware, GPUs, serve or train, formats, "
+    summary="Every input of the plan at once (model, or your own config.json, hardware, or your own chip, GPUs, serve or train, formats, "
     "context, batch, tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
     "optimiser, convention (fp8 among them), recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",

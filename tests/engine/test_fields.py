@@ -10,6 +10,7 @@ import pytest
 
 from engine.cli import main
 from engine.lesson.plans.fields import PLAN_FIELDS
+from engine.lesson.plans.own_chip import CHIP_FIELDS
 from engine.numbers import quantities
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
@@ -146,14 +147,16 @@ def test_bounds_read_as_a_reader_writes_them() -> None:
 
 def test_the_cli_flags_are_the_playgrounds_fields(capsys: pytest.CaptureFixture[str]) -> None:
     playground = {f.name for f in get_widget("playground").fields}
-    # The pasted config.json is the command line's --config (a path to one).
-    assert playground == {f.name for f in PLAN_FIELDS.values()} | {"config"}
+    # The pasted config.json is the command line's --config (a path to one); the own chip's
+    # form, its --hardware-spec (a file of those figures).
+    own_chip = {f.name for f in CHIP_FIELDS}
+    assert playground == {f.name for f in PLAN_FIELDS.values()} | {"config"} | own_chip
     with pytest.raises(SystemExit):  # --help exits through argparse
         main(["plan", "--help"])
     helptext = capsys.readouterr().out
     for f in PLAN_FIELDS.values():
         assert "--" + f.name.replace("_", "-") in helptext
-    assert "--config" in helptext
+    assert "--config" in helptext and "--hardware-spec" in helptext
     assert "from 1 to 10,000,000 tokens (default 8192)" in " ".join(helptext.split())
 
 

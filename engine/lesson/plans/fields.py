@@ -203,6 +203,9 @@ def context_notes(p: Plan, fields: Mapping[str, Field[Any]] = PLAN_FIELDS) -> di
 COMMAND = ("python", "-m", "engine", "plan")
 # A pasted config.json reaches the command line as a file: the reader saves it under this name.
 CONFIG_FILE = "config.json"
+# The playground's own chip (a hardware choice) reaches it as a spec file of this name.
+OWN_CHIP = "own"
+CHIP_FILE = "my-chip.json"
 # What a POSIX shell reads as one plain word (shlex.quote's set): anything else is quoted.
 # shell_quote is shlex.quote written out: the browser's trimmed runtime does not ship shlex
 # (macros/runtime_imports.py), and importing it for one function would add it to every visit.
@@ -236,7 +239,8 @@ def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS)
     reads is written out, defaults included, so the line keeps its meaning if a default
     changes, except an empty optional amount (the command line's default is also empty).
     ``--mfu`` is always given for training: without it the expected figures model the MFU.
-    A pasted config.json is named as the file :data:`CONFIG_FILE`.
+    A pasted config.json is named as the file :data:`CONFIG_FILE`, the reader's own chip as
+    :data:`CHIP_FILE`.
     """
     model = values.text(MODEL.name)
     if model == YOUR_MODEL:
@@ -246,6 +250,8 @@ def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS)
     else:
         words = [cli_flag(MODEL.name), values[MODEL]]
     for key, value in plan_arguments(values, fields, every_task=False).items():
-        if value is not None:
+        if key == "hardware" and value == OWN_CHIP:
+            words += ["--hardware-spec", CHIP_FILE]
+        elif value is not None:
             words += [cli_flag(PLAN_FIELDS[key].name), _flag_text(value)]
     return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
