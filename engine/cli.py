@@ -456,18 +456,19 @@ def _plan_output(result: Plan, read: ConfigModel | None, run: LoadResult | None,
 
 
 _MODEL_FLAGS = ("--model", "--params", "--config")
+_HARDWARE_FLAGS = ("--hardware", "--hardware-spec")  # a catalogue chip, or one of your own
 
 
-def _without_model(flags: list[str]) -> list[str]:
-    """``flags`` less their model flags (``--model X`` or ``--model=X``)."""
+def _without_model(flags: list[str], named: tuple[str, ...] = _MODEL_FLAGS) -> list[str]:
+    """``flags`` less their model flags (``--model X`` or ``--model=X``), or those ``named``."""
     out: list[str] = []
     skip = False
     for flag in flags:
         if skip:
             skip = False
-        elif flag in _MODEL_FLAGS:
+        elif flag in named:
             skip = True
-        elif not flag.startswith(tuple(f + "=" for f in _MODEL_FLAGS)):
+        elif not flag.startswith(tuple(f + "=" for f in named)):
             out.append(flag)
     return out
 
@@ -490,6 +491,9 @@ def _compare(args_list: list[str]) -> tuple[dict[str, object], str]:
         a_for_b = _without_model(a_flags)
     else:
         a_for_b = a_flags
+    if any(f in _HARDWARE_FLAGS or f.startswith(tuple(h + "=" for h in _HARDWARE_FLAGS))
+           for f in b_flags):
+        a_for_b = _without_model(a_for_b, _HARDWARE_FLAGS)
     parser = _build()
     sides = []
     for name, flags in (("A", a_flags), ("B", [*a_for_b, *b_flags])):

@@ -274,3 +274,14 @@ def test_sweep_takes_a_spec(tmp_path: Path) -> None:
                               write(tmp_path, h100_spec()), "--concurrency", "1,8"])
     assert code == 0, err
     assert "on 1 × My H100" in out
+
+
+def test_compare_takes_a_spec_on_either_side(tmp_path: Path) -> None:
+    path = write(tmp_path, TINY)
+    for flags in (["--hardware-spec", path, "--vs", "--hardware", "h200"],
+                  ["--hardware", "h200", "--vs", "--hardware-spec", path]):
+        code, out, err = run_cli(["compare", "--model", "llama-3.1-8b", *flags, "--json"])
+        assert code == 0, err
+        sides = json.loads(out)
+        names = {sides[s]["hardware"]["name"] for s in ("a", "b")}
+        assert names == {"Tiny", "NVIDIA H200 SXM 141GB"}
