@@ -24,27 +24,30 @@ QLoRA code does). Sizes in bytes; GB = 10^9 bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 from engine.numbers import validate
+from engine.numbers.adapter_setup import (
+    METHODS,
+    PLAN_TARGETS,
+    TARGETS,
+    AdapterSetup,
+    Method,
+    Targets,
+)
 from engine.numbers.architecture import shape_components
 from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
-from engine.numbers.memory import RUNTIME_OVERHEAD_BYTES, activation_bytes_per_layer
+from engine.numbers.memory import (
+    RUNTIME_OVERHEAD_BYTES,
+    TrainingMemory,
+    activation_bytes_per_layer,
+)
+from engine.numbers.parallelism import split_batch
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import Recompute
 
-Method = Literal["lora", "qlora"]
-METHODS: tuple[Method, ...] = get_args(Method)
-Targets = Literal["attention-qv", "all-linear"]
-# Which matrices of each layer get an adapter: the LoRA paper's main choice (query and value
-# projections, section 7.1) or every linear matrix (the QLoRA paper's, section 4).
-TARGETS: dict[Targets, tuple[str, ...]] = {
-    "attention-qv": ("attention.q", "attention.v"),
-    "all-linear": ("attention.q", "attention.k", "attention.v", "attention.o",
-                   "mlp.gate", "mlp.up", "mlp.down"),
-}
 DEFAULT_TARGETS: dict[Method, Targets] = {"lora": "all-linear", "qlora": "all-linear"}
 DEFAULT_RANK = 16
 
@@ -71,6 +74,13 @@ def parse_targets(value: object) -> Targets:
     """``value`` as the matrices adapters go on, checked where it enters."""
     chosen = validate.choice(value, "targets", tuple(TARGETS))
     return next(t for t in TARGETS if t == chosen)
+
+
+def parse_plan_targets(value: object) -> Targets:
+    """``value`` as the plan's short name for the targets (attn, mlp, all), checked where it
+    enters."""
+    chosen = validate.choice(value, "targets", tuple(PLAN_TARGETS))
+    return PLAN_TARGETS[chosen]
 
 
 def adapter_params(model: ModelSpec, rank: int = DEFAULT_RANK,
@@ -149,4 +159,45 @@ def adapter_memory(
         model=m, hardware=hw, method=meth, rank=r, targets=tgt, seq_len=s, micro_batch=mb,
         recompute=rec, trainable_params=trainable, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total,
+    )
+
+
+def adapter_setup(model: ModelSpec, method: Method, rank: int, targets: Targets
+                  ) -> AdapterSetup:
+    """The adapters' choices and their trainable parameters (:func:`adapter_params`)."""
+    return AdapterSetup(method, rank, targets, adapter_params(model, rank, targets))
+
+
+def adapter_training_memory(
+    model: ModelSpec,
+    hardware: HardwareSpec,
+    *,
+    gpus: int,
+    method: Method,
+    rank: int,
+    targets: Targets,
+    micro_batch: int,
+    seq_len: int,
+    recompute: Recompute,
+    global_batch_tokens: float | None = None,
+) -> TrainingMemory:
+    """:func:`adapter_memory` (the same parts, the one computation) as the TrainingMemory of
+    a plan: ``gpus`` data-parallel GPUs, each holding the whole frozen base and the adapters
+    (no tensor or pipeline split, no sharding), each running its share of the global batch
+    (``global_batch_tokens``, default the catalogue's) in micro-batches."""
+    mem = adapter_memory(model, hardware, method=method, rank=rank, targets=targets,
+                         seq_len=seq_len, micro_batch=micro_batch, recompute=recompute)
+    global_tokens = (global_batch_tokens if global_batch_tokens is not None
+                     else float(training_defaults().global_batch_tokens))
+    per_step = split_batch(global_tokens, micro_batch * seq_len, gpus).accumulation
+    state = mem.per_gpu_bytes - mem.parts["activations"] - mem.parts["runtime_overhead"]
+    return TrainingMemory(
+        model=model, hardware=hardware, gpus=gpus, tp=1, dp=gpus, pp=1, sharding="none",
+        optimizer="adam", convention="mixed-16", micro_batch=micro_batch, seq_len=seq_len,
+        recompute=recompute, interleave=1, micro_batches_per_step=per_step,
+        micro_batches_in_flight=1.0, bytes_per_param=dict(ADAPTER_BYTES_PER_PARAM),
+        parts=dict(mem.parts), per_gpu_bytes=mem.per_gpu_bytes,
+        capacity_bytes=mem.capacity_bytes, fits=mem.fits, headroom_bytes=mem.headroom_bytes,
+        state_bytes=state, state_bytes_total=state,
+        adapter=AdapterSetup(method, rank, mem.targets, mem.trainable_params),
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers import architecture
+from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
@@ -94,12 +95,17 @@ class TrainingFlopsPerToken(Record):
 
 
 def training_flops_per_token(model: ModelSpec, seq_len: int = DEFAULT_TRAINING_SEQ_LEN,
-                             recompute: Recompute = "none") -> TrainingFlopsPerToken:
+                             recompute: Recompute = "none",
+                             adapter: AdapterSetup | None = None) -> TrainingFlopsPerToken:
     """Training FLOPs per token of ``model`` on samples of ``seq_len`` tokens.
 
     Llama 3.1 8B at 4,096 tokens: matmul 3 x 15.01 billion = 45.0 billion, attention
     12 x 32 layers x 4,096 (heads x head_dim) x 4,097 / 2 = 3.22 billion; 48.2 billion model
     FLOPs per token.
+
+    With ``adapter`` (fine-tuning, every base weight frozen): the base's matmuls run forward
+    and dX only, 2 x forward instead of 3 x, and the adapters add 3 x their own forward
+    (2 x their parameters, engine.numbers.adapter_setup); attention is unchanged.
     """
     m = model
     s = seq_len
@@ -108,6 +114,11 @@ def training_flops_per_token(model: ModelSpec, seq_len: int = DEFAULT_TRAINING_S
                          * architecture.causal_attended_layer_tokens(m, s) / s)
     again = {"none": 0.0, "selective": forward_attention,
              "full": forward_matmul + forward_attention}[recompute]
+    if adapter is not None:
+        lora = adapter.forward_flops_per_token
+        again += lora if recompute == "full" else 0.0
+        return TrainingFlopsPerToken(2.0 * forward_matmul + 3.0 * lora, 3.0 * forward_attention,
+                                     again, s, recompute)
     return TrainingFlopsPerToken(3.0 * forward_matmul, 3.0 * forward_attention, again, s,
                                  recompute)
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.numbers import architecture
+from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
 from engine.numbers.catalog.kernel_rates import fp8_training_peak
@@ -172,7 +173,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    seq_len: int = 4096, recompute: Recompute = "selective",
                    compute_format: str = "bf16", mfu: float | None = None, pp: int = 1,
                    global_batch_tokens: float | None = None, interleave: int = 1,
-                   ep: int | None = None, cp: int = 1, fp8: bool = False) -> ExpectedTrain:
+                   ep: int | None = None, cp: int = 1, fp8: bool = False,
+                   adapter: AdapterSetup | None = None) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -188,7 +190,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     min(experts, dp)); ``cp``: context-parallel GPUs sharing each sequence (gpus = dp x tp x
     pp x cp); ``fp8``: the layers' matmuls in fp8 (Transformer Engine), MFU still counted
     against the bf16 dense peak, and the bound then the matmul FLOPs at the fp8 peak and the
-    attention FLOPs at the bf16 peak.
+    attention FLOPs at the bf16 peak. ``adapter``: fine-tuning with adapters, the base frozen
+    (its dW GEMMs skipped, engine.numbers.training_ops), only the adapters' gradients
+    reduced and stepped.
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -219,7 +223,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
 
     # compute.training_flops_per_token owns the FLOPs MFU counts (causal attention, as the
     # kernels run); training_ops times the work the busiest GPU does, op by op.
-    per_token = training_flops_per_token(m, s, rec)
+    per_token = training_flops_per_token(m, s, rec, adapter)
     bound_seconds = model_flops_bound_seconds(per_token.model * d, g, peak)
     if fp8:
         # No stack beats its matmul FLOPs at the fp8 peak and the rest at the bf16 peak.
@@ -233,7 +237,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     c = cp
     shards = dp * c if shard != "none" else 1
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
-                                        shards, rec, fp8, c),
+                                        shards, rec, fp8, c, adapter),
                        defaults.grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds
@@ -269,6 +273,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # all-to-all (assumed overlapped with compute, as DeepSeek-V3's DualPipe does).
     grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
         * split.stage_share * defaults.grad_bytes_per_param
+    if adapter is not None:
+        grad_bytes = adapter.trainable_params * defaults.grad_bytes_per_param
     a2a_mb = 0.0
     if ep > 1:
         ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))

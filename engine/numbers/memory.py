@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine.numbers import architecture
 from engine.numbers.activations import activation_bytes_per_layer as activation_bytes_per_layer
 from engine.numbers.activations import micro_batches_in_flight
+from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.formats import FormatId, get_format
@@ -255,10 +256,14 @@ class TrainingMemory(Record):
     ``interleave``: chunks of layers per GPU; ``micro_batches_per_step``: micro-batches each
     data-parallel rank runs per optimiser step; ``micro_batches_in_flight``: those whose
     activations the first pipeline stage holds at once (1 without pipelining).
+    ``adapter``: fine-tuning with adapters (engine.numbers.adapters.adapter_training_memory):
+    ``parts`` are then the frozen base and the adapters' weights, gradients and optimiser
+    states, and ``bytes_per_param`` is per trainable (adapter) parameter.
     """
 
     JSON = JsonShape(ids=("model", "hardware"), derived=("bytes_per_param_total",),
-                     after={"bytes_per_param_total": "bytes_per_param"}, skip=("ep", "cp"))
+                     after={"bytes_per_param_total": "bytes_per_param"},
+                     skip=("ep", "cp", "adapter"))
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -285,6 +290,7 @@ class TrainingMemory(Record):
     state_bytes_total: float
     ep: int = 1
     cp: int = 1
+    adapter: AdapterSetup | None = None
 
     @property
     def bytes_per_param_total(self) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.numbers import quantities, validate
+from engine.numbers.adapters import adapter_training_memory
 from engine.numbers.catalog import (
     CloudPrice,
     HardwareSpec,
@@ -194,6 +195,9 @@ def plan(
     interleave: object = 1,
     ep: object = None,
     cp: object = 1,
+    adapter: object = "none",
+    rank: object = 16,
+    targets: object = "all",
 ) -> Plan:
     """Answer the five questions for one workload.
 
@@ -207,7 +211,10 @@ def plan(
     given. ``convention`` 'fp8' runs the layers' matmuls in fp8 (Transformer Engine); ``ep``
     expert-parallel GPUs share a mixture's experts (default: min(experts, data-parallel
     size) for the times, every GPU holding every expert for the memory); ``cp``
-    context-parallel GPUs share each sequence (gpus = dp x tp x pp x cp).
+    context-parallel GPUs share each sequence (gpus = dp x tp x pp x cp). ``adapter``
+    'lora' or 'qlora' fine-tunes adapters of ``rank`` on ``targets`` ('attn', 'mlp', 'all')
+    instead of training every weight (engine.numbers.adapters: each GPU holds the whole frozen
+    base, data parallel only).
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
@@ -225,7 +232,7 @@ def plan(
                                micro_batch=micro_batch, seq_len=seq_len, recompute=recompute,
                                pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
-                               ep=ep, cp=cp)
+                               ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -256,18 +263,22 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
 def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | None,
                 offer: CloudPrice | None) -> Plan:
     """plan() for training the checked request ``r`` on ``hw``."""
-    tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
+    if r.adapter is not None:
+        tmem = _adapter_memory(m, hw, r)
+    else:
+        tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
                            optimizer=r.optimizer, convention=r.convention,
                            micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
                            pp=r.pp, interleave=r.interleave,
                            global_batch_tokens=r.global_batch_tokens,
                            ep=r.ep if r.ep is not None else 1, cp=r.cp)
+    setup = tmem.adapter
     given = r.tokens is not None
     d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
     u = r.mfu if r.mfu is not None else DEFAULT_MFU
     fmt = "fp32" if tmem.convention == "fp32" else "bf16"
     peak, fmt = hw.compute_peak(fmt)
-    per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute)
+    per_token = training_flops_per_token(m, tmem.seq_len, tmem.recompute, setup)
     per_token.hardware_utilisation(u)
     model_flops = per_token.model * d
     total = per_token.hardware * d
@@ -283,10 +294,33 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            recompute=tmem.recompute, compute_format=fmt, mfu=r.mfu,
                            pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
-                           fp8=r.convention == "fp8")
+                           fp8=r.convention == "fp8", adapter=setup)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
                       d / bound)
-    return Plan("train", m, hw, tmem.gpus, tmem, flops_per_token(m), min_gpus_to_train(tmem),
-                None, tf, price, offer)
+    fewest = (min_gpus_to_train(tmem) if setup is None
+              else 1 if tmem.fits else None)  # every GPU holds the whole frozen base
+    return Plan("train", m, hw, tmem.gpus, tmem, flops_per_token(m), fewest, None, tf, price,
+                offer)
+
+
+# The full-training choices an adapter run leaves at their defaults: each GPU holds the whole
+# frozen base and the adapters with Adam's state (engine.numbers.adapters).
+_ADAPTER_DEFAULTS = (("tp", 1), ("pp", 1), ("cp", 1), ("interleave", 1), ("sharding", "none"),
+                     ("optimizer", "adam"), ("convention", "mixed-16"), ("ep", None))
+
+
+def _adapter_memory(m: ModelSpec, hw: HardwareSpec, r: TrainRequest) -> TrainingMemory:
+    """The adapter run's memory, after refusing the full-training choices it does not take."""
+    assert r.adapter is not None
+    for name, default in _ADAPTER_DEFAULTS:
+        if getattr(r, name) != default:
+            raise EngineError(f"Fine-tuning with adapters is planned data parallel, each GPU "
+                              f"holding the whole frozen base, with Adam on bf16 adapters: "
+                              f"leave {name} at {default if default is not None else 'empty'} "
+                              f"(given {getattr(r, name)}).", name)
+    return adapter_training_memory(m, hw, gpus=r.gpus, method=r.adapter, rank=r.rank,
+                                   targets=r.targets, micro_batch=r.micro_batch,
+                                   seq_len=r.seq_len, recompute=r.recompute,
+                                   global_batch_tokens=r.global_batch_tokens)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.numbers import quantities
+from engine.numbers import quantities, validate
+from engine.numbers.adapter_setup import ADAPTER_CHOICES, METHODS, PLAN_TARGETS, Method, Targets
 from engine.numbers.training_choices import (
     CONVENTIONS,
     OPTIMIZERS,
@@ -33,7 +34,9 @@ class TrainRequest:
     default rule, engine.numbers.parallelism.default_expert_parallel), ``micro_batch``
     sequences of ``seq_len`` tokens per step of each data-parallel rank, ``interleave`` chunks
     of layers per GPU. ``tokens``, ``mfu``, ``target_days`` (days) and
-    ``global_batch_tokens`` are None when not given (the plan then uses its defaults)."""
+    ``global_batch_tokens`` are None when not given (the plan then uses its defaults).
+    ``adapter``: fine-tuning with LoRA or QLoRA adapters of ``rank`` on ``targets`` (None:
+    full training; rank and targets then unused)."""
 
     gpus: int
     tp: int
@@ -51,6 +54,9 @@ class TrainRequest:
     global_batch_tokens: float | None
     ep: int | None = None
     cp: int = 1
+    adapter: Method | None = None
+    rank: int = 16
+    targets: Targets = "all-linear"
 
 
 def _given(value: object) -> bool:
@@ -61,11 +67,15 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         convention: object, micro_batch: object, seq_len: object,
                         recompute: object, pp: object, tokens: object, mfu: object,
                         target_days: object, global_batch_tokens: object,
-                        interleave: object, ep: object = None, cp: object = 1
+                        interleave: object, ep: object = None, cp: object = 1,
+                        adapter: object = "none", rank: object = 16, targets: object = "all"
                         ) -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
+    method = validate.choice("none" if adapter is None else adapter, "adapter",
+                             ADAPTER_CHOICES)
+    target = validate.choice(targets, "targets", tuple(PLAN_TARGETS))
     return TrainRequest(
         gpus=gpus,
         tp=q.TENSOR_PARALLEL.check_integer(tp, "tp", "Tensor-parallel size"),
@@ -89,4 +99,7 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         ep=(q.EXPERT_PARALLEL.check_integer(ep, "ep", "Expert parallel size")
             if _given(ep) else None),
         cp=q.CONTEXT_PARALLEL.check_integer(cp, "cp", "Context parallel size"),
+        adapter=next((m for m in METHODS if m == method), None),
+        rank=q.LORA_RANK.check_integer(rank, "rank", "Adapter rank"),
+        targets=PLAN_TARGETS[target],
     )

@@ -20,7 +20,11 @@ and the loss on the last stage):
   permutation, the fp32 loss over the vocabulary) at the bytes fused kernels move
   ([elementwise]) and the bandwidth one elementwise stream reaches;
 - recomputation: selective adds attention's forward again, full the whole layer's forward;
-- every kernel's fixed cost ([kernels] per_kernel_seconds).
+- every kernel's fixed cost ([kernels] per_kernel_seconds);
+- fine-tuning with adapters (``adapter``): every base weight frozen, so its backward pass
+  computes dX only (the gradient still flows back through every layer) and skips dW; each
+  adapter B A of rank r beside a k x n matrix adds its own small GEMMs, X A and (X A) B
+  forward, their dX and dW backward, and the optimiser step covers the adapters alone.
 
 With tensor parallelism the norms and residual adds work on 1/tp of the tokens (Megatron-LM's
 sequence parallelism) and the matmuls on 1/tp of the weights. Per optimiser step: Adam over the
@@ -34,6 +38,7 @@ import math
 from dataclasses import dataclass
 
 from engine.numbers import architecture
+from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import Basis, per_kernel_seconds
 from engine.numbers.catalog.kernel_rates import (
@@ -80,6 +85,7 @@ class StepShape:
     recompute: Recompute
     fp8: bool = False
     cp: int = 1
+    adapter: AdapterSetup | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +148,7 @@ def _gemm(name: str, m: int, n: int, k: int, r: _Rates, times: float) -> Work:
 
 
 def _linear(name: str, tokens: int, k_in: int, n_out: int, r: _Rates, times: float,
-            backward: bool) -> list[Work]:
+            backward: bool, frozen: bool = False) -> list[Work]:
     """A linear layer's GEMMs: forward X[t, k] W[k, n]; backward dX = dY W^T and dW = X^T dY.
     In fp8, each GEMM input is cast first, each number read in bf16 (2 bytes) and written in
     fp8 (1): X in the forward pass and dY in the backward (X, kept from the forward, serves
@@ -162,8 +168,22 @@ def _linear(name: str, tokens: int, k_in: int, n_out: int, r: _Rates, times: flo
     if not backward:
         return [*out, _gemm(f"matmul: {name} (forward)", tokens, n_out, k_in, r, times)]
     label = f"matmul: {name} (backward)"
+    if frozen:  # a frozen weight needs no dW = X^T dY
+        return [*out, _gemm(label, tokens, k_in, n_out, r, times)]
     return [*out, _gemm(label, tokens, k_in, n_out, r, times),
             _gemm(label, k_in, n_out, tokens, r, times)]
+
+
+def _adapter_gemms(tokens: int, k_in: int, n_out: int, rank: int, r: _Rates, times: float,
+                   backward: bool) -> list[Work]:
+    """One adapter's GEMMs in 16 bits: forward H = X A (t x k by k x r) and H B (t x r by
+    r x n); backward each product's dX and dW."""
+    bf16 = _bf16(r)
+    if not backward:
+        return [*_linear("adapters", tokens, k_in, rank, bf16, times, False),
+                *_linear("adapters", tokens, rank, n_out, bf16, times, False)]
+    return [*_linear("adapters", tokens, rank, n_out, bf16, times, True),
+            *_linear("adapters", tokens, k_in, rank, bf16, times, True)]
 
 
 def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
@@ -193,8 +213,11 @@ def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
             # the ep GPUs that send it theirs.
             tokens = max(1, round(s.tokens * c.active_fraction * s.ep))
             copies = per_layer / s.ep
-        out += _linear(_group(c), tokens, k_in, n_out, rates, copies * layers_of[c.scope],
-                       backward)
+        times = copies * layers_of[c.scope]
+        out += _linear(_group(c), tokens, k_in, n_out, rates, times, backward,
+                       frozen=s.adapter is not None)
+        if s.adapter is not None and c.name in s.adapter.matrices:
+            out += _adapter_gemms(tokens, k_in, n_out, s.adapter.rank, r, times, backward)
     return out
 
 
@@ -273,7 +296,8 @@ def _head(model: ModelSpec, s: StepShape, r: _Rates) -> list[Work]:
            *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, False),
            Work("loss (fp32 cross-entropy)", 0.0, e.loss_bytes_per_logit * s.tokens * vocab,
                 1.0, r.stream, e.loss_kernels, r.per_kernel),
-           *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, True),
+           *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, True,
+                    frozen=s.adapter is not None),
            Work("norms (backward)", 0.0, e.norm[1] * stream_tokens * d, 1.0, r.stream, 1,
                 r.per_kernel)]
     return out
@@ -327,7 +351,9 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     weight_casts = [w for w in busiest if w.name == WEIGHT_CAST]
     busiest = [w for w in busiest if w.name != WEIGHT_CAST]
     local_params = m.params / s.tp * s.stage_layers / m.layers
-    if m.routed_params:
+    if s.adapter is not None:
+        local_params = s.adapter.trainable_params / s.tp * s.stage_layers / m.layers
+    elif m.routed_params:
         local_params -= m.routed_params / s.tp * s.stage_layers / m.layers * (1 - 1 / s.ep)
     adam = adam_bytes_per_param(grad_bytes_per_param)
     basis.append(adam)

@@ -137,6 +137,10 @@ def _gpus_words(p: Plan) -> str:
     if t.gpus_for_target is not None and t.target_days is not None:
         target = (f" To finish in {t.target_days:g} days at {format_percent(t.mfu)} MFU: "
                   f"{t.gpus_for_target:,} GPUs.")
+    if p.min_gpus is None and isinstance(mem, TrainingMemory) and mem.adapter is not None:
+        return ("No GPU count fits: each GPU holds the whole frozen base, the adapters and "
+                "their activations; try QLoRA, full recomputation or a shorter sequence."
+                + target)
     if p.min_gpus is None:
         return (f"With {parallel_layout(mem.sharding, mem.tp)} no GPU count "
                 f"fits: the unsharded parts alone exceed one GPU.{_zero3_words(p)}" + target)
@@ -157,7 +161,7 @@ def _failure_words(p: Plan) -> str:
     mem = p.memory
     if not mem.fits:
         extra = ""
-        if isinstance(mem, TrainingMemory):
+        if isinstance(mem, TrainingMemory) and mem.adapter is None:
             extra = (f" The training state alone is {format_GB(mem.state_bytes)} per GPU "
                      f"({mem.bytes_per_param_total:g} bytes × {p.model.params:,} "
                      f"parameters{' / sharding' if mem.sharding != 'none' else ''}).")

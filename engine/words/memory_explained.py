@@ -18,6 +18,7 @@ from engine.numbers.memory import (
     TrainingMemory,
     kv_cache_bytes_per_token,
 )
+from engine.words.adapters_explained import adapter_setup_words
 from engine.words.format import a_or_an, format_GB
 from engine.words.labels import part_words
 from engine.words.sharding import sharding_name, what_is_split
@@ -135,6 +136,14 @@ def serving_warnings(mem: ServingMemory) -> tuple[str, ...]:
 
 def training_assumptions(mem: TrainingMemory) -> tuple[str, ...]:
     m = mem.model
+    if mem.adapter is not None:
+        return (*adapter_setup_words(mem.adapter, m, mem.micro_batch, mem.seq_len,
+                                     mem.recompute),
+                "Data parallel: every GPU holds the whole frozen base and the adapters.",
+                activation_words(mem),
+                f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} "
+                "per GPU (CUDA context, workspaces, communication buffers); an assumption.",
+                capacity_words(mem.hardware), *m.assumptions)
     sums = " + ".join(f"{part_words(k)} {v:g}" for k, v in mem.bytes_per_param.items())
     out = [
         f"Training state per parameter ({mem.optimizer}, {mem.convention}): {sums} = "

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.numbers import quantities
+from engine.numbers.adapter_setup import ADAPTER_CHOICES, PLAN_TARGETS
+from engine.numbers.adapters import DEFAULT_RANK
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.errors import EngineError
@@ -44,6 +46,7 @@ from engine.render.options import (
     format_field,
     hardware_field,
 )
+from engine.words.adapters_explained import ADAPTER_CHOICE_LABELS, PLAN_TARGET_LABELS
 from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
     CONVENTION_LABELS,
@@ -117,6 +120,14 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     "cp": Count("cp", "Context parallel size", "1", unit="GPUs",
                 quantity=quantities.CONTEXT_PARALLEL,
                 hint="Training: GPUs sharing each sequence (GPUs = dp x tp x pp x cp)."),
+    "adapter": _choice(
+        "adapter", "Fine-tune with adapters", "none", ADAPTER_CHOICE_LABELS, ADAPTER_CHOICES,
+        hint="Training: LoRA or QLoRA adapters on a frozen base, data parallel only.",
+    ),
+    "rank": Count("rank", "Adapter rank", str(DEFAULT_RANK), unit="", quantity=quantities.LORA_RANK,
+                  hint="Training with adapters."),
+    "targets": _choice("targets", "Adapters on", "all", PLAN_TARGET_LABELS,
+                       tuple(PLAN_TARGETS), hint="Training with adapters."),
     "global_batch_tokens": OptionalAmount(
         "global_batch", "Global batch", "", unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
         hint=f"Training. Empty: {training_defaults().global_batch_tokens:,}.",
@@ -148,7 +159,7 @@ SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_t
               "output_tokens")
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
               "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens",
-              "ep", "cp")
+              "ep", "cp", "adapter", "rank", "targets")
 
 
 def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,

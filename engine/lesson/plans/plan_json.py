@@ -99,6 +99,8 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         }
         if mem.ep > 1 or mem.cp > 1:
             train.update(ep=t.expected.ep, cp=t.expected.cp)
+        if mem.adapter is not None:
+            train["adapter"] = mem.adapter.to_dict()
         out["train"] = train
     return out
 
