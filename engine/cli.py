@@ -224,8 +224,9 @@ def _read_config(path: str) -> ConfigModel:
                 raise EngineError(f"{path!r} is {size:,} bytes; a config.json is a few thousand "
                                   f"(at most {MAX_CONFIG_CHARS:,} are read).", "config")
             text = source.read(MAX_CONFIG_CHARS + 1)
-    except OSError as exc:
-        raise EngineError(f"Cannot read {path!r}: {exc.strerror or exc}.", "config") from None
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        raise EngineError(f"Cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}.",
+                          "config") from None
     stem = os.path.splitext(os.path.basename(path))[0]
     if stem == "config":  # named after its folder, as a downloaded model's is
         stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
@@ -249,8 +250,8 @@ def _read_hardware_spec(path: str) -> UserHardware:
                                   f"hundred (at most {MAX_SPEC_CHARS:,} are read).",
                                   "hardware_spec")
             text = source.read(MAX_SPEC_CHARS + 1)
-    except OSError as exc:
-        raise EngineError(f"Cannot read {path!r}: {exc.strerror or exc}.",
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        raise EngineError(f"Cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}.",
                           "hardware_spec") from None
     return user_hardware_from_dict(parse_spec_text(text), source=os.path.basename(path))
 
