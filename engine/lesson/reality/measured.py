@@ -10,6 +10,11 @@ through ``plan_to_dict(plan(...))``, the contract ``python -m engine plan ... --
 - the **expected** value from ``serve.expected`` / ``train.expected`` (a well-tuned stack), or
   None ("pending") while the engine gives none.
 
+A row under a stated load (a concurrency or a request rate, ``load_*`` metrics) is asked
+through ``plan ... --concurrency N`` (or ``--rate R``) ``--json``: its expected value is
+``serve.load`` (the simulated continuous-batching server), and its bound is the idle server's
+(see :func:`load_bound`).
+
 The error of each is ``engine / measured - 1``. A measurement that beats its bound (a shorter
 time or a higher speed) is flagged, never hidden: it is a bug in the bound.
 """
@@ -20,10 +25,19 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.lesson.plans.plan_json import plan_to_dict
-from engine.lesson.reality.measurements import GROUPS, METRICS, SERVING_GROUPS, Measurement, load
+from engine.lesson.reality.measurements import (
+    GROUPS,
+    LOAD_STATISTICS,
+    METRICS,
+    SERVING_GROUPS,
+    Measurement,
+    load,
+)
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.load.load_request import load_request, serve_load
 from engine.numbers.plan import plan
+from engine.numbers.serve_request import serve_request
 from engine.numbers.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_percent
@@ -154,11 +168,90 @@ def contract(**inputs: object) -> dict[str, object]:
     return plan_to_dict(plan(**inputs))
 
 
-def _plan(m: Measurement, **extra: object) -> dict[str, object]:
+def contract_under_load(load: dict[str, object], **inputs: object) -> dict[str, object]:
+    """``plan(**inputs)`` with a server under ``load`` (:func:`load_request`'s keywords), as
+    ``python -m engine plan ... --concurrency N --json`` prints it: ``serve.load`` added."""
+    result = plan(**inputs)
+    data = plan_to_dict(result)
+    serve = data["serve"]
+    assert isinstance(serve, dict)
+    checked_load = load_request(**load)  # type: ignore[arg-type]
+    assert checked_load is not None
+    request = serve_request(result.model, result.hardware, gpus=result.gpus, serve_tp=None,
+                            batch=inputs.get("batch", 1),
+                            weight_format=inputs["weight_format"],
+                            kv_format=inputs["kv_format"],
+                            context_tokens=inputs["context_tokens"],
+                            prompt_tokens=inputs["prompt_tokens"],
+                            output_tokens=inputs["output_tokens"])
+    serve["load"] = serve_load(request, checked_load).to_dict()
+    return data
+
+
+def _number(d: dict[str, object], key: str) -> float:
+    value = d.get(key)
+    if not isinstance(value, float | int):
+        raise EngineError(f"The contract gives no {key}.", key)
+    return float(value)
+
+
+def _load_value(m: Measurement, run: dict[str, object]) -> float:
+    """The row's ``load_*`` metric from ``serve.load``."""
+    if m.metric == "load_output_tokens_per_s":
+        key = "output_tokens_per_s_per_gpu" if m.scope == "per_gpu" else "output_tokens_per_s"
+        return _number(run, key)
+    if m.metric == "load_requests_per_s":
+        return _number(run, "requests_per_s")
+    _, latency, stat, _ = m.metric.split("_")
+    spread = run.get(f"{latency}_seconds")
+    assert isinstance(spread, dict)
+    return _number(spread, stat)
+
+
+def load_bound(m: Measurement) -> float:
+    """A load row's bound, from the idle server's bound (``serve`` of ``plan ... --json``):
+
+    - a latency: one request alone on an idle server (batch 1): TTFT its own prefill, TPOT and
+      ITL one decode step of batch 1, end-to-end the whole request; no load makes any shorter;
+    - a throughput: the batch the load reaches at most, N (the concurrency; for a rate, every
+      request at once), and no more than the KV cache holds at prompt_tokens + 1 each
+      (``max_concurrent_requests``): at most N tokens per decode step of batch N, and by
+      Little's law at most N requests in flight, each taking at least the idle server's whole
+      request; the smaller of the two.
+    """
+    alone = _plan(m)["serve"]
+    assert isinstance(alone, dict)
+    _, latency, *_ = m.metric.split("_")
+    if latency in ("ttft", "tpot", "itl", "e2e"):
+        key = {"ttft": "ttft_seconds", "e2e": "total_seconds"}.get(
+            latency, "decode_seconds_per_token")
+        return _number(alone, key)
+    shortest = _plan(m, context_tokens=m.prompt_tokens + 1)["serve"]
+    assert isinstance(shortest, dict)
+    most = m.concurrency if m.concurrency is not None else m.requests
+    assert most is not None
+    n = max(1, min(most, int(_number(shortest, "max_concurrent_requests"))))
+    batched = _plan(m, batch=n)["serve"]
+    assert isinstance(batched, dict)
+    tokens_per_s = min(n / _number(batched, "decode_seconds_per_token"),
+                       n * m.output_tokens / _number(alone, "total_seconds"))
+    if m.metric == "load_requests_per_s":
+        return tokens_per_s / m.output_tokens
+    return tokens_per_s / (m.gpus if m.scope == "per_gpu" else 1)
+
+
+def _load_inputs(m: Measurement) -> dict[str, object]:
+    return {"concurrency": m.concurrency, "rate": m.rate, "requests": m.requests,
+            "length_dist": m.length_dist, "length_cv": m.length_cv}
+
+
+def _serve_inputs(m: Measurement, **extra: object) -> dict[str, object]:
+    """The row's ``plan()`` keywords (``extra`` overriding them)."""
     common: dict[str, object] = {"model": m.model, "params": m.params, "hardware": m.hardware,
                                  "gpus": m.gpus, "task": m.task}
     if m.task == "serve":
-        common.update(weight_format=m.weight_format, kv_format=m.kv_format, batch=m.batch,
+        common.update(weight_format=m.weight_format, kv_format=m.kv_format,
+                      batch=1 if m.under_load else m.batch,
                       prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens,
                       context_tokens=m.prompt_tokens + m.output_tokens)
     else:
@@ -168,7 +261,11 @@ def _plan(m: Measurement, **extra: object) -> dict[str, object]:
                       global_batch_tokens=m.global_batch_tokens, cp=m.cp)
         if m.precision == "fp8":
             common.update(convention="fp8")
-    return contract(**{**common, **extra})
+    return {**common, **extra}
+
+
+def _plan(m: Measurement, **extra: object) -> dict[str, object]:
+    return contract(**_serve_inputs(m, **extra))
 
 
 def check(m: Measurement) -> Checked:
@@ -176,6 +273,12 @@ def check(m: Measurement) -> Checked:
     if m.task == "train" and m.precision not in MODELLED_TRAIN_PRECISIONS:
         return Checked(m, None, None, NOT_MODELLED_REASON, modelled=False)
     try:
+        if m.under_load:
+            under = contract_under_load(_load_inputs(m), **_serve_inputs(m))["serve"]
+            assert isinstance(under, dict)
+            run = under["load"]
+            assert isinstance(run, dict)
+            return Checked(m, load_bound(m), _load_value(m, run))
         if m.task == "serve":
             serve = _plan(m)["serve"]
             assert isinstance(serve, dict)
@@ -264,7 +367,12 @@ def format_measure(value: float, metric: str, scope: str = "system") -> str:
     """A value in its metric's unit, about 3 significant figures."""
     if metric == "request_seconds":
         return f"{value:,.3g} s" if value < 100 else f"{value:,.0f} s"
-    if metric in ("ttft_seconds", "decode_seconds_per_token"):
+    if metric == "load_requests_per_s":
+        return f"{value:,.3g} requests/s"
+    if metric.startswith("load_") and metric.endswith("_seconds") and value >= 10:
+        return f"{value:,.3g} s" if value < 100 else f"{value:,.0f} s"
+    if metric in ("ttft_seconds", "decode_seconds_per_token") or (
+            metric.startswith("load_") and metric.endswith("_seconds")):
         ms = value * 1e3
         return f"{ms:,.3g} ms" if ms < 100 else f"{ms:,.0f} ms"
     if metric.endswith(("tokens_per_s", "tokens_per_s_per_gpu")):
@@ -309,7 +417,23 @@ METRIC_LABELS: dict[str, str] = {
     "train_gpu_hours": "GPU-hours",
     "train_days": "days",
     "train_tokens_per_s_per_gpu": "tokens/s per GPU",
+    **{f"load_{q}_{stat}_seconds": f"{name} under load ({'mean' if stat == 'mean' else stat})"
+       for q, name in (("ttft", "time to first token"), ("tpot", "time per output token"),
+                       ("itl", "inter-token latency"), ("e2e", "time of the whole request"))
+       for stat in LOAD_STATISTICS},
+    "load_output_tokens_per_s": "output tokens/s under load",
+    "load_requests_per_s": "requests/s under load",
 }
+
+
+def _load_text(m: Measurement) -> str:
+    """A row's load in words: 'concurrency 25, 1,500 requests' or 'Poisson arrivals at 4
+    requests/s, 1,200 requests', and the lengths' spread when they are not fixed."""
+    load = (f"concurrency {m.concurrency:,}" if m.concurrency is not None
+            else f"Poisson arrivals at {m.rate:g} requests/s")
+    lengths = "" if m.length_dist == "fixed" else (
+        f", {m.length_dist} lengths" + (f" (cv {m.length_cv:g})" if m.length_cv else ""))
+    return f"{load}, {m.requests or 0:,} requests{lengths}"
 
 
 def workload(m: Measurement) -> str:
@@ -319,7 +443,8 @@ def workload(m: Measurement) -> str:
     chips = f"{m.gpus:,} × {hw}" if m.gpus > 1 else hw
     if m.task == "serve":
         fmt = m.weight_format.upper().replace("_", "_")
-        return (f"{model}, {chips}, {fmt} weights, {m.kv_format.upper()} KV, batch {m.batch:,}, "
+        load = _load_text(m) if m.under_load else f"batch {m.batch:,}"
+        return (f"{model}, {chips}, {fmt} weights, {m.kv_format.upper()} KV, {load}, "
                 f"{m.prompt_tokens:,} in / {m.output_tokens:,} out")
     par = f"TP {m.tp}" + (f", PP {m.pp}" if m.pp > 1 else "")
     fp = f", {m.precision.upper()}" if m.precision != "bf16" else ""

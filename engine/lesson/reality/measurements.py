@@ -32,6 +32,16 @@ GROUPS: dict[str, str] = {
 }
 SERVING_GROUPS = ("serve-latency", "serve-throughput", "on-device")
 
+# A server under a stated load (a concurrency or a request rate): each latency as a statistic
+# over the requests (p50, p90, p99 or mean, as benchmark_serving prints them), and throughput.
+LOAD_LATENCIES = ("ttft", "tpot", "itl", "e2e")
+LOAD_STATISTICS = ("p50", "p90", "p99", "mean")
+LOAD_METRICS: dict[str, tuple[str, str]] = {
+    **{f"load_{q}_{stat}_seconds": ("serve", "time")
+       for q in LOAD_LATENCIES for stat in LOAD_STATISTICS},
+    "load_output_tokens_per_s": ("serve", "speed"),
+    "load_requests_per_s": ("serve", "speed"),
+}
 # metric -> (task, kind): a "time" is beaten by a smaller measurement, a "speed" by a larger.
 METRICS: dict[str, tuple[str, str]] = {
     "ttft_seconds": ("serve", "time"),
@@ -44,7 +54,9 @@ METRICS: dict[str, tuple[str, str]] = {
     "train_gpu_hours": ("train", "time"),
     "train_days": ("train", "time"),
     "train_tokens_per_s_per_gpu": ("train", "speed"),
+    **LOAD_METRICS,
 }
+LENGTH_DISTS = ("fixed", "uniform", "normal", "lognormal")
 SCOPES = ("system", "per_gpu")
 # The number format of a training run's matmuls, as published.
 PRECISIONS = ("bf16", "fp8")
@@ -52,13 +64,14 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 _SERVE_KEYS = ("weight_format", "kv_format", "batch", "prompt_tokens", "output_tokens")
+_LOAD_KEYS = ("concurrency", "rate", "requests", "length_dist", "length_cv")
 _TRAIN_KEYS = ("tokens", "seq_len")
 _KNOWN_KEYS = frozenset(
     {
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
-        "cp", "precision", *_SERVE_KEYS, *_TRAIN_KEYS,
+        "cp", "precision", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
 
@@ -75,6 +88,11 @@ class Measurement:
     parallelism) is recorded, not modelled: a row with cp > 1 is shown as not modelled yet.
     ``precision`` is the format of the training's matmuls (bf16 or fp8).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
+    A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
+    all of them when a benchmark submits every request at once) or ``rate`` (Poisson
+    arrivals, requests/s), ``requests`` in all, and lengths drawn from ``length_dist``
+    (spread ``length_cv``) about the means ``prompt_tokens`` and ``output_tokens``; its
+    ``batch`` is unused.
     """
 
     id: str
@@ -109,6 +127,16 @@ class Measurement:
     global_batch_tokens: float | None = None
     cp: int = 1
     precision: str = "bf16"
+    concurrency: int | None = None
+    rate: float | None = None
+    requests: int | None = None
+    length_dist: str = "fixed"
+    length_cv: float | None = None
+
+    @property
+    def under_load(self) -> bool:
+        """True for a measurement of a server under a stated load."""
+        return self.metric in LOAD_METRICS
 
     def __post_init__(self) -> None:
         def bad(message: str, field: str) -> EngineError:
@@ -147,6 +175,22 @@ class Measurement:
             raise bad("GPU counts and batch must be at least 1.", "gpus")
         if self.task == "serve" and (self.prompt_tokens < 1 or self.output_tokens < 1):
             raise bad("prompt and output lengths must be at least 1.", "prompt_tokens")
+        if self.under_load:
+            if (self.concurrency is None) == (self.rate is None):
+                raise bad("a load metric needs a concurrency or a rate, not both.",
+                          "concurrency")
+            if self.requests is None or self.requests < 1:
+                raise bad("a load metric needs the requests sent, at least 1.", "requests")
+            if (self.concurrency is not None and self.concurrency < 1) or (
+                    self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0)):
+                raise bad("a concurrency is at least 1 and a rate above 0.", "concurrency")
+            if self.length_dist not in LENGTH_DISTS:
+                raise bad(f"unknown length_dist {self.length_dist!r}; choose one of: "
+                          f"{', '.join(LENGTH_DISTS)}.", "length_dist")
+        elif any(v is not None for v in (self.concurrency, self.rate, self.requests,
+                                         self.length_cv)) or self.length_dist != "fixed":
+            raise bad("a load (concurrency, rate, requests, lengths) belongs to a load_* "
+                      "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
             raise bad("training rows need tokens and seq_len.", "tokens")
         for field in ("value_text", "stack", "source"):
@@ -163,7 +207,10 @@ def _row(raw: dict[str, Any]) -> Measurement:
             f"Measurement {raw.get('id')!r}: unknown keys {', '.join(sorted(unknown))}.", "key"
         )
     task = raw.get("task")
-    needed = _SERVE_KEYS if task == "serve" else _TRAIN_KEYS if task == "train" else ()
+    needed: tuple[str, ...] = (_SERVE_KEYS if task == "serve" else _TRAIN_KEYS
+                               if task == "train" else ())
+    if str(raw.get("metric")) in LOAD_METRICS:
+        needed = tuple(k for k in needed if k != "batch")
     missing = [k for k in ("id", "group", "task", "hardware", "gpus", "metric", "value",
                            "value_text", "stack", "source", *needed) if k not in raw]
     if missing:
@@ -205,6 +252,11 @@ def _row(raw: dict[str, Any]) -> Measurement:
                              else None),
         cp=int(raw.get("cp", 1)),
         precision=str(raw.get("precision", "bf16")),
+        concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
+        rate=float(raw["rate"]) if "rate" in raw else None,
+        requests=int(raw["requests"]) if "requests" in raw else None,
+        length_dist=str(raw.get("length_dist", "fixed")),
+        length_cv=float(raw["length_cv"]) if "length_cv" in raw else None,
     )
 
 
