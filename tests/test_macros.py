@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.lesson.figures.network import hop_bandwidth
+from engine.numbers.catalog import get_hardware
+from engine.words.format import format_bandwidth
 from macros import authoring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,3 +111,14 @@ def test_steps_are_numbered_by_the_navigation_order_alone() -> None:
     assert authoring.step_title(2, "Serve the model") == "Step 2 · Serve the model"
     with pytest.raises(authoring.AuthoringError, match="step page"):
         authoring.step_header({}, "glossary/", "Words.", steps)
+
+
+def test_the_glossarys_nvlink_says_both_directions_and_each_way_as_the_catalogue() -> None:
+    # The glossary is plain text (tooltips on every page): its NVLink figures must be the
+    # catalogue's, the datasheet's both-ways total beside the per-direction hop the pages use.
+    glossary = (Path(__file__).parents[1] / "includes" / "glossary.md").read_text()
+    line = next(x for x in glossary.splitlines() if x.startswith("*[NVLink]: "))
+    both_ways = format_bandwidth(get_hardware("h100-sxm").interconnect_bytes_per_s)
+    each_way = hop_bandwidth("h100-sxm", "scale_up")
+    assert f"{both_ways} per H100" in line and "both directions" in line
+    assert f"{each_way} each way" in line

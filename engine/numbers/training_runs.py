@@ -5,7 +5,9 @@ docs/steps/).
   data (a memory question there; engine.numbers.adapters for LoRA and QLoRA).
 - training-run and side-by-side watch a **small pretraining run for the demo**: Llama 3.1 8B from scratch on
   dgx-1 on ``DEMO_PRETRAINING_TOKENS``, a fifteenth of the real run, so it ends in weeks.
-- training-at-scale and compute use **Llama 3.1's real pretraining**, ``LLAMA_3_1_PRETRAINING_TOKENS``.
+- compute and training-run quote **Llama 3.1 8B's real pretraining**, ``LLAMA_3_1_PRETRAINING_TOKENS``;
+  training-at-scale the 405B's, ``LLAMA_3_1_405B_PRETRAINING_TOKENS``, the one count the paper
+  gives (and the one its 3.8 x 10^25 FLOPs are of).
 - where-ai-runs asks for the **compute-optimal** budget of any model, Chinchilla's 20 tokens per
   parameter (``engine.numbers.plan.CHINCHILLA_TOKENS_PER_PARAM``): 161 billion for 8B.
 """
@@ -15,18 +17,22 @@ from __future__ import annotations
 from engine.numbers import quantities, validate
 
 DEMO_PRETRAINING_TOKENS = 1e12
+# The Llama 3.1 model card (meta-llama/Llama-3.1-8B, 'Training Data'): pretrained on ~15
+# trillion tokens, '15T+' for the 8B, 70B and 405B alike; it gives no finer count per size.
+LLAMA_3_1_PRETRAINING_TOKENS = 15e12
 # Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3 (pre-training): the 405B
-# was pre-trained on 15.6T text tokens; the Llama 3.1 model card gives ~15T for every size.
-LLAMA_3_1_PRETRAINING_TOKENS = 15.6e12
+# was pre-trained on 15.6T text tokens.
+LLAMA_3_1_405B_PRETRAINING_TOKENS = 15.6e12
 
 RUNS = {
     "demo": DEMO_PRETRAINING_TOKENS,
     "llama-3.1": LLAMA_3_1_PRETRAINING_TOKENS,
+    "llama-3.1-405b": LLAMA_3_1_405B_PRETRAINING_TOKENS,
 }
 
 
 def run_tokens(run: object) -> float:
-    """Tokens of a named run ('demo', 'llama-3.1')."""
+    """Tokens of a named run ('demo', 'llama-3.1', 'llama-3.1-405b')."""
     return RUNS[validate.choice(run, "run", tuple(RUNS))]
 
 

@@ -8,7 +8,7 @@ from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
 from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, ConfigModel, model_from_config
 from engine.numbers.formats import FORMAT_ALIASES, FORMATS, FormatId
-from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
+from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values, one_of
 from engine.render.html import esc, tag
 from engine.words.format import format_count
@@ -199,8 +199,9 @@ def tokens_text(tokens: float) -> str:
     return f"{tokens / 1e12:g}e12"
 
 
+# The 405B's count: training_at_scale, whose default model it is, starts from it.
 TRAINING_TOKENS = Amount(
-    "tokens", "Training tokens", tokens_text(LLAMA_3_1_PRETRAINING_TOKENS),
+    "tokens", "Training tokens", tokens_text(LLAMA_3_1_405B_PRETRAINING_TOKENS),
     quantity=quantities.TRAINING_TOKENS,
 )
 TARGET_DAYS = Amount("target_days", "Target", "90", unit="days", quantity=quantities.TARGET_DAYS)

@@ -302,7 +302,7 @@ def render(values: Values) -> str:
     token_words = f"{format_count(token_count)} tokens" + (
         "" if tokens is not None else
         f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal budget; Llama 3.1 "
-        f"really used {format_count(LLAMA_3_1_PRETRAINING_TOKENS)})"
+        f"really used about {format_count(LLAMA_3_1_PRETRAINING_TOKENS)})"
     )
     caption = (
         f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "

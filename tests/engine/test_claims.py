@@ -44,7 +44,7 @@ def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
     html = render("mfu_calculator")
     text = text_of(html)
-    assert time == "8.24 years"  # Llama 3.1's 15.6e12 tokens / 60,000 tokens/s
+    assert time == "7.92 years"  # Llama 3.1 8B's 15e12 tokens / 60,000 tokens/s
     assert f"= {time}" in text and f"MFU {mfu}." in text
     # The figures the prose quotes are in view as the page opens; the arithmetic is in details.
     seen = text_of(html.split("<details")[0])

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from engine.lesson.figures.prose import get_figure
 from engine.lesson.reality import published
 from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
@@ -215,3 +216,12 @@ def test_number_formats():
     assert published.format_value(22.44, "days") == "22.4 days"
     with pytest.raises(EngineError):
         published.format_value(1.0, "furlongs")
+
+
+def test_the_405b_flops_row_says_why_the_lessons_count_is_higher() -> None:
+    # The reality page's 6 N D (Meta's convention) and the training-at-scale step's count
+    # (attention included) are two figures for one run: the row names the step's.
+    row = next(c for c in published.COMPARISONS if c.id == "llama3-405b-flops")
+    steps = get_figure("train_flops")("llama-3.1-405b", "llama-3.1-405b")
+    assert steps in row.reading and "attention" in row.reading
+    assert published.compare(row).engine < float(steps.split(" ")[0]) * 1e25

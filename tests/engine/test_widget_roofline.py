@@ -9,12 +9,14 @@ import itertools
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 import widget_text
 from widget_text import text_of
 
 from engine.browser import update
+from engine.lesson.figures.decode import decode_flops_per_byte
 from engine.lesson.figures.prose import ridge
 from engine.numbers import roofline
 from engine.numbers.catalog import get_hardware, get_model
@@ -357,3 +359,16 @@ def test_chart_labels_do_not_overlap_each_other_the_points_or_the_ridge(
             assert not hit, f"{text!r} covers a point at {mx}, {my}"
     # the slider's batch is always labelled
     assert f"batch {2**power:,}" in svg
+
+
+
+def test_the_prose_batch_1_intensity_names_its_case_beside_the_charts() -> None:
+    # Step roofline's prose quotes decode at batch 1 with no context; the chart beside it
+    # starts at its own context, whose KV reads and attention give another figure. The
+    # prose says which case it is, so the two never read as two figures for one case.
+    page = (Path(__file__).parents[2] / "docs" / "steps" / "roofline.md").read_text()
+    sentence = page.split('{{ figure("decode_flops_per_byte") }}', 1)[1].split(". ", 1)[0]
+    assert "no context" in sentence
+    m, hw = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
+    assert decode_flops_per_byte() == format_flops_per_byte(
+        decode_step(m, hw, batch=1, context_tokens=0).arithmetic_intensity)

@@ -31,8 +31,8 @@ def example_mfu(model: str, gpus: int = 8, hardware: str = "h100-sxm") -> str:
 
 
 def example_train_time(tokens: float | str) -> str:
-    """``tokens`` (a count or a run's name) at that throughput: '8.24 years' for Llama 3.1's
-    15.6 trillion."""
+    """``tokens`` (a count or a run's name) at that throughput: '7.92 years' for Llama 3.1 8B's
+    15 trillion."""
     return format_seconds(tokens_or_run(tokens) / EXAMPLE_TRAINING_TOKENS_PER_S)
 
 

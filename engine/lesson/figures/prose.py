@@ -162,12 +162,14 @@ def _model_training_flops(model: str, tokens: float | str) -> float:
 
 
 def run_tokens(run: str) -> str:
-    """A named run's tokens: '15.6 trillion' for 'llama-3.1', '1 trillion' for 'demo'."""
+    """A named run's tokens: '15 trillion' for 'llama-3.1' (every size, the model
+    card's count), '15.6 trillion' for 'llama-3.1-405b' (the paper's), '1 trillion' for 'demo'."""
     return f"{run_tokens_count(run) / 1e12:g} trillion"
 
 
 def train_flops(model: str, tokens: float | str) -> str:
-    """Training FLOPs, about 6 x parameters x tokens plus attention: '3.94 × 10^25 FLOPs'."""
+    """Training FLOPs, about 6 x parameters x tokens plus attention: '3.86 × 10^25 FLOPs'
+    for Llama 3.1 405B's 15.6 trillion tokens."""
     return format_flops(_model_training_flops(model, tokens))
 
 

@@ -25,11 +25,13 @@ from engine.numbers.compute import (
     causal_attention_training_flops_per_token,
     mfu_from_throughput,
     training_flops,
+    training_flops_per_token,
     training_seconds,
 )
 from engine.numbers.energy import plan_energy
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
+from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_count, format_flops, format_percent, format_TFLOP_per_s
@@ -142,6 +144,19 @@ def _flops_rule(params: float, tokens: float, *, full: bool = False) -> tuple[fl
     )
 
 
+def _llama3_405b_flops_reading() -> str:
+    """Why this row's 6 N D and the lesson's own count of the same run (training-at-scale
+    step: 6 N D plus causal attention) are two figures."""
+    model = get_model("llama-3.1-405b")
+    rule, _ = _flops_rule(model.params, LLAMA_3_1_405B_PRETRAINING_TOKENS)
+    with_attention = training_flops_per_token(model).model * LLAMA_3_1_405B_PRETRAINING_TOKENS
+    return (
+        "Meta states the total to two figures; 6 N D on the released parameter count and the "
+        "15.6 trillion tokens lands on it. The lesson's steps count attention too: "
+        f"{format_flops(with_attention)}, {format_percent(with_attention / rule - 1.0)} more."
+    )
+
+
 def _days_at(
     params: float, tokens: float, gpus: int, hardware_id: str, flops_per_s: float
 ) -> Prediction:
@@ -242,9 +257,9 @@ COMPARISONS: tuple[Comparison, ...] = (
         3.8e25,
         "3.8 × 10^25 FLOPs",
         "Meta, 'The Llama 3 Herd of Models' 2024, sections 1 and 3.2.1",
-        "Meta states the total to two figures; 6 N D on the released parameter count and the "
-        "15.6 trillion tokens lands on it.",
-        lambda: Prediction(*_flops_rule(get_model("llama-3.1-405b").params, 15.6e12)),
+        _llama3_405b_flops_reading(),
+        lambda: Prediction(*_flops_rule(get_model("llama-3.1-405b").params,
+                                         LLAMA_3_1_405B_PRETRAINING_TOKENS)),
     ),
     Comparison(
         "palm-mfu",
