@@ -69,8 +69,9 @@ def test_side_by_side_shows_both_jobs_before_and_after_going_live(watched: Watch
     wait_matches_cpython(page, "side_by_side")
     both.get_by_label("Requests at once", exact=True).fill("64")
     wait_matches_cpython(page, "side_by_side")
-    # Three rows show as the page opens; the work and batch rows sit in the closed rest.
-    assert page.locator(selector + " .widget-result > .side-by-side td[data-column=serve]").count() == 3
+    # Four rows show as the page opens (measured, tail, scheduling, cost on one basis); the
+    # work and batch rows sit in the closed rest.
+    assert page.locator(selector + " .widget-result > .side-by-side td[data-column=serve]").count() == 4
     rest = hidden_in_details(result(both))
     assert "64 requests at a time" in rest and "64 requests decoded together" in rest
     # In view, only the cost row names the batch (its cost per million tokens depends on it).

@@ -34,6 +34,7 @@ from engine.words.format import (
 )
 from engine.words.memory_explained import memory_assumptions
 from engine.words.sharding import sharding_name
+from engine.words.training import mfu_band_words
 
 TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the budget of the run training_run shows
 TRAIN_SHARDING = "zero3"
@@ -118,13 +119,16 @@ def render(values: Values) -> str:
                               seq_len=tm.seq_len, recompute=tm.recompute,
                               compute_format=t.compute_format)
     serve_tps = batch * s.tokens_per_s_per_user
+    # Both costs per token at the expected speeds (a tuned stack), so they compare like with
+    # like: the service's decode kept busy at this batch, the run at its modelled MFU.
+    serve_expected_tps = s.replicas * batch / s.expected.decode_seconds_per_token
     ridge = roofline.ridge_point(gpu)
     step_intensity = roofline.micro_batch_intensity(model, micro_batch=tm.micro_batch,
                                                     seq_len=tm.seq_len)
     train_bound = roofline.bound(step_intensity, gpu)
     decode = s.first_step
-    train_hour, train_million = _money(train, t.tokens_per_s, "trained")
-    serve_hour, serve_million = _money(serve, serve_tps,
+    train_hour, train_million = _money(train, modelled.tokens_per_s, "trained")
+    serve_hour, serve_million = _money(serve, serve_expected_tps,
                                        f"generated, {batch:,} requests at once, kept busy")
 
     rows = [
@@ -137,24 +141,24 @@ def render(values: Values) -> str:
         ),
         (
             "What is measured",
-            f"Throughput: {t.tokens_per_s:,.0f} tokens/s at {format_percent(t.mfu)} MFU",
+            f"Throughput: {t.tokens_per_s:,.0f} tokens/s if {format_percent(t.mfu)} MFU is reached",
             f"Latency, at best: time to first token {format_seconds(s.ttft_seconds)}, then "
             f"{format_seconds(s.tpot_seconds)} per token",
         ),
         (
             "With a tuned stack (expected, not at best)",
             f"About {modelled.tokens_per_s:,.0f} tokens/s ({format_percent(modelled.mfu)} MFU modelled: "
-            "measured matmul efficiency, attention, gradient traffic)",
+            "measured matmul efficiency, attention, gradient traffic)"
+            + (f". {why}" if (why := mfu_band_words(modelled)) else ""),
             f"First token about {format_seconds(s.expected.ttft_seconds)}, then "
             f"{format_seconds(s.expected.decode_seconds_per_token)} per token (measured "
             "efficiencies, kernel overheads, traffic between GPUs)",
         ),
         (
             "Tail latency",
-            "Not per request: one slow GPU holds back every synchronous step, so the run "
-            "watches its slowest GPU",
-            "Measured as the slowest 1 % of requests (p99): queueing behind other requests "
-            f"adds to the best case of {format_seconds(s.total_seconds)} per request shown here",
+            "One slow GPU holds back every step",
+            "The slowest 1 % of requests (p99), queueing beyond the best case of "
+            f"{format_seconds(s.total_seconds)}",
         ),
         (
             "How long",
@@ -191,9 +195,9 @@ def render(values: Values) -> str:
         ),
         (
             "How it is scheduled",
-            "Queued by a batch scheduler; holds its GPUs for the whole run and checkpoints so "
-            "a failure loses minutes, not weeks",
-            "Always on, sized for the busiest hour; more copies are added as traffic grows",
+            "Queued, then holds its GPUs for the whole run; checkpoints limit what a failure "
+            "loses",
+            "Always on, sized for the busiest hour; copies added as traffic grows",
         ),
         ("Cost per hour", train_hour, serve_hour),
         (_per_million_label(serve), train_million, serve_million),
@@ -227,8 +231,9 @@ def render(values: Values) -> str:
         f"{format_percent(TRAIN_MFU)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
         "Serving: best-case times (raw peak and full bandwidth, no queue), "
         f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
-        "Costs: the same cloud price per GPU-hour for both; the service's cost per "
-        "token assumes it is kept busy at this batch.",
+        "Costs: the same cloud price per GPU-hour for both, each at its expected speed (a "
+        "tuned stack, as in the row above); the service's cost per token assumes it is kept "
+        "busy at this batch.",
         *memory_assumptions(train.memory),
     )
     rest = secondary(
@@ -241,15 +246,18 @@ def render(values: Values) -> str:
     return comparison + rest
 
 
-# The rows docs/steps/side-by-side.md speaks of; the rest of the comparison opens on purpose.
-HEADLINE_ROWS = ("What is measured", "Limited by", "Cost per million tokens")
+# The rows docs/steps/side-by-side.md speaks of: what each job is watched by, how it is
+# scheduled, and its cost; the rest of the comparison opens on purpose.
+HEADLINE_ROWS = ("What is measured", "Tail latency", "How it is scheduled", "Cost per million tokens")
 
 
 def _per_million_label(p: Plan) -> str:
-    """The cost row's name, with the price per GPU-hour both jobs pay (the same GPU)."""
+    """The cost row's name: its basis (both jobs at their expected speed) and the price per
+    GPU-hour both pay (the same GPU)."""
     if p.usd_per_gpu_hour is None:
-        return "Cost per million tokens"
-    return f"Cost per million tokens at {format_usd(p.usd_per_gpu_hour)} per GPU-hour"
+        return "Cost per million tokens, both expected"
+    return (f"Cost per million tokens, both expected, at {format_usd(p.usd_per_gpu_hour)} "
+            "per GPU-hour")
 
 
 def _table(caption: str, rows: list[tuple[str, str, str]], *, visible_caption: bool = True) -> str:

@@ -42,7 +42,7 @@ from engine.words.format import (
 from engine.words.labels import SHARDING_LABELS
 from engine.words.memory_explained import memory_assumptions
 from engine.words.sharding import parallel_layout
-from engine.words.training import train_warnings_words
+from engine.words.training import mfu_band_words, train_warnings_words
 
 TP_OPTIONS = (("1", "1 (none)"), ("2", "2"), ("4", "4"), ("8", "8 (one server's NVLink)"))
 
@@ -183,7 +183,8 @@ def render(values: Values) -> str:
                 "(kernel efficiencies and communication; no failures, stragglers or power "
                 "limits)",
                 f"{format_percent(modelled.mfu)} MFU, "
-                + at_best_and_expected(t.bound_seconds, modelled.seconds),
+                + at_best_and_expected(t.bound_seconds, modelled.seconds)
+                + (f". {why}" if (why := mfu_band_words(modelled)) else ""),
             ),
         ]
     )

@@ -6,11 +6,13 @@ assumed about its batch (engine.numbers.expected_training's warnings).
 
 from __future__ import annotations
 
-from engine.numbers.expected_training import TrainWarning
+from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
+from engine.numbers.expected_training import ExpectedTrain, TrainWarning
 from engine.numbers.training_run import TrainingRunInputs
 from engine.words.format import (
     format_count,
     format_percent,
+    format_percent_range,
     format_seconds,
     format_TFLOP_per_s,
     plural,
@@ -81,3 +83,37 @@ def train_warning_words(w: TrainWarning) -> str:
 def train_warnings_words(warnings: tuple[TrainWarning, ...]) -> tuple[str, ...]:
     """Every warning of an expected training record, one sentence each."""
     return tuple(train_warning_words(w) for w in warnings)
+
+
+# A part of the step shorter than this share is not named as a reason for the MFU.
+NAMED_SHARE = 0.1
+
+
+def mfu_band_words(e: ExpectedTrain) -> str | None:
+    """Why an expected MFU lies outside the band the lesson calls good for large runs
+    (GOOD_MFU_LOW to GOOD_MFU_HIGH), from the estimate's own step: GPUs left without a
+    micro-batch, and the shares of the step spent waiting on communication, in the pipeline
+    bubble or in the optimiser. None inside the band."""
+    band = format_percent_range(GOOD_MFU_LOW, GOOD_MFU_HIGH)
+    step = e.step
+    waiting = step.exposed_communication_seconds / step.seconds if step.seconds else 0.0
+    if GOOD_MFU_LOW <= e.mfu <= GOOD_MFU_HIGH:
+        return None
+    if e.mfu > GOOD_MFU_HIGH:
+        wait = "nothing" if waiting == 0 else f"only {format_percent(waiting)}"
+        return (f"{format_percent(e.mfu)} is above the {band} well-tuned large runs reach: "
+                f"{wait} of each step waits for communication, less than at large scale, so "
+                "treat it as the optimistic end.")
+    reasons = [
+        f"{w.idle_gpus:,} of {w.batch.dp * w.gpus_per_rank:,} GPUs get no micro-batch"
+        for w in e.warnings if w.kind == "idle_ranks"
+    ]
+    for seconds, what in ((step.exposed_communication_seconds, "waits for communication"),
+                          (step.bubble_seconds, "is pipeline bubble"),
+                          (step.optimizer_seconds, "is the optimiser step")):
+        if step.seconds and seconds / step.seconds >= NAMED_SHARE:
+            reasons.append(f"{format_percent(seconds / step.seconds)} of each step {what}")
+    if not reasons:
+        reasons.append("the GPUs' own kernels reach less of the peak on this model's shapes")
+    return f"{format_percent(e.mfu)} is below the {band} well-tuned large runs reach: " + (
+        "; ".join(reasons) + ".")
