@@ -16,8 +16,8 @@ Not counted: code blocks (``<pre>``: a command line to copy, not prose to read; 
 (the body of a closed ``<details>``; its ``<summary>`` counts), script and style, a
 drop-down's options other than the chosen one, tooltips (``title`` attributes, SVG
 ``<title>``), elements marked ``hidden``, a widget field the stylesheet shows only for one
-choice of model (the pasted config.json, the typed parameter count) while another is chosen,
-and the step header itself (it states the result).
+choice of model or hardware (the pasted config.json, the typed parameter count, the reader's
+own chip) while another is chosen, and the step header itself (it states the result).
 """
 
 from __future__ import annotations
@@ -38,9 +38,19 @@ _VOID = frozenset(
      "track", "wbr"}
 )
 _NEVER_SHOWN = frozenset({"script", "style", "template", "noscript", "title", "desc"})
-# Fields docs/css/lesson.css hides unless the widget's model choice is this value:
-# (element, name) -> the model option that shows them.
-_SHOWN_FOR_MODEL = {("textarea", "config"): "config", ("input", "params"): "custom"}
+# Fields docs/css/lesson.css hides unless a select of the widget has this value:
+# (element, name, or a name's prefix ending in "_") -> (the select, the option that shows them).
+_SHOWN_FOR_CHOICE = {("textarea", "config"): ("model", "config"),
+                     ("input", "params"): ("model", "custom"),
+                     ("input", "chip_"): ("hardware", "own")}
+
+
+def _shown_for(tag: str, name: str) -> tuple[str, str] | None:
+    """The (select, option) a field element needs to show, or None when it always shows."""
+    for (element, key), needs in _SHOWN_FOR_CHOICE.items():
+        if tag == element and (name == key or (key.endswith("_") and name.startswith(key))):
+            return needs
+    return None
 
 
 class _VisibleWords(HTMLParser):
@@ -52,11 +62,12 @@ class _VisibleWords(HTMLParser):
         self._open: list[tuple[str, bool, bool]] = []
         self._in_article = 0
         self.words: list[str] = []
-        self._chosen_model: str | None = None  # None: this widget has no model choice
-        self._in_model_select = False
-        # Where the open widget field's words start, and the model it needs to show (if any).
+        # The chosen option of each of the open widget's selects that show or hide fields.
+        self._chosen: dict[str, str] = {}
+        self._in_select = ""
+        # Where the open widget field's words start, and the choice it needs to show (if any).
         self._field_start: int | None = None
-        self._field_needs = ""
+        self._field_needs: tuple[str, str] | None = None
         self._field_depth = 0
         self.widget_minutes: list[float] = []  # each shown widget's data-reader-minutes
 
@@ -90,24 +101,28 @@ class _VisibleWords(HTMLParser):
         self.widget_minutes.append(float(minutes))
 
     def _note_model_choice(self, tag: str, named: dict[str, str | None], classes: list[str]) -> None:
-        """Follow the widget's chosen model, and the fields shown only for one choice."""
+        """Follow the widget's chosen model and hardware, and the fields shown only for one
+        choice of them."""
         if tag == "div" and "widget" in classes:
-            self._chosen_model = None
+            self._chosen = {}
         elif tag == "select":
-            self._in_model_select = named.get("name") == "model"
-            if self._in_model_select:
-                self._chosen_model = ""
-        elif tag == "option" and self._in_model_select and "selected" in named:
-            self._chosen_model = named.get("value") or ""
+            name = named.get("name") or ""
+            self._in_select = name if name in {s for s, _ in _SHOWN_FOR_CHOICE.values()} else ""
+            if self._in_select:
+                self._chosen[self._in_select] = ""
+        elif tag == "option" and self._in_select and "selected" in named:
+            self._chosen[self._in_select] = named.get("value") or ""
         elif tag == "div" and "widget-field" in classes:
-            self._field_start, self._field_needs = len(self.words), ""
+            self._field_start, self._field_needs = len(self.words), None
             self._field_depth = len(self._open) + 1
-        elif (tag, named.get("name")) in _SHOWN_FOR_MODEL and self._field_start is not None:
-            self._field_needs = _SHOWN_FOR_MODEL[(tag, named.get("name") or "")]
+        elif self._field_start is not None:
+            needs = _shown_for(tag, named.get("name") or "")
+            if needs is not None:
+                self._field_needs = needs
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "select":
-            self._in_model_select = False
+            self._in_select = ""
         if tag in _VOID or all(open_tag != tag for open_tag, _, _ in self._open):
             return
         while self._open:
@@ -115,8 +130,8 @@ class _VisibleWords(HTMLParser):
             if open_tag == "article":
                 self._in_article -= 1
             if len(self._open) < self._field_depth and self._field_start is not None:
-                needs, chosen = self._field_needs, self._chosen_model
-                if needs and chosen is not None and needs != chosen:
+                needs = self._field_needs
+                if needs and needs[0] in self._chosen and self._chosen[needs[0]] != needs[1]:
                     del self.words[self._field_start :]
                 self._field_start = None
             if open_tag == tag:

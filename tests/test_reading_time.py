@@ -165,6 +165,21 @@ def test_a_field_shown_only_for_another_model_choice_does_not_count() -> None:
     assert visible_words(widget("config")) == 7  # Model, Yours, Your config, Paste it here
 
 
+def test_the_own_chip_form_counts_only_when_its_hardware_is_chosen() -> None:
+    def widget(chosen: str) -> str:
+        return (
+            '<article><div class="widget"><form><div class="widget-field"><label>GPU</label>'
+            f'<select name="hardware"><option value="h100-sxm" '
+            f'{"selected" if chosen == "h100-sxm" else ""}>H100</option><option value="own" '
+            f'{"selected" if chosen == "own" else ""}>Own</option></select></div>'
+            '<div class="widget-field"><label>Memory</label><input name="chip_memory_GB">'
+            '<span class="widget-hint">in GB</span></div></form></div></article>'
+        )
+
+    assert visible_words(widget("h100-sxm")) == 2  # GPU, H100
+    assert visible_words(widget("own")) == 5  # GPU, Own, Memory, in GB
+
+
 def test_a_summary_inside_a_closed_details_does_not_show() -> None:
     nested = (
         "<article><details><summary>Outer</summary><p>hidden words</p>"
