@@ -268,6 +268,16 @@ def _attention_runs() -> tuple[_AttentionRun, ...]:
     return tuple(runs)
 
 
+def _rate_at(run: _AttentionRun, seqlen: int) -> float:
+    """``run``'s FLOP/s at ``seqlen`` tokens: linear in log2(seqlen) between its measured
+    lengths; outside them, the nearest measured length's rate."""
+    s = min(max(seqlen, run.seqlens[0]), run.seqlens[-1])
+    if len(run.seqlens) == 1:
+        return run.rates[0]
+    i, w = _bracket(run.seqlens, s)
+    return run.rates[i] * (1 - w) + run.rates[i + 1] * w
+
+
 def flash_attention_fraction(hw: HardwareSpec, kernel: str, direction: str, head_dim: int,
                              causal: bool, seqlen: int) -> Basis:
     """Fraction of ``hw``'s dense bf16 peak that FlashAttention ``kernel`` (fa2, fa3) reaches
@@ -283,12 +293,7 @@ def flash_attention_fraction(hw: HardwareSpec, kernel: str, direction: str, head
         raise EngineError(f"No FlashAttention measurement for {kernel} {direction}, head "
                           f"dim {head_dim}, causal={causal} on {hw.name}.")
     run = match[0]
-    s = min(max(seqlen, run.seqlens[0]), run.seqlens[-1])
-    if len(run.seqlens) == 1:
-        rate = run.rates[0]
-    else:
-        i, w = _bracket(run.seqlens, s)
-        rate = run.rates[i] * (1 - w) + run.rates[i + 1] * w
+    rate = _rate_at(run, seqlen)
     mask = "causal" if causal else "no mask"
     return Basis(f"FlashAttention efficiency ({kernel} {direction}, head dim {head_dim}, "
                  f"{mask}, {seqlen} tokens, {hw.name})",
@@ -399,13 +404,7 @@ def _rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
         run = next(r for r in _attention_runs() if (r.chip, r.kernel, r.direction, r.head_dim,
                                                     r.causal) == (chip, kernel, direction, d,
                                                                   causal))
-        s = min(max(seqlen, run.seqlens[0]), run.seqlens[-1])
-        if len(run.seqlens) == 1:
-            r_s = run.rates[0]
-        else:
-            j, u = _bracket(run.seqlens, s)
-            r_s = run.rates[j] * (1 - u) + run.rates[j + 1] * u
-        rate += weight * r_s
+        rate += weight * _rate_at(run, seqlen)
         source = run.source
     return rate, source
 
