@@ -6,7 +6,6 @@ training step: every figure from the engine's expected training step.
 from __future__ import annotations
 
 from engine.numbers.catalog import get_model, get_system
-from engine.numbers.catalog.links import get_links
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
 from engine.render.cluster_fields import PP, SEQ_LEN, SHARDING, SYSTEM, TP
@@ -50,7 +49,7 @@ def render(values: Values) -> str:
     assert isinstance(mem, TrainingMemory)
     sizes = {"data": mem.dp, "tensor": mem.tp, "pipeline": mem.pp,
              "expert": min(model.experts, mem.dp) if model.routed_params else 1}
-    links = get_links(system.gpu.id)
+    links = system.gpu.link_spec()
     head = column_heads(("Strategy", "Ways", "Splits", "Sends", "Over", "Per GPU per step",
                          "Time per step"))
     rows = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 from engine.numbers import quantities
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware
-from engine.numbers.catalog.links import get_links
 from engine.numbers.expected_serving import DecodeParts, decode_parts
 from engine.render.fields import Count
 from engine.render.html import column_heads, esc, table_box, tag
@@ -48,7 +47,7 @@ def render(values: Values) -> str:
     context = values[CONTEXT_TOKENS]
     steps: list[DecodeParts] = [decode_parts(model, hw, context_tokens=context, batch=b,
                                              gpus=gpus) for b in BATCHES]
-    link = get_links(hw.id).scale_up if gpus > 1 else "no link (one GPU)"
+    link = hw.link_spec().scale_up if gpus > 1 else "no link (one GPU)"
     first_comm = next((s.batch for s in steps if s.limit == "communication"), None)
     if gpus == 1:
         verdict = (f"On one {hw.name} nothing travels between GPUs: only the maths and "

@@ -34,7 +34,6 @@ from typing import TypeVar
 from engine.numbers import quantities, validate
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_hardware, prices
-from engine.numbers.catalog.links import get_links
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId, get_format
@@ -209,7 +208,7 @@ def _candidates(s: ServeSearch, rejected: list[Rejection]) -> list[_Candidate]:
                                       "set-up on it)"))
             continue
         price = prices().default_cloud(hw.id).usd_per_gpu_hour
-        per_server = get_links(hw.id).chips_per_server
+        per_server = hw.link_spec().chips_per_server
         for tp in TENSOR_PARALLEL:
             counts = [g for g in s.gpu_counts if g >= tp and g % tp == 0]
             if not counts:
