@@ -68,7 +68,7 @@ export default [
     rules: { "no-restricted-globals": ["error", ...confusingBrowserGlobals] },
   },
   {
-    files: ["macros/**/*.mjs", "tests/**/*.mjs", "eslint.config.mjs"],
+    files: ["macros/**/*.mjs", "tests/**/*.mjs", "bench/**/*.mjs", "eslint.config.mjs"],
     languageOptions: { sourceType: "module", globals: globals.node },
   },
 ];

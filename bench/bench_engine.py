@@ -145,6 +145,61 @@ def print_server_simulation() -> None:
            f"{statistics.median(times):.3f} s (target < 0.3 s)")
 
 
+# Run inside Pyodide by print_pyodide_times(); its last expression is what it prints. The
+# site's trimmed standard library has no statistics module: the median of 3 is sorted()[1].
+_PYODIDE_SIMULATION = """
+import sys, time
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.load.load_request import load_request, serve_load
+from engine.numbers.serve_request import serve_request
+serve = serve_request(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), gpus=1,
+                      serve_tp=None, batch=1, weight_format="bf16", kv_format="bf16",
+                      context_tokens=8192, prompt_tokens=1024, output_tokens=256)
+load = load_request(concurrency=64, requests=1000)
+times = []
+for _ in range(3):
+    start = time.perf_counter()
+    serve_load(serve, load)
+    times.append(time.perf_counter() - start)
+f"{sys.version.split()[0]} {sorted(times)[1]:.3f}"
+"""
+
+
+def print_pyodide_times() -> None:
+    """The same 1,000-request simulation as print_server_simulation(), inside Pyodide under
+    Node on the runtime the site ships (median of 3); skipped, and said, without Node or
+    node_modules."""
+    import shutil
+    import tempfile
+
+    from macros.runtime_bytecode import browser_wheel, compile_runtime
+    from macros.solid_archive import solid_gzip, unpacked
+    from macros.wheel import build_engine_wheel
+
+    node = shutil.which("node")
+    if node is None or not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").exists():
+        report("server simulation in Pyodide: skipped (needs Node and `npm ci`)")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-pyodide-") as tmp:
+        out = Path(tmp)
+        bytecode = compile_runtime(ROOT, build_engine_wheel(ROOT, out / "plain"))
+        wheel = browser_wheel(ROOT, out, bytecode)
+        wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes(), ROOT)))
+        stdlib = out / "python_stdlib.zip"
+        stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip, ROOT)))
+        script = out / "simulate.py"
+        script.write_text(_PYODIDE_SIMULATION)
+        done = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
+                               str(stdlib), str(script)], capture_output=True, text=True,
+                              timeout=600, check=False)
+    if done.returncode != 0:
+        report(f"server simulation in Pyodide: failed ({done.stderr.strip()[-300:]})")
+        return
+    version, seconds = done.stdout.split()
+    report(f"server simulation in Pyodide {version} (Node), 1,000 requests at concurrency "
+           f"64: {float(seconds):.3f} s (median of 3)")
+
+
 def print_search() -> None:
     """The searches' own wall-clock time over the whole catalogue: serving Llama 3.1 8B at 4
     requests/s (1,024 in, 256 out, TTFT p90 <= 0.5 s, TPOT p90 <= 50 ms) and training it on
@@ -176,6 +231,7 @@ def main() -> None:
         report(f"plan({label}): {calls:,.0f} calls/s; with plan_to_dict(): {with_dict:,.0f}/s")
     print_per_frame_costs()
     print_server_simulation()
+    print_pyodide_times()
     print_search()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(
