@@ -95,6 +95,8 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
     and for MLA also the up-projections to Q, K and V from their latents, as DeepSeek-V3
     trains (DeepSeek-AI 2024, 'DeepSeek-V3 Technical Report', section 3.2.3: "we recompute
     all RMSNorm operations and MLA up-projections during back-propagation");
+    'selective-op' (torchtitan's per-op policy) keeps the layer's input, the outputs of
+    every other matmul and attention's output and statistics, recomputing the rest;
     'full' keeps only each layer's input, 2h per token (/ tp: sequence-parallel).
     """
     m = model
@@ -117,6 +119,8 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
         # instead of the per-head Q, K and V.
         latents = m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim
         attention = ACTIVATION_BYTES * (h + latents + o)
+    if recompute == "selective-op":
+        return _op_policy_activations(m, tokens / t, o)
     mlp = ACTIVATION_BYTES * (h + (3 if m.gated_mlp else 2) * f)
     masks = 2.0 * h if dropout else 0.0
     if recompute == "selective":
@@ -127,6 +131,28 @@ def layer_activations(model: ModelSpec, *, seq_len: int, micro_batch: int,
         stats = (4.0 + (1.0 if dropout else 0.0)) * m.heads * seq_len
     return LayerActivations(norms * tokens / t, attention * tokens / t, stats * tokens / t,
                             mlp * tokens / t, masks * tokens / t)
+
+
+def _op_policy_activations(m: ModelSpec, tokens: float, attention_out: int
+                           ) -> LayerActivations:
+    """What torchtitan's per-op checkpointing keeps per layer for ``tokens`` tokens (per
+    GPU): the layer's input, the outputs of the matmuls it does not recompute
+    (architecture.op_policy_recomputed), attention's output and its log-sum-exp."""
+    again = architecture.op_policy_recomputed(m)
+    attention = float(attention_out)
+    mlp = 0.0
+    for c in architecture.components(m):
+        if c.scope == "model" or c.kind not in ("matmul", "router", "unassigned") \
+                or c.name in again:
+            continue
+        width = c.cols * c.copies * c.active_fraction / m.layers  # averaged over the layers
+        if c.name.startswith("attention."):
+            attention += width
+        else:
+            mlp += width
+    b = ACTIVATION_BYTES * tokens
+    return LayerActivations(b * m.hidden, b * attention, SOFTMAX_STATS_BYTES * m.heads * tokens,
+                            b * mlp, 0.0)
 
 
 def activation_bytes_per_layer(model: ModelSpec, *, seq_len: int, micro_batch: int,

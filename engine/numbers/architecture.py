@@ -11,6 +11,7 @@ FLOPs per token of context (see :func:`attention_flops_per_token`).
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from engine.numbers.catalog.models import ModelSpec
@@ -131,6 +132,31 @@ def forward_flops_per_token(m: ModelSpec) -> float:
     matmul (the output head too, tied or not); the input embedding is a lookup (0 FLOPs)
     and norms are counted as 0. Slightly under 2 x active parameters."""
     return float(sum(c.flops_per_token for c in components(m)))
+
+
+def op_policy_recomputed(m: ModelSpec) -> frozenset[str]:
+    """The layer matmuls that torchtitan's per-op activation checkpointing ('selective-op')
+    computes again in the backward pass: its policy keeps the output of a layer's matmuls
+    but every second one in forward order (the 2nd, 4th, ...), and attention's output; all
+    else (norms, rotary, the activation, residual adds) is recomputed. Counted over each
+    layer kind's matmuls in the catalogue's order (q, k, v, o, gate, up, down for a Llama
+    layer: k, o and up recomputed); a mixture's router and experts are counted the same
+    way, an assumption (torchtitan's grouped expert GEMMs are not plain matmuls)."""
+    out: set[str] = set()
+    seen: dict[str, int] = {}
+    for c in components(m):
+        if c.scope == "model" or c.kind not in ("matmul", "router", "unassigned"):
+            continue
+        seen[c.scope] = seen.get(c.scope, 0) + 1
+        if seen[c.scope] % 2 == 0:
+            out.add(c.name)
+    return frozenset(out)
+
+
+def op_policy_recomputed_flops_per_token(m: ModelSpec) -> float:
+    """Forward FLOPs per token of the matmuls :func:`op_policy_recomputed` names."""
+    again = op_policy_recomputed(m)
+    return math.fsum(c.flops_per_token for c in components(m) if c.name in again)
 
 
 def check_tensor_parallel(m: ModelSpec, tp: int, field: str = "gpus") -> int:

@@ -59,7 +59,8 @@ class TrainingFlopsPerToken(Record):
     a sliding-window layer at most its window). ``recompute``: the forward
     work done again in the backward pass: all of it with full recomputation (so hardware
     FLOPs are 8/6 of model FLOPs), only the attention scores with selective recomputation
-    (Korthikanti et al. 2022, section 4.2), none without.
+    (Korthikanti et al. 2022, section 4.2), every other matmul of a layer with torchtitan's
+    per-op policy (architecture.op_policy_recomputed), none without.
     """
 
     JSON = JsonShape(derived=("model", "hardware"), after={"model": "recompute",
@@ -113,6 +114,7 @@ def training_flops_per_token(model: ModelSpec, seq_len: int = DEFAULT_TRAINING_S
     forward_attention = (architecture.attention_flops_per_layer_token(m)
                          * architecture.causal_attended_layer_tokens(m, s) / s)
     again = {"none": 0.0, "selective": forward_attention,
+             "selective-op": architecture.op_policy_recomputed_flops_per_token(m),
              "full": forward_matmul + forward_attention}[recompute]
     if adapter is not None:
         lora = adapter.forward_flops_per_token

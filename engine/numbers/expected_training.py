@@ -65,7 +65,7 @@ from engine.numbers.parallelism import (
     split_batch,
 )
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.training_choices import Recompute, Sharding
+from engine.numbers.training_choices import Kernels, Recompute, Sharding
 from engine.numbers.training_ops import StepShape, training_ops
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
@@ -174,7 +174,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    compute_format: str = "bf16", mfu: float | None = None, pp: int = 1,
                    global_batch_tokens: float | None = None, interleave: int = 1,
                    ep: int | None = None, cp: int = 1, fp8: bool = False,
-                   adapter: AdapterSetup | None = None) -> ExpectedTrain:
+                   adapter: AdapterSetup | None = None, kernels: Kernels = "fused"
+                   ) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -192,7 +193,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     against the bf16 dense peak, and the bound then the matmul FLOPs at the fp8 peak and the
     attention FLOPs at the bf16 peak. ``adapter``: fine-tuning with adapters, the base frozen
     (its dW GEMMs skipped, engine.numbers.training_ops), only the adapters' gradients
-    reduced and stepped.
+    reduced and stepped. ``kernels``: the stack's memory-bound kernels, fused or eager
+    PyTorch's (engine.numbers.training_ops).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -237,7 +239,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     c = cp
     shards = dp * c if shard != "none" else 1
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
-                                        shards, rec, fp8, c, adapter),
+                                        shards, rec, fp8, c, adapter, kernels),
                        defaults.grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds

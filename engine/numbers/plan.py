@@ -198,6 +198,7 @@ def plan(
     adapter: object = "none",
     rank: object = 16,
     targets: object = "all",
+    kernels: object = "fused",
 ) -> Plan:
     """Answer the five questions for one workload.
 
@@ -214,7 +215,9 @@ def plan(
     context-parallel GPUs share each sequence (gpus = dp x tp x pp x cp). ``adapter``
     'lora' or 'qlora' fine-tunes adapters of ``rank`` on ``targets`` ('attn', 'mlp', 'all')
     instead of training every weight (engine.numbers.adapters: each GPU holds the whole frozen
-    base, data parallel only).
+    base, data parallel only). ``kernels``: the stack's memory-bound kernels, 'fused' (one
+    kernel per op: Transformer Engine, torch.compile), 'eager' (eager PyTorch, unfused) or
+    'eager-fused-norm' (eager with a fused RMSNorm).
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
@@ -232,7 +235,8 @@ def plan(
                                micro_batch=micro_batch, seq_len=seq_len, recompute=recompute,
                                pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
-                               ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets)
+                               ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets,
+                               kernels=kernels)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -294,7 +298,7 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            recompute=tmem.recompute, compute_format=fmt, mfu=r.mfu,
                            pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
-                           fp8=r.convention == "fp8", adapter=setup)
+                           fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

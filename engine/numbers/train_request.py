@@ -16,10 +16,12 @@ from engine.numbers import quantities, validate
 from engine.numbers.adapter_setup import ADAPTER_CHOICES, METHODS, PLAN_TARGETS, Method, Targets
 from engine.numbers.training_choices import (
     CONVENTIONS,
+    KERNELS,
     OPTIMIZERS,
     RECOMPUTE,
     SHARDINGS,
     Convention,
+    Kernels,
     Optimizer,
     Recompute,
     Sharding,
@@ -36,7 +38,8 @@ class TrainRequest:
     of layers per GPU. ``tokens``, ``mfu``, ``target_days`` (days) and
     ``global_batch_tokens`` are None when not given (the plan then uses its defaults).
     ``adapter``: fine-tuning with LoRA or QLoRA adapters of ``rank`` on ``targets`` (None:
-    full training; rank and targets then unused)."""
+    full training; rank and targets then unused). ``kernels``: the stack's memory-bound
+    kernels (training_choices.Kernels)."""
 
     gpus: int
     tp: int
@@ -57,6 +60,7 @@ class TrainRequest:
     adapter: Method | None = None
     rank: int = 16
     targets: Targets = "all-linear"
+    kernels: Kernels = "fused"
 
 
 def _given(value: object) -> bool:
@@ -68,8 +72,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         recompute: object, pp: object, tokens: object, mfu: object,
                         target_days: object, global_batch_tokens: object,
                         interleave: object, ep: object = None, cp: object = 1,
-                        adapter: object = "none", rank: object = 16, targets: object = "all"
-                        ) -> TrainRequest:
+                        adapter: object = "none", rank: object = 16, targets: object = "all",
+                        kernels: object = "fused") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -102,4 +106,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         adapter=next((m for m in METHODS if m == method), None),
         rank=q.LORA_RANK.check_integer(rank, "rank", "Adapter rank"),
         targets=PLAN_TARGETS[target],
+        kernels=checked(kernels, "kernels", KERNELS),
     )

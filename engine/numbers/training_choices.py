@@ -24,9 +24,16 @@ CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 # The conventions that are only a memory layout (every matmul in 16 or 32 bits): the choices
 # the memory tables and widgets offer.
 MEMORY_CONVENTIONS: tuple[Convention, ...] = ("mixed-16", "mixed-18", "mixed-20", "fp32")
-# What the backward pass computes again instead of keeping (Korthikanti et al. 2022).
-Recompute = Literal["none", "selective", "full"]
+# What the backward pass computes again instead of keeping: 'selective' as Megatron-LM
+# defines it (Korthikanti et al. 2022: the attention core), 'selective-op' as torchtitan's
+# per-op policy does (attention's output and every other matmul kept, the rest recomputed).
+Recompute = Literal["none", "selective", "selective-op", "full"]
 RECOMPUTE: tuple[Recompute, ...] = get_args(Recompute)
+# The kernels a stack runs its memory-bound ops with: 'fused' (one kernel per op:
+# Transformer Engine, torch.compile, Apex), 'eager' (PyTorch's eager ops as torchtitan's
+# Llama code composes them), 'eager-fused-norm' (the same with a fused RMSNorm kernel).
+Kernels = Literal["fused", "eager", "eager-fused-norm"]
+KERNELS: tuple[Kernels, ...] = get_args(Kernels)
 
 C = TypeVar("C", bound=str)
 

@@ -19,7 +19,12 @@ and the loss on the last stage):
 - the memory-bound ops (norms, rotary embedding, the activation, residual adds, the token
   permutation, the fp32 loss over the vocabulary) at the bytes fused kernels move
   ([elementwise]) and the bandwidth one elementwise stream reaches;
-- recomputation: selective adds attention's forward again, full the whole layer's forward;
+- the memory-bound ops as eager PyTorch runs them (``kernels`` 'eager': torchtitan's RMSNorm,
+  rotary embedding and SwiGLU as separate kernels, and GQA's key/value repeat; 'eager-fused-
+  norm' the same with a fused RMSNorm; [elementwise_eager]);
+- recomputation: selective adds attention's forward again; selective-op (torchtitan's
+  per-op policy) every other matmul of a layer and all its memory-bound ops; full the whole
+  layer's forward;
 - every kernel's fixed cost ([kernels] per_kernel_seconds);
 - fine-tuning with adapters (``adapter``): every base weight frozen, so its backward pass
   computes dX only (the gradient still flows back through every layer) and skips dW; each
@@ -45,7 +50,9 @@ from engine.numbers.catalog.kernel_rates import (
     BACKWARD_FLOPS_PER_FORWARD,
     adam_bytes_per_param,
     attention_rates,
+    eager_elementwise,
     elementwise_bytes,
+    elementwise_stack,
     fp8_matmul_shape_fraction,
     fp8_training_peak,
     matmul_shape_fraction,
@@ -54,7 +61,7 @@ from engine.numbers.catalog.kernel_rates import (
 )
 from engine.numbers.model_shapes import Component
 from engine.numbers.op_time import Op, Work, ops_of
-from engine.numbers.training_choices import Recompute
+from engine.numbers.training_choices import Kernels, Recompute
 
 ACTIVATION_BYTES = 2.0  # 16-bit activations and weights in the matmuls
 FP8_BYTES = 1.0  # an fp8 number (E4M3 forward, E5M2 gradients)
@@ -73,7 +80,9 @@ class StepShape:
     ``pipeline`` stages, ``ep`` expert-parallel GPUs, ``optimizer_shards`` the data-parallel
     ranks the optimiser state is split over (1 without ZeRO). ``fp8``: the layers' matmuls
     run in fp8 (Transformer Engine). ``cp``: context-parallel GPUs sharing each sequence of
-    ``seq_len`` tokens; ``tokens`` is then this GPU's share, micro-batch x seq_len / cp."""
+    ``seq_len`` tokens; ``tokens`` is then this GPU's share, micro-batch x seq_len / cp.
+    ``kernels``: the stack's memory-bound kernels, fused or eager PyTorch's
+    (training_choices.Kernels)."""
 
     tokens: int
     seq_len: int
@@ -86,6 +95,7 @@ class StepShape:
     fp8: bool = False
     cp: int = 1
     adapter: AdapterSetup | None = None
+    kernels: Kernels = "fused"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,13 +197,17 @@ def _adapter_gemms(tokens: int, k_in: int, n_out: int, rank: int, r: _Rates, tim
 
 
 def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
-                   layers_of: dict[str, float]) -> list[Work]:
-    """Every matmul of the stage's layers (``layers_of``: layers of each scope on it)."""
+                   layers_of: dict[str, float], only: frozenset[str] | None = None
+                   ) -> list[Work]:
+    """Every matmul of the stage's layers (``layers_of``: layers of each scope on it), or
+    only those named in ``only``."""
     out: list[Work] = []
     scope_layers = {"layer": model.layers, "dense-layer": model.dense_layers,
                     "moe-layer": model.layers - model.dense_layers}
     for c in architecture.components(model):
         if c.scope not in layers_of or c.kind not in ("matmul", "router", "unassigned"):
+            continue
+        if only is not None and c.name not in only:
             continue
         per_layer = c.copies / scope_layers[c.scope]
         k_in, n_out = c.rows, c.cols
@@ -252,10 +266,27 @@ def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
     return forward, backward
 
 
+@dataclass(frozen=True, slots=True)
+class _OpCost:
+    bytes: float  # per number of the op's tensor
+    kernels: int
+
+
+def _norm_cost(model: ModelSpec, kernels: Kernels, side: int) -> _OpCost:
+    """One norm's bytes per number and kernels: fused, or torchtitan's RMSNorm in eager
+    PyTorch (a LayerNorm is one native kernel either way)."""
+    if kernels == "eager" and model.norm == "rmsnorm":
+        op = eager_elementwise().rmsnorm
+        return _OpCost(op.bytes[side], op.kernels[side])
+    return _OpCost(elementwise_bytes().norm[side], 1)
+
+
 def _elementwise(model: ModelSpec, s: StepShape, r: _Rates, layers: float, backward: bool
                  ) -> list[Work]:
-    """The memory-bound ops of the stage's layers, at the bytes fused kernels move."""
+    """The memory-bound ops of the stage's layers, at the bytes their kernels move: fused
+    ([elementwise]) or eager PyTorch's ([elementwise_eager]) as ``s.kernels`` says."""
     e = elementwise_bytes()
+    eager = eager_elementwise() if s.kernels != "fused" else None
     side = 1 if backward else 0
     suffix = "(backward)" if backward else "(forward)"
     stream_tokens = s.tokens / s.tp  # sequence parallelism
@@ -267,17 +298,32 @@ def _elementwise(model: ModelSpec, s: StepShape, r: _Rates, layers: float, backw
     dense_ffn = (1 - moe_layers) * model.ffn
     moe_ffn = moe_layers * model.moe_ffn * (model.experts_per_token + model.shared_experts)
     width = (dense_ffn + moe_ffn) / s.tp
-    act = e.gated_activation if model.gated_mlp else e.plain_activation
+    act = _OpCost((e.gated_activation if model.gated_mlp else e.plain_activation)[side], 1)
+    rotary = _OpCost(e.rotary[side], 1)
+    if eager is not None:
+        rotary = _OpCost(eager.rotary.bytes[side], eager.rotary.kernels[side])
+        if model.gated_mlp:
+            act = _OpCost(eager.gated_activation.bytes[side],
+                          eager.gated_activation.kernels[side])
+    norm = _norm_cost(model, s.kernels, side)
+
     def op(name: str, moved: float, kernels: int, times: float = layers) -> Work:
         return Work(f"{name} {suffix}", 0.0, moved, 1.0, r.stream, kernels, r.per_kernel,
                     times)
 
-    out = [op("norms", e.norm[side] * stream_tokens * d * model.norms_per_layer,
-              model.norms_per_layer),
+    out = [op("norms", norm.bytes * stream_tokens * d * model.norms_per_layer,
+              norm.kernels * model.norms_per_layer),
            op("residual adds", e.residual[side] * stream_tokens * d * 2, 2),
-           op("activation", act[side] * s.tokens * width, 1)]
+           op("activation", act.bytes * s.tokens * width, act.kernels)]
     if not model.learned_positions:
-        out.append(op("rotary embedding", e.rotary[side] * s.tokens * rotary_width / s.tp, 1))
+        out.append(op("rotary embedding", rotary.bytes * s.tokens * rotary_width / s.tp,
+                      rotary.kernels))
+    if eager is not None and model.attention == "gqa" and model.kv_heads < model.heads:
+        # torchtitan's repeat_kv copies K and V to every query head (and sums them back).
+        qk, v = architecture.attention_head_dims(model)
+        numbers = s.tokens * (model.kv_heads + model.heads) * (qk + v) / s.tp
+        out.append(op("key/value repeat (GQA)", eager.kv_repeat.bytes[side] * numbers,
+                      eager.kv_repeat.kernels[side]))
     if model.is_moe:
         # Dispatch and combine: each routed copy of a token read and written once each way.
         moved = 2 * 2 * ACTIVATION_BYTES * s.tokens * model.experts_per_token * d
@@ -291,15 +337,16 @@ def _head(model: ModelSpec, s: StepShape, r: _Rates) -> list[Work]:
     d = model.hidden
     vocab = max(1, model.vocab // s.tp)
     stream_tokens = s.tokens / s.tp
-    out = [Work("norms (forward)", 0.0, e.norm[0] * stream_tokens * d, 1.0, r.stream, 1,
-                r.per_kernel),
+    forward, backward = _norm_cost(model, s.kernels, 0), _norm_cost(model, s.kernels, 1)
+    out = [Work("norms (forward)", 0.0, forward.bytes * stream_tokens * d, 1.0, r.stream,
+                forward.kernels, r.per_kernel),
            *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, False),
            Work("loss (fp32 cross-entropy)", 0.0, e.loss_bytes_per_logit * s.tokens * vocab,
                 1.0, r.stream, e.loss_kernels, r.per_kernel),
            *_linear("output head", s.tokens, d, vocab, _bf16(r), 1.0, True,
                     frozen=s.adapter is not None),
-           Work("norms (backward)", 0.0, e.norm[1] * stream_tokens * d, 1.0, r.stream, 1,
-                r.per_kernel)]
+           Work("norms (backward)", 0.0, backward.bytes * stream_tokens * d, 1.0, r.stream,
+                backward.kernels, r.per_kernel)]
     return out
 
 
@@ -319,6 +366,8 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
                kernel_cost.value, hw, fp8_training_peak(hw) if s.fp8 else 0.0)
     basis: list[Basis] = [training_attention_kernel(), stream, kernel_cost]
+    if s.kernels != "fused":
+        basis.append(elementwise_stack(s.kernels))
     if s.fp8:
         # One layer GEMM's fp8 rate, for the record (each GEMM is timed at its own shape's).
         basis.append(fp8_matmul_shape_fraction(hw, s.tokens, m.hidden, m.hidden))
@@ -339,6 +388,13 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
         again: list[Work] = []
         if s.recompute == "selective":
             again = _recomputed(attn_fwd, "recomputation: attention (forward)")
+        elif s.recompute == "selective-op":
+            # torchtitan's per-op policy: every other matmul and every memory-bound op again
+            # (not attention, whose output it keeps).
+            some = _layer_matmuls(m, s, r, False, layers_of,
+                                  architecture.op_policy_recomputed(m))
+            again = _recomputed([w for w in some + fwd_mem if w.name != WEIGHT_CAST],
+                                "recomputation: every other matmul and the memory-bound ops")
         elif s.recompute == "full":
             again = _recomputed(forward, "recomputation: the layers' forward pass")
         return forward + again + bwd_mm + attn_bwd + bwd_mem

@@ -48,6 +48,7 @@ def _adapter_sentence(rank: int, targets: Targets, trainable: int, model: ModelS
     per = sum(ADAPTER_BYTES_PER_PARAM.values())
     kept = {"full": "recomputed in the backward pass (gradient checkpointing)",
             "selective": "partly recomputed (selective recomputation)",
+            "selective-op": "partly recomputed (torchtitan's per-op policy)",
             "none": "all kept"}[recompute]
     return (f"Adapters of rank {rank} on {TARGET_WORDS[targets]} "
             f"({format_count(trainable)} parameters for {model.name}), each "

@@ -92,7 +92,14 @@ CONVENTION_LABELS: dict[str, str] = {
 RECOMPUTE_LABELS = {
     "none": "None (keep every activation)",
     "selective": "Selective (recompute attention only)",
+    "selective-op": "Selective by op (torchtitan: keep attention and every other matmul)",
     "full": "Full (keep only each layer's input)",
+}
+
+KERNEL_LABELS = {
+    "fused": "Fused (Transformer Engine, torch.compile)",
+    "eager": "Eager PyTorch (unfused norms, rotary, SwiGLU)",
+    "eager-fused-norm": "Eager PyTorch with a fused RMSNorm",
 }
 
 

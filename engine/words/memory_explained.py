@@ -167,6 +167,8 @@ def activation_words(mem: TrainingMemory) -> str:
     m = mem.model
     kept = {"none": "everything the backward pass reads",
             "selective": "everything but the attention core, recomputed from Q, K and V",
+            "selective-op": ("each layer's input, attention's output and every other "
+                             "matmul's, the rest recomputed (torchtitan's per-op policy)"),
             "full": "only each layer's input, the rest recomputed"}[mem.recompute]
     if m.attention == "mla" and mem.recompute == "selective":
         kept = ("everything but the attention core and MLA's up-projections, recomputed from "

@@ -224,4 +224,7 @@ def test_the_reality_checks_deepseek_row_no_longer_beats_its_bound() -> None:
 
     row = next(c for c in checked() if c.measurement.id == "deepseek-v3-gpu-hours")
     assert row.bound is not None and not row.beats_bound
-    assert 0.3 < row.bound / row.measurement.value < 0.6  # the bound at 100 % MFU: ~44 %
+    # Modelled in FP8 as it ran: the bound is its matmuls at the fp8 peak (attention at
+    # bf16's), about 22 % of the GPU-hours it took; at the bf16 peak it was about 39 %.
+    assert row.measurement.precision == "fp8"
+    assert 0.15 < row.bound / row.measurement.value < 0.3

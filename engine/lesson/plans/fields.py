@@ -29,6 +29,7 @@ from engine.numbers.memory import (
     TrainingMemory,
 )
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
+from engine.numbers.training_choices import KERNELS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -50,6 +51,7 @@ from engine.words.adapters_explained import ADAPTER_CHOICE_LABELS, PLAN_TARGET_L
 from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
     CONVENTION_LABELS,
+    KERNEL_LABELS,
     OPTIMIZER_LABELS,
     RECOMPUTE_LABELS,
     SHARDING_LABELS,
@@ -144,6 +146,10 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     "recompute": _choice(
         "recompute", "Activation recomputation", "selective", RECOMPUTE_LABELS, RECOMPUTE
     ),
+    "kernels": _choice(
+        "kernels", "Kernel stack", "fused", KERNEL_LABELS, KERNELS,
+        hint="Training: how the norms, rotary embedding and activation run.",
+    ),
     "micro_batch": MICRO_BATCH.but(hint=TRAINING),
     "seq_len": SEQ_LEN.but(hint=TRAINING),
     "usd_per_gpu_hour": OptionalAmount(
@@ -159,7 +165,7 @@ SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_t
               "output_tokens")
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
               "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens",
-              "ep", "cp", "adapter", "rank", "targets")
+              "ep", "cp", "adapter", "rank", "targets", "kernels")
 
 
 def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,

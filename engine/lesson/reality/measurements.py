@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.training_choices import KERNELS
 
 DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
 
@@ -71,7 +72,7 @@ _KNOWN_KEYS = frozenset(
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
-        "cp", "precision", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
+        "cp", "precision", "kernels", "kernels_basis", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
 
@@ -86,7 +87,10 @@ class Measurement:
     ``global_batch_tokens`` per step (None: the catalogue's), ``sharding``, ``micro_batch``
     sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
     parallelism) is recorded, not modelled: a row with cp > 1 is shown as not modelled yet.
-    ``precision`` is the format of the training's matmuls (bf16 or fp8).
+    ``precision`` is the format of the training's matmuls (bf16 or fp8). ``kernels``: the
+    stack's memory-bound kernels as its source ran them (engine.numbers.training_choices
+    .Kernels), and ``kernels_basis`` where that is read from (or that it is not stated):
+    every training row says it.
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
     all of them when a benchmark submits every request at once) or ``rate`` (Poisson
@@ -127,6 +131,8 @@ class Measurement:
     global_batch_tokens: float | None = None
     cp: int = 1
     precision: str = "bf16"
+    kernels: str = "fused"
+    kernels_basis: str = ""
     concurrency: int | None = None
     rate: float | None = None
     requests: int | None = None
@@ -193,6 +199,14 @@ class Measurement:
                       "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
             raise bad("training rows need tokens and seq_len.", "tokens")
+        if self.kernels not in KERNELS:
+            raise bad(f"unknown kernels {self.kernels!r}; choose one of: "
+                      f"{', '.join(KERNELS)}.", "kernels")
+        if self.task == "train" and not self.kernels_basis.strip():
+            raise bad("a training row says which kernels its source ran, or that it does "
+                      "not say (kernels_basis).", "kernels_basis")
+        if self.task != "train" and (self.kernels != "fused" or self.kernels_basis):
+            raise bad("kernels belong to a training row.", "kernels")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)
@@ -252,6 +266,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
                              else None),
         cp=int(raw.get("cp", 1)),
         precision=str(raw.get("precision", "bf16")),
+        kernels=str(raw.get("kernels", "fused")),
+        kernels_basis=str(raw.get("kernels_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
         rate=float(raw["rate"]) if "rate" in raw else None,
         requests=int(raw["requests"]) if "requests" in raw else None,

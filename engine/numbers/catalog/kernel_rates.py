@@ -136,6 +136,25 @@ def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     return _under_cap(hw, _matmul_shape_fraction(hw, m, n, k))
 
 
+def same_die_scale(hw: HardwareSpec) -> Basis:
+    """What the measured rates of the chip whose grid ``hw`` uses are multiplied by on
+    ``hw`` ([matmul_shape.*] ``scale_from``: a sibling of the same die measured at ``hw``'s
+    power per SM, its rate per SM x ``hw``'s SMs over the grid chip's rate in the same
+    benchmark); exactly 1 (with an empty source) where none is given."""
+    row = _data()["matmul_shape"].get(hw.id, {})
+    f = row.get("scale_from")
+    if f is None:
+        return Basis(f"same-die scale ({hw.name}: none)", 1.0, "")
+    scale = (float(f["TFLOP_per_s"]) / float(f["sms"]) * hw.compute_units
+             / float(f["reference_TFLOP_per_s"]))
+    if not 0 < scale <= 1:
+        raise EngineError(f"kernel_rates.toml matmul_shape.{hw.id}.scale_from must give a "
+                          "scale in (0, 1].")
+    return Basis(f"compute-bound rates of the same die on {hw.name}: {f['chip']}'s measured "
+                 f"rate per SM x {hw.compute_units} SMs over the grid chip's", scale,
+                 str(f["source"]))
+
+
 def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     if min(m, n, k) < 1:
         raise EngineError("A matmul's m, n and k must be >= 1.")
@@ -154,9 +173,10 @@ def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
         return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: the nearest measured "
                      f"product, {near[0]} x {near[1]} x {near[2]})", fraction,
                      str(row.get("fp16_source", row.get("source", best.source))))
-    rate = _grid_rate(grid, m, n, k)
-    source = grid.source
-    label = "by shape"
+    scale = same_die_scale(hw)
+    rate = _grid_rate(grid, m, n, k) * scale.value
+    source = grid.source if scale.value == 1.0 else f"{grid.source}; {scale.source}"
+    label = "by shape" if scale.value == 1.0 else f"by shape, x {scale.value:.3f} (same die)"
     beyond = str(row.get("beyond_grid", ""))
     if beyond and max(shape) > grid.dims[-1]:
         long = _long_products(beyond)
@@ -302,16 +322,23 @@ def flash_attention_fraction(hw: HardwareSpec, kernel: str, direction: str, head
 
 def memory_stream_fraction(hw: HardwareSpec) -> Basis:
     """Fraction of ``hw``'s bandwidth one large elementwise stream (a norm, an activation,
-    the optimiser) reaches; a chip with no stream measurement gets [memory.*]'s figure."""
-    row = _data()["memory_stream"].get(hw.id)
+    the optimiser) reaches; a chip whose entry ``uses`` another's takes that one's (the basis
+    says why); a chip with no entry gets [memory.*]'s figure."""
+    table = _data()["memory_stream"]
+    row = table.get(hw.id)
     if row is None:
         fallback = memory_fraction(hw, "bf16")
         return Basis(f"{fallback.name}: no stream measurement for {hw.name}",
                      fallback.value, fallback.source)
+    basis = ""
+    if "uses" in row:
+        basis = f"{row['basis']}; "
+        row = table[str(row["uses"])]
     value = float(row["fraction"])
     if not 0 < value <= 1:
         raise EngineError(f"kernel_rates.toml memory_stream.{hw.id}.fraction must be in (0, 1].")
-    return Basis(f"elementwise stream bandwidth efficiency ({hw.name})", value, row["source"])
+    return Basis(f"elementwise stream bandwidth efficiency ({hw.name})", value,
+                 f"{basis}{row['source']}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,9 +466,15 @@ def attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
     pair's time minus the forward's: 3.5 F / r_fb - F / r_f for F forward FLOPs. Where it has
     only forward+backward runs (A100), both directions take that run's rate. A chip with no
     run at all takes the catalogue's one attention efficiency ([attention]) both ways. A chip
-    run under a power cap gets each times :func:`power_cap_scale`.
+    run under a power cap gets each times :func:`power_cap_scale`; one that takes a same-die
+    chip's runs, times :func:`same_die_scale`.
     """
     rates = _attention_rates(hw, head_dim, causal, seqlen, kernel)
+    scale = same_die_scale(hw) if _runs_chip(hw) != hw.id else Basis("", 1.0, "")
+    if scale.value != 1.0:
+        rates = AttentionRates(*(Basis(f"{b.name}, x {scale.value:.3f} (same die)",
+                                       b.value * scale.value, f"{b.source}; {scale.source}")
+                                 for b in (rates.forward, rates.backward)))
     return AttentionRates(_under_cap(hw, rates.forward), _under_cap(hw, rates.backward))
 
 
@@ -503,3 +536,62 @@ def elementwise_bytes() -> ElementwiseBytes:
                             pair("plain_activation"), pair("residual"),
                             float(e["loss_bytes_per_logit"]), int(e["loss_kernels"]),
                             str(e["source"]))
+
+
+@dataclass(frozen=True, slots=True)
+class EagerOp:
+    """One memory-bound op as eager PyTorch runs it: bytes per number and kernels, forward
+    and backward."""
+
+    bytes: tuple[float, float]
+    kernels: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class EagerElementwise:
+    """The [elementwise_eager] table: torchtitan's RMSNorm, rotary embedding, SwiGLU and
+    GQA's key/value repeat as eager PyTorch runs them (``kv_repeat`` bytes per number read
+    or written)."""
+
+    rmsnorm: EagerOp
+    rotary: EagerOp
+    gated_activation: EagerOp
+    kv_repeat: EagerOp
+    source: str
+
+
+@cache
+def eager_elementwise() -> EagerElementwise:
+    """Bytes and kernels of the memory-bound ops eager PyTorch runs unfused."""
+    e = _data()["elementwise_eager"]
+
+    def op(name: str) -> EagerOp:
+        kernels = tuple(int(k) for k in e[f"{name}_kernels"])
+        if len(kernels) != 2 or min(kernels) < 1:
+            raise EngineError(f"kernel_rates.toml elementwise_eager.{name}_kernels must be "
+                              "[forward, backward], each at least 1.")
+        return EagerOp((float(e[f"{name}_forward"]), float(e[f"{name}_backward"])),
+                       (kernels[0], kernels[1]))
+
+    repeat = float(e["kv_repeat_bytes_per_number"])
+    repeat_kernels = tuple(int(k) for k in e["kv_repeat_kernels"])
+    return EagerElementwise(op("rmsnorm"), op("rotary"), op("gated_activation"),
+                            EagerOp((repeat, repeat), (repeat_kernels[0], repeat_kernels[1])),
+                            str(e["source"]))
+
+
+def elementwise_stack(kernels: str) -> Basis:
+    """The record of the kernel stack a training step's memory-bound ops are timed for; its
+    value is SwiGLU's bytes per number of the hidden width, forward + backward, in it."""
+    if kernels == "fused":
+        e = elementwise_bytes()
+        return Basis("memory-bound ops as fused kernels, one per op (SwiGLU's bytes per "
+                     "number, forward + backward)",
+                     e.gated_activation[0] + e.gated_activation[1], e.source)
+    words = {"eager": "eager PyTorch: unfused RMSNorm, rotary and SwiGLU",
+             "eager-fused-norm": "eager PyTorch with a fused RMSNorm: unfused rotary and "
+                                 "SwiGLU"}[kernels]
+    eager = eager_elementwise()
+    return Basis(f"memory-bound ops as {words} (SwiGLU's bytes per number, forward + "
+                 "backward)", eager.gated_activation.bytes[0] + eager.gated_activation.bytes[1],
+                 eager.source)
