@@ -64,6 +64,10 @@ PLAN_CASES: list[dict[str, Any]] = [
     },
     {"model": "llama-3.1-70b", "hardware": "h100-sxm", "gpus": 24, "tp": 8, "pp": 2,
      "task": "train"},
+    # A batch kept running: the first token of a request joining the others.
+    {"model": "llama-3.1-8b", "hardware": "h100-sxm", "gpus": 1, "task": "serve", "batch": 64},
+    {"model": "gemma-2-9b", "hardware": "h200", "gpus": 1, "task": "serve", "batch": 16,
+     "prompt_tokens": 6000},
 ]
 
 # The grid after the parity cases: every pairing of these, on 1 and on 8 GPUs.

@@ -103,7 +103,7 @@ def plan_figures(p: Plan, load: LoadResult | None = None) -> tuple[PlanFigure, .
                                            gpus=p.gpus).usd_per_million_tokens
 
         out += [
-            PlanFigure("ttft_seconds", "TTFT (bound)", "s", s.ttft_seconds),
+            PlanFigure("ttft_seconds", "TTFT (bound)", "s", s.ttft_at_batch_seconds),
             PlanFigure("expected_ttft_seconds", "TTFT (expected)", "s", s.expected.ttft_seconds),
             PlanFigure("tpot_seconds", "time per token (bound)", "s", s.tpot_seconds),
             PlanFigure("expected_tpot_seconds", "time per token (expected)", "s",

@@ -48,11 +48,14 @@ from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
+    JoiningPrefill,
+    PassCost,
     Prefill,
     _Costs,
     _costs,
     _prefill,
     _sum_steps,
+    joining_prefill,
     weight_bytes_read,
 )
 
@@ -144,6 +147,14 @@ def tp_all_reduce_seconds(model: ModelSpec, tokens: int, link: GroupLink) -> flo
 class ExpectedServe:
     """Expected times of one request in a batch of ``batch`` on ``gpus`` tensor-parallel GPUs.
 
+    A batch means ``batch`` requests kept running (a continuous-batching server's steady
+    state): ``ttft_seconds`` is the first token of a request that joins the ``batch - 1``
+    already running, its prefill in one step beside their decodes
+    (:func:`~engine.numbers.serving.joining_prefill`); ``ttft_idle_seconds`` that of one
+    request on an idle server (its prefill alone). ``prefill_seconds`` is another workload:
+    the ``batch`` prompts all arriving together, prefilled in one pass; with the decode
+    steps it makes ``total_seconds``, the batch's life from its prompts to its last tokens
+    (the basis of its output tokens per second).
     ``communication_seconds_per_token``: the all-reduces of one decode step (0 on one GPU);
     ``basis``: every efficiency used, with its source.
     """
@@ -154,6 +165,7 @@ class ExpectedServe:
     prefill_seconds: float
     prefill_communication_seconds: float
     ttft_seconds: float
+    ttft_idle_seconds: float
     decode_seconds: float
     decode_seconds_per_token: float
     communication_seconds_per_token: float
@@ -178,6 +190,7 @@ class ExpectedServe:
         request (first token, decode, totals), not the fields, and output tokens/s is derived."""
         return {
             "ttft_seconds": self.ttft_seconds,
+            "ttft_idle_seconds": self.ttft_idle_seconds,
             "prefill_seconds": self.prefill_seconds,
             "decode_seconds_per_token": self.decode_seconds_per_token,
             "decode_seconds": self.decode_seconds,
@@ -256,13 +269,30 @@ def expected_decode_step_seconds(model: ModelSpec, hardware: HardwareSpec, *,
 def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: FormatId
                              ) -> tuple[float, float]:
     """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""
-    b, s, g = pre.batch, pre.prompt_tokens, pre.gpus
-    attn = min(b * architecture.attention_flops_per_layer_token(m)
-               * architecture.causal_attended_layer_tokens(m, s), pre.flops)
+    b, s = pre.batch, pre.prompt_tokens
+    attn = (b * architecture.attention_flops_per_layer_token(m)
+            * architecture.causal_attended_layer_tokens(m, s))
+    return _expected_pass_seconds(m, hw, pre, wf, attn, b * s)
+
+
+def expected_joining_seconds(m: ModelSpec, hw: HardwareSpec, join: JoiningPrefill,
+                             wf: FormatId) -> tuple[float, float]:
+    """(seconds, of which all-reduces) of the step ``join`` (a bound: one prompt prefilled
+    beside the running requests' decodes) as a tuned stack runs it: one forward pass over
+    all its tokens, as a prefill is timed."""
+    return _expected_pass_seconds(m, hw, join, wf, join.attention_flops, join.tokens)
+
+
+def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: FormatId,
+                           attention_flops: float, tokens: int) -> tuple[float, float]:
+    """(seconds, of which all-reduces) of a forward pass over ``tokens`` tokens (the bound
+    ``pre``, ``attention_flops`` of its FLOPs attention) as a tuned stack runs it."""
+    g = pre.gpus
+    attn = min(attention_flops, pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
     comp = maths_rates(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
     mem = pre.memory_seconds / memory_fraction(hw, wf).value
-    comm = tp_all_reduce_seconds(m, b * s, group_link(hw.link_spec(), g))
+    comm = tp_all_reduce_seconds(m, tokens, group_link(hw.link_spec(), g))
     gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
     host_seconds = m.layers * prefill_host_seconds_per_layer().value
@@ -273,17 +303,26 @@ def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: i
                    output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
                    kv_format: FormatId = "bf16", gpus: int = 1) -> ExpectedServe:
     """Expected TTFT, time per output token and output tokens/s of ``batch`` requests of
-    ``prompt_tokens`` in and ``output_tokens`` out on ``gpus`` tensor-parallel GPUs."""
+    ``prompt_tokens`` in and ``output_tokens`` out kept running on ``gpus`` tensor-parallel
+    GPUs (see :class:`ExpectedServe` for the basis of each)."""
     m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
     pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g)
     prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf)
+    idle_s = prefill_s
+    if b > 1:
+        idle_s = expected_prefill_seconds(m, hw, _prefill(m, hw, 1, prompt_tokens, wf, kf, g),
+                                          wf)[0]
+    join = joining_prefill(m, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                           batch=b, weight_format=wf, kv_format=kf, gpus=g)
+    ttft_s = expected_joining_seconds(m, hw, join, wf)[0]
     k, comm = expected_decode_costs(m, hw, b, wf, kf, g)
     steps = output_tokens - 1
     dec = _sum_steps(k, prompt_tokens + 1, steps)
     per_token = dec / steps if steps else _sum_steps(k, prompt_tokens + 1, 1)
     return ExpectedServe(
         batch=b, gpus=g, output_tokens=output_tokens, prefill_seconds=prefill_s,
-        prefill_communication_seconds=prefill_comm, ttft_seconds=prefill_s, decode_seconds=dec,
+        prefill_communication_seconds=prefill_comm, ttft_seconds=ttft_s,
+        ttft_idle_seconds=idle_s, decode_seconds=dec,
         decode_seconds_per_token=per_token, communication_seconds_per_token=comm,
         total_seconds=prefill_s + dec,
         basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g)),

@@ -41,7 +41,16 @@ from engine.numbers.memory import (
 from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.rounding import ceil_div
 from engine.numbers.serve_request import ServeRequest, serve_request
-from engine.numbers.serving import DecodeStep, Prefill, _costs, _prefill, _step, _sum_steps
+from engine.numbers.serving import (
+    DecodeStep,
+    JoiningPrefill,
+    Prefill,
+    _costs,
+    _prefill,
+    _step,
+    _sum_steps,
+    joining_prefill,
+)
 from engine.numbers.train_request import TrainRequest, check_train_request
 from engine.numbers.units import SECONDS_PER_DAY
 
@@ -51,10 +60,15 @@ CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022: compute-optimal ~20 to
 
 @dataclass(frozen=True, slots=True)
 class ServeFigures:
-    """Speed of serving, bounds: the batch's prefill, the first decode step and the mean over
-    the request (TPOT); ``ttft_seconds`` is one request's own prompt alone (whatever the
-    arrivals, no request sees its first token sooner), ``total_seconds`` the batch's prefill
-    and every decode step (the basis of the batch's output tokens per second)."""
+    """Speed of serving, bounds. A batch means that many requests kept running (the steady
+    state of a continuous-batching server): ``joining`` is the step in which a request joins
+    the others, its prompt prefilled beside their decodes, and its time
+    (``ttft_at_batch_seconds``) the bound of its first token, on the basis of the expected
+    ``expected.ttft_seconds``; ``ttft_seconds`` is one request on an idle server, its own
+    prompt alone (whatever the arrivals, no request sees its first token sooner). The
+    first decode step and the mean over the request (TPOT) are at the batch. ``prefill``
+    is the batch's prompts all arriving together, in one pass; ``total_seconds`` that
+    prefill and every decode step (the basis of the batch's output tokens per second)."""
 
     prompt_tokens: int
     output_tokens: int
@@ -65,8 +79,14 @@ class ServeFigures:
     ttft_seconds: float
     total_seconds: float
     expected: ExpectedServe
+    joining: JoiningPrefill
     tp: int = 1
     replicas: int = 1
+
+    @property
+    def ttft_at_batch_seconds(self) -> float:
+        """Bound: the first token of a request joining the batch's other requests."""
+        return self.joining.seconds
 
     @property
     def tokens_per_s_per_user(self) -> float:
@@ -249,7 +269,7 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
     wf, kf = req.weight_format, req.kv_format
     pre = _prefill(m, hw, b, s, wf, kf, g)
     # No arrival pattern gives a request its first token before its own prompt is read:
-    # that alone is the bound (requests arriving together each wait for more: expected).
+    # that alone is the idle server's bound.
     own = pre if b == 1 else _prefill(m, hw, 1, s, wf, kf, g)
     k = _costs(m, hw, b, wf, kf, g)
     first = _step(k, b, s + 1, g)
@@ -258,8 +278,10 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
     tpot = dec / steps if steps else first.seconds
     exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=b, weight_format=wf,
                          kv_format=kf, gpus=g)
+    join = joining_prefill(m, hw, prompt_tokens=s, output_tokens=out, batch=b,
+                           weight_format=wf, kv_format=kf, gpus=g)
     figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
-                           exp, g, req.replicas)
+                           exp, join, g, req.replicas)
     return Plan("serve", m, hw, req.gpus, mem, flops_per_token(m),
                 min_gpus_to_serve(mem), figures, None, price, offer)
 

@@ -252,6 +252,61 @@ def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: FormatId, kf: F
                    bound="memory" if mem >= comp else "compute", compute_format=cf)
 
 
+def running_context_tokens(prompt_tokens: int, output_tokens: int) -> int:
+    """Tokens a running request's decode attends to, on average over a steady state in which
+    the requests kept running are spread evenly over their answers: its prompt and half its
+    answer (prompt + output // 2; the decode steps attend to prompt + 1 .. prompt +
+    output - 1)."""
+    return prompt_tokens + output_tokens // 2
+
+
+@dataclass(frozen=True, slots=True)
+class JoiningPrefill(PassCost):
+    """The step in which one request's prompt of ``prompt_tokens`` is prefilled beside one
+    decode of each of the ``batch - 1`` requests already running, each attending to
+    ``context_tokens`` (a continuous-batching server's mixed step, chunked prefill in one
+    chunk): its time is the time to first token of a request joining a server that keeps
+    ``batch`` requests running. ``batch`` 1: one request on an idle server, its prefill alone.
+
+    ``tokens``: the step's tokens (the prompt and one per decode); ``attention_flops``: the
+    prompt's causal attention and the decodes' attention over their contexts."""
+
+    prompt_tokens: int
+    context_tokens: int
+    tokens: int
+    attention_flops: float
+
+
+def joining_prefill(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
+                    output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
+                    kv_format: FormatId = "bf16", gpus: int = 1) -> JoiningPrefill:
+    """The bound of the step that prefills one new request of ``prompt_tokens`` beside the
+    decodes of ``batch - 1`` running requests of ``prompt_tokens`` in and ``output_tokens``
+    out, at :func:`running_context_tokens`: bytes = the weights the step's tokens reach + the
+    prompt's KV cache written + each decode's KV cache read; FLOPs = the forward matmuls of
+    every token + the prompt's causal attention + each decode's attention over its context;
+    time = the larger of the two."""
+    m, hw, s, wf, kf, g = model, hardware, prompt_tokens, weight_format, kv_format, gpus
+    running = batch - 1
+    ctx = running_context_tokens(s, output_tokens)
+    peak, cf = hw.compute_peak(wf)
+    tokens = s + running
+    rep = architecture.kv_replication(m, g)
+    wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, tokens)
+    kv = kv_cache_bytes(m, s, kf) * rep + running * kv_cache_bytes(m, ctx, kf) * rep
+    attention = (architecture.attention_flops_per_layer_token(m)
+                 * (architecture.causal_attended_layer_tokens(m, s)
+                    + running * architecture.attended_layer_tokens(m, ctx)))
+    flops = architecture.forward_flops_per_token(m) * tokens + attention
+    mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
+    comp = flops / (peak * g)
+    return JoiningPrefill(batch=batch, gpus=g, bytes_read=wbytes + kv, flops=flops,
+                          memory_seconds=mem, compute_seconds=comp, seconds=max(mem, comp),
+                          bound="memory" if mem >= comp else "compute", compute_format=cf,
+                          prompt_tokens=s, context_tokens=ctx, tokens=tokens,
+                          attention_flops=attention)
+
+
 def _lin_sum(a: float, b: float, c0: int, n: int) -> float:
     """Sum of a + b c for c = c0 .. c0 + n - 1."""
     return n * a + b * (n * c0 + n * (n - 1) / 2.0)
@@ -322,7 +377,7 @@ class RequestTimeline(Record):
     batch: int
     gpus: int
     phases: tuple[Phase, ...]
-    prefill: Prefill
+    prefill: PassCost
     first_step: DecodeStep
     last_step: DecodeStep
     ttft_seconds: float
@@ -343,15 +398,21 @@ class RequestTimeline(Record):
 def request_timeline(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
                      output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
                      kv_format: FormatId = "bf16", gpus: int = 1, queue_seconds: float = 0.0,
-                     max_phases: int = 40) -> RequestTimeline:
+                     max_phases: int = 40, joining: bool = False) -> RequestTimeline:
     """The timeline of one request (in a batch of ``batch`` identical ones).
 
     Phases: an optional queue, the prefill, then the decode steps: one phase per step when
     there are at most ``max_phases`` steps, else that many phases of consecutive steps.
+    The prefill is the batch's prompts arriving together, in one pass; ``joining``: the
+    request's own prompt beside the decodes of the ``batch - 1`` others already running
+    (:func:`joining_prefill`).
     """
     m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
     s, out, q, cap = prompt_tokens, output_tokens, queue_seconds, max_phases
-    pre = _prefill(m, hw, b, s, wf, kf, g)
+    pre: PassCost = _prefill(m, hw, b, s, wf, kf, g)
+    if joining:
+        pre = joining_prefill(m, hw, prompt_tokens=s, output_tokens=out, batch=b,
+                              weight_format=wf, kv_format=kf, gpus=g)
     k = _costs(m, hw, b, wf, kf, g)
     phases = []
     t = 0.0

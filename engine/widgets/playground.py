@@ -56,6 +56,8 @@ from engine.words.expected import (
     EXPECTED_SERVING_WORDS,
     EXPECTED_TRAINING_WORDS,
     at_best_and_expected,
+    together_words,
+    ttft_basis_words,
 )
 from engine.words.memory_explained import memory_assumptions
 from engine.words.training import train_warnings_words
@@ -123,21 +125,28 @@ def _serve_part(p: Plan) -> Part:
         weight_format=mem.weight_format,
         kv_format=mem.kv_format,
         gpus=p.gpus,
+        joining=True,
     )
+    basis = ttft_basis_words(mem.batch)
     chart = timeline(
         [(ph.name, ph.kind, ph.start_seconds, ph.length_seconds) for ph in run.phases],
-        label=f"One request of {s.prompt_tokens:,} tokens in, {s.output_tokens:,} out",
+        label=f"One request of {s.prompt_tokens:,} tokens in, {s.output_tokens:,} out: "
+        f"{basis}",
         marker_seconds=run.ttft_seconds,
         marker_label="first token",
     )
+    e = s.expected
     headline = definition_list(
         [
             (
                 "Time to first token",
-                f"{at_best_and_expected(s.ttft_seconds, s.expected.ttft_seconds)} "
-                f"({s.prefill.bound}-bound"
-                + (f"; at best its own prompt alone, {fmt.format_seconds(run.ttft_seconds)} "
-                   f"when all {mem.batch:,} arrive together)" if mem.batch > 1 else ")"),
+                f"{at_best_and_expected(s.ttft_at_batch_seconds, e.ttft_seconds)} "
+                f"({s.joining.bound}-bound; {basis}"
+                + (f". On an idle server "
+                   f"{at_best_and_expected(s.ttft_seconds, e.ttft_idle_seconds)}; "
+                   f"{together_words(mem.batch)}, "
+                   f"{at_best_and_expected(s.prefill.seconds, e.prefill_seconds)})"
+                   if mem.batch > 1 else ")"),
             ),
             (
                 "Time per output token",

@@ -24,6 +24,7 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.answers import price_note
+from engine.words.expected import ttft_basis_words
 from engine.words.format import (
     format_count,
     format_GB,
@@ -119,6 +120,9 @@ def render(values: Values) -> str:
                               seq_len=tm.seq_len, recompute=tm.recompute,
                               compute_format=t.compute_format)
     serve_tps = batch * s.tokens_per_s_per_user
+    # A request's life at best on the first token's basis: joining the others, then its
+    # decode steps at the batch.
+    request_best = s.ttft_at_batch_seconds + s.decode_seconds
     # Both costs per token at the expected speeds (a tuned stack), so they compare like with
     # like: the service's decode kept busy at this batch, the run at its modelled MFU.
     serve_expected_tps = s.replicas * batch / s.expected.decode_seconds_per_token
@@ -142,8 +146,8 @@ def render(values: Values) -> str:
         (
             "What is measured",
             f"Throughput: {t.tokens_per_s:,.0f} tokens/s if {format_percent(t.mfu)} MFU is reached",
-            f"Latency, at best: time to first token {format_seconds(s.ttft_seconds)}, then "
-            f"{format_seconds(s.tpot_seconds)} per token",
+            f"Latency, at best: time to first token {format_seconds(s.ttft_at_batch_seconds)} "
+            f"({ttft_basis_words(batch)}), then {format_seconds(s.tpot_seconds)} per token",
         ),
         (
             "With a tuned stack (expected, not at best)",
@@ -158,14 +162,14 @@ def render(values: Values) -> str:
             "Tail latency",
             "One slow GPU holds back every step",
             "The slowest 1 % of requests (p99), queueing beyond the best case of "
-            f"{format_seconds(s.total_seconds)}",
+            f"{format_seconds(request_best)}",
         ),
         (
             "How long",
             f"The run: {format_seconds(t.seconds)} of computing (start-up and checkpoints "
             "add a little)",
-            f"One request: {format_seconds(s.total_seconds)}; the service runs for as long "
-            "as people use it",
+            f"One request: {format_seconds(request_best)} at best; the service runs for as "
+            "long as people use it",
         ),
         ("Memory per GPU", _memory_cell(train), _memory_cell(serve)),
         (
@@ -230,7 +234,8 @@ def render(values: Values) -> str:
         f"Training: {sharding_name(TRAIN_SHARDING)} sharding, sequences of {SEQ_LEN:,} tokens, "
         f"{format_percent(TRAIN_MFU)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
         "Serving: best-case times (raw peak and full bandwidth, no queue), "
-        f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request.",
+        f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request; {plural(batch, 'request')} "
+        f"kept running; the time to first token is for {ttft_basis_words(batch)}.",
         "Costs: the same cloud price per GPU-hour for both, each at its expected speed (a "
         "tuned stack, as in the row above); the service's cost per token assumes it is kept "
         "busy at this batch.",

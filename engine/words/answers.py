@@ -8,6 +8,7 @@ from engine.numbers import cost
 from engine.numbers.energy import plan_energy
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
+from engine.words.expected import together_words, ttft_basis_words
 from engine.words.format import (
     a_or_an,
     format_bandwidth,
@@ -29,7 +30,12 @@ QUESTIONS: tuple[tuple[str, str], ...] = (
     ("cost", "What does it cost?"),
 )
 
-SERVE_NOTE = "Best-case times: raw dense peak and full datasheet bandwidth."
+SERVE_NOTE = ("Best-case times: raw dense peak and full datasheet bandwidth. A batch is that "
+              "many requests kept running: ttft_at_batch_seconds and expected.ttft_seconds "
+              "are a request joining the others, its prompt beside their decode step; "
+              "ttft_seconds and expected.ttft_idle_seconds one request on an idle server; "
+              "prefill_seconds the batch's prompts all arriving together, and "
+              "total_seconds that prefill and every decode step.")
 
 
 def answers(p: Plan) -> dict[str, str]:
@@ -96,10 +102,12 @@ def _limit_words(p: Plan) -> str:
         e = s.expected
         return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
                 f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
-                f"{s.prompt_tokens:,} tokens is {s.prefill.bound}-bound: "
-                f"{format_seconds(s.ttft_seconds)} to the first token at best"
-                + (f" (a request's own prompt alone; {format_seconds(s.prefill.seconds)} when "
-                   f"all {d.batch:,} arrive together)" if d.batch > 1 else "")
+                f"{s.prompt_tokens:,} tokens is {s.joining.bound}-bound: "
+                f"{format_seconds(s.ttft_at_batch_seconds)} to the first token at best for "
+                f"{ttft_basis_words(d.batch)}"
+                + (f" ({format_seconds(s.ttft_seconds)} on an idle server; "
+                   f"{format_seconds(s.prefill.seconds)} for {together_words(d.batch)})"
+                   if d.batch > 1 else "")
                 + ". A well-tuned "
                 f"server is expected to take about {format_seconds(e.decode_seconds_per_token)} "
                 f"per token and {format_seconds(e.ttft_seconds)} to the first token.")

@@ -23,3 +23,18 @@ def at_best_and_expected(bound_seconds: float, expected_seconds: float) -> str:
     """'5.84 ms at best, 6.91 ms expected'."""
     return (f"{format_seconds(bound_seconds)} at best, "
             f"{format_seconds(expected_seconds)} expected")
+
+
+def ttft_basis_words(batch: int) -> str:
+    """The workload a time to first token at ``batch`` requests kept running is for:
+    'one request on an idle server', or 'a request joining 63 running: its prompt read
+    beside their decode step'."""
+    if batch <= 1:
+        return "one request on an idle server"
+    return (f"a request joining {batch - 1:,} running: its prompt read beside their "
+            "decode step")
+
+
+def together_words(batch: int) -> str:
+    """The other workload a batch's prefill can mean: 'all 64 prompts arriving together'."""
+    return f"all {batch:,} prompts arriving together"

@@ -67,15 +67,18 @@ def test_bad_inputs(kwargs):
         plan(**kwargs)
 
 
-def test_first_token_bound_is_a_requests_own_prompt_whatever_the_batch() -> None:
-    # A server that admits requests one by one (continuous batching at a steady concurrency)
-    # gives each its first token after its own prompt; one that takes 8 at once, after all 8.
-    # Only the first holds for every arrival pattern, so it is the bound; the batch's prefill
-    # stays in the total time (all 8 prompts are read either way) and in the expected value.
+def test_first_token_bound_at_a_batch_is_a_request_joining_the_others() -> None:
+    # A batch is that many requests kept running: a request joins the others, its prompt in
+    # the step that decodes theirs (bound and expected alike). One request on an idle server
+    # sees its first token after its own prompt alone (ttft_seconds, whatever the batch);
+    # the batch's prompts arriving together are the prefill, in the total time.
     one = plan(model="llama-3.1-8b", hardware="h100-sxm", prompt_tokens=2048, batch=1).serve
     eight = plan(model="llama-3.1-8b", hardware="h100-sxm", prompt_tokens=2048, batch=8).serve
     assert one is not None and eight is not None
-    assert eight.ttft_seconds == one.ttft_seconds
+    assert eight.ttft_seconds == one.ttft_seconds == one.ttft_at_batch_seconds
+    assert one.ttft_seconds < eight.ttft_at_batch_seconds < 1.1 * one.ttft_seconds
     assert eight.prefill.seconds > 7 * one.prefill.seconds
     assert eight.total_seconds == eight.prefill.seconds + eight.decode_seconds
-    assert eight.expected.ttft_seconds >= eight.prefill.seconds
+    assert eight.ttft_at_batch_seconds <= eight.expected.ttft_seconds < eight.prefill.seconds
+    assert eight.expected.prefill_seconds >= eight.prefill.seconds
+    assert eight.expected.ttft_idle_seconds == one.expected.ttft_seconds

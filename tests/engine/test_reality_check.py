@@ -142,7 +142,8 @@ def test_serving_bounds_are_the_cli_contracts_fields():
 
 def test_contract_values_by_metric():
     m = next(m for m in ROWS if m.id == "trtllm-h100-llama2-70b-tp2-b1024-128-128")
-    serve = {"ttft_seconds": 2.0, "decode_seconds_per_token": 0.05, "output_tokens_per_s": 4000.0}
+    serve = {"ttft_seconds": 2.0, "prefill_seconds": 2.0, "decode_seconds_per_token": 0.05,
+             "output_tokens_per_s": 4000.0}
     assert measured._serve_value(m, serve) == 2000.0  # per GPU of 2
     # Without the field, the contract's definition: batch x output / total time.
     assert measured._serve_value(m, {**{k: v for k, v in serve.items()
@@ -153,6 +154,11 @@ def test_contract_values_by_metric():
     assert measured._serve_value(tg, serve) == pytest.approx(20.0)  # 1 / 0.05 s
     pp = next(m for m in ROWS if m.id == "llamacpp-m2ultra-llama2-7b-f16-pp512")
     assert measured._serve_value(pp, serve) == 256.0  # 512 tokens / 2 s
+    together = next(m for m in ROWS if m.id == "h200-pytorch-prefill-8x2048")
+    assert measured._serve_value(together, {**serve, "prefill_seconds": 0.4}) == 0.4
+    # The bound's time to first token on the expected value's basis, where the contract has it.
+    ttft = next(m for m in ROWS if m.id == "h200-pytorch-prefill-2048")
+    assert measured._serve_value(ttft, {**serve, "ttft_at_batch_seconds": 3.0}) == 3.0
     hours = next(m for m in ROWS if m.id == "llama2-7b-gpu-hours")
     assert measured._train_value(hours, {"seconds": 3600.0}) == 1024.0  # x 1,024 GPUs
     days = next(m for m in ROWS if m.id == "mpt-7b-days")

@@ -336,7 +336,8 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
     )
     assert train.train is not None and serve.serve is not None
     assert f"{train.train.tokens_per_s:,.0f} tokens/s if 40 % MFU is reached" in text
-    assert f"at best: time to first token {format_seconds(serve.serve.ttft_seconds)}" in text
+    assert (f"at best: time to first token {format_seconds(serve.serve.ttft_at_batch_seconds)}"
+            " (a request joining 15 running" in text)
     assert f"{format_seconds(serve.serve.tpot_seconds)} per token" in text
     assert format_GB(train.memory.per_gpu_bytes) in text
     assert format_GB(serve.memory.per_gpu_bytes) in text

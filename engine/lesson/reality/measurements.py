@@ -46,6 +46,7 @@ LOAD_METRICS: dict[str, tuple[str, str]] = {
 # metric -> (task, kind): a "time" is beaten by a smaller measurement, a "speed" by a larger.
 METRICS: dict[str, tuple[str, str]] = {
     "ttft_seconds": ("serve", "time"),
+    "prefill_seconds": ("serve", "time"),
     "decode_seconds_per_token": ("serve", "time"),
     "output_tokens_per_s": ("serve", "speed"),
     "prefill_tokens_per_s": ("serve", "speed"),
