@@ -5,8 +5,9 @@ Each phase starts from the bound's own bytes and FLOPs (so every fix to them flo
 and adds what the bound leaves out, each a sourced value of data/efficiency.toml or
 data/links.toml:
 
-- matmuls reach the chip's measured matmul efficiency, attention FlashAttention's, and a
-  forward pass spends a measured share of its time outside both (norms, activations);
+- matmuls reach the chip's measured matmul efficiency, attention FlashAttention's (both
+  scaled down on a chip run under a power cap, as training's kernels are), and a forward
+  pass spends a measured share of its time outside both (norms, activations);
 - that time outside matmuls, and attention itself, run on 16-bit activations whatever the
   weights: when the matmuls run in fp8 or int8 they do not speed up (:func:`maths_rates`);
 - decode's memory-bound kernels reach a measured fraction of the datasheet bandwidth;
@@ -43,6 +44,7 @@ from engine.numbers.catalog.efficiency import (
     memory_fraction,
     overlap_exponent,
     prefill_host_seconds_per_layer,
+    under_power_cap,
 )
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import FormatId, get_format
@@ -127,14 +129,15 @@ class _Maths:
 def maths_rates(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
     """The rates that turn seconds at ``hw``'s raw peak in ``compute_format`` into expected
     seconds (matmuls, attention, a whole forward pass) for weights in ``wf``."""
-    f_mm = matmul_fraction(hw, compute_format, wf).value
+    # A power cap slows the compute-bound kernels (matmuls, attention), as in training.
+    f_mm = under_power_cap(hw, matmul_fraction(hw, compute_format, wf)).value
     share = forward_matmul_share().value
-    f_attn = attention_fraction().value
+    f_attn = under_power_cap(hw, attention_fraction()).value
     if compute_format in _WIDE_MATHS:
         return _Maths(f_mm, 1.0, f_mm, share, f_attn)
     peak16, fmt16 = hw.compute_peak("bf16")
     return _Maths(f_mm, dict(hw.peaks)[compute_format] / peak16,
-                  matmul_fraction(hw, fmt16).value, share, f_attn)
+                  under_power_cap(hw, matmul_fraction(hw, fmt16)).value, share, f_attn)
 
 
 def tp_all_reduce_seconds(model: ModelSpec, tokens: int, link: GroupLink) -> float:
@@ -205,7 +208,8 @@ class ExpectedServe:
 
 def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: GroupLink
            ) -> tuple[Basis, ...]:
-    out = [matmul_fraction(hw, cf, wf), attention_fraction(), forward_matmul_share(),
+    out = [under_power_cap(hw, matmul_fraction(hw, cf, wf)),
+           under_power_cap(hw, attention_fraction()), forward_matmul_share(),
            memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
            prefill_host_seconds_per_layer()]
     maths = maths_rates(hw, cf, wf)

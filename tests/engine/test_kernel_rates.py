@@ -10,7 +10,7 @@ import math
 import pytest
 
 from engine.numbers.catalog import get_hardware
-from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
+from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction, power_cap_scale
 from engine.numbers.catalog.kernel_rates import (
     adam_bytes_per_param,
     attention_rates,
@@ -19,7 +19,6 @@ from engine.numbers.catalog.kernel_rates import (
     measured_matmul_points,
     memory_stream_fraction,
     peak_power,
-    power_cap_scale,
 )
 from engine.numbers.errors import EngineError
 
@@ -226,3 +225,18 @@ def test_same_die_chips_share_the_h100_sxm_rates():
                 == matmul_shape_fraction(H100, 8192, 4096, 14336).value)
         assert (attention_rates(hw, 128, True, 4096).forward.value
                 == attention_rates(H100, 128, True, 4096).forward.value)
+
+
+def test_serving_runs_the_500_w_h100_under_its_cap_as_training_does():
+    from engine.numbers.catalog import get_model
+    from engine.numbers.expected_serving import expected_serve, maths_rates
+
+    capped = get_hardware("h100-hbm2e-500w")
+    for hw in (capped, H100):
+        rates = maths_rates(hw, "bf16", "bf16")
+        scale = power_cap_scale(hw).value
+        assert rates.matmul == pytest.approx(matmul_fraction(hw, "bf16").value * scale)
+    m = get_model("llama-3.1-8b")
+    # Serving's basis names the cap, as training's does.
+    served = expected_serve(m, capped, prompt_tokens=8192, output_tokens=2)
+    assert any("power cap" in b.name for b in served.basis)

@@ -79,6 +79,41 @@ def matmul_fraction(hw: HardwareSpec, compute_format: str, weight_format: str = 
                  float(d[key]), d["source"])
 
 
+@cache
+def _power_table() -> dict[str, Any]:
+    return dict(load("kernel_rates")["power"])
+
+
+def power_cap_scale(hw: HardwareSpec) -> Basis:
+    """What ``hw``'s compute-bound rates are multiplied by because it runs below the power
+    its measured rates assume: runs_at_W / peak_assumes_W (kernel_rates.toml
+    [power.cap_rule]), at most 1; exactly 1 (with an empty source) for a chip run at the
+    power its rates assume. Training's kernel rates and serving's efficiencies both take it
+    through :func:`under_power_cap`."""
+    table = _power_table()
+    row = table.get(hw.id)
+    if row is None or "runs_at_W" not in row:
+        return Basis(f"power cap ({hw.name}: none)", 1.0, "")
+    cap = float(row["runs_at_W"])
+    rated = float(row["peak_assumes_W"])
+    if not 0 < cap <= rated:
+        raise EngineError(f"kernel_rates.toml power.{hw.id}: runs_at_W must be in "
+                          f"(0, peak_assumes_W].")
+    rule = table["cap_rule"]
+    return Basis(f"compute-bound rates under a {cap:g} W power cap ({hw.name}: {cap:g} / "
+                 f"{rated:g} W of its measured rates)", cap / rated,
+                 f"{row['source']}; {rule['source']}")
+
+
+def under_power_cap(hw: HardwareSpec, basis: Basis) -> Basis:
+    """``basis``, a compute-bound fraction, as it runs under ``hw``'s power cap (if any)."""
+    scale = power_cap_scale(hw)
+    if scale.value == 1.0:
+        return basis
+    return Basis(f"{basis.name}, x {scale.value:.3f} under a power cap", basis.value * scale.value,
+                 f"{basis.source}; {scale.source}")
+
+
 def memory_fraction(hw: HardwareSpec, weight_format: str) -> Basis:
     """Fraction of ``hw``'s datasheet bandwidth that decode's memory-bound kernels reach.
 

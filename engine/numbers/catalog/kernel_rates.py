@@ -22,6 +22,7 @@ from engine.numbers.catalog.efficiency import (
     attention_fraction,
     matmul_fraction,
     memory_fraction,
+    under_power_cap,
 )
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.errors import EngineError
@@ -133,7 +134,7 @@ def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     A chip with no grid takes its nearest long measured product, else that best value.
     A chip run under a power cap ([power.*] runs_at_W) gets that times
     :func:`power_cap_scale`."""
-    return _under_cap(hw, _matmul_shape_fraction(hw, m, n, k))
+    return under_power_cap(hw, _matmul_shape_fraction(hw, m, n, k))
 
 
 def same_die_scale(hw: HardwareSpec) -> Basis:
@@ -358,33 +359,6 @@ def peak_power(hw: HardwareSpec) -> PeakPower | None:
     return PeakPower(float(row["peak_assumes_W"]), float(row["peak_clock_MHz"]), row["source"])
 
 
-def power_cap_scale(hw: HardwareSpec) -> Basis:
-    """What ``hw``'s compute-bound rates are multiplied by because it runs below the power
-    its measured rates assume: runs_at_W / peak_assumes_W ([power.cap_rule]), at most 1;
-    exactly 1 (with an empty source) for a chip run at the power its rates assume."""
-    row = _data()["power"].get(hw.id)
-    if row is None or "runs_at_W" not in row:
-        return Basis(f"power cap ({hw.name}: none)", 1.0, "")
-    cap = float(row["runs_at_W"])
-    rated = float(row["peak_assumes_W"])
-    if not 0 < cap <= rated:
-        raise EngineError(f"kernel_rates.toml power.{hw.id}: runs_at_W must be in "
-                          f"(0, peak_assumes_W].")
-    rule = _data()["power"]["cap_rule"]
-    return Basis(f"compute-bound rates under a {cap:g} W power cap ({hw.name}: {cap:g} / "
-                 f"{rated:g} W of its measured rates)", cap / rated,
-                 f"{row['source']}; {rule['source']}")
-
-
-def _under_cap(hw: HardwareSpec, basis: Basis) -> Basis:
-    """``basis``, a compute-bound fraction, as it runs under ``hw``'s power cap (if any)."""
-    scale = power_cap_scale(hw)
-    if scale.value == 1.0:
-        return basis
-    return Basis(f"{basis.name}, x {scale.value:.3f} under a power cap", basis.value * scale.value,
-                 f"{basis.source}; {scale.source}")
-
-
 def adam_bytes_per_param(grad_bytes_per_param: float) -> Basis:
     """Bytes a mixed-precision Adam step reads and writes per parameter: master weight, two
     moments and the gradient read; master weight, moments and the 16-bit weight written."""
@@ -475,7 +449,7 @@ def attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
         rates = AttentionRates(*(Basis(f"{b.name}, x {scale.value:.3f} (same die)",
                                        b.value * scale.value, f"{b.source}; {scale.source}")
                                  for b in (rates.forward, rates.backward)))
-    return AttentionRates(_under_cap(hw, rates.forward), _under_cap(hw, rates.backward))
+    return AttentionRates(under_power_cap(hw, rates.forward), under_power_cap(hw, rates.backward))
 
 
 def _attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
