@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.browser import MAX_INPUT_CHARS
 from engine.numbers.bounded_json import DEFAULT_MAX_DEPTH
-from engine.render.options import ADDRESS_MAX_CHARS
+from engine.render.options import ADDRESS_MAX_CHARS, ADDRESS_MAX_LINK_CHARS
 from macros.shipped_runtime import ShippedRuntime
 
 RUNTIME_CONFIG = "js/runtime-config.js"
@@ -30,9 +30,10 @@ def write_runtime_config(site: Path, runtime: ShippedRuntime) -> None:
         # docs/js/bounded.js applies these.
         "max_input_chars": MAX_INPUT_CHARS,
         "max_json_depth": DEFAULT_MAX_DEPTH,
-        # The longest value a page address carries (docs/js/address.js; the engine says so
-        # beside a pasted config that is longer).
+        # The longest value a page address carries as typed, and the longest address it
+        # writes with values compressed (docs/js/address.js).
         "max_address_chars": ADDRESS_MAX_CHARS,
+        "max_link_chars": ADDRESS_MAX_LINK_CHARS,
     }
     (site / RUNTIME_CONFIG).write_text(
         f"{HEADER}export const RUNTIME = {json.dumps(config, sort_keys=True)};\n"

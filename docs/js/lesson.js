@@ -5,7 +5,7 @@ import { engine } from "./engine-client.js";
 import { registerOffline } from "./offline.js";
 import { store } from "./store.js";
 import { startClock } from "./clock.js";
-import { applyAddress, mirrors, writeAddress } from "./address.js";
+import { applyAddress, writeAddress } from "./address.js";
 import { mountCopy } from "./share.js";
 import { MAX_STORED_CHARS, refusal } from "./bounded.js";
 import { trackProgress } from "./progress.js";
@@ -204,7 +204,7 @@ function mount(root) {
     const frames = output.querySelector("[data-frames-animate]");
     if (frames) import("./frames.js").then(({ playFrames }) => playFrames(frames));
     if (storeKey) store.save(storeKey, readInputs(root).state, root);
-    if (mirrors(root)) writeAddress(root, readInputs(root));
+    writeAddress(root, readInputs(root));
     root.dispatchEvent(new CustomEvent("widget:updated", { bubbles: true, detail: reply }));
     return reply;
   }
@@ -290,7 +290,7 @@ function mount(root) {
     }
     /** @type {WidgetInputs} */
     const defaults = JSON.parse(/** @type {string} */ (root.dataset.inputs));
-    const fromAddress = applyAddress(root, setInput);
+    const fromAddress = await applyAddress(root, setInput);
     notes.push(...fromAddress.notes);
     // A widget with a hidden "restore" button puts back the inputs its kept state holds.
     let reply = await refresh(root.querySelector('[data-action="restore"]') ? { action: "restore" } : {});

@@ -2,7 +2,7 @@
 // clipboard, or where the browser cannot (no clipboard API, no permission, an insecure
 // page), show it in a text field, selected, for the reader to copy. A link comes from the
 // form (address.js); a command is the engine's own text in the result. No formula here.
-import { linkTo } from "./address.js";
+import { leftOutWords, linkTo } from "./address.js";
 
 /** @param {string} text */
 async function toClipboard(text) {
@@ -20,11 +20,10 @@ async function toClipboard(text) {
  * @param {HTMLElement} button
  * @param {WidgetInputs} inputs
  */
-function textToCopy(root, button, inputs) {
+async function textToCopy(root, button, inputs) {
   if (button.dataset.copy === "link") {
-    const { url, left } = linkTo(root, inputs);
-    const note = left.length ? ` The link leaves out ${left.join(", ")}: too long for an address.` : "";
-    return { text: url, note };
+    const { url, left } = await linkTo(root, inputs);
+    return { text: url, note: left.length ? ` ${leftOutWords(left)}` : "" };
   }
   const code = /** @type {Element} */ (button.closest(".widget-copy")).querySelector(".widget-command-text");
   return { text: code ? code.textContent : "", note: "" };
@@ -48,7 +47,7 @@ export function mountCopy(root, readInputs) {
     const row = /** @type {Element} */ (button.closest(".widget-copy"));
     const field = /** @type {HTMLInputElement} */ (row.querySelector(".widget-copy-text"));
     const status = /** @type {Element} */ (row.querySelector(".widget-copy-status"));
-    const { text, note } = textToCopy(root, button, readInputs());
+    const { text, note } = await textToCopy(root, button, readInputs());
     field.value = text;
     if (await toClipboard(text)) {
       field.hidden = true;

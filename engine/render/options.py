@@ -17,9 +17,14 @@ CUSTOM_MODEL = "custom"
 CUSTOM_MODEL_LABEL = "A parameter count I type"
 YOUR_MODEL = "config"
 YOUR_MODEL_LABEL = "Your model (paste a config.json)"
-# The longest value the page address keeps (the build writes it into js/runtime-config.js
-# for docs/js/address.js).
+# The page address (docs/js/address.js, which reads these from js/runtime-config.js, written
+# by the build): a value up to ADDRESS_MAX_CHARS long travels as typed, a longer one (a pasted
+# config.json) compressed, as long as the whole address stays within ADDRESS_MAX_LINK_CHARS;
+# one that does not fit even so is kept in the tab's sessionStorage, and the page says so
+# beside its "Copy link". 8,000 characters: GitHub Pages is served through Fastly, which
+# refuses a request whose URL exceeds 8 KB (Chromium itself takes 2 MB).
 ADDRESS_MAX_CHARS = 2000
+ADDRESS_MAX_LINK_CHARS = 8000
 
 
 def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
@@ -65,18 +70,9 @@ def chosen_model(values: Values, model_field: Choice) -> ModelSpec:
     return read.model if read else get_model(values[model_field])
 
 
-def not_carried_words(config_text: str) -> str:
-    """The sentence saying a pasted config is too long for a link, or '' when it is not."""
-    if len(config_text) <= ADDRESS_MAX_CHARS:
-        return ""
-    return (f"This config is {len(config_text):,} characters long, more than the "
-            f"{ADDRESS_MAX_CHARS:,} the page address keeps: a link to this page will not carry "
-            "it (paste it again there).")
-
-
 def your_model_note(values: Values, model_field: Choice) -> str:
     """A line saying which model a widget computed for, when it is the reader's own (else
-    ''), and whether the page address can carry the config."""
+    '')."""
     read = pasted_config(values, model_field)
     if read is None:
         return ""
@@ -90,9 +86,6 @@ def your_model_note(values: Values, model_field: Choice) -> str:
     if guesses:
         words += (f" The engine assumed {guesses} thing{'s' if guesses > 1 else ''} the config "
                   "does not say; the playground lists each.")
-    too_long = not_carried_words(values.text(CONFIG.name))
-    if too_long:
-        words += " " + too_long
     return tag("p", esc(words), class_="widget-note your-model-note")
 
 

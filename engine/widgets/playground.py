@@ -9,8 +9,9 @@ checked: one that task would refuse is kept as typed, with a note beside it sayi
 "Your model (paste a config.json)" reads the pasted text with
 :mod:`engine.numbers.catalog.hf_config` (here, in the reader's browser: nothing is sent
 anywhere) and every figure follows the model it describes. The text box is shown, and read,
-only when that choice is made; a config longer than :data:`ADDRESS_MAX_CHARS` is not kept in
-the address (the page says so). "Your own chip (type its figures)" in the hardware select
+only when that choice is made; the address carries it compressed when it is long, or, past
+:data:`~engine.render.options.ADDRESS_MAX_LINK_CHARS`, the tab keeps it (the page says so
+beside "Copy link"). "Your own chip (type its figures)" in the hardware select
 likewise shows a small form (memory, bandwidth, dense peaks by format; the price is the plan's
 own field), read as the command line reads ``--hardware-spec``.
 """
@@ -44,7 +45,6 @@ from engine.render.options import (
     MODEL,
     MODEL_OR_CONFIG,
     model_from,
-    not_carried_words,
     pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
@@ -75,11 +75,8 @@ def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
     return model_from(values), None
 
 
-def _config_part(read: ConfigModel, text: str) -> str:
+def _config_part(read: ConfigModel) -> str:
     notes = config_notes(read)
-    too_long = not_carried_words(text)
-    if too_long:
-        notes.append(too_long)
     items = tag("ul", "".join(tag("li", esc(n)) for n in notes), class_="widget-notes") \
         if notes else ""
     return (tag("h2", "Your model, as read from its config.json", class_="playground-heading")
@@ -256,7 +253,7 @@ def render(values: Values) -> Rendered:
     )
     return Rendered(
         head
-        + (_config_part(read, values.text(CONFIG.name)) if read else "")
+        + (_config_part(read) if read else "")
         + (_chip_part(values) if chip is not None else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar

@@ -78,10 +78,11 @@ def test_the_config_box_is_not_read_while_a_catalogue_model_is_chosen() -> None:
     assert "html" in reply
 
 
-def test_a_config_too_long_for_the_address_is_said_not_to_travel() -> None:
+def test_a_long_config_reads_as_a_short_one() -> None:
+    # How far a link carries it is the page's to say (docs/js/address.js), not the result's.
     widget = get_widget("serve_plan")
     padded = LLAMA_CONFIG.rstrip()[:-1] + ', "_padding": "' + "x" * ADDRESS_MAX_CHARS + '"}'
-    html = widget.run(widget.defaults({"model": YOUR_MODEL, "config": padded})).html
-    assert "will not carry it" in html
-    assert "will not carry it" not in widget.run(
-        widget.defaults({"model": YOUR_MODEL, "config": LLAMA_CONFIG})).html
+    long_html = widget.run(widget.defaults({"model": YOUR_MODEL, "config": padded})).html
+    assert long_html == widget.run(widget.defaults({"model": YOUR_MODEL, "config": LLAMA_CONFIG})).html
+
+

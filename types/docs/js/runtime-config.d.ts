@@ -13,6 +13,8 @@ export declare const RUNTIME: {
   readonly max_input_chars: number;
   /** The deepest nesting of [ and { the engine parses. */
   readonly max_json_depth: number;
-  /** The longest value a page address carries, in characters. */
+  /** The longest value a page address carries as typed, in characters (longer ones go compressed). */
   readonly max_address_chars: number;
+  /** The longest page address written or copied, compressed values included, in characters. */
+  readonly max_link_chars: number;
 };
