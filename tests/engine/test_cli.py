@@ -81,6 +81,18 @@ def test_bad_input_subprocess():
     assert r.stderr.strip()
 
 
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # As `python -m engine catalog --json | head -1`: the reader closes the pipe before the
+    # command has written; it ends quietly, with the status a broken pipe gives (128 + 13).
+    child = subprocess.Popen([sys.executable, "-m", "engine", "catalog", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    errors = child.stderr.read()
+    assert child.wait(timeout=60) == 141
+    assert errors == b""
+
+
 CONFIGS = "tests/fixtures/configs"
 
 
