@@ -12,6 +12,7 @@ the functions here guard the arithmetic's other arguments.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
@@ -22,10 +23,29 @@ from engine.numbers.errors import EngineError
 HUGE = 1e30
 
 
+# Shorthand as practitioners type counts: a suffix is a power of 1,000, never of 1,024 (8k
+# tokens are 8,000 tokens; 128K is 128,000). Lower-case m, b and t are refused: milli, bits?
+SHORTHAND_EXPONENTS = {"k": 3, "K": 3, "M": 6, "B": 9, "T": 12}
+SHORTHAND_WORDS = "it may end in k, M, B or T for thousand, million, billion, trillion: 8k is 8,000"
+_SUFFIXED = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))\s*([A-Za-z]+)")
+
+
+def shorthand_value(text: str) -> float | None:
+    """The number ``text`` writes with a suffix ('8k' -> 8000.0, '1.5M' -> 1500000.0), or
+    None when it is not written that way (plain digits included). The suffix becomes a decimal exponent before the
+    text is read, so '1.1k' is exactly 1100."""
+    match = _SUFFIXED.fullmatch(text.strip().replace(",", "").replace("_", ""))
+    if match is None or match.group(2) not in SHORTHAND_EXPONENTS:
+        return None
+    return float(f"{match.group(1)}e{SHORTHAND_EXPONENTS[match.group(2)]}")
+
+
 def to_float(value: object, field: str, label: str, hint: str = "") -> float:
-    """A number, or text as typed ('7e9', '7,000,000,000'), as a float; an infinity when it
-    is beyond any float ('inf', 400 digits: the caller says "too large"). Booleans, words and
-    NaN are refused, the message ending with ``hint`` (e.g. the range that makes sense)."""
+    """A number, or text as typed ('7e9', '7,000,000,000', '8k', '1.5M': see
+    :data:`SHORTHAND_EXPONENTS`, powers of 1,000), as a float; an infinity when it is beyond
+    any float ('inf', 400 digits: the caller says "too large"). Booleans, words, NaN and
+    unknown suffixes ('8kk', '1e', '2m') are refused, the message ending with ``hint`` (e.g.
+    the range that makes sense)."""
     end = f": {hint}" if hint else "."
     if isinstance(value, bool) or value is None:
         raise EngineError(f"{label} must be a number{end}", field)
@@ -36,8 +56,14 @@ def to_float(value: object, field: str, label: str, hint: str = "") -> float:
         try:
             number = float(text)
         except ValueError:
-            shown = value if len(value) <= 20 else value[:20] + "..."
-            raise EngineError(f"{label} must be a number, not {shown!r}{end}", field) from None
+            shorthand = shorthand_value(text)
+            if shorthand is None:
+                shown = value if len(value) <= 20 else value[:20] + "..."
+                # Digits then letters: a shorthand gone wrong, so say which are read.
+                why = f" ({SHORTHAND_WORDS})" if re.match(r"[+-]?[\d.]", text) else ""
+                raise EngineError(f"{label} must be a number, not {shown!r}{why}{end}",
+                                  field) from None
+            number = shorthand
     elif isinstance(value, int | float):
         try:
             number = float(value)

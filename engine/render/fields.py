@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Self, TypeVar
 
 from engine.numbers.errors import EngineError
-from engine.numbers.quantities import Quantity
+from engine.numbers.quantities import Quantity, show
+from engine.numbers.validate import shorthand_value
 
 CONTROL_KINDS = ("number", "select", "range", "text", "textarea", "hidden")
 
@@ -110,7 +111,7 @@ class Field(Generic[T]):
 
 
 @dataclass(frozen=True)
-class _Numeric(Field[T]):
+class Numeric(Field[T]):
     quantity: Quantity = field(kw_only=True)
 
     def _range_attributes(self) -> dict[str, Any]:
@@ -119,7 +120,20 @@ class _Numeric(Field[T]):
         return {"minimum": self.quantity.minimum, "maximum": self.quantity.maximum, "step": "1"}
 
     def help(self) -> str:
-        return f"{self.label}, {self.quantity.range_words()}"
+        # Every number field reads the shorthand (engine.numbers.validate.to_float); token
+        # counts are where people type it, and where 1,024 is the likely misreading.
+        shorthand = "; 8k is 8,000 (not 8,192), 1.5M and 2e12 read too" \
+            if self.quantity.unit == "tokens" else ""
+        return f"{self.label}, {self.quantity.range_words()}{shorthand}"
+
+    def shorthand_note(self, text: str) -> str:
+        """What ``text`` was read as when it is written as shorthand ('Read as 8,000
+        tokens.'), else ''."""
+        number = shorthand_value(text)
+        if number is None:
+            return ""
+        unit = f" {self.quantity.unit}" if self.quantity.unit else ""
+        return f"Read as {show(number)}{unit}."
 
     def within(self, *, minimum: float | None = None, maximum: float | None = None,
                reason: str | None = None) -> Self:
@@ -129,7 +143,7 @@ class _Numeric(Field[T]):
 
 
 @dataclass(frozen=True)
-class Count(_Numeric[int]):
+class Count(Numeric[int]):
     """A whole number of ``quantity`` (tokens, GPUs, requests)."""
 
     def parse(self, text: str) -> int:
@@ -137,7 +151,7 @@ class Count(_Numeric[int]):
 
 
 @dataclass(frozen=True)
-class Amount(_Numeric[float]):
+class Amount(Numeric[float]):
     """A number of ``quantity`` (a share, days, dollars)."""
 
     def parse(self, text: str) -> float:
@@ -145,7 +159,7 @@ class Amount(_Numeric[float]):
 
 
 @dataclass(frozen=True)
-class OptionalAmount(_Numeric["float | None"]):
+class OptionalAmount(Numeric["float | None"]):
     """An amount the reader may leave empty (``None``: the engine's default applies)."""
 
     def parse(self, text: str) -> float | None:
@@ -267,3 +281,7 @@ class Values:
     def text(self, name: str) -> str:
         """The raw text of input ``name``, as the form sent it."""
         return self._raw[name]
+
+    def read(self) -> tuple[Field[Any], ...]:
+        """The fields parsed so far (those the render used)."""
+        return tuple(self._parsed)

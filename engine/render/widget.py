@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.numbers.errors import EngineError
-from engine.render.fields import Control, Field, Values
+from engine.render.fields import Control, Field, Numeric, Values
 from engine.render.html import esc, json_island, tag, void_tag
 from engine.render.table_labels import stack_tables
 
@@ -141,8 +141,15 @@ class Widget:
         """Render for complete ``values`` (one per control) and an optional pressed action."""
         if action and action not in {a.name for a in self.actions}:
             raise EngineError(f"Widget {self.name!r} has no button {action[:40]!r}.", "action")
-        result = self.render(Values(values, action))
+        typed = Values(values, action)
+        result = self.render(typed)
         rendered = result if isinstance(result, Rendered) else Rendered(result)
+        # A number typed as shorthand ('8k') says beside it what it was read as.
+        shorthand = {f.name: note for f in typed.read() if isinstance(f, Numeric)
+                     and f.name not in rendered.notes
+                     and (note := f.shorthand_note(values[f.name]))}
+        if shorthand:
+            rendered = replace(rendered, notes={**rendered.notes, **shorthand})
         # Its tables labelled so that a phone can stack their rows (table_labels.py).
         return replace(rendered, html=stack_tables(rendered.html))
 

@@ -157,7 +157,8 @@ def test_the_cli_flags_are_the_playgrounds_fields(capsys: pytest.CaptureFixture[
     for f in PLAN_FIELDS.values():
         assert "--" + f.name.replace("_", "-") in helptext
     assert "--config" in helptext and "--hardware-spec" in helptext
-    assert "from 1 to 10,000,000 tokens (default 8192)" in " ".join(helptext.split())
+    assert ("from 1 to 10,000,000 tokens; 8k is 8,000 (not 8,192), 1.5M and 2e12 read too "
+            "(default 8192)") in " ".join(helptext.split())
 
 
 def test_a_cli_error_opens_with_its_flag(capsys: pytest.CaptureFixture[str]) -> None:
