@@ -23,6 +23,8 @@
         next few, each rejected set-up and why, and the throughput-against-latency frontier.
     python -m engine plan --hardware-spec my-chip.json ...   (a chip of your own, as JSON)
 
+``--csv`` (sweep, compare, search): the table as CSV, a header row of names with units.
+
 Bad input exits with status 2 and one clear line on stderr (with --json, also
 ``{"error": "..."}`` on stdout). argparse's own errors follow the same rule.
 """
@@ -96,6 +98,7 @@ def _build() -> _Parser:
     _plan_flags(q, swept=False)
     w = sub.add_parser("sweep", help="a server's latency against throughput over loads")
     _plan_flags(w, swept=True)
+    _csv_flag(w)
     i = sub.add_parser("inspect", help="a model's shapes and counts from its config.json")
     i.add_argument("config", help="path to a Hugging Face config.json, or a config library id")
     i.add_argument("--json", action="store_true", help="machine-readable output")
@@ -104,13 +107,20 @@ def _build() -> _Parser:
     _plan_flags(v, swept=False)
     v.add_argument("--vs", action="store_true",
                    help="the flags after it override plan A's to make plan B")
+    _csv_flag(v)
     f = sub.add_parser("search", help="the cheapest plan that meets a latency target or a "
                        "training deadline")
     _search_flags(f)
+    _csv_flag(f)
     m = sub.add_parser("models", help="the config library: real config.json files of open "
                        "models, usable as --model and by inspect")
     m.add_argument("--json", action="store_true", help="machine-readable output")
     return p
+
+
+def _csv_flag(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--csv", action="store_true",
+                   help="the table as CSV: a header row of names with units, a row each")
 
 
 def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
@@ -167,7 +177,8 @@ def _search_flags(q: argparse.ArgumentParser) -> None:
         q.add_argument(flag, dest=dest, default=None, help=words)
 
 
-def _search(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+def _search(args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    from engine.lesson.plans.csv_tables import search_csv
     from engine.lesson.plans.search_view import search_text
     from engine.numbers import validate
     from engine.numbers.catalog import resolve_model
@@ -202,7 +213,7 @@ def _search(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         field = exc.field or ""
         flag = _SEARCH_FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
         raise EngineError(f"{flag}: {exc.message}" if field else exc.message, None) from None
-    return result.to_dict(), search_text(result)
+    return result.to_dict(), search_text(result), search_csv(result)
 
 
 def _library_model(model_id: object) -> ConfigModel | None:
@@ -368,7 +379,8 @@ def _plan_and_load(args: argparse.Namespace
     return data, text, result, run
 
 
-def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], str]:
+def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], str, str]:
+    from engine.lesson.plans.csv_tables import sweep_csv
     from engine.numbers.load.load_request import serve_load
 
     given = [k for k in _SWEPT if getattr(args, f"load_{k}") not in (None, "")]
@@ -389,7 +401,8 @@ def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], 
             "throughput")
     return ([_load_dict(r, load) for r, load in zip(runs, checked, strict=True)],
             "\n".join([head, *(_load_line(r, load) for r, load in zip(runs, checked,
-                                                                        strict=True))]))
+                                                                        strict=True))]),
+            sweep_csv(runs))
 
 
 def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigModel | None]:
@@ -474,9 +487,10 @@ def _without_model(flags: list[str], named: tuple[str, ...] = _MODEL_FLAGS) -> l
     return out
 
 
-def _compare(args_list: list[str]) -> tuple[dict[str, object], str]:
+def _compare(args_list: list[str]) -> tuple[dict[str, object], str, str]:
     """``compare A-flags --vs B-flags``: plan A, plan B (A's flags, B's overriding), compared."""
     from engine.lesson.plans.compare_view import comparison_text, comparison_to_dict
+    from engine.lesson.plans.csv_tables import comparison_csv
     from engine.numbers.compare import compare_plans
 
     if args_list.count("--vs") != 1:
@@ -506,7 +520,8 @@ def _compare(args_list: list[str]) -> tuple[dict[str, object], str]:
         sides.append((result, data, run))
     (pa, da, ra), (pb, db, rb) = sides
     comparison = compare_plans(pa, pb, load_a=ra, load_b=rb)
-    return comparison_to_dict(da, db, comparison), comparison_text(pa, pb, comparison)
+    return (comparison_to_dict(da, db, comparison), comparison_text(pa, pb, comparison),
+            comparison_csv(comparison))
 
 
 def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
@@ -557,20 +572,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args_list
     data: dict[str, object] | list[object]
+    table = None  # the CSV of a command that makes a table
     try:
+        if as_json and "--csv" in args_list:
+            raise _ArgError("give --json or --csv, not both.")
         if args_list[:1] == ["compare"] and not {"-h", "--help"} & set(args_list):
             # Two sets of the plan's flags, split at --vs: argparse cannot read that itself.
-            data, text = _compare([a for a in args_list[1:] if a != "--json"])
+            data, text, table = _compare([a for a in args_list[1:]
+                                          if a not in ("--json", "--csv")])
         else:
             args = _build().parse_args(args_list)
-            run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
-                   "sweep": _sweep, "models": _models, "search": _search}[args.command]
-            data, text = run(args)
+            if args.command in ("sweep", "search"):
+                data, text, table = (_sweep if args.command == "sweep" else _search)(args)
+            else:
+                run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
+                       "models": _models}[args.command]
+                data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"
         if as_json:
             print(json.dumps({"error": message}))
         print(message, file=sys.stderr)
         return 2
-    print(json.dumps(data, indent=2, allow_nan=False) if as_json else text)
+    if as_json:
+        print(json.dumps(data, indent=2, allow_nan=False))
+    else:
+        print(table if table is not None and "--csv" in args_list else text)
     return 0
