@@ -38,6 +38,11 @@ def shown_question(page: Page) -> drill_speed.SpeedQuestion:
     return question
 
 
+def open_practice(page: Page) -> None:
+    """The drill is extra practice on its step, in a closed details: open it, as a reader would."""
+    page.click("details.more-practice > summary")
+
+
 def answer(page: Page, limit: str, text: str) -> None:
     """Choose the limit, type a number, press Check and wait for the feedback; the live
     result must be what CPython renders for the same inputs and button."""
@@ -62,6 +67,7 @@ def test_the_build_time_question_is_the_engines_and_the_live_one_the_same(
     page = watched.page
     page.goto(root_site.page_url(PAGE))
     wait_live(page)
+    open_practice(page)
     live = wait_matches_cpython(page, NAME, DRILL)
     assert live.html == result_html_in_browser(page, DRILL, defaults)
     assert "Drill: will it fit, and how fast?" in page.inner_text("h1")
@@ -78,6 +84,7 @@ def test_a_linked_question_is_checked_and_the_slip_named(
     page = watched.page
     page.goto(root_site.page_url(PAGE + f"?{NAME}.seed={seed}"))
     wait_live(page)
+    open_practice(page)
     page.wait_for_selector(DRILL + f' .drill[data-seed="{seed}"]')
     assert shown_question(page).seed == seed
     wait_matches_cpython(page, NAME, DRILL)
@@ -117,6 +124,7 @@ def test_hostile_input_gets_an_inline_message(watched: Watched, root_site: Site)
     page = watched.page
     page.goto(root_site.page_url(PAGE + f"?{NAME}.seed=%3Cimg%20src%3Dx%3E"))
     wait_live(page)
+    open_practice(page)
     page.wait_for_function(
         "sel => document.querySelector(sel + ' .widget-status').textContent.includes('Ignored')",
         arg=DRILL,
