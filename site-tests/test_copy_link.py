@@ -3,17 +3,19 @@
 A widget's "Copy link" gives an address that, opened in a fresh browser (a new context: no
 storage, no history), shows the same inputs and the same result; without the clipboard API
 the link is shown in a selected text field instead. A plan's "Copy as command" copies the
-command line the engine wrote, and that line run through the command line gives the answers
-the widget shows. At 390 px no table cell on any page lies outside the screen.
+command lines the engine wrote, and those lines run through the command line give the answers
+the widget shows; a pasted config.json is offered for download beside them. At 390 px no table cell on any page lies outside the screen.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import json
 import shlex
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -32,6 +34,10 @@ from support import (
 
 from engine.cli import main
 from engine.lesson.plans.fields import COMMAND
+from engine.registry import get_widget
+from engine.render.fields import Values
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
 NO_CLIPBOARD = "Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });"
@@ -177,6 +183,40 @@ def test_copy_as_command_gives_the_answers_the_widget_shows(
     page.wait_for_url(root_site.page_url("get-engine/"))
     # Instant navigation moves the address first and swaps the article after.
     expect(page.locator("article")).to_contain_text("pip install")
+
+
+def test_copy_as_command_of_a_widget_of_several_plans_and_its_pasted_config(
+    watched: Watched, root_site: Site
+) -> None:
+    # capacity_gate: one line for the plan asked for and one for each way out, copied as the
+    # engine wrote them for the inputs on screen; with a pasted config, the file they name
+    # to download beside them.
+    name = "capacity_gate"
+    selector = f"[data-widget={name}]"
+    watched.context.grant_permissions(CLIPBOARD["permissions"])
+    page = watched.page
+    page.goto(root_site.page_url("steps/capacity/"))
+    wait_live(page)
+    change(page, selector, {"context": "32768", "format": "int8"})
+    shown = wait_matches_cpython(page, name)
+    widget = get_widget(name)
+    assert widget.command is not None
+    lines = widget.command(Values(shown.inputs)).lines
+    assert len(lines) > 1
+    assert copy(page, selector, "command") == "\n".join(lines)
+    for line in lines:
+        words = shlex.split(line)
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main([*words[len(COMMAND) - 1:], "--json"]) == 0, line
+    config = (FIXTURES / "configs" / "Llama-3.1-8B.json").read_text()
+    change(page, selector, {"model": "config", "config": config})
+    wait_matches_cpython(page, name)
+    command = copy(page, selector, "command")
+    assert all(" --config config.json " in f" {line} " for line in command.split("\n"))
+    link = page.locator(f"{selector} .widget-command-file a")
+    assert link.get_attribute("download") == "config.json"
+    href = str(link.get_attribute("href"))
+    assert base64.b64decode(href.split(",", 1)[1]).decode() == config
 
 
 PHONE = {"width": 390, "height": 844}

@@ -129,6 +129,11 @@ class TrainFigures:
     bound_seconds: float
     bound_tokens_per_s: float
 
+    @property
+    def bound_seconds_per_step(self) -> float:
+        """One optimiser step (the expected step's tokens) at the bound, seconds."""
+        return self.bound_seconds / self.tokens * self.expected.tokens_per_step
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
@@ -11,6 +12,7 @@ from engine.numbers.formats import FORMAT_ALIASES, FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
 from engine.render.fields import Amount, Choice, Count, OneOf, Text, Values, one_of
 from engine.render.html import esc, tag
+from engine.render.widget import Rendered
 from engine.words.format import format_count
 
 CUSTOM_MODEL = "custom"
@@ -89,13 +91,19 @@ def your_model_note(values: Values, model_field: Choice) -> str:
     return tag("p", esc(words), class_="widget-note your-model-note")
 
 
-def noting_your_model(render: Callable[[Values], str],
-                      model_field: Choice) -> Callable[[Values], str]:
+def noting_your_model(render: Callable[[Values], str | Rendered],
+                      model_field: Choice) -> Callable[[Values], str | Rendered]:
     """``render`` with :func:`your_model_note` above its result (a widget's declaration)."""
-    def rendered(values: Values) -> str:
-        return your_model_note(values, model_field) + render(values)
+    def rendered(values: Values) -> str | Rendered:
+        note = your_model_note(values, model_field)
+        result = render(values)
+        if isinstance(result, Rendered):
+            return replace(result, html=note + result.html)
+        return note + result
     rendered.__doc__ = render.__doc__
     return rendered
+
+
 PARAMS = Count(
     "params",
     "Parameter count",

@@ -19,8 +19,9 @@ Besides visible controls a widget may have:
 - URL state: the named inputs are mirrored in the page address, so a link reproduces them.
 
 Every widget's frame has a "Copy link" button: the link carries :attr:`Widget.link_inputs`
-and points at the widget; a widget whose question is a plan also shows its command line
-(:func:`copy_command`) in its result.
+and points at the widget; a widget whose question is a plan declares its :attr:`Widget.command`
+(the ``python -m engine`` lines that print every figure it shows), which its result offers
+(:func:`copy_command`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from engine.render.fields import Control, Field, Numeric, Values
 from engine.render.html import esc, json_island, tag, void_tag
 from engine.render.table_labels import stack_tables
 
-__all__ = ["Action", "Control", "Rendered", "Values", "Widget"]
+__all__ = ["Action", "Command", "Control", "Rendered", "Values", "Widget"]
 
 STORE_KINDS = ("session", "local")
 
@@ -50,9 +51,23 @@ class Rendered:
     html: str
     set_inputs: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)
+    # What the widget's command prints with --json, offered for download beside it, when the
+    # render has it at hand (a plan's JSON); None: no download.
+    result_json: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """The command lines that print, at a terminal, every figure a widget shows for its
+    inputs (one plan a line: a widget comparing several plans has several), and the files
+    they read: (file name, its text), such as a pasted config.json, offered for download."""
+
+    lines: tuple[str, ...]
+    files: tuple[tuple[str, str], ...] = ()
 
 
 RenderFunction = Callable[[Values], "str | Rendered"]
+CommandFunction = Callable[[Values], Command]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +100,9 @@ class Widget:
     # from the start of its animation to its end at given inputs.
     goal_answers: int = 0
     running_seconds: Callable[[Values], float] | None = None
+    # A plan's command lines for the inputs it rendered (read only after a render succeeded:
+    # the inputs are then checked), shown under the result with "Copy as command".
+    command: CommandFunction | None = None
 
     def __post_init__(self) -> None:
         names = {f.name for f in self.fields}
@@ -151,7 +169,10 @@ class Widget:
         if shorthand:
             rendered = replace(rendered, notes={**rendered.notes, **shorthand})
         # Its tables labelled so that a phone can stack their rows (table_labels.py).
-        return replace(rendered, html=stack_tables(rendered.html))
+        page = stack_tables(rendered.html)
+        if self.command is not None:
+            page += copy_command(self.command(typed), rendered.result_json)
+        return replace(rendered, html=page)
 
 
 def render_control(control: Control, instance: str, value: str, note: str = "") -> str:
@@ -256,29 +277,43 @@ def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
 ENGINE_PAGE = "get-engine.md"
 
 
-def json_download(data: Mapping[str, object], file_name: str, text: str) -> str:
-    """A link that saves ``data`` as the file ``file_name``, JSON as the command line prints
-    it (two-space indent, a final newline); the file is in the link itself (a data: address),
-    so it needs no script and works offline."""
-    printed = json.dumps(data, indent=2, allow_nan=False) + "\n"
-    address = "data:application/json;base64," + base64.b64encode(printed.encode()).decode()
+def file_download(content: str, file_name: str, text: str) -> str:
+    """A link that saves ``content`` as the file ``file_name``; the file is in the link itself
+    (a data: address), so it needs no script and works offline."""
+    address = "data:application/json;base64," + base64.b64encode(content.encode()).decode()
     return tag("a", esc(text), href=address, download=file_name, class_="widget-download")
 
 
-def copy_command(command: str, result_json: Mapping[str, object] | None = None) -> str:
-    """A command line in a widget's result, with a button that copies it and a link to the
-    page that says how to get the engine (shown on request: it is for engineers at a
-    terminal, and the reader's time goes to the lesson); with ``result_json``, what the
-    command prints with ``--json``, to download."""
+def json_download(data: Mapping[str, object], file_name: str, text: str) -> str:
+    """A link that saves ``data`` as the file ``file_name``, JSON as the command line prints
+    it (two-space indent, a final newline)."""
+    return file_download(json.dumps(data, indent=2, allow_nan=False) + "\n", file_name, text)
+
+
+def copy_command(command: Command, result_json: Mapping[str, object] | None = None) -> str:
+    """A widget's command lines in its result, with a button that copies them and a link to
+    the page that says how to get the engine (shown on request: it is for engineers at a
+    terminal, and the reader's time goes to the lesson); each file the lines read (a pasted
+    config.json) to download beside them; with ``result_json``, what the command prints
+    with ``--json``, to download."""
+    these = "this line" if len(command.lines) == 1 else "these lines"
     get_engine = tag("p", tag("a", "Get the engine", data_site_page=ENGINE_PAGE)
-                     + ": install it into your own Python to run this line.",
+                     + f": install it into your own Python to run {these}.",
                      class_="widget-command-help")
+    files = "".join(
+        tag("p", file_download(content, name, f"Download {name}")
+            + f": the file {these} read{'s' if len(command.lines) == 1 else ''}; save it "
+            "in the folder you run from.", class_="widget-command-file")
+        for name, content in command.files
+    )
     download = "" if result_json is None else tag(
         "p", json_download(result_json, "plan.json", "Download the result as JSON")
-        + ": what this line prints with --json.", class_="widget-command-json")
+        + f": what {these} print{'s' if len(command.lines) == 1 else ''} with --json.",
+        class_="widget-command-json")
     shown = tag("details", tag("summary", "Show the command")
-                + tag("pre", tag("code", esc(command), class_="widget-command-text"))
-                + download + get_engine)
+                + tag("pre", tag("code", esc("\n".join(command.lines)),
+                                 class_="widget-command-text"))
+                + files + download + get_engine)
     return _copy_row("Copy as command", "Copy as command: the same plan at a terminal",
                      "command", "The command, to copy", shown)
 

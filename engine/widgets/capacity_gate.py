@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.lesson.plans.fields import plan_commands, serving_keywords
 from engine.numbers import memory
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.formats import FORMATS, FormatId, get_format
@@ -21,7 +22,7 @@ from engine.render.options import (
     weight_format_field,
 )
 from engine.render.secondary import secondary
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import format_count, format_GB
 
 SMALLER_FORMATS: tuple[FormatId, ...] = ("fp8", "int4")
@@ -218,11 +219,24 @@ def render(values: Values) -> str:
     )
 
 
+def command(values: Values) -> Command:
+    """The serving plan asked for, then each way out's."""
+    model = chosen_model(values, MODEL)
+    gpu = get_hardware(values[HARDWARE])
+    weight_format = get_format(values[FORMAT]).id
+    context = values[CONTEXT_TO_HOLD]
+    asked = _plan(model, gpu, weight_format, context)
+    rows = ways_out(model, gpu, weight_format, context)
+    return plan_commands(values, MODEL, *(serving_keywords(m)
+                                          for m in (asked, *(row.plan for row in rows))))
+
+
 WIDGET = Widget(
     name="capacity_gate",
     title="Capacity: does it fit at all?",
     fields=(MODEL, CONFIG, HARDWARE, FORMAT, CONTEXT_TO_HOLD),
     render=noting_your_model(render, MODEL),
+    command=command,
     summary="Whether a model fits one GPU at all, the arithmetic of a refusal, and the ways "
     "out: more GPUs, smaller weights, a bigger GPU.",
 )

@@ -6,6 +6,9 @@ and refuses splits that cannot work.
 
 from __future__ import annotations
 
+from typing import Any
+
+from engine.lesson.plans.fields import plan_commands
 from engine.numbers import quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.catalog.efficiency import training_defaults
@@ -17,7 +20,7 @@ from engine.render.fields import Amount, Choice, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.secondary import secondary_list
 from engine.render.step_bar import step_bar
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
 from engine.words.format import (
     format_bandwidth,
@@ -46,33 +49,42 @@ CP = Count("cp", "Context parallel", "1", unit="GPUs", control_kind="select",
            hint="GPUs sharing each sequence (Llama 3 405B at 128K: 16).")
 PRECISION = Choice("precision", "Matmuls", "bf16",
                    options=(("bf16", "BF16"), ("fp8", "FP8 (Transformer Engine)")))
+# The run's length: it sets no figure shown here (a step's time and MFU are per step).
+TOKENS = 1e12
 GLOBAL_BATCH = Amount("global_batch", "Global batch", str(training_defaults().global_batch_tokens),
                       unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
                       hint="Llama 3 405B: 4M, later 16M.")
 
 
+def job(values: Values) -> dict[str, Any]:
+    """plan()'s keywords for the job (the model aside): the MFU is the expected step's."""
+    return {"hardware": get_system(SYSTEM).gpu.id, "task": "train", "nodes": values[SERVERS],
+            "tp": values[TP], "pp": values[PP], "interleave": values[INTERLEAVE],
+            "global_batch_tokens": values[GLOBAL_BATCH], "seq_len": SEQ_LEN,
+            "sharding": SHARDING, "tokens": TOKENS, "cp": values[CP],
+            "convention": "fp8" if values[PRECISION] == "fp8" else "mixed-16"}
+
+
+def command(values: Values) -> Command:
+    return plan_commands(values, MODEL, job(values))
+
+
 def render(values: Values) -> str:
-    system = get_system(SYSTEM)
     model = get_model(values[MODEL])
     servers = values[SERVERS]
-    tokens_step = values[GLOBAL_BATCH]
-    p = plan(model=model, hardware=system.gpu, task="train", nodes=servers, tp=values[TP],
-             pp=values[PP], interleave=values[INTERLEAVE], global_batch_tokens=tokens_step,
-             seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12, cp=values[CP],
-             convention="fp8" if values[PRECISION] == "fp8" else "mixed-16")
+    p = plan(model=model, **job(values))
     t = p.train
     mem = p.memory
     assert t is not None and isinstance(mem, TrainingMemory)
     e = t.expected
     step = e.step
-    bound_step = t.bound_seconds / t.tokens * e.tokens_per_step
     split = (f"{mem.dp:,} data-parallel {'copy' if mem.dp == 1 else 'copies'} × "
              f"{tensor_parallel(mem.tp)} × {plural(mem.pp, 'pipeline stage')}"
              + (f" × {mem.cp} context-parallel GPUs per sequence" if mem.cp > 1 else ""))
     verdict = tag("p", esc(
         f"{plural(p.gpus, 'GPU')} in {plural(servers, 'server')} as {split}: one step of "
         f"{format_count(e.tokens_per_step)} tokens takes "
-        f"{at_best_and_expected(bound_step, step.seconds)}; MFU {format_percent(e.mfu)}."),
+        f"{at_best_and_expected(t.bound_seconds_per_step, step.seconds)}; MFU {format_percent(e.mfu)}."),
         class_="widget-verdict " + ("fits" if mem.fits else "refused"))
     bar = step_bar([(name, css, s) for (name, css), s in zip(
         STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
@@ -106,6 +118,7 @@ WIDGET = Widget(
     title="dgx-1 grows into a cluster",
     fields=(MODEL, SERVERS, TP, PP, INTERLEAVE, GLOBAL_BATCH, CP, PRECISION),
     render=render,
+    command=command,
     summary="A training job on a pod of dgx-1 servers, split by the reader into data, tensor, "
     "pipeline and context parallelism, its matmuls in BF16 or FP8: the step time as compute, exposed communication and pipeline "
     "bubble, and the MFU.",

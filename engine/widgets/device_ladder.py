@@ -10,7 +10,9 @@ for and lays out the answers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
+from engine.lesson.plans.fields import plan_commands
 from engine.numbers import parallelism, quantities
 from engine.numbers.architecture import tensor_parallel_ok
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_system
@@ -33,7 +35,7 @@ from engine.render.options import (
     noting_your_model,
 )
 from engine.render.secondary import plain_list, secondary
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import (
     a_or_an,
     format_bytes,
@@ -139,6 +141,38 @@ def train_plan(model: ModelSpec, rung: Rung, tokens: float | None, mfu: float) -
             found = candidate
     assert found is not None
     return found
+
+
+@lru_cache(maxsize=1)  # the render and its command ask for the same plans in a row
+def rung_plans(model: ModelSpec, context_tokens: int, tokens: float | None, mfu: float,
+               cluster_gpus: int) -> tuple[tuple[Rung, Plan, Plan], ...]:
+    """Each rung with its serving and its training plan."""
+    return tuple((rung, serve_plan(model, rung, context_tokens),
+                  train_plan(model, rung, tokens, mfu)) for rung in ladder(cluster_gpus))
+
+
+def command(values: Values) -> Command:
+    """A line for each rung's serving plan and one for its training plan; where the batch
+    leaves GPUs idle, one more for the training time on the busy GPUs alone."""
+    lines: list[dict[str, object]] = []
+    mfu = values[TRAINING_MFU]
+    for rung, sp, tp in rung_plans(model_from(values), values[CONTEXT_TO_SERVE], values[TOKENS],
+                                   mfu, values[CLUSTER_GPUS]):
+        mem, train = sp.memory, tp.memory
+        assert isinstance(mem, ServingMemory) and sp.serve is not None
+        assert isinstance(train, TrainingMemory)
+        lines.append({"hardware": rung.hardware.id, "gpus": sp.gpus, "task": "serve",
+                      "weight_format": mem.weight_format, "kv_format": mem.kv_format,
+                      "context_tokens": mem.context_tokens, "batch": mem.batch,
+                      "prompt_tokens": sp.serve.prompt_tokens,
+                      "output_tokens": sp.serve.output_tokens})
+        training = {"hardware": rung.hardware.id, "gpus": tp.gpus, "task": "train",
+                    "sharding": train.sharding, "tp": train.tp, "tokens": values[TOKENS],
+                    "mfu": mfu}
+        lines.append(training)
+        if busy_gpus(tp) < tp.gpus:
+            lines.append({**training, "gpus": busy_gpus(tp)})
+    return plan_commands(values, MODEL_OR_CONFIG, *lines)
 
 
 Cell = tuple[str, str, str]  # (main text, detail text, "yes" | "no" | "")
@@ -285,9 +319,7 @@ def render(values: Values) -> str:
     plans: list[tuple[Plan, Plan]] = []
     first_serve = first_train = ""
     token_count = 0.0
-    for rung in ladder(cluster_gpus):
-        sp = serve_plan(model, rung, context_tokens)
-        tp = train_plan(model, rung, tokens, mfu)
+    for rung, sp, tp in rung_plans(model, context_tokens, tokens, mfu, cluster_gpus):
         assert tp.train is not None
         token_count = tp.train.tokens
         if sp.memory.fits and not first_serve:
@@ -349,6 +381,7 @@ WIDGET = Widget(
     title="The device ladder",
     fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
     render=noting_your_model(render, MODEL_OR_CONFIG),
+    command=command,
     summary="Phone, desktop, workstation GPU, one server and a cluster: can each serve the "
     "model (in which format, how fast) and hold its training state (how long to train).",
 )

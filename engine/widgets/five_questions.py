@@ -6,7 +6,7 @@ the workload and lists them.
 
 from __future__ import annotations
 
-from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_command
+from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments, plan_widget_command
 from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.memory import SHARDINGS
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, plan
@@ -21,7 +21,7 @@ from engine.render.options import (
     pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
-from engine.render.widget import Values, Widget, copy_command
+from engine.render.widget import Rendered, Values, Widget
 from engine.words.answer_lines import answer_lines
 from engine.words.answers import QUESTIONS, answers
 from engine.words.labels import SHARDING_LABELS
@@ -52,7 +52,7 @@ FIELDS = {
 }
 
 
-def render(values: Values) -> str:
+def render(values: Values) -> Rendered:
     p = plan(model=model_from(values), **plan_arguments(values, FIELDS, every_task=False))
     answered = answers(p)
     unit = "GPU" if p.hardware.kind == "gpu" else "chip"
@@ -80,9 +80,8 @@ def render(values: Values) -> str:
     ), class_="five-workings")
     assumptions = plain_list(memory_assumptions(p.memory))
     notes = secondary("The workings and assumptions", workings + assumptions)
-    command = copy_command(plan_command(values, FIELDS),
-                           plan_json(p, pasted_config(values, MODEL_OR_CONFIG)))
-    return head + tag("ol", items, class_="five-answers") + notes + command
+    return Rendered(head + tag("ol", items, class_="five-answers") + notes,
+                    result_json=plan_json(p, pasted_config(values, MODEL_OR_CONFIG)))
 
 
 WIDGET = Widget(
@@ -90,6 +89,7 @@ WIDGET = Widget(
     title="Five questions, any workload",
     fields=(*model_fields(), *FIELDS.values()),
     render=noting_your_model(render, MODEL_OR_CONFIG),
+    command=plan_widget_command(FIELDS),
     summary="Any workload (model, hardware, GPUs, serve or train): does it fit, what limits "
     "its speed, how many GPUs, why would it fail, what does it cost.",
 )

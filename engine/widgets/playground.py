@@ -25,6 +25,7 @@ from engine.lesson.plans.fields import (
     CHIP_FILE,
     PLAN_FIELDS,
     context_notes,
+    model_flags,
     plan_arguments,
     plan_command,
     unused_task_notes,
@@ -48,7 +49,7 @@ from engine.render.options import (
     pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
-from engine.render.widget import Rendered, Values, Widget, copy_command
+from engine.render.widget import Command, Rendered, Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
@@ -258,10 +259,19 @@ def render(values: Values) -> Rendered:
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed.shown
-        + secondary("Figures, answers, assumptions", more)
-        + copy_command(plan_command(values, _PLAN_FIELDS), plan_json(p, read)),
+        + secondary("Figures, answers, assumptions", more),
         notes=notes,
+        result_json=plan_json(p, read),
     )
+
+
+def command(values: Values) -> Command:
+    """The plan's one line, with the pasted config.json and the reader's chip as the files
+    it reads."""
+    _, files = model_flags(values)
+    if own_chip(values) is not None:
+        files += ((CHIP_FILE, spec_text(values)),)
+    return Command((plan_command(values, _PLAN_FIELDS),), files)
 
 
 # Units that only repeat their field's label ("Pipeline stages: stages"), dropped here.
@@ -282,6 +292,7 @@ WIDGET = Widget(
     title="Playground: the whole engine",
     fields=FIELDS,
     render=render,
+    command=command,
     summary="Every input of the plan at once (model, or your own config.json, hardware, or your own chip, GPUs, serve or train, formats, "
     "context, batch, tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
     "optimiser, convention (fp8 among them), recomputation, price): the five answers, memory against capacity, the timeline or "

@@ -3,8 +3,10 @@ authors' example widget, docs/authors.md; docs/steps/serve-the-model.md deploys 
 
 from __future__ import annotations
 
+from engine.lesson.plans.fields import plan_commands
 from engine.numbers import memory
 from engine.numbers.catalog import get_hardware
+from engine.numbers.formats import FormatId
 from engine.render.charts import memory_bar
 from engine.render.html import definition_list, esc, tag
 from engine.render.options import (
@@ -18,13 +20,14 @@ from engine.render.options import (
     weight_format_field,
 )
 from engine.render.secondary import secondary_list
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import format_bytes, format_GB
 from engine.words.memory_explained import memory_assumptions
 
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 FORMAT = weight_format_field()
+KV_FORMAT: FormatId = "bf16"  # the KV cache's format: the runtimes' default
 
 
 def render(values: Values) -> str:
@@ -36,6 +39,7 @@ def render(values: Values) -> str:
         model,
         gpu,
         weight_format=values[FORMAT],
+        kv_format=KV_FORMAT,
         context_tokens=context_tokens,
         batch=batch,
     )
@@ -64,11 +68,20 @@ def render(values: Values) -> str:
     return verdict + bar + figures + details
 
 
+def command(values: Values) -> Command:
+    """The serving plan on one GPU whose memory this is."""
+    return plan_commands(values, MODEL, {
+        "hardware": values[HARDWARE], "gpus": 1, "task": "serve",
+        "weight_format": values[FORMAT], "kv_format": KV_FORMAT,
+        "context_tokens": values[CONTEXT], "batch": values[BATCH]})
+
+
 WIDGET = Widget(
     name="serve_plan",
     title="Deploy a model on one GPU",
     fields=(MODEL, CONFIG, HARDWARE, FORMAT, CONTEXT, BATCH),
     render=noting_your_model(render, MODEL),
+    command=command,
     summary="Serving memory on one GPU: weights, KV cache, activations, overhead; the context "
     "and concurrency the rest of the GPU can hold.",
 )

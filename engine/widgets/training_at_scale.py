@@ -4,6 +4,7 @@ must fit (memory per GPU with sharded state) and the FLOPs must finish in time (
 
 from __future__ import annotations
 
+from engine.lesson.plans.fields import plan_commands
 from engine.numbers import compute, cost, quantities
 from engine.numbers.catalog import get_hardware
 from engine.numbers.expected_training import expected_train
@@ -27,7 +28,7 @@ from engine.render.options import (
     noting_your_model,
 )
 from engine.render.secondary import secondary
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.answers import answers, price_note
 from engine.words.expected import BOUND_WORDS, EXPECTED_TRAINING_WORDS, at_best_and_expected
 from engine.words.format import (
@@ -198,11 +199,27 @@ def render(values: Values) -> str:
     )
     return verdict + counts + details
 
+def command(values: Values) -> Command:
+    """The plan on the chosen GPUs; the same without ``--mfu`` (the command line then models
+    the MFU: the expected line); then the run on each count the table compares (one GPU, the
+    fewest that fit, the fewest to finish in time: tensor parallel 1, since the time at an
+    MFU does not depend on the split)."""
+    gpus, tp = values[GPU_COUNT], values[TP]
+    run = {"hardware": values[HARDWARE], "gpus": gpus, "task": "train",
+           "tokens": values[TOKENS], "mfu": values[MFU], "target_days": values[TARGET_DAYS],
+           "sharding": values[SHARDING], "tp": tp}
+    p = plan(model=chosen_model(values, MODEL), **run)
+    counts = [1, p.min_gpus, p.train.gpus_for_target if p.train is not None else None]
+    return plan_commands(values, MODEL, run, {**run, "mfu": None},
+                         *({**run, "gpus": n, "tp": 1} for n in counts if n is not None))
+
+
 WIDGET = Widget(
     name="training_at_scale",
     title="Train a big model on many GPUs",
     fields=(MODEL, CONFIG, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP),
     render=noting_your_model(render, MODEL),
+    command=command,
     summary="A big model on many GPUs: memory per GPU with sharded state, wall-clock time, the "
     "fewest GPUs that fit and the count that meets a deadline.",
 )

@@ -307,8 +307,12 @@ def test_pasted_config_drives_every_figure() -> None:
     catalogue = text_of(render(model="llama-3.1-8b"))
     # The same shapes as the catalogue's Llama 3.1 8B: the same plan, figure for figure.
     tail = catalogue.split("Memory per GPU", 1)[1].replace("Llama 3.1 8B", "NAME")
-    # ... but for the command line, which reads the pasted config from a file.
-    tail = tail.replace("--model llama-3.1-8b", "--config config.json")
+    # ... but for the command line, which reads the pasted config from a file, offered
+    # for download beside it.
+    tail = tail.replace("--model llama-3.1-8b", "--config config.json").replace(
+        " Download the result as JSON",
+        " Download config.json : the file this line reads; save it in the folder you run "
+        "from. Download the result as JSON")
     assert pasted.split("Memory per GPU", 1)[1].replace("Your Llama model", "NAME") == tail
     assert "Your model, as read from its config.json" in pasted
     assert "8.03 billion (8,030,261,248)" in pasted
@@ -349,7 +353,10 @@ def test_a_long_config_is_left_to_the_address_code() -> None:
     # so beside "Copy link": the engine's result makes no claim of its own about links.
     text = config_text("DeepSeek-V3")
     long_text = text + " " * (ADDRESS_MAX_CHARS - len(text) + 1)
-    assert render(model=YOUR_MODEL, config=long_text) == render(model=YOUR_MODEL, config=text)
+    # (Only the config.json to download beside the command is the text as pasted.)
+    config_file = re.compile(r'<p class="widget-command-file">.*?</p>')
+    assert (config_file.sub("", render(model=YOUR_MODEL, config=long_text))
+            == config_file.sub("", render(model=YOUR_MODEL, config=text)))
     # The address code takes its limits from the build (runtime-config.js), not typed again.
     address_js = (Path(__file__).resolve().parents[2] / "docs" / "js" / "address.js").read_text()
     assert "MAX_PLAIN_CHARS = RUNTIME.max_address_chars;" in address_js

@@ -21,6 +21,7 @@ from engine.render.options import ADDRESS_MAX_CHARS, CONFIG, YOUR_MODEL
 LLAMA_CONFIG = (Path(__file__).parents[1] / "fixtures" / "configs" / "Llama-3.1-8B.json").read_text()
 NOTE = re.compile(r'<p class="widget-note your-model-note">.*?</p>')
 DOWNLOAD = re.compile(r'href="data:application/json;base64,[^"]*"')
+CONFIG_DOWNLOAD = re.compile(r'<p class="widget-command-file">.*?</p>')
 
 YOUR_MODEL_WIDGETS = [
     n for n in widget_names()
@@ -53,10 +54,10 @@ def test_a_pasted_config_gives_the_same_figures_as_the_catalogue_model(name: str
     theirs = widget.run(widget.defaults(base)).html
     assert NOTE.search(mine) and not NOTE.search(theirs)
     assert "8.03 billion parameters" in NOTE.search(mine).group(0)  # type: ignore[union-attr]
-    # ... the same but for a plan's command line, which reads the pasted config from a file,
-    # and its JSON to download, which also gives what the config says
-    # (tests/engine/test_plan_download.py holds it to the command's output).
-    mine = mine.replace(f"--config {CONFIG_FILE}", "--model llama-3.1-8b")
+    # ... the same but for a plan's command line, which reads the pasted config from a file
+    # (offered for download beside it), and its JSON to download, which also gives what the
+    # config says (tests/engine/test_plan_download.py holds it to the command's output).
+    mine = CONFIG_DOWNLOAD.sub("", mine.replace(f"--config {CONFIG_FILE}", "--model llama-3.1-8b"))
     mine, theirs = (DOWNLOAD.sub("", html) for html in (mine, theirs))
     assert NOTE.sub("", mine).replace(pasted.name, catalogue.name) == theirs
 
@@ -83,6 +84,8 @@ def test_a_long_config_reads_as_a_short_one() -> None:
     widget = get_widget("serve_plan")
     padded = LLAMA_CONFIG.rstrip()[:-1] + ', "_padding": "' + "x" * ADDRESS_MAX_CHARS + '"}'
     long_html = widget.run(widget.defaults({"model": YOUR_MODEL, "config": padded})).html
-    assert long_html == widget.run(widget.defaults({"model": YOUR_MODEL, "config": LLAMA_CONFIG})).html
+    short_html = widget.run(widget.defaults({"model": YOUR_MODEL, "config": LLAMA_CONFIG})).html
+    # ... but for the config.json to download beside its command: the text as pasted.
+    assert CONFIG_DOWNLOAD.sub("", long_html) == CONFIG_DOWNLOAD.sub("", short_html)
 
 

@@ -10,7 +10,7 @@ only some of these questions (five_questions) reuses the same fields, relabelled
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.numbers import quantities
@@ -33,6 +33,7 @@ from engine.numbers.training_choices import KERNELS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
+    CONFIG,
     CONTEXT,
     CUSTOM_MODEL,
     GPUS,
@@ -47,6 +48,7 @@ from engine.render.options import (
     format_field,
     hardware_field,
 )
+from engine.render.widget import Command
 from engine.words.adapters_explained import ADAPTER_CHOICE_LABELS, PLAN_TARGET_LABELS
 from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
@@ -248,6 +250,46 @@ def _flag_text(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def model_flags(values: Values, model_field: Field[Any] = MODEL
+                ) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+    """The command line's words for the model ``model_field`` names (a catalogue id, a
+    typed parameter count or a pasted config.json, named as the file :data:`CONFIG_FILE`),
+    and the files they read: (:data:`CONFIG_FILE`, the pasted text) for a pasted config."""
+    model = values.text(model_field.name)
+    if model == YOUR_MODEL:
+        return ["--config", CONFIG_FILE], ((CONFIG_FILE, values.text(CONFIG.name)),)
+    if model == CUSTOM_MODEL:
+        return [cli_flag(PARAMS.name), _flag_text(values[PARAMS])], ()
+    return [cli_flag(MODEL.name), values[model_field]], ()
+
+
+def plan_line(model: list[str], **keywords: object) -> str:
+    """The ``python -m engine plan ...`` line for the model's words (:func:`model_flags`)
+    and plan()'s keywords as plan() takes them (typed; None: left out, the command line's
+    default). ``serve_tp`` is serving's ``--tp``."""
+    words = list(model)
+    for key, value in keywords.items():
+        if value is not None:
+            name = PLAN_FIELDS["tp" if key == "serve_tp" else key].name
+            words += [cli_flag(name), _flag_text(value)]
+    return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
+
+
+def serving_keywords(mem: ServingMemory) -> dict[str, object]:
+    """plan()'s keywords for the serving plan whose memory ``mem`` is (the model aside)."""
+    return {"hardware": mem.hardware.id, "gpus": mem.gpus, "task": "serve",
+            "weight_format": mem.weight_format, "kv_format": mem.kv_format,
+            "context_tokens": mem.context_tokens, "batch": mem.batch}
+
+
+def plan_commands(values: Values, model_field: Field[Any], *plans: Mapping[str, object]
+                  ) -> Command:
+    """A widget's command: one :func:`plan_line` for each of its ``plans`` (plan()'s
+    keywords), all for the model ``model_field`` names, with the file a pasted config is."""
+    model, files = model_flags(values, model_field)
+    return Command(tuple(plan_line(model, **keywords) for keywords in plans), files)
+
+
 def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS) -> str:
     """The ``python -m engine plan ...`` line that answers the plan these values describe.
 
@@ -259,16 +301,19 @@ def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS)
     A pasted config.json is named as the file :data:`CONFIG_FILE`, the reader's own chip as
     :data:`CHIP_FILE`.
     """
-    model = values.text(MODEL.name)
-    if model == YOUR_MODEL:
-        words = ["--config", CONFIG_FILE]
-    elif model == CUSTOM_MODEL:
-        words = [cli_flag(PARAMS.name), _flag_text(values[PARAMS])]
-    else:
-        words = [cli_flag(MODEL.name), values[MODEL]]
+    words, _ = model_flags(values)
     for key, value in plan_arguments(values, fields, every_task=False).items():
         if key == "hardware" and value == OWN_CHIP:
             words += ["--hardware-spec", CHIP_FILE]
         elif value is not None:
             words += [cli_flag(PLAN_FIELDS[key].name), _flag_text(value)]
     return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
+
+
+def plan_widget_command(fields: Mapping[str, Field[Any]]) -> Callable[[Values], Command]:
+    """The command of a widget whose inputs are plan fields (``fields``, as
+    :func:`plan_command` reads them): its one plan line, with the files it reads."""
+    def command(values: Values) -> Command:
+        _, files = model_flags(values)
+        return Command((plan_command(values, fields),), files)
+    return command

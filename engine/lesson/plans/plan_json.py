@@ -93,6 +93,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "days": t.seconds / SECONDS_PER_DAY, "tokens_per_s": t.tokens_per_s,
             "target_days": t.target_days, "gpus_for_target": t.gpus_for_target,
             "bound_seconds": t.bound_seconds, "bound_tokens_per_s": t.bound_tokens_per_s,
+            "bound_seconds_per_step": t.bound_seconds_per_step,
             "communication_seconds_per_step": t.expected.communication_seconds_per_step,
             "global_batch_tokens": t.expected.tokens_per_step,
             "warnings": list(train_warnings_words(t.expected.warnings)),
