@@ -18,6 +18,7 @@ own field), read as the command line reads ``--hardware-spec``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.lesson.plans.config_model import config_notes, shape_rows
@@ -266,12 +267,15 @@ def render(values: Values) -> Rendered:
 
 
 def command(values: Values) -> Command:
-    """The plan's one line, with the pasted config.json and the reader's chip as the files
-    it reads."""
+    """The plan's line, with the pasted config.json and the reader's chip as the files it
+    reads; for training, the same line without ``--mfu`` too (the command line then models
+    the MFU, as the tuned stack's figures here do)."""
     _, files = model_flags(values)
     if own_chip(values) is not None:
         files += ((CHIP_FILE, spec_text(values)),)
-    return Command((plan_command(values, _PLAN_FIELDS),), files)
+    line = plan_command(values, _PLAN_FIELDS)
+    modelled = re.sub(r" --mfu \S+", "", line, count=1)
+    return Command((line,) if modelled == line else (line, modelled), files)
 
 
 # Units that only repeat their field's label ("Pipeline stages: stages"), dropped here.

@@ -26,12 +26,13 @@ COMMAND_RE = re.compile(r'<code class="widget-command-text">(.*?)</code>', re.S)
 
 
 def shown_command(widget: str, overrides: dict[str, str]) -> tuple[str, str]:
-    """The widget's result HTML and the command line it shows, unescaped."""
+    """The widget's result HTML and the first command line it shows, unescaped (a training
+    plan's second line leaves out --mfu)."""
     w = get_widget(widget)
     result = w.run(w.defaults(overrides)).html
     found = COMMAND_RE.search(result)
     assert found, f"{widget} shows no command"
-    return result, html.unescape(found.group(1))
+    return result, html.unescape(found.group(1)).split("\n")[0]
 
 
 def run_cli(command: str, tmp_path: Path) -> dict[str, object]:

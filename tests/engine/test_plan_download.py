@@ -38,7 +38,9 @@ def _downloaded_and_command(name: str, inputs: dict[str, str]) -> tuple[str, lis
                      reply["html"])
     command = re.search(r'class="widget-command-text">([^<]+)<', reply["html"])
     assert link and command, name
-    return base64.b64decode(link.group(1)).decode(), shlex.split(html.unescape(command.group(1)))
+    # The download is the first line's answer (a training plan's second line models the MFU).
+    first = html.unescape(command.group(1)).split("\n")[0]
+    return base64.b64decode(link.group(1)).decode(), shlex.split(first)
 
 
 @pytest.mark.parametrize(("name", "inputs"), CASES)

@@ -13,7 +13,7 @@ from engine.numbers.plan import Plan
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
 from engine.words.memory_explained import memory_assumptions
-from engine.words.training import train_warnings_words
+from engine.words.training import mfu_band_words, train_warnings_words
 
 
 def plan_to_dict(p: Plan) -> dict[str, object]:
@@ -97,6 +97,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "communication_seconds_per_step": t.expected.communication_seconds_per_step,
             "global_batch_tokens": t.expected.tokens_per_step,
             "warnings": list(train_warnings_words(t.expected.warnings)),
+            "mfu_band": mfu_band_words(t.expected),
             "expected": t.expected.to_dict(),
         }
         if mem.ep > 1 or mem.cp > 1:
