@@ -10,14 +10,18 @@ arriving as a Poisson process (seed 0). As vLLM does, the KV cache takes the mem
 weights and working space leave on the GPUs, whatever the deployment reserved for it.
 
 **Saturation.** The most requests/s a set-up completes is measured by the same simulation as
-a closed loop with its batch always full (vLLM's limit on running requests, on every
-replica), twice that many requests; traffic above it is saturated: the queue grows by the
-difference every second, without bound, and so does the time to first token.
+a closed loop with its batch always full, on every replica: as many requests at once as its
+KV cache holds whole (at most vLLM's limit on running requests; more only wait or are
+preempted, and complete no faster), twice that many requests in all. Traffic above it is
+saturated: the queue grows by the difference every second, without bound, and so does the
+time to first token. The same closed loops, at fewer requests at once, draw the
+latency-throughput curve (:mod:`engine.lesson.dgx_curve`), whose last point this is.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -26,6 +30,7 @@ from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.formats import FORMATS, FormatId
+from engine.numbers.load.kv_blocks import blocks_for, kv_cache_blocks
 from engine.numbers.load.load_request import LoadRequest, load_request, serve_load
 from engine.numbers.load.results import LoadResult, StepEvent
 from engine.numbers.serve_request import ServeRequest, serve_request
@@ -47,15 +52,15 @@ BAR_HEIGHT = 12
 
 def serving_job(state: cluster.ClusterState) -> cluster.Job | None:
     """The newest running serving job, the one traffic goes to (None when there is none)."""
-    jobs = [j for j in state.running_jobs() if j.kind == "serve"]
-    return max(jobs, key=lambda j: int(j.id.removeprefix("job-"))) if jobs else None
+    return state.serving_job()
 
 
 def deployment(job: cluster.Job, hardware: HardwareSpec, *, replicas: int = 1,
-               weight_format: FormatId | None = None) -> ServeRequest:
+               weight_format: FormatId | None = None, tp: int | None = None) -> ServeRequest:
     """``job``'s deployment as a checked serving request: ``replicas`` copies of it on
-    ``hardware``, its weights in ``weight_format`` (the job's own when None)."""
-    tp = len(job.gpus)
+    ``hardware``, its weights in ``weight_format`` (the job's own when None), each tensor
+    parallel over ``tp`` GPUs (the job's own count when None)."""
+    tp = tp or len(job.gpus)
     return serve_request(
         get_model(job.model_id), hardware, gpus=tp * replicas, serve_tp=tp,
         batch=job.batch * replicas, weight_format=weight_format or job.weight_format,
@@ -68,18 +73,37 @@ def _open_loop(serve: ServeRequest, rate: float) -> LoadResult:
     return serve_load(serve, _load(rate=rate, requests=REQUESTS))
 
 
-@lru_cache(maxsize=32)
-def _capacity_of_one(serve: ServeRequest) -> float:
-    one = replace(serve, replicas=1, batch=-(-serve.batch // serve.replicas))
-    full = scheduler_limits(serve.hardware).max_running
-    return serve_load(one, _load(concurrency=full, requests=2 * full)).requests_per_s
+def one_replica(serve: ServeRequest) -> ServeRequest:
+    """One replica of ``serve`` (its batch's share; the simulation reads the scheduler's
+    limits, not the batch)."""
+    return replace(serve, replicas=1, batch=-(-serve.batch // serve.replicas))
+
+
+def full_batch(serve: ServeRequest) -> int:
+    """The most requests one replica of ``serve`` runs at once with each one's KV cache
+    whole (a prompt and answer of the typical lengths), at most vLLM's running limit."""
+    limits = scheduler_limits(serve.hardware)
+    blocks = kv_cache_blocks(serve.model, serve.hardware, weight_format=serve.weight_format,
+                             kv_format=serve.kv_format, gpus=serve.tp,
+                             max_running=limits.max_running, block_tokens=limits.block_tokens)
+    # The last output token is never stored in the cache.
+    per_request = blocks_for(serve.prompt_tokens + serve.output_tokens - 1, limits.block_tokens)
+    return max(1, min(limits.max_running, blocks // per_request))
+
+
+@lru_cache(maxsize=64)
+def closed_loop(serve: ServeRequest, concurrency: int) -> LoadResult:
+    """One replica of ``serve`` kept at ``concurrency`` requests at once, twice that many in
+    all (the CLI's ``--concurrency C --requests 2C``)."""
+    return serve_load(one_replica(serve), _load(concurrency=concurrency,
+                                                requests=2 * concurrency))
 
 
 def capacity_per_s(serve: ServeRequest) -> float:
-    """The most requests/s ``serve`` completes: a closed loop at one replica's full batch,
-    twice that many requests (see the module's note), times the replicas (each has its own
+    """The most requests/s ``serve`` completes: a closed loop at one replica's
+    :func:`full_batch` (see the module's note), times the replicas (each has its own
     scheduler and its share of the requests, so they add up)."""
-    return _capacity_of_one(serve) * serve.replicas
+    return closed_loop(serve, full_batch(serve)).requests_per_s * serve.replicas
 
 
 def _load(*, rate: float | None = None, concurrency: int | None = None,
@@ -93,6 +117,19 @@ def under_load(serve: ServeRequest, rate: float) -> LoadResult:
     """``serve`` at ``rate`` requests/s: :data:`REQUESTS` requests, Poisson arrivals, seed 0
     (the CLI's ``--rate RATE --requests 200``)."""
     return _open_loop(serve, rate)
+
+
+def busy_shares(state: cluster.ClusterState) -> dict[str, float]:
+    """The serving job under traffic -> the share of the traffic's simulated time its
+    server has a step under way (GPU work and the host's between steps); empty when no
+    traffic runs."""
+    job = state.serving_job()
+    rate = state.traffic_rate(job) if job is not None else None
+    if job is None or rate is None:
+        return {}
+    r = under_load(deployment(job, state.system.gpu), rate)
+    busy = math.fsum(step.seconds for step in r.steps[0])
+    return {job.id: min(busy / r.duration_seconds, 1.0)}
 
 
 @dataclass(frozen=True, slots=True)

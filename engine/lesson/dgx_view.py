@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from engine.lesson import cluster
+from engine.lesson.dgx_load import busy_shares
 from engine.numbers import bounded_json
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
@@ -148,21 +149,22 @@ def _table(caption: str, columns: tuple[str, ...], rows: list[str], class_: str,
     )
 
 
-def _gpu_rows(state: cluster.ClusterState) -> list[list[cluster.GpuView]]:
+def _gpu_rows(state: cluster.ClusterState,
+              busy: dict[str, float]) -> list[list[cluster.GpuView]]:
     """The GPUs grouped by what an operator reads in their row (memory in use, utilisation,
     what runs there), in GPU order: eight idle GPUs are one row, not eight."""
     groups: dict[tuple[float, float, str], list[cluster.GpuView]] = {}
-    for gpu in state.gpus():
+    for gpu in state.gpus(busy):
         groups.setdefault((gpu.used_bytes, gpu.utilisation, gpu.activity), []).append(gpu)
     return list(groups.values())
 
 
-def _gpu_table(state: cluster.ClusterState) -> str:
+def _gpu_table(state: cluster.ClusterState, busy: dict[str, float]) -> str:
     """One row per group of GPUs in the same state; the bars stay one per GPU."""
     colours = _job_colours(state)
     jobs = {j.id: j for j in state.running_jobs()}
     rows = []
-    for group in _gpu_rows(state):
+    for group in _gpu_rows(state, busy):
         first = group[0]
         memory_text = f"{format_GB(first.used_bytes)} of {format_GB(first.capacity_bytes)}"
         busy_text = format_percent(first.utilisation)
@@ -212,7 +214,7 @@ def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
     return f"; a well-tuned stack: about {e.tokens_per_s:,.0f} tokens/s ({format_percent(e.mfu)} MFU)"
 
 
-def _jobs_table(state: cluster.ClusterState) -> str:
+def _jobs_table(state: cluster.ClusterState, busy: dict[str, float]) -> str:
     running = state.running_jobs()
     if not running:
         return tag("p", esc("No job is running."), class_="dgx-jobs-empty")
@@ -220,7 +222,11 @@ def _jobs_table(state: cluster.ClusterState) -> str:
     rows = []
     for job in running:
         progress = state.progress(job)
-        if job.kind == "serve":
+        rate = state.traffic_rate(job)
+        if job.kind == "serve" and rate is not None:
+            status = (f"serving {rate:g} requests/s, busy {format_percent(busy[job.id])} of "
+                      "the time")
+        elif job.kind == "serve":
             status = "serving, idle: no requests sent to it"
         else:
             status = (
@@ -286,4 +292,5 @@ def panel_html(state: cluster.ClusterState, note: str = "") -> str:
     out = tag("p", esc(summary), class_="dgx-summary")
     if note:
         out += tag("p", esc(note), class_="dgx-note")
-    return out + _gpu_table(state) + _jobs_table(state) + _log(state)
+    busy = busy_shares(state)
+    return out + _gpu_table(state, busy) + _jobs_table(state, busy) + _log(state)

@@ -49,6 +49,7 @@ from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
 from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
+    CURVE_BESIDE,
     DEFAULT_TOKENS,
     MAX_LOG_ENTRIES,
     TRAFFIC_RATES,
@@ -68,6 +69,7 @@ from engine.lesson.cluster.words import gpu_list
 from engine.numbers.compute import DEFAULT_MFU
 
 __all__ = [
+    "CURVE_BESIDE",
     "DEFAULT_MFU",
     "DEFAULT_SEQ_LEN",
     "DEFAULT_TOKENS",

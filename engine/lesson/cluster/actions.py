@@ -13,6 +13,7 @@ from engine.lesson.cluster.from_dict import check_state
 from engine.lesson.cluster.log import settle, with_log
 from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
+    CURVE_BESIDE,
     KINDS,
     MAX_CLOCK_SECONDS,
     TRAFFIC_RATES,
@@ -57,16 +58,22 @@ def advance(state: ClusterState | Mapping[str, object], seconds: object) -> Clus
 
 
 def set_traffic(state: ClusterState | Mapping[str, object], rate_per_s: object,
-                on: bool) -> ClusterState:
+                on: bool, curve_beside: object = None) -> ClusterState:
     """The state with traffic at ``rate_per_s`` (one of :data:`TRAFFIC_RATES`) turned ``on``
-    or off; the jobs, clock and log unchanged."""
+    or off, and ``curve_beside`` (one of :data:`CURVE_BESIDE`) drawn beside its
+    latency-throughput curve (None: as the state had it); the jobs, clock and log unchanged."""
     st = check_state(state)
     rate = validate.number(rate_per_s, "rate", label="Request rate")
     if rate not in TRAFFIC_RATES:
         offered = ", ".join(f"{r:g}" for r in TRAFFIC_RATES)
         raise EngineError(f"Request rate: {rate:g} is not one offered ({offered} requests/s).",
                           "rate")
-    return replace(st, traffic=Traffic(rate, on))
+    if curve_beside is None:
+        beside = st.traffic.curve_beside if st.traffic is not None else ""
+    else:
+        beside = validate.choice(curve_beside, "curve_beside", CURVE_BESIDE,
+                                 label="Beside the curve")
+    return replace(st, traffic=Traffic(rate, on, beside))
 
 
 def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionResult:

@@ -22,6 +22,7 @@ from engine.lesson.cluster.checks import (
 from engine.lesson.cluster.log import settle
 from engine.lesson.cluster.sizing import serve_memory, train_memory, training_run_inputs
 from engine.lesson.cluster.state import (
+    CURVE_BESIDE,
     KINDS,
     LOG_KINDS,
     MAX_CLOCK_SECONDS,
@@ -151,7 +152,13 @@ def _traffic(raw: object) -> Traffic | None:
         _expect(type(value) is bool, "the traffic's on must be true or false.")
         return bool(value)
 
-    return records.from_dict(Traffic, raw, {"rate_per_s": rate, "on": on}, what="traffic",
+    def beside(value: object) -> str:
+        _expect(value in CURVE_BESIDE, "the set-up beside the curve must be one of those "
+                "offered.")
+        return str(value)
+
+    return records.from_dict(Traffic, raw, {"rate_per_s": rate, "on": on,
+                                            "curve_beside": beside}, what="traffic",
                              require=("rate_per_s", "on"))
 
 

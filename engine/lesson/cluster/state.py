@@ -6,6 +6,7 @@ Every record is a frozen dataclass; every action returns new ones.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.lesson.cluster.sizing import training_run_inputs
@@ -29,6 +30,9 @@ DEFAULT_TOKENS = 1e9
 MAX_BATCH = int(quantities.DEPLOYMENT_BATCH.maximum)  # requests one deployment may ask for
 # The request rates (requests/s) a reader may send to the deployment, one per notch.
 TRAFFIC_RATES = (1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 48.0, 64.0)
+# The set-ups a reader may draw beside the deployment's latency-throughput curve: its weights
+# in fp8, tensor parallel over twice its GPUs, the same on a B200 or an H200.
+CURVE_BESIDE = ("fp8", "tp2", "b200", "h200")
 
 ActionValue = str | int | float | tuple[int, ...]
 
@@ -126,10 +130,19 @@ class GpuView(Record):
 @dataclass(frozen=True, slots=True)
 class Traffic(Record):
     """Requests sent to the newest serving job: ``rate_per_s`` (one of
-    :data:`TRAFFIC_RATES`), and whether the reader has it ``on``."""
+    :data:`TRAFFIC_RATES`), and whether the reader has it ``on``; ``curve_beside``: the
+    set-up (one of :data:`CURVE_BESIDE`) drawn beside the deployment's latency-throughput
+    curve once the reader has asked for the curve ("" until then, and left out of the JSON)."""
 
     rate_per_s: float
     on: bool
+    curve_beside: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"rate_per_s": self.rate_per_s, "on": self.on}
+        if self.curve_beside:
+            out["curve_beside"] = self.curve_beside
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +163,20 @@ class ClusterState:
 
     def running_jobs(self) -> tuple[Job, ...]:
         return tuple(j for j in self.jobs if j.running)
+
+    def serving_job(self) -> Job | None:
+        """The newest running serving job, the one traffic goes to (None when there is none)."""
+        jobs = [j for j in self.running_jobs() if j.kind == "serve"]
+        return max(jobs, key=lambda j: int(j.id.removeprefix("job-"))) if jobs else None
+
+    def traffic_rate(self, job: Job) -> float | None:
+        """The requests/s arriving at ``job`` (None when the traffic is off or goes to
+        another job)."""
+        t = self.traffic
+        if t is None or not t.on or job.kind != "serve":
+            return None
+        newest = self.serving_job()
+        return t.rate_per_s if newest is not None and newest.id == job.id else None
 
     def find_job(self, job_id: object) -> Job:
         """The job called ``job_id``; EngineError naming the known ones if there is none."""
@@ -176,8 +203,10 @@ class ClusterState:
     def progress(self, job: Job) -> JobProgress:
         return job_progress(self, job)
 
-    def gpus(self) -> tuple[GpuView, ...]:
-        """Per-GPU memory and utilisation, for the operator's bars."""
+    def gpus(self, busy: Mapping[str, float] | None = None) -> tuple[GpuView, ...]:
+        """Per-GPU memory and utilisation, for the operator's bars. ``busy``: job id -> the
+        share of time a serving job under traffic is busy (the traffic's simulation, run by
+        the caller; such a job's GPUs show it, and its words say the rate arriving)."""
         sysspec = self.system
         cap = sysspec.gpu.memory_bytes
         used = self.used_bytes()
@@ -192,7 +221,12 @@ class ClusterState:
                 if j.kind == "train":
                     words.append(f"training {j.id} ({p.phase})")
                 else:
-                    words.append(f"serving {j.id} (idle, waiting for requests)")
+                    rate = self.traffic_rate(j)
+                    if rate is None:
+                        words.append(f"serving {j.id} (idle, waiting for requests)")
+                    else:
+                        util += (busy or {}).get(j.id, 0.0)
+                        words.append(f"serving {j.id} ({rate:g} requests/s arriving)")
             views.append(GpuView(
                 index=g, name=sysspec.gpu.name, capacity_bytes=cap, used_bytes=used[g],
                 free_bytes=cap - used[g], utilisation=min(util, 1.0),
