@@ -164,6 +164,28 @@ for _ in range(3):
 f"{sys.version.split()[0]} {sorted(times)[1]:.3f}"
 """
 
+# dgx-1's saturated press and the curve after it (print_dgx_traffic's), inside Pyodide.
+_PYODIDE_TRAFFIC = """
+import time
+from engine.lesson import cluster, dgx_load, dgx_view
+from engine.widgets.dgx_traffic import WIDGET
+deployed = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b", (0,), "bf16",
+                          8192, 16).state
+notch = str(cluster.TRAFFIC_RATES.index(64.0))
+press, drawn = [], []
+for _ in range(3):
+    dgx_load.forget_runs()
+    start = time.perf_counter()
+    on = WIDGET.run(WIDGET.defaults({"state": dgx_view.dump_state(deployed),
+                                     "rate_notch": notch}), "start")
+    press.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    WIDGET.run(WIDGET.defaults({"state": on.set_inputs["state"], "rate_notch": notch,
+                                "curve_beside": "fp8"}), "curve")
+    drawn.append(time.perf_counter() - start)
+f"{sorted(press)[1]:.3f} {sorted(drawn)[1]:.3f}"
+"""
+
 
 def print_pyodide_times() -> None:
     """The same 1,000-request simulation as print_server_simulation(), inside Pyodide under
@@ -192,12 +214,51 @@ def print_pyodide_times() -> None:
         done = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
                                str(stdlib), str(script)], capture_output=True, text=True,
                               timeout=600, check=False)
+        traffic = out / "traffic.py"
+        traffic.write_text(_PYODIDE_TRAFFIC)
+        pressed = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
+                                  str(stdlib), str(traffic)], capture_output=True, text=True,
+                                 timeout=600, check=False)
     if done.returncode != 0:
         report(f"server simulation in Pyodide: failed ({done.stderr.strip()[-300:]})")
         return
     version, seconds = done.stdout.split()
     report(f"server simulation in Pyodide {version} (Node), 1,000 requests at concurrency "
            f"64: {float(seconds):.3f} s (median of 3)")
+    if pressed.returncode != 0:
+        report(f"dgx-1 traffic in Pyodide: failed ({pressed.stderr.strip()[-300:]})")
+        return
+    press, drawn = pressed.stdout.split()
+    report(f"dgx-1 traffic in Pyodide (Node), a saturated press (64 requests/s, 8B on one "
+           f"H100): {float(press):.3f} s; then its curve beside fp8 weights: {float(drawn):.3f} s "
+           "(median of 3)")
+
+
+def print_dgx_traffic() -> None:
+    """CPython's time for dgx-1's traffic widget at 64 requests/s to Llama 3.1 8B on one
+    H100 (saturated: the run, its capacity and three alternatives simulated), then for its
+    latency-throughput curve beside fp8 weights after that press; each press from empty
+    caches, median of 3 (a printed figure, no target)."""
+    from engine.lesson import cluster, dgx_load, dgx_view
+    from engine.widgets.dgx_traffic import WIDGET
+
+    deployed = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b", (0,), "bf16",
+                              8192, 16).state
+    notch = str(cluster.TRAFFIC_RATES.index(64.0))
+    press, drawn = [], []
+    for _ in range(3):
+        dgx_load.forget_runs()
+        start = time.perf_counter()
+        on = WIDGET.run(WIDGET.defaults({"state": dgx_view.dump_state(deployed),
+                                         "rate_notch": notch}), "start")
+        press.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        WIDGET.run(WIDGET.defaults({"state": on.set_inputs["state"], "rate_notch": notch,
+                                    "curve_beside": "fp8"}), "curve")
+        drawn.append(time.perf_counter() - start)
+    report(f"dgx-1 traffic, a saturated press (64 requests/s, 8B on one H100): "
+           f"{statistics.median(press):.3f} s; then its curve beside fp8 weights: "
+           f"{statistics.median(drawn):.3f} s")
 
 
 def print_search() -> None:
@@ -232,6 +293,7 @@ def main() -> None:
     print_per_frame_costs()
     print_server_simulation()
     print_pyodide_times()
+    print_dgx_traffic()
     print_search()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(

@@ -73,10 +73,15 @@ def _open_loop(serve: ServeRequest, rate: float) -> LoadResult:
     return serve_load(serve, _load(rate=rate, requests=REQUESTS))
 
 
+def forget_runs() -> None:
+    """Empty the simulations kept for the next render (for benchmarks: a first press)."""
+    _open_loop.cache_clear()
+    _closed_loop_of_one.cache_clear()
+
+
 def one_replica(serve: ServeRequest) -> ServeRequest:
-    """One replica of ``serve`` (its batch's share; the simulation reads the scheduler's
-    limits, not the batch)."""
-    return replace(serve, replicas=1, batch=-(-serve.batch // serve.replicas))
+    """One replica of ``serve`` (``batch`` is already each replica's)."""
+    return replace(serve, replicas=1)
 
 
 def full_batch(serve: ServeRequest) -> int:
@@ -92,11 +97,15 @@ def full_batch(serve: ServeRequest) -> int:
 
 
 @lru_cache(maxsize=64)
+def _closed_loop_of_one(one: ServeRequest, concurrency: int) -> LoadResult:
+    return serve_load(one, _load(concurrency=concurrency, requests=2 * concurrency))
+
+
 def closed_loop(serve: ServeRequest, concurrency: int) -> LoadResult:
     """One replica of ``serve`` kept at ``concurrency`` requests at once, twice that many in
-    all (the CLI's ``--concurrency C --requests 2C``)."""
-    return serve_load(one_replica(serve), _load(concurrency=concurrency,
-                                                requests=2 * concurrency))
+    all (the CLI's ``--concurrency C --requests 2C``): simulated once for every count of
+    replicas (the capacity of 4 replicas is 4 times the run of one)."""
+    return _closed_loop_of_one(one_replica(serve), concurrency)
 
 
 def capacity_per_s(serve: ServeRequest) -> float:
