@@ -140,6 +140,16 @@ LOAD_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
                               "spec_accept": 0.7}),
 ]
 
+# dgx-1 with a deployment (Llama 3.1 8B in bf16 on GPU 0) under traffic, through its widgets:
+# (widget, rate in requests/s, action, set-up beside the curve). 24 requests/s saturates it,
+# so its alternatives are simulated too; the curve beside fp8 weights follows, then the panel
+# of the same state.
+DEPLOYED_CASES: list[tuple[str, float, str, str]] = [
+    ("dgx_traffic", 24.0, "start", "fp8"),
+    ("dgx_traffic", 24.0, "curve", "fp8"),
+    ("dgx_panel", 24.0, "", ""),
+]
+
 # A number control's default is scaled by each of these (and set to NOT_A_NUMBER once).
 NUMBER_FACTORS = (0.5, 2.0, 10.0)
 NOT_A_NUMBER = "abc"
@@ -298,10 +308,30 @@ def load_results() -> list[Any]:
     return out
 
 
+def deployed_results() -> list[Any]:
+    """Each of DEPLOYED_CASES in turn, every one on the state the one before it left:
+    ``{"html", "set"}``."""
+    from engine.lesson import cluster, dgx_view
+    from engine.registry import get_widget
+
+    state = dgx_view.dump_state(cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b",
+                                               (0,), "bf16", 8192, 16).state)
+    out: list[Any] = []
+    for name, rate, action, beside in DEPLOYED_CASES:
+        widget = get_widget(name)
+        inputs: dict[str, object] = {"state": state}
+        if name == "dgx_traffic":
+            inputs.update(rate_notch=cluster.TRAFFIC_RATES.index(rate), curve_beside=beside)
+        rendered = widget.run(widget.defaults(inputs), action)
+        state = rendered.set_inputs.get("state", state)
+        out.append({"html": rendered.html, "set": dict(rendered.set_inputs)})
+    return out
+
+
 def parity_results() -> dict[str, Any]:
     """What the parity test compares between CPython and Pyodide: PLAN_CASES' plans, every
     widget's default HTML, the hostile states' replies, CONFIG_CASES read, the playground's
-    render of the first config pasted, and LOAD_CASES simulated."""
+    render of the first config pasted, LOAD_CASES simulated, and DEPLOYED_CASES rendered."""
     from engine.lesson.plans.config_model import inspect_to_dict
     from engine.numbers.catalog.hf_config import model_from_config
     from engine.numbers.errors import EngineError
@@ -328,6 +358,7 @@ def parity_results() -> dict[str, Any]:
         "configs": configs,
         "pasted": pasted.html,
         "loads": load_results(),
+        "deployed": deployed_results(),
     }
 
 

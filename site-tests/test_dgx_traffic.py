@@ -1,19 +1,32 @@
 """dgx-1 under load, on "Serve the model": after a deployment the reader starts traffic and
 the engine's frames play to the run's figures; the rate is kept with dgx-1 across a reload;
-with reduced motion the run's end shows at once, nothing played."""
+with reduced motion the run's end shows at once, nothing played. Once traffic runs, one
+button draws the latency-throughput curve, whole on a phone in both schemes, axe clean, kept
+across a reload; the panel says the traffic arriving, not "idle"."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Browser, Page
-from support import Site, Watched, open_watched, settle, wait_for_text, wait_live
+from support import (
+    Site,
+    Watched,
+    open_watched,
+    run_axe,
+    settle,
+    wait_for_text,
+    wait_live,
+)
 
 from engine.lesson import cluster, dgx_load
 
 SERVE_THE_MODEL = "steps/serve-the-model/"
 DEPLOY = "[data-widget=deploy_model]"
 TRAFFIC = "[data-widget=dgx_traffic]"
+PANEL = "[data-widget=dgx_panel]"
+CURVE_BUTTON = TRAFFIC + " [data-action=curve]"
 STORE_KEY = "lesson:session:dgx-1"
 RATE = cluster.TRAFFIC_RATES.index(4.0)
 
@@ -71,6 +84,42 @@ def test_with_reduced_motion_the_runs_end_shows_at_once(browser: Browser, root_s
         shown = page.locator(TRAFFIC + " .dgx-load-frames li:not([hidden])")
         assert shown.count() == 1
         assert shown.get_attribute("data-frame") == str(dgx_load.FRAMES - 1)
+        assert w.console_errors == []
+    finally:
+        w.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_curve_is_one_click_away_whole_on_a_phone_and_kept(
+    browser: Browser, root_site: Site, scheme: str
+) -> None:
+    w = open_watched(browser, viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    try:
+        page = w.page
+        page.goto(root_site.page_url(SERVE_THE_MODEL))
+        wait_live(page)
+        settle(page)
+        assert not page.locator(CURVE_BUTTON).is_visible()  # nothing to draw before traffic
+        deploy_and_start(page, root_site)
+        wait_for_text(page, PANEL, "4 requests/s arriving")
+        assert "idle" not in page.inner_text(PANEL + " .widget-result")
+        page.select_option(TRAFFIC + " select[name=curve_beside]", "b200")
+        page.click(CURVE_BUTTON)
+        page.wait_for_selector(TRAFFIC + " .dgx-curve[data-curve=b200] svg", timeout=60_000)
+        assert page.locator(TRAFFIC + " [data-marked=true]").count() == 2
+        box = page.locator(TRAFFIC + " .dgx-curve .chart-scroll")
+        assert box.evaluate("e => e.scrollWidth <= e.clientWidth")  # whole, no scrolling
+        sizes = page.locator(TRAFFIC + " .dgx-curve svg text").evaluate_all(
+            "ts => ts.map(t => t.getBoundingClientRect().height)")
+        assert sizes and min(sizes) >= 11 * 0.9  # drawn at 11 px or more (glyph box)
+        assert run_axe(page) == []
+        kept = json.loads(page.evaluate(f"sessionStorage.getItem({STORE_KEY!r})"))
+        assert kept["traffic"]["curve_beside"] == "b200"
+        page.reload()
+        wait_live(page)
+        settle(page)
+        page.wait_for_selector(TRAFFIC + " .dgx-curve[data-curve=b200] svg", timeout=60_000)
+        assert page.input_value(TRAFFIC + " select[name=curve_beside]") == "b200"
         assert w.console_errors == []
     finally:
         w.context.close()

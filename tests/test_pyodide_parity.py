@@ -111,3 +111,17 @@ def test_a_simulated_server_runs_identically_in_pyodide(
         corpus.LOAD_CASES, expected, pyodide_results["loads"], strict=True  # type: ignore[call-overload]
     ):
         assert theirs == mine, f"the simulation of {case} differs in Pyodide"
+
+
+def test_dgx1_under_traffic_renders_identically_in_pyodide(
+    pyodide_results: dict[str, object],
+) -> None:
+    expected = json.loads(corpus.parity_json())["deployed"]
+    assert len(expected) == len(corpus.DEPLOYED_CASES)
+    assert 'data-saturated="true"' in expected[0]["html"]
+    assert 'data-curve="fp8"' in expected[1]["html"]
+    assert "24 requests/s arriving" in expected[2]["html"]
+    for case, mine, theirs in zip(
+        corpus.DEPLOYED_CASES, expected, pyodide_results["deployed"], strict=True  # type: ignore[call-overload]
+    ):
+        assert theirs == mine, f"{case} renders differently in Pyodide"

@@ -104,7 +104,8 @@ def _label(serve: ServeRequest, what: str) -> str:
             f"{serve.hardware.name}")
 
 
-def _ms(seconds: float) -> str:
+def milliseconds(seconds: float) -> str:
+    """A time per token as the curve says it: '74 ms', '6.74 ms'."""
     return f"{seconds * 1e3:,.0f} ms" if seconds >= 0.01 else format_seconds(seconds)
 
 
@@ -133,9 +134,9 @@ def _svg(lines: list[tuple[str, str, tuple[CurvePoint, ...], CurvePoint]]) -> st
                              data_marked="true"))
         words.append(f"{name}: " + "; ".join(
             f"{p.concurrency:,} at once, {format_tokens_per_s(p.output_tokens_per_s_per_gpu)} "
-            f"per GPU at {_ms(p.tpot_p50_seconds)} a token" for p in pts)
+            f"per GPU at {milliseconds(p.tpot_p50_seconds)} a token" for p in pts)
             + f"; your traffic, {format_tokens_per_s(mark.output_tokens_per_s_per_gpu)} at "
-            f"{_ms(mark.tpot_p50_seconds)}")
+            f"{milliseconds(mark.tpot_p50_seconds)}")
     shapes.append(text(f.left + f.plot_w / 2, HEIGHT - 4, "Time per output token, p50 (ms)",
                        anchor="middle"))
     shapes.append(text(4, 12, "Output tokens/s per GPU"))
@@ -162,9 +163,9 @@ def curve_html(job: cluster.Job, hardware: HardwareSpec, rate: float, choice: st
                f"whole), output per GPU grows {gain:,.0f}-fold, from "
                f"{format_tokens_per_s(first.output_tokens_per_s_per_gpu)} to "
                f"{format_tokens_per_s(last.output_tokens_per_s_per_gpu)}, and each user's time "
-               f"per token from {_ms(first.tpot_p50_seconds)} to {_ms(last.tpot_p50_seconds)}"
-               f" (first token, p50: {_ms(first.ttft_p50_seconds)} to "
-               f"{_ms(last.ttft_p50_seconds)}). Dots: 1, 2, 4, … requests at once, twice as "
+               f"per token from {milliseconds(first.tpot_p50_seconds)} to {milliseconds(last.tpot_p50_seconds)}"
+               f" (first token, p50: {milliseconds(first.ttft_p50_seconds)} to "
+               f"{milliseconds(last.ttft_p50_seconds)}). Dots: 1, 2, 4, … requests at once, twice as "
                f"many in all; rings: your {rate:g} requests/s.")
     out = tag("p", esc("Latency against throughput"), class_="dgx-curve-title")
     out += _svg(lines) + legend([(style, name) for name, style, _, _ in lines])

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from engine.lesson.figures.claims import CLAIM_FIGURES
 from engine.lesson.figures.decode import DECODE_FIGURES
+from engine.lesson.figures.load_curve import LOAD_CURVE_FIGURES
 from engine.lesson.figures.network import NETWORK_FIGURES
 from engine.lesson.tables.finetune import FINETUNE_FIGURES
 from engine.numbers import memory, quantities
@@ -301,6 +302,7 @@ FIGURES: dict[str, Figure] = {
         *CLAIM_FIGURES,
         *FINETUNE_FIGURES,
         *DECODE_FIGURES,
+        *LOAD_CURVE_FIGURES,
     )
 }
 
