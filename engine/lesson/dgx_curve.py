@@ -19,6 +19,7 @@ from engine.lesson import cluster
 from engine.lesson.dgx_load import closed_loop, deployment, full_batch, under_load
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
 from engine.numbers.load.results import LoadResult
@@ -159,8 +160,11 @@ def curve_html(job: cluster.Job, hardware: HardwareSpec, rate: float, choice: st
                       latency_curve(other), marked_point(other, rate)))
     first, last = lines[0][2][0], lines[0][2][-1]
     gain = last.output_tokens_per_s_per_gpu / first.output_tokens_per_s_per_gpu
-    reading = (f"From 1 request at a time to {last.concurrency:,} (all its KV cache holds "
-               f"whole), output per GPU grows {gain:,.0f}-fold, from "
+    limit = ("vLLM's limit on running requests"
+             if last.concurrency == scheduler_limits(hardware).max_running
+             else "all its KV cache holds whole")
+    reading = (f"From 1 request at a time to {last.concurrency:,} ({limit}), output per GPU "
+               f"grows {gain:,.0f}-fold, from "
                f"{format_tokens_per_s(first.output_tokens_per_s_per_gpu)} to "
                f"{format_tokens_per_s(last.output_tokens_per_s_per_gpu)}, and each user's time "
                f"per token from {milliseconds(first.tpot_p50_seconds)} to {milliseconds(last.tpot_p50_seconds)}"

@@ -1,6 +1,7 @@
 """Figures from dgx-1's latency-throughput curve (:mod:`engine.lesson.dgx_curve`) for the
 roofline step: what a bigger batch gives each GPU and costs each user, for the deployment
-step 8 makes by default (Llama 3.1 8B in bf16 on one of dgx-1's H100s)."""
+"Serve the model" makes by default (Llama 3.1 8B in bf16 on one of dgx-1's
+H100s)."""
 
 from __future__ import annotations
 
