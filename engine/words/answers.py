@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.numbers import cost
 from engine.numbers.energy import plan_energy
+from engine.numbers.interruptions import run_interruptions
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, TrainFigures
 from engine.words.expected import together_words, ttft_basis_words
@@ -183,8 +184,26 @@ def _failure_words(p: Plan) -> str:
                 f"{mem.max_context_tokens_that_fit:,} tokens of context in total "
                 f"({mem.max_concurrent_requests:,} concurrent requests of "
                 f"{mem.context_tokens:,} tokens); past that, requests queue or are refused.")
-    return (f"It fits with {format_GB(mem.headroom_bytes)} to spare; a longer sequence "
+    fits = (f"It fits with {format_GB(mem.headroom_bytes)} to spare; a longer sequence "
             "or a bigger micro-batch grows the activations and could push it out of memory.")
+    return fits + (interruption_words(p.gpus, p.train.expected.seconds) if p.train else "")
+
+
+def interruption_words(gpus: int, seconds: float) -> str:
+    """What the hardware's failures do to a run of ``gpus`` GPUs lasting ``seconds``, at the
+    rate Meta observed training Llama 3 405B (engine.numbers.interruptions)."""
+    i = run_interruptions(gpus, seconds)
+    run = f"{gpus:,} GPU{'' if gpus == 1 else 's'} for {format_seconds(seconds)}"
+    if i.expected >= 1:
+        meets = (f"should meet about {i.expected:,.0f} (one every "
+                 f"{format_seconds(i.hours_between * 3600)}), each a restart from the last "
+                 "checkpoint")
+    else:
+        meets = f"would meet at least one with a chance of {format_percent(i.chance_of_any)}"
+    o = i.observed
+    return (" Then hardware failures: at the rate Meta met training Llama 3 405B "
+            f"({o.interruptions:,} unexpected interruptions in {o.days:g} days on "
+            f"{o.gpus:,} H100s), {run} {meets}.")
 
 
 def _cost_words(p: Plan) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from engine.lesson.plans.config_model import inspect_to_dict
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.energy import plan_energy
+from engine.numbers.interruptions import run_interruptions
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import Plan
 from engine.numbers.units import SECONDS_PER_DAY
@@ -98,6 +99,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "global_batch_tokens": t.expected.tokens_per_step,
             "warnings": list(train_warnings_words(t.expected.warnings)),
             "mfu_band": mfu_band_words(t.expected),
+            "interruptions": run_interruptions(p.gpus, t.expected.seconds).to_dict(),
             "expected": t.expected.to_dict(),
         }
         if mem.ep > 1 or mem.cp > 1:

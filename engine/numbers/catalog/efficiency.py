@@ -215,3 +215,26 @@ def training_defaults() -> TrainingDefaults:
     return TrainingDefaults(int(t["global_batch_tokens"]), t["global_batch_source"],
                             float(t["grad_bytes_per_param"]), t["grad_bytes_source"],
                             t["overlap_source"])
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptionRecord(Record):
+    """A published count of a training job's unexpected interruptions: ``interruptions`` in
+    ``days`` days on ``gpus`` GPUs, with its ``source``."""
+
+    interruptions: int
+    days: float
+    gpus: int
+    source: str
+
+
+@cache
+def interruption_record() -> InterruptionRecord:
+    """The observed interruptions of a large synchronous training run
+    (data/efficiency.toml [reliability])."""
+    r = _data()["reliability"]
+    record = InterruptionRecord(int(r["unexpected_interruptions"]), float(r["observed_days"]),
+                                int(r["observed_gpus"]), r["source"])
+    if record.interruptions < 0 or record.days <= 0 or record.gpus <= 0:
+        raise EngineError("efficiency.toml reliability: counts must be positive.")
+    return record
