@@ -64,6 +64,9 @@ def test_figures_match_the_lesson() -> None:
     # The prose of training-at-scale and compute: "one H100 at 40 %", "35-55 % is good"
     assert authoring.figure_text("mfu_assumed", {}) == "40 %"
     assert authoring.figure_text("mfu_good_band", {}) == "35 to 55 %"
+    # AWQ paper (Lin et al., MLSys 2024), Table 4: Llama 2 7B at INT4 g128, 5.60 vs 5.47 FP16.
+    quality = authoring.figure_text("format_quality", {"format": "awq-int4"})
+    assert "5.60 against 5.47" in quality and "Table 4" in quality
 
 
 def test_a_bad_widget_line_fails_the_build_with_its_message(tmp_path: Path) -> None:

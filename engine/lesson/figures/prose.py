@@ -69,6 +69,16 @@ def weights(model: str, format: str = "bf16") -> str:
     return format_GB(memory.weights_bytes(resolve_model(model_id=model).params, parse_format(format)))
 
 
+def format_quality(format: str) -> str:
+    """The published quality cost of a number format, as the catalogue's sentence with its
+    source (EngineError for a format that has none recorded)."""
+    quality = get_format(format).quality
+    if not quality:
+        raise EngineError(f"The format {format!r} has no published quality cost in the "
+                          "catalogue.", "format")
+    return quality
+
+
 def capacity(hardware: str) -> str:
     """A chip's memory, the bytes a program can allocate: '84.94 GB' for an '80 GB' H100."""
     return format_GB(get_hardware(hardware).memory_bytes)
@@ -272,6 +282,7 @@ FIGURES: dict[str, Figure] = {
         params,
         params_exact,
         weights,
+        format_quality,
         decode_weight_bytes,
         capacity,
         capacity_name,
