@@ -19,7 +19,10 @@ data/links.toml:
 - tensor parallelism over g GPUs adds two all-reduces per layer of batch x tokens x hidden x
   2 bytes (bf16 activations) over the GPUs' links (:mod:`engine.numbers.communication`);
 - a mixture of experts reads the experts its tokens are routed to, as the bound does: with
-  uniform routing E(1 - (1 - k/E)^tokens) distinct experts per layer;
+  uniform routing E(1 - (1 - k/E)^tokens) distinct experts per layer; its routed experts'
+  grouped GEMM runs at the rate of its own small shape, padded to the busiest expert's rows,
+  and its router top-k and token permutation are memory-bound kernels
+  (:mod:`engine.numbers.moe_ops`, training's definitions);
 - KV-cache replication across GPUs and sliding windows come with the bound's bytes.
 
 Times: expected decode step = overlap(weights / bandwidth, matmul FLOPs / peak) +
@@ -48,6 +51,7 @@ from engine.numbers.catalog.efficiency import (
 )
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import FormatId, get_format
+from engine.numbers.moe_ops import moe_basis, serving_moe_cost
 from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
     JoiningPrefill,
@@ -226,6 +230,7 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
         out.append(Basis("experts touched per layer (uniform routing): E(1 - (1 - k/E)^tokens)",
                          float(m.experts), "Expected number of distinct experts when each of "
                          "the tokens picks k of E experts independently and uniformly"))
+        out.extend(b for b in moe_basis(m, hw) if b.name not in {o.name for o in out})
     rep = architecture.kv_replication(m, g)
     if rep > 1:
         out.append(Basis("KV cache replication across GPUs", rep,
@@ -251,11 +256,13 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
     comm = tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
-    fixed = m.layers * kernel_seconds_per_layer().value + comm
+    moe = serving_moe_cost(m, hw, k.compute_format, b, g)
+    fixed = m.layers * kernel_seconds_per_layer().value + comm + moe.memory_op_seconds
+    moe_raw = moe.extra_matmul_flops / (k.peak * g)
     segments = []
     for seg in k.segments:
         # Matmul FLOPs pay the forward pass's non-matmul share (norms, activations per token).
-        a = overlap((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac)) + fixed
+        a = overlap((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac + moe_raw)) + fixed
         per_c = overlap(seg.bm / f_mem, maths.attention_seconds(seg.bc))
         segments.append(replace(seg, am=a, bm=per_c, ac=a, bc=per_c))
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
@@ -294,10 +301,15 @@ def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: Fo
     g = pre.gpus
     attn = min(attention_flops, pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
-    comp = maths_rates(hw, pre.compute_format, wf).forward(pre.compute_seconds, share)
+    maths = maths_rates(hw, pre.compute_format, wf)
+    comp = maths.forward(pre.compute_seconds, share)
+    moe = serving_moe_cost(m, hw, pre.compute_format, tokens, g)
+    if moe.extra_matmul_flops:
+        comp += maths.matmuls(moe.extra_matmul_flops / (hw.compute_peak(wf)[0] * g))
     mem = pre.memory_seconds / memory_fraction(hw, wf).value
     comm = tp_all_reduce_seconds(m, tokens, group_link(hw.link_spec(), g))
-    gpu_seconds = overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
+    gpu_seconds = (overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
+                   + moe.memory_op_seconds)
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
     host_seconds = m.layers * prefill_host_seconds_per_layer().value
     return max(gpu_seconds, host_seconds), comm
@@ -369,8 +381,10 @@ def decode_parts(model: ModelSpec, hardware: HardwareSpec, *, context_tokens: in
     rates = maths_rates(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
-    memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem
-    maths = rates.matmuls(seg.ac) + rates.attention_seconds(seg.bc * context_tokens)
+    moe = serving_moe_cost(m, hw, k.compute_format, b, g)
+    memory = (seg.am + extra_w + seg.bm * context_tokens) / f_mem + moe.memory_op_seconds
+    maths = (rates.matmuls(seg.ac + moe.extra_matmul_flops / (k.peak * g))
+             + rates.attention_seconds(seg.bc * context_tokens))
     comm = tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
     kernels = m.layers * kernel_seconds_per_layer().value
     step = _sum_steps(expected_decode_costs(m, hw, b, wf, kf, g)[0], context_tokens, 1)

@@ -60,6 +60,7 @@ from engine.numbers.catalog.kernel_rates import (
     training_attention_kernel,
 )
 from engine.numbers.model_shapes import Component
+from engine.numbers.moe_ops import PERMUTATION_KERNELS, token_permutation_bytes
 from engine.numbers.op_time import Op, Work, ops_of
 from engine.numbers.training_choices import Kernels, Recompute
 
@@ -325,9 +326,8 @@ def _elementwise(model: ModelSpec, s: StepShape, r: _Rates, layers: float, backw
         out.append(op("key/value repeat (GQA)", eager.kv_repeat.bytes[side] * numbers,
                       eager.kv_repeat.kernels[side]))
     if model.is_moe:
-        # Dispatch and combine: each routed copy of a token read and written once each way.
-        moved = 2 * 2 * ACTIVATION_BYTES * s.tokens * model.experts_per_token * d
-        out.append(op("token permutation", moved, 4, layers * moe_layers))
+        out.append(op("token permutation", token_permutation_bytes(model, s.tokens),
+                      PERMUTATION_KERNELS, layers * moe_layers))
     return out
 
 

@@ -27,14 +27,13 @@ OUTSIDE: dict[str, str] = {
     "trtllm-perf-h200-llama31-8b-fp8-1000-1000": "vLLM's 1,024-sequence cap beside TRT-LLM's",
     # SGLang v0.4.1's DeepSeek-V3 (its first weeks: attention data parallel, early FP8 MoE
     # kernels) took 144-366 ms per output token at 1-4 requests/s, 150-380 times the idle
-    # bound; the engine's expected server is a tuned one (about 11-32 ms), so its requests
+    # bound; the engine's expected server is a tuned one (about 14-38 ms), so its requests
     # neither queue nor slow down as the measured server's did.
     "sglang-h200-deepseek-v3-fp8-rps1-ttft-p50": "an early, untuned MoE server",
     "sglang-h200-deepseek-v3-fp8-rps1-tpot-p50": "an early, untuned MoE server",
     "sglang-h200-deepseek-v3-fp8-rps4-tpot-p50": "an early, untuned MoE server",
     # At a rate the throughput follows the arrivals while the server keeps up (1,024 tokens
     # per request/s); the measured server fell behind the arrivals, the engine's does not.
-    "sglang-h200-deepseek-v3-fp8-rps1-throughput": "the measured server fell behind",
     "sglang-h200-deepseek-v3-fp8-rps4-throughput": "the measured server fell behind",
 }
 

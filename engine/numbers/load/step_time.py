@@ -9,7 +9,9 @@ one request alone is exactly the engine's expected prefill or decode step:
 
 - the weights are read once for all the step's tokens (a mixture of experts: the experts
   those tokens are expected to reach), matmul FLOPs are 2 per active weight per token at the
-  measured matmul efficiency, with the forward pass's measured share outside matmuls;
+  measured matmul efficiency, with the forward pass's measured share outside matmuls; a
+  mixture of experts adds its grouped GEMM's shortfall and its router and permutation
+  kernels for the step's tokens (:func:`engine.numbers.moe_ops.serving_moe_cost`);
 - each sequence reads its own KV cache and does its own attention FLOPs (a prefill chunk:
   its cached context plus its own tokens, causally);
 - a step with no prefill is a decode step as :func:`expected_decode_costs` times it: weights
@@ -48,6 +50,7 @@ from engine.numbers.expected_serving import (
 )
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import kv_cache_bytes_per_token
+from engine.numbers.moe_ops import NO_MOE, MoeStepCost, serving_moe_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,14 @@ class StepTime:
     link: GroupLink
     host_fixed_seconds: float
     host_per_sequence_seconds: float
+
+    def _moe(self, tokens: int) -> MoeStepCost:
+        """What a mixture of experts adds to a step of ``tokens`` tokens (nothing for a dense
+        model)."""
+        if not self.model.routed_params:
+            return NO_MOE
+        return serving_moe_cost(self.model, self.hardware, self.compute_format, tokens,
+                                self.gpus)
 
     def _layer_tokens(self, context_tokens: int) -> tuple[int, int]:
         """(tokens of layers whose window is full, tokens of layers still growing) that one
@@ -128,8 +139,10 @@ class StepTime:
         if tokens == 0:
             return 0.0
         weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
-        matmul_flops = tokens * self.forward_flops_per_token
-        fixed = self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+        moe = self._moe(tokens)
+        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
+        fixed = (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+                 + moe.memory_op_seconds)
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         if not prefills:
             windowed = 0
@@ -195,8 +208,10 @@ class StepTime:
         if tokens == 0:
             return 0.0
         weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
-        matmul_flops = tokens * self.forward_flops_per_token
-        fixed = self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+        moe = self._moe(tokens)
+        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
+        fixed = (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+                 + moe.memory_op_seconds)
         w_read = g_read = w_done = g_done = 0
         if not m.sliding_window:
             n = len(decode_contexts)
@@ -236,10 +251,12 @@ class StepTime:
         below = [0]
         for c in ordered:
             below.append(below[-1] + c)
+        moe = self._moe(tokens)
         return DecodeRun(self, tokens, expected_weight_bytes_read(m, self.bytes_per_number,
                                                                    tokens),
-                         tokens * self.forward_flops_per_token,
-                         self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link),
+                         tokens * self.forward_flops_per_token + moe.extra_matmul_flops,
+                         (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+                          + moe.memory_op_seconds),
                          architecture.attention_layer_groups(m), tuple(ordered), tuple(below))
 
     def host_seconds(self, sequences: int) -> float:
