@@ -51,6 +51,7 @@ from engine.numbers.catalog.kernel_rates import (
     fp8_matmul_shape_fraction,
     matmul_shape_fraction,
     memory_stream_fraction,
+    smallest_measured_rows,
 )
 from engine.numbers.communication import ACTIVATION_BYTES
 from engine.numbers.serving import experts_touched
@@ -162,9 +163,13 @@ def serving_moe_cost(model: ModelSpec, hardware: HardwareSpec, compute_format: s
     reached = experts_touched(m, tokens)
     busiest = busiest_expert_rows(m.experts, m.experts_per_token, tokens)
     rows = max(1, round(reached * busiest))
+    # Serving's memory side already streams every reached expert's weights once a step, so
+    # the rate is asked at no fewer rows than the grid measured: below them the grid's time
+    # is that weight streaming, which would otherwise be counted twice.
+    rate_rows = max(rows, smallest_measured_rows(hw))
     extra = 0.0
     for n, k, flops_per_token in _routed_shapes(m, gpus):
-        shape, best = _shape_fraction(hw, compute_format, rows, n, k)
+        shape, best = _shape_fraction(hw, compute_format, rate_rows, n, k)
         # The grouped GEMM's seconds over a large matmul's for the FLOPs the tokens need.
         penalty = rows / (tokens * m.experts_per_token) * best / shape
         extra += tokens * flops_per_token * max(0.0, penalty - 1.0)

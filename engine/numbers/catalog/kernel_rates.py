@@ -109,6 +109,14 @@ def _grid_rate(grid: _ShapeGrid, m: int, n: int, k: int) -> float:
     return rate * scale
 
 
+def smallest_measured_rows(hw: HardwareSpec) -> int:
+    """The smallest dimension ``hw``'s matmul grid measured (1 for a chip with no grid).
+    Below it the grid charges a product the smallest one's time, streaming of the weights
+    included; a caller whose memory side already streams them asks for at least this."""
+    grid = _grid(hw.id)
+    return 1 if grid is None else grid.dims[0]
+
+
 # A measured product counts beyond the grid only if it is long enough that the host's gap
 # between two timed calls is a few per cent at most.
 LONG_PRODUCT_FLOPS = 5e11
