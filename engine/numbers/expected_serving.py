@@ -23,7 +23,10 @@ data/links.toml:
   grouped GEMM runs at the rate of its own small shape, padded to the busiest expert's rows,
   and its router top-k and token permutation are memory-bound kernels
   (:mod:`engine.numbers.moe_ops`, training's definitions);
-- KV-cache replication across GPUs and sliding windows come with the bound's bytes.
+- KV-cache replication across GPUs and sliding windows come with the bound's bytes;
+- weights left in host memory (:mod:`engine.numbers.offload`) are read over the host link at
+  its datasheet rate, as in the bound (no measured host-read efficiency is catalogued), the
+  HBM's share at its measured fraction.
 
 Times: expected decode step = overlap(weights / bandwidth, matmul FLOPs / peak) +
 overlap(KV cache / bandwidth, attention FLOPs / peak) (each at its efficiency) + kernels +
@@ -52,6 +55,7 @@ from engine.numbers.catalog.efficiency import (
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.moe_ops import moe_basis, serving_moe_cost
+from engine.numbers.offload import Offload
 from engine.numbers.parallelism import StepSplit
 from engine.numbers.serving import (
     JoiningPrefill,
@@ -210,8 +214,8 @@ class ExpectedServe:
         }
 
 
-def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: GroupLink
-           ) -> tuple[Basis, ...]:
+def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: GroupLink,
+           off: Offload | None = None) -> tuple[Basis, ...]:
     out = [under_power_cap(hw, matmul_fraction(hw, cf, wf)),
            under_power_cap(hw, attention_fraction()), forward_matmul_share(),
            memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
@@ -231,6 +235,10 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
                          float(m.experts), "Expected number of distinct experts when each of "
                          "the tokens picks k of E experts independently and uniformly"))
         out.extend(b for b in moe_basis(m, hw) if b.name not in {o.name for o in out})
+    if off is not None:
+        out.append(Basis(f"host link: {off.link.name}, bytes/s each way per GPU at its "
+                         "datasheet rate (no measured host-read efficiency is catalogued)",
+                         off.link.bytes_per_s, off.link.source))
     rep = architecture.kv_replication(m, g)
     if rep > 1:
         out.append(Basis("KV cache replication across GPUs", rep,
@@ -240,7 +248,7 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
 
 
 def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, kf: FormatId,
-                          g: int) -> tuple[_Costs, float]:
+                          g: int, off: Offload | None = None) -> tuple[_Costs, float]:
     """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
     step.
 
@@ -248,9 +256,10 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     the weights and their FLOPs) and attention (reading the KV cache and its FLOPs)
     run one after the other, each streaming and computing in part at once (:func:`overlap`),
     then the fixed costs. Within each segment of the bound (a sliding window adds one) both
-    parts are linear in the context c, so the result is again a + b c.
+    parts are linear in the context c, so the result is again a + b c. Weights read over the
+    host link (``off``) stay at the link's rate; only the HBM's reads take its fraction.
     """
-    k = _costs(m, hw, b, wf, kf, g)
+    k = _costs(m, hw, b, wf, kf, g, off)
     f_mem = memory_fraction(hw, wf).value
     maths = maths_rates(hw, k.compute_format, wf)
     w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
@@ -262,7 +271,8 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     segments = []
     for seg in k.segments:
         # Matmul FLOPs pay the forward pass's non-matmul share (norms, activations per token).
-        a = overlap((seg.am + extra_w) / f_mem, maths.matmuls(seg.ac + moe_raw)) + fixed
+        hbm = seg.am - k.host_seconds + extra_w
+        a = overlap(hbm / f_mem + k.host_seconds, maths.matmuls(seg.ac + moe_raw)) + fixed
         per_c = overlap(seg.bm / f_mem, maths.attention_seconds(seg.bc))
         segments.append(replace(seg, am=a, bm=per_c, ac=a, bc=per_c))
     return replace(k, segments=tuple(segments), weight_bytes=w_e), comm
@@ -283,7 +293,7 @@ def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: F
     b, s = pre.batch, pre.prompt_tokens
     attn = (b * architecture.attention_flops_per_layer_token(m)
             * architecture.causal_attended_layer_tokens(m, s))
-    return _expected_pass_seconds(m, hw, pre, wf, attn, b * s)
+    return _expected_pass_seconds(m, hw, pre, wf, attn, b * s, pre.host_link_seconds)
 
 
 def expected_joining_seconds(m: ModelSpec, hw: HardwareSpec, join: JoiningPrefill,
@@ -291,13 +301,16 @@ def expected_joining_seconds(m: ModelSpec, hw: HardwareSpec, join: JoiningPrefil
     """(seconds, of which all-reduces) of the step ``join`` (a bound: one prompt prefilled
     beside the running requests' decodes) as a tuned stack runs it: one forward pass over
     all its tokens, as a prefill is timed."""
-    return _expected_pass_seconds(m, hw, join, wf, join.attention_flops, join.tokens)
+    return _expected_pass_seconds(m, hw, join, wf, join.attention_flops, join.tokens,
+                                  join.host_link_seconds)
 
 
 def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: FormatId,
-                           attention_flops: float, tokens: int) -> tuple[float, float]:
+                           attention_flops: float, tokens: int, host_link_seconds: float
+                           ) -> tuple[float, float]:
     """(seconds, of which all-reduces) of a forward pass over ``tokens`` tokens (the bound
-    ``pre``, ``attention_flops`` of its FLOPs attention) as a tuned stack runs it."""
+    ``pre``, ``attention_flops`` of its FLOPs attention, ``host_link_seconds`` of its memory
+    seconds weights read over the host link) as a tuned stack runs it."""
     g = pre.gpus
     attn = min(attention_flops, pre.flops)
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
@@ -306,7 +319,9 @@ def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: Fo
     moe = serving_moe_cost(m, hw, pre.compute_format, tokens, g)
     if moe.extra_matmul_flops:
         comp += maths.matmuls(moe.extra_matmul_flops / (hw.compute_peak(wf)[0] * g))
-    mem = pre.memory_seconds / memory_fraction(hw, wf).value
+    # Weights read over the host link stay at the link's rate; only HBM's reads take its share.
+    host = host_link_seconds
+    mem = (pre.memory_seconds - host) / memory_fraction(hw, wf).value + host
     comm = tp_all_reduce_seconds(m, tokens, group_link(hw.link_spec(), g))
     gpu_seconds = (overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
                    + moe.memory_op_seconds)
@@ -317,21 +332,23 @@ def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: Fo
 
 def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
                    output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
-                   kv_format: FormatId = "bf16", gpus: int = 1) -> ExpectedServe:
+                   kv_format: FormatId = "bf16", gpus: int = 1,
+                   offload: Offload | None = None) -> ExpectedServe:
     """Expected TTFT, time per output token and output tokens/s of ``batch`` requests of
     ``prompt_tokens`` in and ``output_tokens`` out kept running on ``gpus`` tensor-parallel
-    GPUs (see :class:`ExpectedServe` for the basis of each)."""
-    m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
-    pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g)
+    GPUs (see :class:`ExpectedServe` for the basis of each; ``offload``: with some layers'
+    weights read from host memory)."""
+    m, hw, b, wf, kf, g, off = model, hardware, batch, weight_format, kv_format, gpus, offload
+    pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g, off)
     prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf)
     idle_s = prefill_s
     if b > 1:
-        idle_s = expected_prefill_seconds(m, hw, _prefill(m, hw, 1, prompt_tokens, wf, kf, g),
-                                          wf)[0]
+        idle_s = expected_prefill_seconds(
+            m, hw, _prefill(m, hw, 1, prompt_tokens, wf, kf, g, off), wf)[0]
     join = joining_prefill(m, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                           batch=b, weight_format=wf, kv_format=kf, gpus=g)
+                           batch=b, weight_format=wf, kv_format=kf, gpus=g, offload=off)
     ttft_s = expected_joining_seconds(m, hw, join, wf)[0]
-    k, comm = expected_decode_costs(m, hw, b, wf, kf, g)
+    k, comm = expected_decode_costs(m, hw, b, wf, kf, g, off)
     steps = output_tokens - 1
     dec = _sum_steps(k, prompt_tokens + 1, steps)
     per_token = dec / steps if steps else _sum_steps(k, prompt_tokens + 1, 1)
@@ -341,7 +358,7 @@ def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: i
         ttft_idle_seconds=idle_s, decode_seconds=dec,
         decode_seconds_per_token=per_token, communication_seconds_per_token=comm,
         total_seconds=prefill_s + dec,
-        basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g)),
+        basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g), off),
     )
 
 

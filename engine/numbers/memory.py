@@ -101,10 +101,11 @@ class ServingMemory(Record):
     ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
     ``max_concurrent_requests``: the most requests of ``context_tokens`` that fit at once,
     each with its KV cache and its share of the working space (a plan at that batch fits;
-    one more does not).
+    one more does not). ``host_weight_bytes``: the weights one replica leaves in host memory
+    (layers offloaded, :mod:`engine.numbers.offload`), not in ``parts``; 0 without offload.
     """
 
-    JSON = JsonShape(ids=("model", "hardware"), skip=("activation_tokens",))
+    JSON = JsonShape(ids=("model", "hardware"), skip=("activation_tokens", "host_weight_bytes"))
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -122,6 +123,7 @@ class ServingMemory(Record):
     max_context_tokens_that_fit: int
     max_concurrent_requests: int
     activation_tokens: int
+    host_weight_bytes: float = 0.0
 
     @property
     def weights_bytes_total(self) -> float:
@@ -160,16 +162,19 @@ def serving_memory(
     context_tokens: int = 8192,
     batch: int = 1,
     gpus: int = 1,
+    host_weight_bytes: float = 0.0,
 ) -> ServingMemory:
     """Memory per GPU to serve ``model`` with ``batch`` requests of ``context_tokens`` each
     (at least one token) on ``gpus`` tensor-parallel GPUs (a split the model allows:
-    :func:`engine.numbers.architecture.check_tensor_parallel`, checked where it enters)."""
+    :func:`engine.numbers.architecture.check_tensor_parallel`, checked where it enters),
+    ``host_weight_bytes`` of the weights left in host memory (offloaded layers; at most
+    the weights)."""
     m, hw, ctx, b, g = model, hardware, context_tokens, batch, gpus
     wf = get_format(weight_format)
     kf = get_format(kv_format)
     kv_token = (kv_cache_bytes(m, ctx, kf.id) / ctx if ctx else kv_cache_bytes_per_token(m, kf.id)
                 ) * architecture.kv_replication(m, g)
-    weights = m.params * wf.bytes_per_number / g
+    weights = (m.params * wf.bytes_per_number - host_weight_bytes) / g
     kv = kv_token * ctx * b / g
     in_flight = min(ctx * b, PREFILL_CHUNK_TOKENS)
     act = activation_bytes_serving(m, in_flight, b)
@@ -193,7 +198,7 @@ def serving_memory(
         max_context_tokens_that_fit=max_tokens,
         max_concurrent_requests=_most_that_fit(lambda n: per_gpu(n) <= cap,
                                                max(max_tokens // ctx, 0)),
-        activation_tokens=in_flight,
+        activation_tokens=in_flight, host_weight_bytes=host_weight_bytes,
     )
 
 

@@ -38,6 +38,7 @@ from engine.numbers.memory import (
     serving_memory,
     training_memory,
 )
+from engine.numbers.offload import Offload, offload
 from engine.numbers.parallelism import gpus_of_servers
 from engine.numbers.rounding import ceil_div
 from engine.numbers.serve_request import ServeRequest, serve_request
@@ -68,7 +69,9 @@ class ServeFigures:
     prompt alone (whatever the arrivals, no request sees its first token sooner). The
     first decode step and the mean over the request (TPOT) are at the batch. ``prefill``
     is the batch's prompts all arriving together, in one pass; ``total_seconds`` that
-    prefill and every decode step (the basis of the batch's output tokens per second)."""
+    prefill and every decode step (the basis of the batch's output tokens per second).
+    ``offload``: the layers left in host memory (None: all on the GPU); the times then
+    include their weights' reads over the host link, the bounds' and the expected alike."""
 
     prompt_tokens: int
     output_tokens: int
@@ -82,6 +85,7 @@ class ServeFigures:
     joining: JoiningPrefill
     tp: int = 1
     replicas: int = 1
+    offload: Offload | None = None
 
     @property
     def ttft_at_batch_seconds(self) -> float:
@@ -224,6 +228,7 @@ def plan(
     rank: object = 16,
     targets: object = "all",
     kernels: object = "fused",
+    gpu_layers: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
 
@@ -242,7 +247,10 @@ def plan(
     instead of training every weight (engine.numbers.adapters: each GPU holds the whole frozen
     base, data parallel only). ``kernels``: the stack's memory-bound kernels, 'fused' (one
     kernel per op: Transformer Engine, torch.compile), 'eager' (eager PyTorch, unfused) or
-    'eager-fused-norm' (eager with a fused RMSNorm).
+    'eager-fused-norm' (eager with a fused RMSNorm). ``gpu_layers`` (serving): the layers
+    kept on each replica's GPUs, as llama.cpp's ``-ngl``; the others stay in host memory and
+    are read over the chip's host link every pass (engine.numbers.offload). Empty: every
+    layer on the GPU.
     """
     m = model if isinstance(model, ModelSpec) else resolve_model(model, params)
     hw = as_hardware(hardware)
@@ -253,8 +261,12 @@ def plan(
                             batch=batch, weight_format=weight_format, kv_format=kv_format,
                             context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                             output_tokens=output_tokens,
-                            gpus_field="gpus" if nodes is None or nodes == "" else "nodes")
+                            gpus_field="gpus" if nodes is None or nodes == "" else "nodes",
+                            gpu_layers=gpu_layers)
         return _serve_plan(req, price, offer)
+    if gpu_layers is not None and gpu_layers != "":
+        raise EngineError("Layers on the GPU: offloading layers to host memory is planned for "
+                          "serving; leave it empty for training.", "gpu_layers")
     treq = check_train_request(gpus=gpus_of_servers(hw, nodes, gpus), sharding=sharding, tp=tp,
                                optimizer=optimizer, convention=convention,
                                micro_batch=micro_batch, seq_len=seq_len, recompute=recompute,
@@ -268,25 +280,27 @@ def plan(
 def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None) -> Plan:
     """plan() for serving the checked request ``req``."""
     m, hw = req.model, req.hardware
-    mem = serving_memory(m, hw, weight_format=req.weight_format, kv_format=req.kv_format,
-                         context_tokens=req.context_tokens, batch=req.batch, gpus=req.tp)
     s, out, b, g = req.prompt_tokens, req.output_tokens, req.batch, req.tp
     wf, kf = req.weight_format, req.kv_format
-    pre = _prefill(m, hw, b, s, wf, kf, g)
+    off = None if req.gpu_layers is None else offload(m, hw, req.gpu_layers, wf, g)
+    mem = serving_memory(m, hw, weight_format=wf, kv_format=kf,
+                         context_tokens=req.context_tokens, batch=b, gpus=g,
+                         host_weight_bytes=0.0 if off is None else off.host_weight_bytes)
+    pre = _prefill(m, hw, b, s, wf, kf, g, off)
     # No arrival pattern gives a request its first token before its own prompt is read:
     # that alone is the idle server's bound.
-    own = pre if b == 1 else _prefill(m, hw, 1, s, wf, kf, g)
-    k = _costs(m, hw, b, wf, kf, g)
+    own = pre if b == 1 else _prefill(m, hw, 1, s, wf, kf, g, off)
+    k = _costs(m, hw, b, wf, kf, g, off)
     first = _step(k, b, s + 1, g)
     steps = out - 1
     dec = _sum_steps(k, s + 1, steps)
     tpot = dec / steps if steps else first.seconds
     exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=b, weight_format=wf,
-                         kv_format=kf, gpus=g)
+                         kv_format=kf, gpus=g, offload=off)
     join = joining_prefill(m, hw, prompt_tokens=s, output_tokens=out, batch=b,
-                           weight_format=wf, kv_format=kf, gpus=g)
+                           weight_format=wf, kv_format=kf, gpus=g, offload=off)
     figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
-                           exp, join, g, req.replicas)
+                           exp, join, g, req.replicas, off)
     return Plan("serve", m, hw, req.gpus, mem, flops_per_token(m),
                 min_gpus_to_serve(mem), figures, None, price, offer)
 

@@ -142,6 +142,11 @@ PIPELINE_STAGES = Quantity(
     "pipeline parallelism cuts the layers into 1 to 1,024 stages; a stage holds at least one "
     "layer",
 )
+GPU_LAYERS = Quantity(
+    "integer", "layers", 0, 10_000,
+    "the layers kept on the GPU, as llama.cpp's -ngl: 0 leaves every layer in host memory, "
+    "the model's own layer count none; a config.json may give up to 10,000 layers",
+)
 EXPERT_PARALLEL = Quantity(
     "integer", "GPUs", 1, 1024,
     "expert parallelism spreads a mixture's experts over 1 to 1,024 GPUs (DeepSeek-V3: 64)",

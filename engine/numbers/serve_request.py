@@ -4,7 +4,8 @@
 The checks, in the order a reader meets their messages: the GPUs' split into replicas of
 ``serve_tp`` tensor-parallel GPUs, the batch, the number formats, the context, whether the
 model splits over a replica's GPUs, and the request's prompt and answer lengths. Each limit
-is its :class:`~engine.numbers.quantities.Quantity`'s.
+is its :class:`~engine.numbers.quantities.Quantity`'s; the layers kept on the GPU (when
+given) are checked against the model's own layer count last.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from engine.numbers import quantities
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.formats import FormatId, parse_format
+from engine.numbers.offload import check_gpu_layers
 from engine.numbers.rounding import ceil_div
 
 
@@ -22,7 +24,9 @@ from engine.numbers.rounding import ceil_div
 class ServeRequest:
     """``replicas`` copies of ``model`` on ``tp`` tensor-parallel GPUs of ``hardware`` each,
     every copy holding ``batch`` requests of up to ``context_tokens`` in KV cache; the request
-    followed reads ``prompt_tokens`` and writes ``output_tokens``."""
+    followed reads ``prompt_tokens`` and writes ``output_tokens``. ``gpu_layers``: the
+    layers each replica keeps on its GPUs, the others in host memory (None: every layer on
+    the GPU, as an equal count does)."""
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -34,6 +38,7 @@ class ServeRequest:
     context_tokens: int
     prompt_tokens: int
     output_tokens: int
+    gpu_layers: int | None = None
 
     @property
     def gpus(self) -> int:
@@ -44,7 +49,7 @@ class ServeRequest:
 def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_tp: object,
                   batch: object, weight_format: object, kv_format: object,
                   context_tokens: object, prompt_tokens: object, output_tokens: object,
-                  gpus_field: str = "gpus") -> ServeRequest:
+                  gpus_field: str = "gpus", gpu_layers: object = None) -> ServeRequest:
     """The checked request: ``gpus`` (already a checked GPU count) serve as gpus / tp replicas
     of ``serve_tp`` GPUs (None or '': one replica of all of them), the batch spread evenly
     over the replicas (rounded up). EngineError naming the field at fault otherwise: a GPU
@@ -61,6 +66,9 @@ def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_
     kf = parse_format(kv_format)
     ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
     check_tensor_parallel(model, tp, gpus_field if serve_tp is None or serve_tp == "" else "tp")
+    on_gpu = (None if gpu_layers is None or gpu_layers == "" else check_gpu_layers(
+        model, quantities.GPU_LAYERS.check_integer(gpu_layers, "gpu_layers",
+                                                   "Layers on the GPU")))
     return ServeRequest(
         model=model, hardware=hardware, tp=tp, replicas=replicas,
         batch=ceil_div(total_batch, replicas), weight_format=wf, kv_format=kf,
@@ -69,4 +77,5 @@ def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_
                                                              "Prompt length"),
         output_tokens=quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
                                                              "Answer length"),
+        gpu_layers=on_gpu,
     )

@@ -7,7 +7,9 @@ the embedding lookup) plus attention scores. Peaks are the chip's RAW dense peak
 every time here is a best case (a floor): real kernels reach about 60-80 % of each. An
 untied input embedding is a lookup: a step reads one row per token of it, not the table.
 That is the lesson's ceiling: Llama 3.1 8B on one H100 decodes at most about 223 tokens/s
-(15.01 GB / 3.35 TB/s = 4.48 ms per token).
+(15.01 GB / 3.35 TB/s = 4.48 ms per token). With layers left in host memory
+(:mod:`engine.numbers.offload`) their share of the weight reads crosses the host link
+instead: the bytes term is then HBM bytes / bandwidth + host bytes / link bandwidth.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
+from engine.numbers.offload import Offload
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
@@ -86,6 +89,19 @@ def weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) ->
             + gathered_bytes(model, bytes_per_number, tokens))
 
 
+def host_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int,
+                          off: Offload | None) -> float:
+    """Bytes of a step's weight reads (of ``tokens`` tokens, :func:`weight_bytes_read`)
+    that come from the layers left in host memory: their share of the layers' weights, a
+    mixture's routed experts counted as far as the tokens reach them. 0 without offload."""
+    if off is None:
+        return 0.0
+    m = model
+    layers_read = (off.layer_params - m.routed_params
+                   + m.routed_params * routed_share_touched(m, tokens))
+    return off.host_share * layers_read * bytes_per_number
+
+
 @dataclass(frozen=True, slots=True)
 class _Segment:
     """Decode-step costs for contexts c >= ``start``: time = max(am + bm c, ac + bc c)."""
@@ -112,6 +128,8 @@ class _Costs:
     bandwidth: float
     batch: int
     groups: tuple[tuple[int, int], ...]
+    # Of each segment's memory seconds, those of weight reads over the host link (offload).
+    host_seconds: float = 0.0
 
     def at(self, c: int) -> _Segment:
         seg = self.segments[0]
@@ -125,12 +143,14 @@ class _Costs:
 
 
 def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: FormatId,
-           kv_format: FormatId, gpus: int) -> _Costs:
+           kv_format: FormatId, gpus: int, off: Offload | None = None) -> _Costs:
     wb = get_format(weight_format).bytes_per_number
     peak, compute_format = hw.compute_peak(weight_format)
     kv_layer = (kv_cache_bytes_per_token(m, kv_format) / m.layers
                 * architecture.kv_replication(m, gpus))
     wbytes = weight_bytes_read(m, wb, batch)
+    host_read = host_weight_bytes_read(m, wb, batch, off)
+    host_s = 0.0 if off is None else off.link_seconds(host_read, gpus)
     bw = hw.bandwidth_bytes_per_s * gpus
     pk = peak * gpus
     flops_fixed = batch * architecture.forward_flops_per_token(m)
@@ -142,12 +162,13 @@ def _costs(m: ModelSpec, hw: HardwareSpec, batch: int, weight_format: FormatId,
     for start in starts:
         fixed = float(sum(n * w for n, w in groups if w and w <= start))
         growing = float(sum(n for n, w in groups if not w or w > start))
-        segments.append(_Segment(start, (wbytes + batch * kv_layer * fixed) / bw,
+        segments.append(_Segment(start, (wbytes - host_read + batch * kv_layer * fixed) / bw
+                                 + host_s,
                                  batch * kv_layer * growing / bw,
                                  (flops_fixed + flops_layer * fixed) / pk,
                                  flops_layer * growing / pk))
     return _Costs(tuple(segments), wbytes, kv_layer, flops_fixed, flops_layer, peak,
-                  compute_format, hw.bandwidth_bytes_per_s, batch, groups)
+                  compute_format, hw.bandwidth_bytes_per_s, batch, groups, host_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +178,9 @@ class PassCost(Record):
 
     bytes_read and flops are totals; memory_seconds = bytes / (GPUs x bandwidth),
     compute_seconds = FLOPs / (GPUs x raw dense peak); seconds is the larger; ``bound`` says
-    which. arithmetic_intensity = FLOPs / bytes.
+    which. arithmetic_intensity = FLOPs / bytes. With layers left in host memory, bytes_read
+    counts their weights too and memory_seconds includes the subclasses' host_link_seconds,
+    those weights' reads over the host link.
     """
 
     batch: int
@@ -181,9 +204,10 @@ class DecodeStep(PassCost):
     tokens_per_s_per_user = 1 / seconds; tokens_per_s = batch / seconds."""
 
     JSON = JsonShape(derived=("tokens_per_s_per_user", "tokens_per_s", "arithmetic_intensity"),
-                     after={"context_tokens": "batch"})
+                     after={"context_tokens": "batch"}, skip=("host_link_seconds",))
 
     context_tokens: int
+    host_link_seconds: float = 0.0
 
     @property
     def tokens_per_s_per_user(self) -> float:
@@ -215,7 +239,7 @@ def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
         batch=b, context_tokens=c, gpus=g, bytes_read=k.weight_bytes + b * k.kv_bytes_per_layer_token * lt,
         flops=k.flops_fixed + k.flops_per_layer_token * lt, memory_seconds=mem, compute_seconds=comp,
         seconds=mem if mem >= comp else comp, bound="memory" if mem >= comp else "compute",
-        compute_format=k.compute_format,
+        compute_format=k.compute_format, host_link_seconds=k.host_seconds,
     )
 
 
@@ -223,9 +247,11 @@ def _step(k: _Costs, b: int, c: int, g: int) -> DecodeStep:
 class Prefill(PassCost):
     """The prefill of ``batch`` prompts of ``prompt_tokens``: all their tokens in one pass."""
 
-    JSON = JsonShape(derived=("arithmetic_intensity",), after={"prompt_tokens": "batch"})
+    JSON = JsonShape(derived=("arithmetic_intensity",), after={"prompt_tokens": "batch"},
+                     skip=("host_link_seconds",))
 
     prompt_tokens: int
+    host_link_seconds: float = 0.0
 
 
 def prefill(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int, batch: int = 1,
@@ -238,18 +264,22 @@ def prefill(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int, bat
 
 
 def _prefill(m: ModelSpec, hw: HardwareSpec, b: int, s: int, wf: FormatId, kf: FormatId,
-             g: int) -> Prefill:
+             g: int, off: Offload | None = None) -> Prefill:
     peak, cf = hw.compute_peak(wf)
-    wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, b * s)
+    wb = get_format(wf).bytes_per_number
+    wbytes = weight_bytes_read(m, wb, b * s)
+    host_read = host_weight_bytes_read(m, wb, b * s, off)
+    host_s = 0.0 if off is None else off.link_seconds(host_read, g)
     kv = kv_cache_bytes(m, s, kf) * b * architecture.kv_replication(m, g)
     flops = b * (architecture.forward_flops_per_token(m) * s
                  + architecture.attention_flops_per_layer_token(m)
                  * architecture.causal_attended_layer_tokens(m, s))
-    mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
+    mem = (wbytes - host_read + kv) / (hw.bandwidth_bytes_per_s * g) + host_s
     comp = flops / (peak * g)
     return Prefill(batch=b, prompt_tokens=s, gpus=g, bytes_read=wbytes + kv, flops=flops,
                    memory_seconds=mem, compute_seconds=comp, seconds=max(mem, comp),
-                   bound="memory" if mem >= comp else "compute", compute_format=cf)
+                   bound="memory" if mem >= comp else "compute", compute_format=cf,
+                   host_link_seconds=host_s)
 
 
 def running_context_tokens(prompt_tokens: int, output_tokens: int) -> int:
@@ -269,42 +299,52 @@ class JoiningPrefill(PassCost):
     ``batch`` requests running. ``batch`` 1: one request on an idle server, its prefill alone.
 
     ``tokens``: the step's tokens (the prompt and one per decode); ``attention_flops``: the
-    prompt's causal attention and the decodes' attention over their contexts."""
+    prompt's causal attention and the decodes' attention over their contexts;
+    ``host_link_seconds``: of its memory seconds, those of the weights read over the host
+    link (layers left in host memory; 0 without)."""
+
+    JSON = JsonShape(skip=("host_link_seconds",))
 
     prompt_tokens: int
     context_tokens: int
     tokens: int
     attention_flops: float
+    host_link_seconds: float = 0.0
 
 
 def joining_prefill(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
                     output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
-                    kv_format: FormatId = "bf16", gpus: int = 1) -> JoiningPrefill:
+                    kv_format: FormatId = "bf16", gpus: int = 1,
+                    offload: Offload | None = None) -> JoiningPrefill:
     """The bound of the step that prefills one new request of ``prompt_tokens`` beside the
     decodes of ``batch - 1`` running requests of ``prompt_tokens`` in and ``output_tokens``
     out, at :func:`running_context_tokens`: bytes = the weights the step's tokens reach + the
     prompt's KV cache written + each decode's KV cache read; FLOPs = the forward matmuls of
     every token + the prompt's causal attention + each decode's attention over its context;
-    time = the larger of the two."""
+    time = the larger of the two. ``offload``: the layers left in host memory, whose weights
+    the step reads over the host link (as a prefill does)."""
     m, hw, s, wf, kf, g = model, hardware, prompt_tokens, weight_format, kv_format, gpus
     running = batch - 1
     ctx = running_context_tokens(s, output_tokens)
     peak, cf = hw.compute_peak(wf)
     tokens = s + running
     rep = architecture.kv_replication(m, g)
-    wbytes = weight_bytes_read(m, get_format(wf).bytes_per_number, tokens)
+    wb = get_format(wf).bytes_per_number
+    wbytes = weight_bytes_read(m, wb, tokens)
+    host_read = host_weight_bytes_read(m, wb, tokens, offload)
+    host_s = 0.0 if offload is None else offload.link_seconds(host_read, g)
     kv = kv_cache_bytes(m, s, kf) * rep + running * kv_cache_bytes(m, ctx, kf) * rep
     attention = (architecture.attention_flops_per_layer_token(m)
                  * (architecture.causal_attended_layer_tokens(m, s)
                     + running * architecture.attended_layer_tokens(m, ctx)))
     flops = architecture.forward_flops_per_token(m) * tokens + attention
-    mem = (wbytes + kv) / (hw.bandwidth_bytes_per_s * g)
+    mem = (wbytes - host_read + kv) / (hw.bandwidth_bytes_per_s * g) + host_s
     comp = flops / (peak * g)
     return JoiningPrefill(batch=batch, gpus=g, bytes_read=wbytes + kv, flops=flops,
                           memory_seconds=mem, compute_seconds=comp, seconds=max(mem, comp),
                           bound="memory" if mem >= comp else "compute", compute_format=cf,
                           prompt_tokens=s, context_tokens=ctx, tokens=tokens,
-                          attention_flops=attention)
+                          attention_flops=attention, host_link_seconds=host_s)
 
 
 def _lin_sum(a: float, b: float, c0: int, n: int) -> float:
@@ -398,8 +438,10 @@ class RequestTimeline(Record):
 def request_timeline(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
                      output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
                      kv_format: FormatId = "bf16", gpus: int = 1, queue_seconds: float = 0.0,
-                     max_phases: int = 40, joining: bool = False) -> RequestTimeline:
-    """The timeline of one request (in a batch of ``batch`` identical ones).
+                     max_phases: int = 40, joining: bool = False,
+                     offload: Offload | None = None) -> RequestTimeline:
+    """The timeline of one request (in a batch of ``batch`` identical ones); ``offload``:
+    with some layers' weights read from host memory.
 
     Phases: an optional queue, the prefill, then the decode steps: one phase per step when
     there are at most ``max_phases`` steps, else that many phases of consecutive steps.
@@ -409,11 +451,11 @@ def request_timeline(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens:
     """
     m, hw, b, wf, kf, g = model, hardware, batch, weight_format, kv_format, gpus
     s, out, q, cap = prompt_tokens, output_tokens, queue_seconds, max_phases
-    pre: PassCost = _prefill(m, hw, b, s, wf, kf, g)
+    pre: PassCost = _prefill(m, hw, b, s, wf, kf, g, offload)
     if joining:
         pre = joining_prefill(m, hw, prompt_tokens=s, output_tokens=out, batch=b,
-                              weight_format=wf, kv_format=kf, gpus=g)
-    k = _costs(m, hw, b, wf, kf, g)
+                              weight_format=wf, kv_format=kf, gpus=g, offload=offload)
+    k = _costs(m, hw, b, wf, kf, g, offload)
     phases = []
     t = 0.0
     if q > 0:

@@ -125,6 +125,7 @@ def _serve_part(p: Plan) -> Part:
         kv_format=mem.kv_format,
         gpus=p.gpus,
         joining=True,
+        offload=s.offload,
     )
     basis = ttft_basis_words(mem.batch)
     chart = timeline(
@@ -279,7 +280,7 @@ def command(values: Values) -> Command:
 
 
 # Units that only repeat their field's label ("Pipeline stages: stages"), dropped here.
-_LABEL_UNITS = ("stages", "chunks", "servers")
+_LABEL_UNITS = ("stages", "chunks", "servers", "layers")
 
 # Every plan field, without the hints the calculators give one at a time (the page says once
 # that the other task's inputs wait); the fields shown for one model choice keep theirs.
@@ -298,7 +299,7 @@ WIDGET = Widget(
     render=render,
     command=command,
     summary="Every input of the plan at once (model, or your own config.json, hardware, or your own chip, GPUs, serve or train, formats, "
-    "context, batch, tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
+    "context, batch, layers on the GPU (the rest offloaded), tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
     "optimiser, convention (fp8 among them), recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",
     url_state=tuple(f.name for f in FIELDS if f.control_kind != "hidden"),

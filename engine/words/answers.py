@@ -19,6 +19,7 @@ from engine.words.format import (
     format_TFLOP_per_s,
 )
 from engine.words.labels import part_words
+from engine.words.offload_explained import offload_fits_words, offload_speed_words
 from engine.words.sharding import parallel_layout
 from engine.words.training import train_warnings_words
 
@@ -42,8 +43,8 @@ SERVE_NOTE = ("Best-case times: raw dense peak and full datasheet bandwidth. A b
 def answers(p: Plan) -> dict[str, str]:
     """The five questions, each answered in one or two sentences with numbers."""
     return {
-        "fits": _fits_words(p),
-        "limit": _limit_words(p),
+        "fits": _fits_words(p) + offload_fits_words(p),
+        "limit": _limit_words(p) + offload_speed_words(p),
         "gpus": _gpus_words(p),
         "failure": _failure_words(p),
         "cost": _cost_words(p),

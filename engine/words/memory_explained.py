@@ -21,6 +21,7 @@ from engine.numbers.memory import (
 from engine.words.adapters_explained import adapter_setup_words
 from engine.words.format import a_or_an, format_GB
 from engine.words.labels import part_words
+from engine.words.offload_explained import offload_memory_words
 from engine.words.sharding import sharding_name, what_is_split
 
 CONVENTION_SOURCES = {
@@ -95,6 +96,9 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
         "real engines vary by about 0.5-3 GB).",
         capacity_words(mem.hardware),
     ]
+    offloaded = offload_memory_words(mem)
+    if offloaded:
+        out.insert(1, offloaded)
     if mem.gpus > 1:
         out.append(f"Tensor parallel over {mem.gpus} GPUs: weights and KV cache split "
                    "evenly; activations and overhead counted in full on each GPU.")

@@ -281,7 +281,11 @@ def states(widget: str) -> list[tuple[str, dict[str, str]]]:
 TRAINING = [(w, f"train-{i}", get_widget(w).defaults(o)) for w in ("playground", "five_questions")
             for i, o in enumerate(({"task": "train"}, {"task": "train", "gpus": "64", "tp": "8"}
                                    if w == "playground" else {"task": "train", "gpus": "64"}))]
-CASES = [(w, label, values) for w in PLAN_WIDGETS for label, values in states(w)] + TRAINING
+# Layers left in host memory, in the playground (its corpus states keep every layer on the GPU).
+OFFLOAD = [("playground", "offload", get_widget("playground").defaults(
+    {"gpu_layers": "16", "hardware": "rtx-4090"}))]
+CASES = [(w, label, values) for w in PLAN_WIDGETS for label, values in states(w)] + TRAINING \
+    + OFFLOAD
 
 
 @pytest.mark.parametrize(("widget", "label", "values"), CASES,

@@ -93,6 +93,11 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
         "output", "Answer length", str(quantities.TYPICAL_OUTPUT_TOKENS), unit="tokens", hint=SERVING,
         quantity=quantities.OUTPUT_TOKENS,
     ),
+    "gpu_layers": OptionalAmount(
+        "gpu_layers", "Layers on the GPU", "", unit="layers", quantity=quantities.GPU_LAYERS,
+        hint="Serving. Empty: all. Fewer leaves the rest in host memory, read over the host "
+             "link every pass (llama.cpp's -ngl).",
+    ),
     "tokens": OptionalAmount(
         "tokens",
         "Training tokens",
@@ -164,7 +169,7 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     ),
 }
 SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_tokens",
-              "output_tokens")
+              "output_tokens", "gpu_layers")
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
               "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens",
               "ep", "cp", "adapter", "rank", "targets", "kernels")

@@ -10,10 +10,12 @@ from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.energy import plan_energy
 from engine.numbers.interruptions import run_interruptions
 from engine.numbers.memory import ServingMemory, TrainingMemory
-from engine.numbers.plan import Plan
+from engine.numbers.offload import Offload
+from engine.numbers.plan import Plan, ServeFigures
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
 from engine.words.memory_explained import memory_assumptions
+from engine.words.offload_explained import OFFLOAD_MODEL
 from engine.words.training import mfu_band_words, train_warnings_words
 
 
@@ -46,7 +48,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         out["energy"] = energy.to_dict()
     if isinstance(mem, ServingMemory) and p.serve is not None:
         s = p.serve
-        out["serve"] = {
+        serve: dict[str, object] = {
             "weight_format": mem.weight_format,
             "kv_format": mem.kv_format,
             "context_tokens": mem.context_tokens,
@@ -74,6 +76,9 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "expected": {**s.expected.to_dict(), "output_tokens_per_s":
                          s.replicas * s.expected.output_tokens_per_s},
         }
+        if s.offload is not None:
+            serve["offload"] = offload_dict(s.offload, s)
+        out["serve"] = serve
     if isinstance(mem, TrainingMemory) and p.train is not None:
         t = p.train
         train: dict[str, object] = {
@@ -108,6 +113,22 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             train["adapter"] = mem.adapter.to_dict()
         out["train"] = train
     return out
+
+
+def offload_dict(o: Offload, s: ServeFigures) -> dict[str, object]:
+    """The layers left in host memory, the host memory they take and what reading them over
+    the host link adds to each pass (seconds of the bound's decode step and prefill)."""
+    return {
+        "gpu_layers": o.gpu_layers, "layers": o.layers, "host_layers": o.host_layers,
+        "host_weight_bytes": o.host_weight_bytes,
+        "host_weight_bytes_per_gpu": o.host_weight_bytes_per_gpu,
+        "host_weight_bytes_all_replicas": o.host_weight_bytes * s.replicas,
+        "host_link": o.link.name, "host_link_bytes_per_s": o.link.bytes_per_s,
+        "host_link_source": o.link.source,
+        "decode_link_seconds_per_step": s.first_step.host_link_seconds,
+        "prefill_link_seconds": s.prefill.host_link_seconds,
+        "model": OFFLOAD_MODEL,
+    }
 
 
 def _json_int(n: int) -> int | float:

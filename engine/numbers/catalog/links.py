@@ -24,7 +24,8 @@ class LinkSpec(Record):
 
     JSON = JsonShape(rename={"hardware_id": "hardware"},
                      skip=("network_step_latency_seconds", "latency_source", "pairs_only",
-                           "pcie_bytes_per_s"))
+                           "pcie_bytes_per_s", "host_link", "host_link_bytes_per_s",
+                           "host_link_source"))
 
     hardware_id: str
     scale_up: str
@@ -40,6 +41,11 @@ class LinkSpec(Record):
     pairs_only: bool = False
     pcie_bytes_per_s: float = 0.0
     note: str = ""
+    # How the chip reaches its host's memory (what offloaded layers are read over), bytes/s
+    # each way; "" and 0 where the catalogue gives none.
+    host_link: str = ""
+    host_link_bytes_per_s: float = 0.0
+    host_link_source: str = ""
 
     def __post_init__(self) -> None:
         if not (self.scale_up_bytes_per_s > 0 and self.scale_out_bytes_per_s > 0):
@@ -59,10 +65,16 @@ class CollectiveSpec:
     source: str
 
 
-def _link(hw_id: str, e: dict[str, Any], lat: dict[str, Any]) -> LinkSpec:
+def _link(hw_id: str, e: dict[str, Any], lat: dict[str, Any], hosts: dict[str, Any]
+          ) -> LinkSpec:
     kind = e["latency_kind"]
     if kind not in LATENCY_KINDS:
         raise EngineError(f"Links of {hw_id!r}: latency_kind must be one of {LATENCY_KINDS}.")
+    host_kind = e.get("host_link", "")
+    if host_kind and host_kind not in hosts:
+        raise EngineError(f"Links of {hw_id!r}: host_link must be one of {', '.join(hosts)}.")
+    no_host: dict[str, Any] = {"name": "", "GB_per_s_each_way": 0.0, "source": ""}
+    host: dict[str, Any] = hosts[host_kind] if host_kind else no_host
     return LinkSpec(
         hardware_id=hw_id,
         scale_up=e["scale_up"],
@@ -78,13 +90,17 @@ def _link(hw_id: str, e: dict[str, Any], lat: dict[str, Any]) -> LinkSpec:
         pairs_only=bool(e.get("pairs_only", False)),
         pcie_bytes_per_s=float(e.get("pcie_GB_per_s_each_way", 0.0)) * 1e9,
         note=e.get("note", ""),
+        host_link=host["name"],
+        host_link_bytes_per_s=float(host["GB_per_s_each_way"]) * 1e9,
+        host_link_source=host["source"],
     )
 
 
 @cache
 def _all() -> dict[str, LinkSpec]:
     data = load("links")
-    return {k: _link(k, v, data["latency"]) for k, v in data["links"].items()}
+    return {k: _link(k, v, data["latency"], data["host_links"])
+            for k, v in data["links"].items()}
 
 
 @cache
@@ -110,12 +126,14 @@ def list_links() -> list[LinkSpec]:
 def stated_links(hardware_id: str, *, chips_per_server: int, scale_up: str,
                  scale_up_GB_per_s_each_way: float, scale_out: str,
                  scale_out_GB_per_s_each_way: float, latency_kind: str,
-                 source: str) -> LinkSpec:
+                 source: str, host_link: str = "pcie-gen4-x16") -> LinkSpec:
     """Links stated outside links.toml (a chip of a user's own spec), in the catalogue's
     units (GB/s each way per chip), with the per-step latencies of ``latency_kind`` from
-    links.toml's [latency]. The figures are trusted: the caller checked them."""
+    links.toml's [latency], reaching its host's memory over ``host_link`` (a kind of
+    links.toml's [host_links]). The figures are trusted: the caller checked them."""
     entry = {"latency_kind": latency_kind, "scale_up": scale_up,
              "scale_up_GB_per_s_each_way": scale_up_GB_per_s_each_way,
              "scale_out": scale_out, "scale_out_GB_per_s_each_way": scale_out_GB_per_s_each_way,
-             "chips_per_server": chips_per_server, "source": source}
-    return _link(hardware_id, entry, load("links")["latency"])
+             "chips_per_server": chips_per_server, "source": source, "host_link": host_link}
+    data = load("links")
+    return _link(hardware_id, entry, data["latency"], data["host_links"])

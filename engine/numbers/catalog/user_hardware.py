@@ -15,6 +15,9 @@ The spec (the CLI's ``--hardware-spec FILE.json``)::
                "scale_out_GB_per_s_each_way": 50},  optional (default 100 Gb/s)
      "source": "where the figures came from"}       optional
 
+Whatever its links, the chip reaches its host's memory over PCIe Gen4 x16 (31.5 GB/s each
+way, assumed: a spec does not give it); offloaded layers are read over that.
+
 Untrusted text is bounded before it is parsed (:data:`MAX_SPEC_CHARS` characters,
 :data:`MAX_DEPTH` levels of brackets, numbers of at most :data:`MAX_NUMBER_CHARS`
 characters), NaN and Infinity are refused, and every key is checked once here, each refusal
