@@ -93,6 +93,12 @@ class ServeFigures:
         return self.joining.seconds
 
     @property
+    def request_seconds_at_batch(self) -> float:
+        """One request joining the batch, from its arrival to its last token at the bound:
+        its first token beside the others' decodes, then every decode step (seconds)."""
+        return self.joining.seconds + self.decode_seconds
+
+    @property
     def tokens_per_s_per_user(self) -> float:
         return 1.0 / self.tpot_seconds
 

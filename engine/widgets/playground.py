@@ -159,7 +159,7 @@ def _serve_part(p: Plan) -> Part:
         [
             ("Tokens/s per user", f"{s.tokens_per_s_per_user:,.1f}"),
             ("Tokens/s, whole batch", f"{mem.batch * s.tokens_per_s_per_user:,.1f}"),
-            ("Whole request", fmt.format_seconds(run.total_seconds)),
+            ("Whole request", fmt.format_seconds(s.request_seconds_at_batch)),
             ("KV cache per token", f"{fmt.format_bytes(mem.kv_cache_bytes_per_token)}"),
             (
                 f"Requests of {mem.context_tokens:,} tokens that fit",

@@ -65,6 +65,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "prefill_bound": s.prefill.bound,
             "ttft_seconds": s.ttft_seconds,
             "ttft_at_batch_seconds": s.ttft_at_batch_seconds,
+            "request_seconds_at_batch": s.request_seconds_at_batch,
             "total_seconds": s.total_seconds,
             "max_context_tokens_that_fit": _json_int(mem.max_context_tokens_that_fit),
             "max_concurrent_requests": _json_int(mem.max_concurrent_requests),
