@@ -17,7 +17,10 @@ Not counted: code blocks (``<pre>``: a command line to copy, not prose to read; 
 drop-down's options other than the chosen one, tooltips (``title`` attributes, SVG
 ``<title>``), elements marked ``hidden``, a widget field the stylesheet shows only for one
 choice of model or hardware (the pasted config.json, the typed parameter count, the reader's
-own chip) while another is chosen, and the step header itself (it states the result).
+own chip) while another is chosen, the step header itself (it states the result), and a
+widget frame's chrome (:data:`FRAME_CHROME_CLASSES`: its "Copy link" and "Copy as command"
+buttons with "Show the command", and its "Build-time figures." status), the same few words on
+every widget, which a reader recognises as the frame's buttons rather than reads.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ USE_MINUTES = 1.0  # a widget the step asks the reader to use: change an input, 
 LOOK_MINUTES = 0.5  # a widget the reader only looks at
 QUESTION_MINUTES = 1.0  # one drill question: read it, work it out, type it, read the feedback
 READER_KINDS = ("use", "look")  # what an author may say a widget asks (`reader=` in markdown)
+# The classes of a widget frame's chrome (engine/render/widget.py), not counted as words.
+FRAME_CHROME_CLASSES = frozenset({"widget-copy", "widget-status"})
 WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
 
 _VOID = frozenset(
@@ -84,6 +89,7 @@ class _VisibleWords(HTMLParser):
             or tag == "pre"
             or "hidden" in named
             or "step-meta" in classes
+            or not FRAME_CHROME_CLASSES.isdisjoint(classes)
             or (tag == "option" and "selected" not in named)
         )
         closed_details = tag == "details" and "open" not in named

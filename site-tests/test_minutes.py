@@ -24,9 +24,12 @@ HEADER_RE = re.compile(
     r'data-widget-minutes="([0-9.]+)"'
 )
 # What the browser shows that a count of the page source may not know: drop-down options
-# other than the chosen one are not on screen; the header states the count, so it is left out.
+# other than the chosen one are not on screen; the header states the count, and a widget
+# frame's buttons and status are chrome the model does not count, so they are left out.
 RENDERED_TEXT_JS = """() => {
-  for (const e of document.querySelectorAll('article option:not(:checked), article .step-meta'))
+  const notCounted = 'article option:not(:checked), article .step-meta, '
+    + 'article .widget-copy, article .widget-status';
+  for (const e of document.querySelectorAll(notCounted))
     e.remove();
   return document.querySelector('article').innerText;
 }"""

@@ -186,3 +186,18 @@ def test_a_summary_inside_a_closed_details_does_not_show() -> None:
         "<details><summary>Inner summary</summary><p>more</p></details></details></article>"
     )
     assert visible_words(nested) == 1
+
+
+def test_a_widget_frames_buttons_and_status_do_not_count_but_its_result_does() -> None:
+    """The frame's "Copy link", "Copy as command" with "Show the command", and its
+    "Build-time figures." status are the same chrome on every widget: recognised, not read."""
+    built = authoring.widget_html("capacity_gate", "steps/b/", {})
+    assert "Copy link" in built and "Build-time figures." in built and "Copy as command" in built
+    counted = visible_words(f"<article>{built}</article>")
+    chrome = ('<div class="widget-copy widget-copy-link"><button>Copy link</button></div>'
+              '<p class="widget-status" role="status">Build-time figures.</p>')
+    assert visible_words(f"<article><p>Refused</p>{chrome}</article>") == 1
+    as_prose = built.replace('class="widget-copy ', 'class="x ').replace('"widget-status"', '"x"')
+    # Copy link; Copy as command, Show the command; Build-time figures.
+    assert visible_words(f"<article>{as_prose}</article>") - counted == 2 + 3 + 3 + 2
+    assert counted > 20  # the title, labels and result still count
