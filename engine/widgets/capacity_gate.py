@@ -35,8 +35,10 @@ CONTEXT_TO_HOLD = CONTEXT.but(label="Context to hold")
 
 @dataclass(frozen=True, slots=True)
 class WayOut:
-    """One row of the ways-out table: what changes, and the engine's plan for it."""
+    """One row of the ways-out table: what changes (``kind``: "split", "format" or "chip"),
+    and the engine's plan for it."""
 
+    kind: str
     key: str
     words: str
     short: str
@@ -65,6 +67,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: FormatId, conte
         n = max(2, need)
         rows.append(
             WayOut(
+                "split",
                 "gpus",
                 f"Split over {n} × {gpu.name} (tensor parallel), {weight_format}",
                 f"Split over {n} GPUs (each holds {_share(n)} of every matrix)",
@@ -76,6 +79,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: FormatId, conte
         if FORMATS[fmt].bytes_per_number < chosen_bytes:
             rows.append(
                 WayOut(
+                    "format",
                     fmt,
                     f"{fmt} weights ({FORMATS[fmt].bytes_per_number:g} byte each) on 1 × {gpu.name}",
                     f"{fmt} weights",
@@ -87,6 +91,7 @@ def ways_out(model: ModelSpec, gpu: HardwareSpec, weight_format: FormatId, conte
             other = get_hardware(hw_id)
             rows.append(
                 WayOut(
+                    "chip",
                     hw_id,
                     f"1 × {other.name}, {weight_format}",
                     f"One {other.name}",
@@ -106,14 +111,18 @@ def _way_line(row: WayOut) -> str:
 
 
 def ways_out_list(rows: list[WayOut], *, refused: bool, context: int) -> str:
-    """The ways out as one short line each, under a heading that says what the count is."""
+    """The first way out of each kind (a split, a smaller format, a bigger chip) as one short
+    line each, under a heading that says what the count is; every way waits in the table."""
+    first_of_kind: dict[str, WayOut] = {}
+    for row in rows:
+        first_of_kind.setdefault(row.kind, row)
     heading = (
         f"{'Ways out' if refused else 'Other ways to run it'} (room left for requests of "
         f"{context:,} tokens):"
     )
     items = "".join(
         tag("li", esc(_way_line(row)), data_way=row.key, data_fits="true" if row.plan.fits else "false")
-        for row in rows
+        for row in first_of_kind.values()
     )
     return tag("p", esc(heading), class_="gate-ways-heading") + tag("ul", items, class_="gate-ways-list")
 

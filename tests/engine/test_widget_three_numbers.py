@@ -212,7 +212,10 @@ def test_the_ways_out_show_one_line_each_and_the_full_table_waits_in_the_details
     assert "Split over 2 GPUs (each holds half of every matrix): fits, 9 requests" in shown
     assert f"fp8 weights: fits, {fp8.max_concurrent_requests:,} requests" in shown
     assert f"One NVIDIA H200 SXM 141GB: fits, {h200.max_concurrent_requests:,} requests" in shown
-    assert re.findall(r'<li data-way="([^"]+)"', html) == list(_rows(html))
+    # one way of each kind in view (a split, a smaller format, a bigger chip); all in the table
+    assert re.findall(r'<li data-way="([^"]+)"', html) == ["gpus", "fp8", "h200"]
+    assert list(_rows(html)) == ["gpus", "fp8", "int4", "h200", "b200", "mi300x"]
+    assert "int4 weights:" not in shown and "MI300X: fits" not in shown
     # the arithmetic and the table are one click away, not on the page as it opens
     assert "Short by" not in shown and "Short by" in shut
     assert "Room for KV cache" not in shown and "Room for KV cache" in shut
