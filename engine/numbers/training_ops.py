@@ -40,7 +40,7 @@ clipping's read of the gradients. Communication is not here: expected_training a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.numbers import architecture
 from engine.numbers.adapter_setup import AdapterSetup
@@ -57,6 +57,7 @@ from engine.numbers.catalog.kernel_rates import (
     fp8_training_peak,
     matmul_shape_fraction,
     memory_stream_fraction,
+    smallest_measured_rows,
     training_attention_kernel,
 )
 from engine.numbers.model_shapes import Component
@@ -126,6 +127,9 @@ class _Rates:
     per_kernel: float
     hw: HardwareSpec
     fp8_peak: float = 0.0  # > 0: the layers' matmuls run in fp8 at this dense peak
+    # A GEMM's rate is asked at no fewer rows than this: below the chip's grid's smallest
+    # measured rows the grid's time is the weights' streaming, which the GEMM's bytes count.
+    rate_rows: int = 1
 
 
 def _group(c: Component) -> str:
@@ -142,7 +146,7 @@ def _group(c: Component) -> str:
 
 def _bf16(r: _Rates) -> _Rates:
     """``r`` with every matmul in 16 bits (the router, the output head)."""
-    return _Rates(r.peak, r.stream, r.per_kernel, r.hw)
+    return _Rates(r.peak, r.stream, r.per_kernel, r.hw, rate_rows=r.rate_rows)
 
 
 def _gemm(name: str, m: int, n: int, k: int, r: _Rates, times: float) -> Work:
@@ -150,10 +154,10 @@ def _gemm(name: str, m: int, n: int, k: int, r: _Rates, times: float) -> Work:
     fp8 (inputs 1 byte per number, the output in bf16, 2)."""
     m, n, k = max(1, m), max(1, n), max(1, k)
     if r.fp8_peak:
-        f = fp8_matmul_shape_fraction(r.hw, m, n, k).value
+        f = fp8_matmul_shape_fraction(r.hw, max(m, r.rate_rows), n, k).value
         return Work(name, 2.0 * m * n * k, FP8_BYTES * (m * k + k * n) + ACTIVATION_BYTES * m * n,
                     r.fp8_peak * f, r.stream, 1, r.per_kernel, times)
-    f = matmul_shape_fraction(r.hw, m, n, k).value
+    f = matmul_shape_fraction(r.hw, max(m, r.rate_rows), n, k).value
     return Work(name, 2.0 * m * n * k, ACTIVATION_BYTES * (m * k + k * n + m * n),
                 r.peak * f, r.stream, 1, r.per_kernel, times)
 
@@ -237,7 +241,8 @@ def _layer_matmuls(model: ModelSpec, s: StepShape, r: _Rates, backward: bool,
 
 
 def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
-               basis: list[Basis]) -> tuple[list[Work], list[Work]]:
+               basis: list[Basis], backward_basis: bool = True
+               ) -> tuple[list[Work], list[Work]]:
     """Attention forward and backward of the stage's layers, per layer group (full, local).
 
     With ``cp`` context-parallel GPUs each holds 1/cp of every sequence's queries, as two
@@ -258,7 +263,7 @@ def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
                  * architecture.causal_attended_tokens(s.seq_len, window))
         kernel_len = max(1, min(s.seq_len, window or s.seq_len) // s.cp)
         rates = attention_rates(r.hw, qk, True, kernel_len)
-        basis += [rates.forward, rates.backward]
+        basis += [rates.forward, rates.backward] if backward_basis else [rates.forward]
         forward.append(Work("attention (forward)", flops, io, r.peak * rates.forward.value,
                             r.stream, s.cp, r.per_kernel, share))
         backward.append(Work("attention (backward)", BACKWARD_FLOPS_PER_FORWARD * flops,
@@ -355,17 +360,69 @@ def _recomputed(work: list[Work], name: str) -> list[Work]:
                  w.seconds_per_kernel, w.times) for w in work]
 
 
+def _rates(hw: HardwareSpec, s: StepShape) -> tuple[_Rates, list[Basis]]:
+    """The rates every op of ``s`` on ``hw`` runs at, and their basis."""
+    stream = memory_stream_fraction(hw)
+    kernel_cost = per_kernel_seconds()
+    r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
+               kernel_cost.value, hw, fp8_training_peak(hw) if s.fp8 else 0.0)
+    return r, [training_attention_kernel(), stream, kernel_cost]
+
+
+def _layers_of(m: ModelSpec, layers: float) -> dict[str, float]:
+    """The layers of each scope (dense, MoE) among ``layers`` of ``m``'s."""
+    if m.is_moe:
+        moe = m.layers - m.dense_layers
+        return {"dense-layer": layers * m.dense_layers / m.layers,
+                "moe-layer": layers * moe / m.layers}
+    return {"layer": layers}
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardOps:
+    """One forward pass's ops on one GPU of ``tp`` (every layer, then the final norm and the
+    output head), and every efficiency they used (``basis``)."""
+
+    ops: tuple[Op, ...]
+    basis: tuple[Basis, ...]
+
+    @property
+    def seconds(self) -> float:
+        return math.fsum(o.seconds for o in self.ops)
+
+
+def forward_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
+                head_tokens: int) -> ForwardOps:
+    """The ops of one forward pass over every layer of ``model`` for ``shape.tokens`` tokens
+    (sequences of ``shape.seq_len``), as training times its forward pass: every matmul at
+    its shape's rate, FlashAttention forward at its measured rate, the forward memory-bound
+    ops at the bytes their kernels move, a fixed cost per kernel; then the final norm and
+    the output head over ``head_tokens`` tokens only (a prefill computes the logits of each
+    request's last position, no loss). A GEMM of fewer rows than the chip's grid measured
+    runs at its smallest measured shape's rate, its weights' streaming in its own bytes. ``shape.stage_layers`` and ``pipeline`` are ignored:
+    all the layers run here."""
+    m, s, hw = model, shape, hardware
+    r, basis = _rates(hw, s)
+    r = replace(r, rate_rows=smallest_measured_rows(hw))
+    layers = float(m.layers)
+    work = _layer_matmuls(m, s, r, False, _layers_of(m, layers))
+    work += _attention(m, s, r, layers, basis, backward_basis=False)[0]
+    work += _elementwise(m, s, r, layers, False)
+    norm = _norm_cost(model, s.kernels, 0)
+    work.append(Work("norms (forward)", 0.0, norm.bytes * head_tokens * m.hidden, 1.0,
+                     r.stream, norm.kernels, r.per_kernel))
+    work += _linear("output head", head_tokens, m.hidden, max(1, m.vocab // s.tp), _bf16(r),
+                    1.0, False)
+    return ForwardOps(ops_of(w for w in work if w.name != WEIGHT_CAST), tuple(_unique(basis)))
+
+
 def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
                  grad_bytes_per_param: float) -> TrainingOps:
     """The busiest GPU's ops for one micro-batch and one optimiser step (see the module)."""
     m = model
     s = shape
     hw = hardware
-    stream = memory_stream_fraction(hw)
-    kernel_cost = per_kernel_seconds()
-    r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
-               kernel_cost.value, hw, fp8_training_peak(hw) if s.fp8 else 0.0)
-    basis: list[Basis] = [training_attention_kernel(), stream, kernel_cost]
+    r, basis = _rates(hw, s)
     if s.kernels != "fused":
         basis.append(elementwise_stack(s.kernels))
     if s.fp8:
@@ -373,12 +430,7 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
         basis.append(fp8_matmul_shape_fraction(hw, s.tokens, m.hidden, m.hidden))
 
     def layer_ops(layers: float) -> list[Work]:
-        if m.is_moe:
-            moe = m.layers - m.dense_layers
-            layers_of = {"dense-layer": layers * m.dense_layers / m.layers,
-                         "moe-layer": layers * moe / m.layers}
-        else:
-            layers_of = {"layer": layers}
+        layers_of = _layers_of(m, layers)
         fwd_mm = _layer_matmuls(m, s, r, False, layers_of)
         bwd_mm = _layer_matmuls(m, s, r, True, layers_of)
         attn_fwd, attn_bwd = _attention(m, s, r, layers, basis)

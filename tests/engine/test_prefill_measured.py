@@ -11,12 +11,14 @@ least as fast as plain PyTorch, so the band is two-sided but loose: within 15 % 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.expected_serving import expected_serve
+from engine.numbers.training_ops import StepShape, forward_ops
 
 BAND = 0.15
 
@@ -62,3 +64,15 @@ def test_the_measured_files_hold_the_listed_figures() -> None:
                    "llama-3.1-70b": ("llama_70b_shaped",)}[model]
         held = [data[s][key] for s in section if s in data and key in data[s]]
         assert held == [measured_ms], (file, key)
+
+
+def test_forward_ops_are_training_forward_with_the_head_on_the_last_tokens() -> None:
+    m, hw = get_model("llama-3.1-8b"), get_hardware("h200")
+    shape = StepShape(tokens=2 * 512, seq_len=512, tp=1, stage_layers=m.layers, pipeline=1,
+                      ep=1, optimizer_shards=1, recompute="none")
+    f = forward_ops(m, hw, shape, head_tokens=2)
+    names = [o.name for o in f.ops]
+    assert all("backward" not in n and "loss" not in n for n in names)
+    head = next(o for o in f.ops if o.name == "matmul: output head (forward)")
+    assert head.flops == 2.0 * 2 * m.hidden * m.vocab
+    assert f.seconds == math.fsum(o.seconds for o in f.ops)
