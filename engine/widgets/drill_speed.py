@@ -47,6 +47,7 @@ VIEW = DrillView(
     cleared=("answer", "limit"),
     answer_rule=ANSWER_RULE,
     notes=lambda q: q.notes(),
+    worked_problem="worked-problem",
 )
 
 

@@ -43,6 +43,7 @@ VIEW = DrillView(
     check=_check,
     bar=_bar,
     notes=lambda q: q.notes(),
+    worked_problem="worked-problem",
 )
 
 

@@ -40,6 +40,7 @@ VIEW = DrillView(
     working_title="The working, per GPU:",
     data=lambda q: {"data_task": q.task},
     notes=lambda q: q.notes(),
+    worked_problem="worked-problem",
 )
 
 

@@ -107,6 +107,9 @@ class DrillView(Generic[Q]):
     cleared: tuple[str, ...] = ("answer", "fits")  # the inputs a new question empties
     answer_rule: str = GB_ANSWER_RULE
     notes: Callable[[Q], Sequence[str]] = lambda _: ()
+    # The id of the worked problem that ends the drill's section, on the drill's own page
+    # ('' for none): every feedback links to it.
+    worked_problem: str = ""
 
     def rules(self) -> tuple[str, ...]:
         """How the drill reads, checks and scores an answer, in words."""
@@ -162,11 +165,20 @@ class DrillView(Generic[Q]):
             + repeat
             + tag("p", esc(self.working_title))
             + working
-            + self.bar(q),
+            + self.bar(q)
+            + self.worked_problem_html(),
             class_="drill-feedback",
             data_correct="true" if feedback.correct else "false",
             data_mistake=feedback.mistake or None,
         )
+
+    def worked_problem_html(self) -> str:
+        """A link to the section's worked problem, below on the same page ('' for none)."""
+        if not self.worked_problem:
+            return ""
+        link = tag("a", esc("The worked problem below"), href="#" + self.worked_problem)
+        return tag("p", link + esc(" solves one such question step by step."),
+                   class_="widget-notes")
 
     def render(self, values: Values) -> Rendered:
         seed = parse_seed(values.text("seed"))

@@ -12,6 +12,7 @@ from engine.lesson.figures.claims import CLAIM_FIGURES
 from engine.lesson.figures.decode import DECODE_FIGURES
 from engine.lesson.figures.load_curve import LOAD_CURVE_FIGURES
 from engine.lesson.figures.network import NETWORK_FIGURES
+from engine.lesson.figures.worked import WORKED_FIGURES
 from engine.lesson.tables.finetune import FINETUNE_FIGURES
 from engine.numbers import memory, quantities
 from engine.numbers.architecture import layer_components
@@ -314,6 +315,7 @@ FIGURES: dict[str, Figure] = {
         *FINETUNE_FIGURES,
         *DECODE_FIGURES,
         *LOAD_CURVE_FIGURES,
+        *WORKED_FIGURES,
     )
 }
 
