@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.lesson.diagrams.registry import DIAGRAMS
 from engine.lesson.figures.prose import FIGURES
 from engine.lesson.tables.registry import TABLES
 from engine.registry import widget_names
@@ -18,10 +19,11 @@ def on_pre_page_macros(env: Any) -> None:
 
 
 def define_env(env: Any) -> None:
-    """Register `widget`, `figure`, `table`, `step` and the page macros for use in markdown pages."""
+    """Register `widget`, `figure`, `diagram`, `table`, `step` and the page macros for use in markdown pages."""
 
     env.variables["widget_list"] = ", ".join(f"`{n}`" for n in widget_names())
     env.variables["figure_list"] = ", ".join(f"`{n}`" for n in sorted(FIGURES))
+    env.variables["diagram_list"] = ", ".join(f"`{n}`" for n in sorted(DIAGRAMS))
     env.variables["table_list"] = ", ".join(f"`{n}`" for n in sorted(TABLES))
 
     def current_page() -> str:
@@ -37,6 +39,11 @@ def define_env(env: Any) -> None:
     def figure(name: str, **inputs: object) -> str:
         """A number from the engine in prose: `{{ figure("weights", model="llama-3.1-8b") }}`."""
         return authoring.figure_text(name, inputs)
+
+    @env.macro  # type: ignore[untyped-decorator]
+    def diagram(name: str, **inputs: object) -> str:
+        """A diagram drawn by the engine: `{{ diagram("transformer_layer") }}`."""
+        return authoring.diagram_html(name, inputs)
 
     @env.macro  # type: ignore[untyped-decorator]
     def step_header() -> str:

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from engine.lesson.diagrams.registry import get_diagram
 from engine.lesson.figures.prose import get_figure
 from engine.lesson.tables.registry import get_table
 from engine.numbers.errors import EngineError
@@ -21,7 +22,13 @@ from engine.render.fields import Values
 from engine.render.html import esc
 from engine.render.widget import Widget, render_page_widget
 from macros.lesson_nav import STEPS_FOLDER, step_number, step_slug
-from macros.reading_time import READER_KINDS, read_page, step_minutes, widget_minutes
+from macros.reading_time import (
+    LOOK_MINUTES,
+    READER_KINDS,
+    read_page,
+    step_minutes,
+    widget_minutes,
+)
 
 _instances_per_page: defaultdict[str, int] = defaultdict(int)
 
@@ -78,6 +85,19 @@ def figure_text(name: str, inputs: Mapping[str, object]) -> str:
         raise AuthoringError(f"figure({name!r}, ...): {error.message}") from error
     except TypeError as error:
         raise AuthoringError(f"figure({name!r}, ...): {error}") from error
+
+
+def diagram_html(name: str, inputs: Mapping[str, object]) -> str:
+    """A diagram drawn by the engine at build time, in a figure that says it is a picture to
+    look at (``data-picture``, with its minutes: :data:`macros.reading_time.LOOK_MINUTES`)."""
+    try:
+        drawn = get_diagram(name)(**inputs)
+    except EngineError as error:
+        raise AuthoringError(f"diagram({name!r}, ...): {error.message}") from error
+    except TypeError as error:
+        raise AuthoringError(f"diagram({name!r}, ...): {error}") from error
+    return (f'<figure class="diagram-figure" data-picture="{esc(name)}" '
+            f'data-reader-minutes="{LOOK_MINUTES:.4g}">{drawn}</figure>')
 
 
 def table_html(name: str, inputs: Mapping[str, object]) -> str:

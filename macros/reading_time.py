@@ -10,6 +10,9 @@ A step's minutes are counted on the page as it opens, after the build:
   :data:`LOOK_MINUTES`, a drill :data:`QUESTION_MINUTES` for each correct answer that
   completes it, and a clock the real running time of its animation on top. The build writes
   each widget's minutes on its frame (``data-reader-minutes``); this reads them back.
+- plus each diagram that shows (a figure marked ``data-picture``, placed by the
+  ``diagram()`` macro), :data:`LOOK_MINUTES` with its minutes on it: a picture to look at,
+  whose labels that time covers, so its words are not counted again.
 
 Not counted: code blocks (``<pre>``: a command line to copy, not prose to read; inline
 ``<code>`` in a sentence counts), what a reader must open on purpose
@@ -80,7 +83,8 @@ class _VisibleWords(HTMLParser):
         named = dict(attrs)
         classes = (named.get("class") or "").split()
         self._note_model_choice(tag, named, classes)
-        if "data-widget" in named and self._in_article and self._shown():
+        picture = "data-picture" in named
+        if ("data-widget" in named or picture) and self._in_article and self._shown():
             self._note_widget(named)
         if tag in _VOID:
             return
@@ -90,6 +94,7 @@ class _VisibleWords(HTMLParser):
             or "hidden" in named
             or "step-meta" in classes
             or not FRAME_CHROME_CLASSES.isdisjoint(classes)
+            or picture
             or (tag == "option" and "selected" not in named)
         )
         closed_details = tag == "details" and "open" not in named
@@ -101,8 +106,8 @@ class _VisibleWords(HTMLParser):
         minutes = named.get("data-reader-minutes")
         if minutes is None:
             raise ValueError(
-                f"widget {named.get('data-widget')!r} has no data-reader-minutes: "
-                "a widget in a step is placed with the widget() macro"
+                f"{named.get('data-widget') or named.get('data-picture')!r} has no "
+                "data-reader-minutes: a widget or diagram in a step is placed with its macro"
             )
         self.widget_minutes.append(float(minutes))
 

@@ -8,6 +8,7 @@ from engine.registry import get_widget
 from engine.render.fields import Values
 from macros import authoring
 from macros.reading_time import (
+    LOOK_MINUTES,
     READING_WORDS_PER_MINUTE,
     PageReading,
     read_page,
@@ -201,3 +202,11 @@ def test_a_widget_frames_buttons_and_status_do_not_count_but_its_result_does() -
     # Copy link; Copy as command, Show the command; Build-time figures.
     assert visible_words(f"<article>{as_prose}</article>") - counted == 2 + 3 + 3 + 2
     assert counted > 20  # the title, labels and result still count
+
+
+def test_a_diagram_is_half_a_minute_to_look_at_and_its_labels_are_not_read_again() -> None:
+    drawn = authoring.diagram_html("transformer_layer", {})
+    page = f"<article><p>one two</p>{drawn}</article>"
+    assert read_page(page) == PageReading(2, (LOOK_MINUTES,))
+    closed = f"<article><details><summary>Picture</summary>{drawn}</details></article>"
+    assert read_page(closed) == PageReading(1, ())

@@ -1,0 +1,1 @@
+"""Diagrams drawn by the engine at build time: a model's layer, a server's topology."""

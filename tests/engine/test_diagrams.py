@@ -1,0 +1,49 @@
+"""The engine's diagrams: every shape and count they label is the engine's own figure."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.lesson.diagrams.layer import MATRICES, layer_svg
+from engine.lesson.diagrams.registry import get_diagram
+from engine.numbers.architecture import layer_components
+from engine.numbers.catalog import resolve_model
+from engine.numbers.errors import EngineError
+
+GROUP_RE = re.compile(r'<g data-component="([\w.]+)">(.*?)</g>', re.S)
+TEXT_RE = re.compile(r"<text[^>]*>([^<]*)</text>")
+
+
+def _labels(drawn: str) -> dict[str, str]:
+    """Each drawn weight matrix's label, its lines joined by a space."""
+    return {name: " ".join(TEXT_RE.findall(inside)) for name, inside in GROUP_RE.findall(drawn)}
+
+
+def test_the_layers_matrices_are_labelled_with_the_architectures_shapes() -> None:
+    model = resolve_model(model_id="llama-3.1-8b")
+    drawn = _labels(layer_svg(model))
+    assert set(drawn) == set(MATRICES)
+    for c in layer_components(model):
+        if c.kind == "matmul":
+            assert drawn[c.name].endswith(f"{c.rows:,} × {c.cols:,}"), c.name
+    assert drawn["mlp.up"] == "up 4,096 × 14,336"
+    assert drawn["attention.k"] == "K 4,096 × 1,024"
+
+
+def test_the_layer_names_its_heads_width_and_depth_from_the_model() -> None:
+    model = resolve_model(model_id="llama-3.1-70b")
+    drawn = get_diagram("transformer_layer")(model="llama-3.1-70b")
+    assert f"{model.hidden:,} numbers" in drawn
+    assert f"{model.heads:,} heads of {model.head_dim:,}, {model.kv_heads:,} K/V heads" in drawn
+    assert f"next of {model.layers:,} layers" in drawn
+    assert 'role="img"' in drawn and "aria-label=\"One layer of Llama 3.1 70B" in drawn
+
+
+def test_a_layer_of_another_kind_is_refused_by_name() -> None:
+    with pytest.raises(EngineError, match="dense layer") as error:
+        get_diagram("transformer_layer")(model="mixtral-8x7b")
+    assert error.value.field == "model"
+    with pytest.raises(EngineError, match="Unknown diagram"):
+        get_diagram("nope")
