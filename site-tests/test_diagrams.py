@@ -8,7 +8,7 @@ from playwright.sync_api import Browser, expect
 from support import Site, open_watched, run_axe
 
 PHONE = {"width": 390, "height": 844}
-PAGE = "steps/ai-ml-dl/"
+PAGES = ("steps/ai-ml-dl/", "further/network/")
 
 MEASURE = """() => [...document.querySelectorAll('svg.diagram')].map(svg => {
   const box = svg.getBoundingClientRect();
@@ -32,24 +32,27 @@ MEASURE = """() => [...document.querySelectorAll('svg.diagram')].map(svg => {
 })"""
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
-def test_the_layer_diagram_is_whole_and_readable_on_a_phone(browser: Browser, root_site: Site,
+def test_the_diagrams_are_whole_and_readable_on_a_phone(browser: Browser, root_site: Site,
                                                             scheme: str) -> None:
     # The palette follows the system's preference until the reader picks one.
     watched = open_watched(browser, viewport=PHONE,
                            color_scheme="dark" if scheme == "slate" else "light")
     try:
         page = watched.page
-        page.goto(root_site.page_url(PAGE), wait_until="load")
-        expect(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
-        (drawn,) = page.evaluate(MEASURE)
-        assert drawn["left"] >= 0 and drawn["right"] <= PHONE["width"] and drawn["width"] >= 290
-        assert len(drawn["labels"]) >= 11
-        for label in drawn["labels"]:
-            assert label["px"] >= 10.99, label
-            assert label["inside"], label
-            assert label["contrast"] >= 4.5, label
-        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-        assert run_axe(page) == []
+        for path in PAGES:
+            page.goto(root_site.page_url(path), wait_until="load")
+            expect(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
+            (drawn,) = page.evaluate(MEASURE)
+            assert drawn["left"] >= 0 and drawn["right"] <= PHONE["width"], path
+            assert drawn["width"] >= 290, path
+            assert len(drawn["labels"]) >= 11, path
+            for label in drawn["labels"]:
+                assert label["px"] >= 10.99, (path, label)
+                assert label["inside"], (path, label)
+                assert label["contrast"] >= 4.5, (path, label)
+            assert page.evaluate(
+                "() => document.documentElement.scrollWidth <= window.innerWidth"), path
+            assert run_axe(page) == [], path
         assert watched.console_errors == []
     finally:
         watched.context.close()

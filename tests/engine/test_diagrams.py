@@ -47,3 +47,20 @@ def test_a_layer_of_another_kind_is_refused_by_name() -> None:
     assert error.value.field == "model"
     with pytest.raises(EngineError, match="Unknown diagram"):
         get_diagram("nope")
+
+
+def test_the_servers_topology_takes_its_counts_and_bandwidths_from_the_catalogue() -> None:
+    from engine.numbers.catalog import get_system
+    from engine.words.format import format_bandwidth
+
+    server = get_system("dgx-1")
+    links = server.gpu.link_spec()
+    drawn = get_diagram("server_topology")(system="dgx-1")
+    parts = re.findall(r'<g data-part="([\w-]+)">', drawn)
+    assert parts.count("network") == parts.count("fabric") == parts.count("pcie") == 1
+    assert len([p for p in parts if p.startswith("gpu-")]) == server.gpu_count == 8
+    assert len([p for p in parts if p.startswith("nic-")]) == server.gpu_count
+    assert len([p for p in parts if p.startswith("cpu-")]) == server.cpu_count == 2
+    assert f"{format_bandwidth(links.scale_out_bytes_per_s)} each way each" in drawn
+    assert f"{format_bandwidth(links.scale_up_bytes_per_s)} each way per GPU" in drawn
+    assert links.scale_up in drawn and "RAM: 2,048 GiB" in drawn

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.lesson.diagrams.layer import layer_svg
-from engine.numbers.catalog import resolve_model
+from engine.lesson.diagrams.topology import topology_svg
+from engine.numbers.catalog import get_system, resolve_model
 from engine.numbers.errors import EngineError
 
 Diagram = Callable[..., str]
@@ -17,7 +18,12 @@ def transformer_layer(model: str = "llama-3.1-8b") -> str:
     return layer_svg(resolve_model(model_id=model))
 
 
-DIAGRAMS: dict[str, Diagram] = {f.__name__: f for f in (transformer_layer,)}
+def server_topology(system: str = "dgx-1") -> str:
+    """A server's GPUs, network cards, scale-up fabric, PCIe, CPUs and RAM."""
+    return topology_svg(get_system(system))
+
+
+DIAGRAMS: dict[str, Diagram] = {f.__name__: f for f in (transformer_layer, server_topology)}
 
 
 def get_diagram(name: object) -> Diagram:
