@@ -26,9 +26,11 @@ HEADER_RE = re.compile(
 # What the browser shows that a count of the page source may not know: drop-down options
 # other than the chosen one are not on screen; the header states the count, and a widget
 # frame's buttons and status are chrome the model does not count, so they are left out.
+# Not read: what the reader model leaves out too, a diagram's labels among it (its half minute
+# of looking covers them).
 RENDERED_TEXT_JS = """() => {
   const notCounted = 'article option:not(:checked), article .step-meta, '
-    + 'article .widget-copy, article .widget-status';
+    + 'article .widget-copy, article .widget-status, article [data-picture]';
   for (const e of document.querySelectorAll(notCounted))
     e.remove();
   return document.querySelector('article').innerText;
