@@ -1,7 +1,7 @@
 """The roofline in a real browser: moving the batch slider changes throughput and time per
 token as the engine says (the live result is what CPython renders for the same inputs), with a
-short context the bound turns from memory to compute at a large enough batch, and on a phone
-the chart scrolls instead of shrinking."""
+short context the bound turns from memory to compute at a large enough batch, and a phone
+gets a drawing made for its width, whole on its screen."""
 
 from __future__ import annotations
 
@@ -99,27 +99,43 @@ def test_the_batch_slider_moves_throughput_and_latency_as_the_engine_says(
     assert shown[0].seconds < shown[1].seconds < shown[2].seconds
 
 
-def test_on_a_phone_the_chart_scrolls_instead_of_shrinking_its_labels(
+# Each drawing's place on screen, and its texts' drawn sizes (font size x drawn width /
+# viewBox width), read in the page: the boxes have no role of their own to find them by.
+DRAWINGS = """sel => [...document.querySelectorAll(sel + ' svg.chart')].map(svg => {
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  const edges = [...svg.querySelectorAll('.roof-line, .roof-ridge, text')].map(
+    e => e.getBoundingClientRect());
+  return {narrow: svg.classList.contains('chart-narrow'), width: box.width,
+          left: Math.min(...edges.map(e => e.left)), right: Math.max(...edges.map(e => e.right)),
+          smallest: Math.min(...[...svg.querySelectorAll('text')].map(
+            t => parseFloat(getComputedStyle(t).fontSize) * scale)),
+          texts: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+})"""
+
+
+def test_a_phone_sees_the_whole_roofline_drawn_for_its_width(
     browser: Browser, root_site: Site
 ) -> None:
     watched = open_watched(browser, viewport={"width": 390, "height": 844})
     try:
         page = watched.page
         page.goto(root_site.page_url(ROOF_PAGE))
-        # The chart's scrolling box and its SVG have no role of their own (the box is focusable
-        # for the keyboard), so their classes find them; their sizes are what is under test.
-        box = page.locator(f"{ROOF} .chart-scroll")
-        chart = box.locator("svg.roofline")
-        chart_width = chart.evaluate("svg => svg.getBoundingClientRect().width")
-        box_width = box.evaluate("div => div.clientWidth")
-        # 640 user units drawn at least 640 px wide: 11 px labels or more, and the box scrolls.
-        assert chart_width >= 640 > box_width
-        assert box.evaluate("div => div.scrollWidth > div.clientWidth")
-        box.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            "sel => document.querySelector(sel).scrollLeft > 0", arg=f"{ROOF} .chart-scroll"
-        )
+        wide, narrow = page.evaluate(DRAWINGS, ROOF)
+        assert not wide["narrow"] and narrow["narrow"]
+        assert wide["width"] == 0  # the wide drawing is not shown on a phone
+        # The narrow drawing: roof, ridge and every label on screen, text 11 px or more,
+        # nothing to scroll, in the page or in its box.
+        assert narrow["left"] >= 0 and narrow["right"] <= 390, narrow
+        assert narrow["smallest"] >= 11 - 0.01
+        assert any(t.startswith("ridge ") for t in narrow["texts"])
+        box = page.locator(f"{ROOF} .chart-scroll.narrow")
+        assert not box.evaluate("div => div.scrollWidth > div.clientWidth")
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        # A laptop gets the wide drawing only.
+        page.set_viewport_size({"width": 1280, "height": 900})
+        wide, narrow = page.evaluate(DRAWINGS, ROOF)
+        assert wide["width"] >= 640 and narrow["width"] == 0
         assert watched.console_errors == []
     finally:
         watched.context.close()

@@ -17,6 +17,7 @@ from engine.render.html import esc, scroll_box, tag
 from engine.render.svg import group, line, rect, svg, text
 
 WIDTH = 640  # user units across every chart
+NARROW_WIDTH = 320  # user units across a chart's narrow drawing: a 390 px phone draws it 1:1
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +154,16 @@ def legend(items: Sequence[tuple[str, str]]) -> str:
     return tag("ul", entries, class_="legend")
 
 
+@dataclass(frozen=True, slots=True)
+class Narrow:
+    """A chart's second drawing for a narrow screen: its own ``content`` on a viewBox of
+    ``width`` x ``height`` user units (fewer ticks, labels placed for that width)."""
+
+    content: str
+    height: float
+    width: float = NARROW_WIDTH
+
+
 def chart(
     content: str,
     *,
@@ -162,15 +173,33 @@ def chart(
     height: float,
     width: float = WIDTH,
     data: Mapping[str, str] | None = None,
+    narrow: Narrow | None = None,
 ) -> str:
     """A chart: its <svg> (class "chart <css>", ``data`` attributes, the text alternative
     ``label``, a viewBox of width x height user units) in a keyboard-reachable scroll box
     named after ``name``, a few words. The page never draws a chart narrower than its
     width in px (docs/css/lesson.css), so its 11 px text never shrinks: on a phone the box
-    scrolls sideways instead."""
+    scrolls sideways instead. With ``narrow``, the chart is drawn twice, the narrow drawing
+    (class "chart chart-narrow <css>-narrow") shown instead where the wide one would not fit
+    (a container query in docs/css/lesson.css): a phone sees all of it without scrolling."""
     picture = svg(content, css=f"chart {css}", width=width, height=height, label=label, data=data)
-    return scroll_box(
+    wide = scroll_box(
         picture, label=f"Chart: {name} (scrolls sideways on narrow screens)", kind="chart"
+    )
+    if narrow is None:
+        return wide
+    small = svg(
+        narrow.content,
+        css=f"chart chart-narrow {css}-narrow",
+        width=narrow.width,
+        height=narrow.height,
+        label=label,
+        data=data,
+    )
+    return tag(
+        "div",
+        wide + scroll_box(small, label=f"Chart: {name}", kind="chart", extra_class="narrow"),
+        class_="chart-pair",
     )
 
 

@@ -10,7 +10,7 @@ sits on the roof by construction: its FLOP/s are its FLOPs divided by its engine
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.numbers.catalog import HardwareSpec, get_hardware
@@ -32,7 +32,7 @@ from engine.render.options import (
     noting_your_model,
 )
 from engine.render.placer import Placer, Spot, around, text_box
-from engine.render.plot import WIDTH, Frame, Scale, axes, chart, ticks
+from engine.render.plot import NARROW_WIDTH, WIDTH, Frame, Narrow, Scale, axes, chart, ticks
 from engine.render.secondary import secondary
 from engine.render.svg import circle, line, num, polyline, rect, text
 from engine.render.widget import Values, Widget
@@ -65,9 +65,13 @@ def _decade_label(value: float) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
-def _flops_decade_label(value: float) -> str:
-    """Axis label of a power of ten of FLOP/s, in the axis title's TFLOP/s: '0.1', '1,000'."""
-    return _decade_label(value / 1e12)
+def _short_decade_label(value: float) -> str:
+    """A phone's axis label of a power of ten, in thousands' shorthand: '0.1', '100', '10k',
+    '1M' (the lesson's shorthand: powers of 1,000)."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,30 @@ def _mark_of(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where the roofline is drawn: its frame, one decade label in every ``tick_stride`` on
+    the intensity axis, and the axis titles."""
+
+    frame: Frame
+    tick_stride: int
+    x_title: str
+    compute_note: tuple[str, ...] = ("compute-bound →",)
+    peak_left: bool = False  # the peak's figure may also go at the flat roof's left
+    say_no_fit: bool = True  # the slider's label adds ", does not fit" (else its ring shows it)
+    tick_label: Callable[[float], str] = _decade_label
+
+
+_WIDE = _Layout(Frame(WIDTH, 320, left=86, right=24, top=22, bottom=46), 1,
+                "arithmetic intensity (FLOP/byte)")
+# A phone's drawing: tick labels tight against the axis, every other decade named when
+# more than four would crowd 260 units, the shorter axis title; the compute-bound side is
+# often under 100 units wide, so its note takes two lines and the peak may go left.
+_NARROW = _Layout(Frame(NARROW_WIDTH, 300, left=40, right=20, top=22, bottom=46), 2,
+                  "FLOP per byte", ("compute-", "bound →"), peak_left=True, say_no_fit=False,
+                  tick_label=_short_decade_label)
+
+
 def roofline_svg(
     *,
     hardware: HardwareSpec,
@@ -109,15 +137,44 @@ def roofline_svg(
     decode_marks: Sequence[_Mark],
     current: _Mark,
     label: str,
-    width: int = WIDTH,
-    height: int = 320,
 ) -> str:
     """The log-log roofline: the bandwidth slope meeting the flat peak at the ridge point,
-    decade ticks on both axes, and the workloads as points on the roof. Labels are placed
-    where they meet nothing already drawn; a label with no free spot is left off (the table
-    below the chart lists every point)."""
+    decade ticks on both axes, and the workloads as points on the roof; drawn twice, wide
+    and for a phone. Labels are placed where they meet nothing already drawn; a label with
+    no free spot is left off (the table below the chart lists every point)."""
+    marks = (hardware, peak_flops_per_s, ridge, prefill_mark, decode_marks, current)
+    wide = _roofline_drawing(_WIDE, *marks)
+    narrow = Narrow(_roofline_drawing(_NARROW, *marks), height=_NARROW.frame.height)
+    svg = chart(wide, css="roofline", name="roofline", label=label, width=WIDTH,
+                height=_WIDE.frame.height, narrow=narrow)
+    too_big = [m.short for m in decode_marks if not m.fits]
+    if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:
+        too_big.append(current.short)
+    if too_big:
+        svg += tag(
+            "p",
+            esc(
+                "Hollow points (batch "
+                + ", ".join(too_big).replace("batch ", "")
+                + ") do not fit in memory."
+            ),
+            class_="roof-legend",
+        )
+    return svg
+
+
+def _roofline_drawing(
+    layout: _Layout,
+    hardware: HardwareSpec,
+    peak_flops_per_s: float,
+    ridge: float,
+    prefill_mark: _Mark,
+    decode_marks: Sequence[_Mark],
+    current: _Mark,
+) -> str:
+    """The roofline's shapes and labels in ``layout``'s frame."""
     bw = hardware.bandwidth_bytes_per_s
-    f = Frame(width, height, left=86, right=24, top=22, bottom=46)
+    f = layout.frame
     intensities = [m.intensity for m in (prefill_mark, current, *decode_marks)] + [ridge]
     lx0 = math.floor(math.log10(min(intensities) / 1.5))
     # At least a decade right of the ridge, so the flat roof and its labels have room.
@@ -133,14 +190,14 @@ def roofline_svg(
         ticks(
             "x",
             x_scale,
-            [(v, _decade_label(v)) for v in x_scale.decades()],
+            _strided(x_scale.decades(), layout),
             f,
             grid=_GRID,
         ),
         ticks(
             "y",
             y_scale,
-            [(v, _flops_decade_label(v)) for v in y_scale.decades()],
+            [(v, layout.tick_label(v / 1e12)) for v in y_scale.decades()],
             f,
             grid=_GRID,
         ),
@@ -203,7 +260,7 @@ def roofline_svg(
     )
 
     labels: list[str] = []
-    current_text = current.short + ("" if current.fits else ", does not fit")
+    current_text = current.short + ("" if current.fits or not layout.say_no_fit else ", does not fit")
     spot = placer.place(
         current_text,
         [
@@ -222,18 +279,27 @@ def roofline_svg(
     )
     # Fixed notes: the ridge (beside its line, near the bottom), the two regions, the peak.
     base, end = f.base, f.end
-    notes = (
+    compute: list[tuple[str, list[Spot]]] = (
+        [(layout.compute_note[0], [(rx + 6, base - 22, "start"), (rx + 6, base - 38, "start")])]
+        if len(layout.compute_note) == 1
+        else [
+            (words, [(rx + 6, base - 38 + 16 * i, "start")])
+            for i, words in enumerate(layout.compute_note)
+        ]
+    )
+    peak_spots: list[Spot] = [(end - 4, ry + 16, "end"), (end - 4, ry - 6, "end"),
+                              (end - 4, ry + 30, "end")]
+    if layout.peak_left:
+        peak_spots += [(f.left + 4, ry - 6, "start"), (f.left + 4, ry + 16, "start")]
+    notes = [
         (
             f"ridge {format_flops_per_byte(ridge)}",
             [(rx + 5, base - 6, "start"), (rx - 5, base - 6, "end")],
         ),
         ("← memory-bound", [(rx - 6, base - 22, "end"), (rx - 6, base - 38, "end")]),
-        ("compute-bound →", [(rx + 6, base - 22, "start"), (rx + 6, base - 38, "start")]),
-        (
-            f"peak {format_flops_per_s(peak_flops_per_s)}",
-            [(end - 4, ry + 16, "end"), (end - 4, ry - 6, "end"), (end - 4, ry + 30, "end")],
-        ),
-    )
+        *compute,
+        (f"peak {format_flops_per_s(peak_flops_per_s)}", peak_spots),
+    ]
     for words, candidates in notes:
         spot = placer.place(words, candidates)
         if spot is not None:
@@ -267,28 +333,20 @@ def roofline_svg(
         text(
             round(f.left + f.plot_w / 2),
             base + 34,
-            "arithmetic intensity (FLOP/byte)",
+            layout.x_title,
             anchor="middle",
         )
     )
     shapes.append(text(4, f.top - 8, y_title))
-    svg = chart(
-        "".join(shapes), css="roofline", name="roofline", label=label, width=width, height=height
-    )
-    too_big = [m.short for m in decode_marks if not m.fits]
-    if not current.fits and current.intensity not in {m.intensity for m in decode_marks}:
-        too_big.append(current.short)
-    if too_big:
-        svg += tag(
-            "p",
-            esc(
-                "Hollow points (batch "
-                + ", ".join(too_big).replace("batch ", "")
-                + ") do not fit in memory."
-            ),
-            class_="roof-legend",
-        )
-    return svg
+    return "".join(shapes)
+
+
+def _strided(decades: Sequence[float], layout: _Layout) -> list[tuple[float, str]]:
+    """Decade ticks, each labelled, or with a ``tick_stride`` of 2 and more than four decades
+    every other one (counted from the top, so the largest is named)."""
+    step = layout.tick_stride if len(decades) > 4 else 1
+    last = len(decades) - 1
+    return [(v, layout.tick_label(v)) for i, v in enumerate(decades) if (last - i) % step == 0]
 
 
 def _label(spot: Spot, words: str, css: str | None = None) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from engine.registry import get_widget, widget_names
 from engine.render.placer import Placer, around, overlaps, text_box
-from engine.render.plot import Bar, Frame, Scale, bar_rows, chart, nice_axis_top, ticks
+from engine.render.plot import Bar, Frame, Narrow, Scale, bar_rows, chart, nice_axis_top, ticks
 from engine.render.svg import circle, line, num, polyline, rect, text
 
 HOSTILE = "<script>alert(\"x\")</script> & 'q'"
@@ -110,13 +110,30 @@ def test_a_chart_is_an_image_with_its_text_alternative_in_a_named_scroll_box() -
 
 @pytest.mark.parametrize("name", widget_names())
 def test_every_chart_sits_in_its_scroll_box(name: str) -> None:
-    """docs/css/lesson.css keeps a boxed chart at least 640 px wide (11 px text or more)."""
+    """docs/css/lesson.css keeps a boxed chart at least 640 px wide (11 px text or more), a
+    narrow drawing at least 320 px, shown only in a pair with its wide drawing."""
     widget = get_widget(name)
     html = widget.run(widget.defaults()).html
-    charts = re.findall(r'<svg class="chart [^"]*"[^>]*viewBox="0 0 (\d+) ', html)
-    boxed = re.findall(r'<div class="chart-scroll"[^>]*><svg class="chart ', html)
+    charts = re.findall(r'<svg class="chart ([^"]*)"[^>]*viewBox="0 0 (\d+) ', html)
+    boxed = re.findall(r'<div class="chart-scroll[^"]*"[^>]*><svg class="chart ', html)
     assert len(boxed) == len(charts), name
-    assert set(charts) <= {"640"}, name
+    wide = [w for css, w in charts if not css.startswith("chart-narrow")]
+    narrow = [w for css, w in charts if css.startswith("chart-narrow")]
+    assert set(wide) <= {"640"} and set(narrow) <= {"320"}, name
+    assert html.count('<div class="chart-pair">') == len(narrow), name
+
+
+def test_a_narrow_drawing_is_paired_with_its_wide_one_in_two_boxes() -> None:
+    drawn = chart("W", css="demo", name="a demo", label="L", height=50,
+                  narrow=Narrow("N", height=80))
+    assert drawn == (
+        '<div class="chart-pair"><div class="chart-scroll" role="region" tabindex="0" '
+        'aria-label="Chart: a demo (scrolls sideways on narrow screens)">'
+        '<svg class="chart demo" viewBox="0 0 640 50" role="img" aria-label="L">W</svg></div>'
+        '<div class="chart-scroll narrow" role="region" tabindex="0" aria-label="Chart: a demo">'
+        '<svg class="chart chart-narrow demo-narrow" viewBox="0 0 320 80" role="img" '
+        'aria-label="L">N</svg></div></div>'
+    )
 
 
 SVG_ELEMENTS = {"svg", "g", "line", "polyline", "polygon", "rect", "circle", "text", "title"}

@@ -283,7 +283,8 @@ def test_a_batch_that_does_not_fit_is_flagged_in_headline_chart_and_table() -> N
     assert "does not fit (needs " + format_GB(needed) in label
     not_fitting = [b for b in MARKED_BATCHES if not memory(b)[0]]
     assert not_fitting == [512]  # at 1,024 tokens of context, 512 requests are too many
-    assert html.count('class="roof-decode roof-nofit"') == len(not_fitting)
+    wide = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
+    assert wide.count('class="roof-decode roof-nofit"') == len(not_fitting)
     assert (
         "Decode at batch 512: " in label and "does not fit" in label.split("Decode at batch 512")[1]
     )
@@ -320,18 +321,19 @@ def _text_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
     [(128, MAX_BATCH_LOG2), (128, 9), (1024, 0), (1024, MAX_BATCH_LOG2), (100_000, 3)]
     + [(128, p) for p in range(MAX_BATCH_LOG2 + 1)],
 )
+@pytest.mark.parametrize(("drawing", "plot_left"), [(0, 86), (1, 40)], ids=["wide", "narrow"])
 def test_chart_labels_do_not_overlap_each_other_the_points_or_the_ridge(
-    context: int, power: int
+    context: int, power: int, drawing: int, plot_left: float
 ) -> None:
     html = render(context=context, batch_log2=power)
-    svg = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
+    svg = re.findall(r"<svg.*?</svg>", html, re.S)[drawing]
     base = float(
         re.search(
             r'class="roof-ridge" x1="[0-9.]+" y1="[0-9.]+" x2="[0-9.]+" y2="([0-9.]+)"', svg
         ).group(1)
     )  # type: ignore[union-attr]
     # the labels inside the plot (the axis ticks and titles sit outside it)
-    boxes = [b for b in _text_boxes(svg) if b[1] >= 86 and b[4] <= base]
+    boxes = [b for b in _text_boxes(svg) if b[1] >= plot_left and b[4] <= base]
     for a, b in itertools.combinations(boxes, 2):
         overlap = a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
         assert not overlap, f"{a[0]!r} overlaps {b[0]!r}"
@@ -360,6 +362,27 @@ def test_chart_labels_do_not_overlap_each_other_the_points_or_the_ridge(
     # the slider's batch is always labelled
     assert f"batch {2**power:,}" in svg
 
+
+@pytest.mark.parametrize(
+    ("context", "power", "hardware"),
+    [(1024, 0, "h100-sxm"), (128, 9, "b200"), (100_000, 3, "h100-sxm"), (128, 11, "a100-80gb"), (1024, 4, "l4"), (1024, 0, "t4")],
+)
+def test_a_phone_gets_its_own_drawing_with_every_label_inside_320_units(
+    context: int, power: int, hardware: str
+) -> None:
+    html = render(context=context, batch_log2=power, hardware=hardware)
+    narrow = re.findall(r"<svg.*?</svg>", html, re.S)[1]
+    assert '<svg class="chart chart-narrow roofline-narrow"' in narrow
+    assert 'viewBox="0 0 320 300"' in narrow
+    # the roof, the ridge and its figure are drawn; every text lies inside the viewBox
+    assert 'class="roof-line"' in narrow and 'class="roof-ridge"' in narrow
+    assert ">ridge " in narrow
+    for text, x0, _, x1, _ in _text_boxes(narrow):
+        assert x0 >= 0 and x1 <= 320, text
+    # fewer decade labels than the wide drawing when the axis spans more than four
+    wide = re.findall(r"<svg.*?</svg>", html, re.S)[0]
+    assert len(re.findall(r'y="268" text-anchor="middle">[0-9.kMB]+</text>', narrow)) <= 4
+    assert len(re.findall(r'y="288" text-anchor="middle">[0-9.,]+</text>', wide)) >= 4
 
 
 def test_the_prose_batch_1_intensity_names_its_case_beside_the_charts() -> None:
