@@ -24,7 +24,7 @@ node_modules/.installed: package.json package-lock.json
 build: setup
 	rm -rf build/offline && mkdir -p build
 	OFFLINE=true $(PY) -m mkdocs build --strict --site-dir build/offline
-	rm -f $(OFFLINE_ZIP) && cd build/offline && $(abspath $(PY)) -m zipfile -c ../$(notdir $(OFFLINE_ZIP)) .
+	rm -f $(OFFLINE_ZIP) && $(PY) tools/offline_zip.py build/offline $(OFFLINE_ZIP)
 	$(PY) -m mkdocs build --strict
 	mkdir -p site/download && cp $(OFFLINE_ZIP) site/download/
 
