@@ -39,6 +39,9 @@ QUESTION_MINUTES = 1.0  # one drill question: read it, work it out, type it, rea
 READER_KINDS = ("use", "look")  # what an author may say a widget asks (`reader=` in markdown)
 # The classes of a widget frame's chrome (engine/render/widget.py), not counted as words.
 FRAME_CHROME_CLASSES = frozenset({"widget-copy", "widget-status"})
+# A chart drawn twice (plot.Narrow) shows one drawing at a time (docs/css/lesson.css): the
+# reader reads its labels once, so the narrow copy is not counted.
+NARROW_DRAWING_CLASSES = frozenset({"chart-scroll", "narrow"})
 WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.,-]*")
 
 _VOID = frozenset(
@@ -94,6 +97,7 @@ class _VisibleWords(HTMLParser):
             or "hidden" in named
             or "step-meta" in classes
             or not FRAME_CHROME_CLASSES.isdisjoint(classes)
+            or NARROW_DRAWING_CLASSES.issubset(classes)
             or picture
             or (tag == "option" and "selected" not in named)
         )

@@ -210,3 +210,15 @@ def test_a_diagram_is_half_a_minute_to_look_at_and_its_labels_are_not_read_again
     assert read_page(page) == PageReading(2, (LOOK_MINUTES,))
     closed = f"<article><details><summary>Picture</summary>{drawn}</details></article>"
     assert read_page(closed) == PageReading(1, ())
+
+
+def test_a_chart_drawn_twice_is_read_once() -> None:
+    """The roofline is drawn wide and narrow (plot.Narrow); the stylesheet shows one of them
+    at a time, so the narrow copy's labels are not counted again."""
+    wide = '<div class="chart-scroll"><svg><text>ridge point here</text></svg></div>'
+    narrow = '<div class="chart-scroll narrow"><svg><text>ridge point here</text></svg></div>'
+    assert visible_words(f"<article>{wide}{narrow}</article>") == 3
+    built = authoring.widget_html("roofline_chart", "steps/b/", {})
+    assert 'chart-scroll narrow' in built
+    without = built.replace("chart-scroll narrow", "chart-scroll")
+    assert visible_words(f"<article>{without}</article>") > visible_words(f"<article>{built}</article>")
