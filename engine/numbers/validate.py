@@ -167,7 +167,9 @@ def _unknown(value: object, what: str, allowed: list[str], cut: str = "...") -> 
 def show_number(x: float) -> str:
     """A number as a reader reads it in a message: 1, 0.01, 8,192, 1,000,000,000, 1e16,
     1e308 (never hundreds of digits), 'a number of 5,000 digits' beyond any float, and
-    'infinity' for an infinite float."""
+    'infinity' for an infinite float, 'NaN (not a number)' for NaN."""
+    if isinstance(x, float) and math.isnan(x):
+        return "NaN (not a number)"
     if isinstance(x, float) and math.isinf(x):
         return "infinity" if x > 0 else "minus infinity"
     if isinstance(x, int) and x.bit_length() > 1000:  # beyond any float: count its digits

@@ -101,6 +101,15 @@ def test_a_bound_is_written_as_a_reader_writes_it() -> None:
     assert validate.show_number(float("inf")) == "infinity"
 
 
+def test_a_nan_where_a_name_was_expected_is_refused_by_name() -> None:
+    # Found by Hypothesis: NaN as the optimiser's name reached int() inside the message.
+    assert validate.show_number(float("nan")) == "NaN (not a number)"
+    with pytest.raises(EngineError) as caught:
+        plan(model="llama-3.1-8b", task="train", optimizer=float("nan"))
+    assert caught.value.field == "optimizer"
+    assert "not a number" in caught.value.message
+
+
 def test_servers_the_heads_cannot_share_are_refused_beside_the_servers() -> None:
     with pytest.raises(EngineError) as caught:
         PLAYGROUND.run(PLAYGROUND.defaults({"nodes": "5"}))
