@@ -11,7 +11,8 @@ handed to the module that does that job.
 - on_post_page: a step's header gets its minutes, counted on the page as built
   (macros/step_minutes.py).
 - on_post_build: the Home page's total minutes; a page at each step's old address
-  (macros/old_addresses.py); the style bundle and the search shim; the
+  (macros/old_addresses.py); the style bundle, the search shim and the search index's synonyms
+  (macros/search_synonyms.py); the
   browser runtime, compiled, shipped and checked (macros/shipped_runtime.py), and the pages'
   preload hints checked against it;
   ``js/runtime-config.js`` (macros/runtime_config.py); last, ``sw.js``, which lists every
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.render.table_labels import stack_tables
-from macros import offline_search, runtime_preload, style_bundle
+from macros import offline_search, runtime_preload, search_synonyms, style_bundle
 from macros.old_addresses import write_old_addresses
 from macros.runtime_config import write_runtime_config
 from macros.service_worker import write_built_service_worker
@@ -75,6 +76,7 @@ def on_post_build(config: Any, **_: Any) -> None:
         write_old_addresses(site, config.extra["lesson_steps"])
     style_bundle.write_style_bundle(site, config)
     offline_search.copy_shim(root, site, config)
+    search_synonyms.add_search_synonyms(site)
     runtime = ship_runtime(root, site)
     ship_cpython_wheel(root, site)
     runtime_preload.check_preloaded(config.extra[runtime_preload.PRELOAD_EXTRA], runtime.files)
