@@ -55,6 +55,31 @@ function sayNotch(field) {
   else input.removeAttribute("aria-valuetext");
 }
 
+// Paper has no form (docs/css/lesson.css hides it in print): a line before the result, shown
+// only in print, says what each control on screen holds, so a printed result names its inputs.
+/** @param {HTMLElement} root */
+function notePrintedValues(root) {
+  const output = root.querySelector(".widget-result");
+  let line = root.querySelector(".widget-print-values");
+  if (!output) return;
+  if (!line) {
+    line = document.createElement("p");
+    line.className = "widget-print-values";
+    output.before(line);
+  }
+  const parts = [];
+  for (const field of root.querySelectorAll(".widget-controls .widget-field")) {
+    const label = field.querySelector("label");
+    const control = /** @type {HTMLInputElement | HTMLSelectElement | null} */ (field.querySelector("input[name], select[name]"));
+    if (!label || !control || field.getClientRects().length === 0) continue; // hidden by a choice
+    const value = control instanceof HTMLSelectElement
+      ? control.selectedOptions[0]?.text ?? control.value
+      : control.getAttribute("aria-valuetext") || control.value;
+    parts.push(`${label.textContent}: ${value}`);
+  }
+  line.textContent = parts.join(" · ");
+}
+
 /**
  * A field holding more text than the engine reads there (data-max-chars, from the engine's
  * field): refused beside it before the engine is asked; the text stays in the box.
@@ -196,6 +221,7 @@ function mount(root) {
     const open = [...output.querySelectorAll("details")].map((d) => d.open);
     output.innerHTML = /** @type {string} */ (reply.html); // rendered and escaped by the engine
     output.querySelectorAll("details").forEach((d, i) => { if (open[i]) d.open = true; });
+    notePrintedValues(root);
     output.querySelectorAll("a[data-site-page]").forEach((a) => {
       const href = siteLinks.get(/** @type {string} */ (/** @type {HTMLElement} */ (a).dataset.sitePage));
       if (href) a.setAttribute("href", href);
@@ -211,6 +237,7 @@ function mount(root) {
   /** @type {HTMLElement & {refresh?: typeof refresh}} */ (root).refresh = refresh;
 
   form.addEventListener("submit", (event) => event.preventDefault());
+  notePrintedValues(root);
   mountCopy(root, () => readInputs(root));
   // Every input goes to the engine at once (a render takes about a millisecond). Before the
   // engine is up, the request waits for it and then renders what the form holds by then.
