@@ -22,7 +22,7 @@ from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
 from engine.numbers.units import TB
-from engine.render.fields import OptionalAmount
+from engine.render.fields import Choice, OptionalAmount
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.options import (
     CONTEXT,
@@ -49,11 +49,25 @@ from engine.words.sharding import sharding_name, tensor_parallel
 SERVER = "dgx-1"
 # Number formats tried for serving, widest first: the first one that fits is the answer.
 SERVE_FORMATS: tuple[FormatId, ...] = ("bf16", "int8", "int4")
+WIDEST = "widest"
+# The ladder opens on a model every rung can run: a 1B model in 4-bit weights, as phone
+# apps ship them, at a phone's context.
+LADDER_MODEL = MODEL_OR_CONFIG.but(default="llama-3.2-1b")
+WEIGHTS = Choice(
+    "weights", "Weights", "int4",
+    options=((WIDEST, "The widest that fits: bf16, int8, then int4"),
+             ("bf16", "bf16 (16-bit)"), ("int8", "int8 (8-bit)"),
+             ("int4", "int4 (4-bit, as phone apps ship models)")),
+)
 # Chip counts one copy may span (tensor parallel), smallest first, inside one server only:
 # serving tries them as GPU counts, training as tensor-parallel sizes under ZeRO-3.
 TENSOR_PARALLEL = (1, 2, 4, 8)
 
-CONTEXT_TO_SERVE = CONTEXT.but(name="context_tokens", label="Context to serve")
+CONTEXT_TO_SERVE = CONTEXT.but(
+    name="context_tokens", label="Context to serve", default="4096",
+    hint="4,096 tokens is the context window of Apple's on-device model (Apple's Foundation "
+    "Models framework documentation, technote TN3193).",
+)
 TOKENS = OptionalAmount(
     "tokens",
     "Training tokens",
@@ -94,11 +108,17 @@ def ladder(cluster_gpus: int) -> tuple[Rung, ...]:
     )
 
 
-def serve_plan(model: ModelSpec, rung: Rung, context_tokens: int) -> Plan:
-    """The widest format that fits, on the fewest of the rung's chips (1, 2, 4 or 8, tensor
-    parallel); the last plan tried when nothing fits."""
+def serve_formats(weights: str) -> tuple[FormatId, ...]:
+    """The formats the ladder tries for ``weights`` (the field's value), widest first."""
+    return SERVE_FORMATS if weights == WIDEST else tuple(f for f in SERVE_FORMATS if f == weights)
+
+
+def serve_plan(model: ModelSpec, rung: Rung, context_tokens: int,
+               formats: tuple[FormatId, ...] = SERVE_FORMATS) -> Plan:
+    """The widest of ``formats`` that fits, on the fewest of the rung's chips (1, 2, 4 or 8,
+    tensor parallel); the last plan tried when nothing fits."""
     found: Plan | None = None
-    for fmt in SERVE_FORMATS:
+    for fmt in formats:
         for gpus in TENSOR_PARALLEL:
             if gpus > rung.serve_count:
                 break
@@ -145,9 +165,10 @@ def train_plan(model: ModelSpec, rung: Rung, tokens: float | None, mfu: float) -
 
 @lru_cache(maxsize=1)  # the render and its command ask for the same plans in a row
 def rung_plans(model: ModelSpec, context_tokens: int, tokens: float | None, mfu: float,
-               cluster_gpus: int) -> tuple[tuple[Rung, Plan, Plan], ...]:
+               cluster_gpus: int, formats: tuple[FormatId, ...] = SERVE_FORMATS,
+               ) -> tuple[tuple[Rung, Plan, Plan], ...]:
     """Each rung with its serving and its training plan."""
-    return tuple((rung, serve_plan(model, rung, context_tokens),
+    return tuple((rung, serve_plan(model, rung, context_tokens, formats),
                   train_plan(model, rung, tokens, mfu)) for rung in ladder(cluster_gpus))
 
 
@@ -157,7 +178,7 @@ def command(values: Values) -> Command:
     lines: list[dict[str, object]] = []
     mfu = values[TRAINING_MFU]
     for rung, sp, tp in rung_plans(model_from(values), values[CONTEXT_TO_SERVE], values[TOKENS],
-                                   mfu, values[CLUSTER_GPUS]):
+                                   mfu, values[CLUSTER_GPUS], serve_formats(values[WEIGHTS])):
         mem, train = sp.memory, tp.memory
         assert isinstance(mem, ServingMemory) and sp.serve is not None
         assert isinstance(train, TrainingMemory)
@@ -191,15 +212,16 @@ def _device_cell(rung: Rung) -> Cell:
     return rung.role, f"{chips}; {memory}", ""
 
 
-def _serve_cells(rung: Rung, p: Plan) -> tuple[Cell, Cell]:
+def _serve_cells(rung: Rung, p: Plan, formats: tuple[FormatId, ...]) -> tuple[Cell, Cell]:
     mem = p.memory
     assert isinstance(mem, ServingMemory) and p.serve is not None
     each = " each" if p.gpus > 1 else ""
     if not mem.fits:
+        even = "even " if len(formats) > 1 else ""
         return (
             (
                 "No",
-                f"even in {mem.weight_format} it needs {format_GB(mem.per_gpu_bytes)}{each}",
+                f"{even}in {mem.weight_format} it needs {format_GB(mem.per_gpu_bytes)}{each}",
                 "no",
             ),
             ("—", "", ""),
@@ -264,13 +286,14 @@ def _batch_words(train: Plan) -> str:
     return f"its {batch}-token batch keeps only {busy_gpus(train):,} GPUs busy (no pipeline)"
 
 
-def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
+def _notes(serve: Plan, train: Plan, tried: tuple[FormatId, ...]) -> tuple[str, ...]:
     assert serve.serve is not None and isinstance(serve.memory, ServingMemory)
     assert isinstance(train.memory, TrainingMemory)
     s, t = serve.serve, train.memory
-    formats = ", ".join(SERVE_FORMATS)
+    formats = (f"the first of {', '.join(tried)} in which" if len(tried) > 1
+               else f"weights in {tried[0]}; a rung serves the model if")
     return (
-        f"Serving: the first of {formats} in which weights, KV cache ({serve.memory.kv_format}), "
+        f"Serving: {formats} weights, KV cache ({serve.memory.kv_format}), "
         "activations and runtime overhead fit, on the fewest chips that hold it (tensor "
         f"parallel over up to {max(TENSOR_PARALLEL)} GPUs of one server); the other chips "
         "serve further copies.",
@@ -293,11 +316,13 @@ def _notes(serve: Plan, train: Plan) -> tuple[str, ...]:
 
 
 def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
-    """One rung in one line: its name, one user's decode speed at best (or No), the
-    training time (or No)."""
+    """One rung in one line, saying what it does: serves the model (one user's decode speed
+    at best) or cannot; trains it in a time, or cannot hold the training state."""
     assert serve.serve is not None and train.train is not None
-    speed = f"{serve.serve.tokens_per_s_per_user:,.0f} tokens/s" if serve.memory.fits else "No"
-    time = format_seconds(_training_seconds(train)) if train.memory.fits else "No"
+    speed = (f"Serves it: {serve.serve.tokens_per_s_per_user:,.0f} tokens/s"
+             if serve.memory.fits else "Cannot serve it")
+    time = (f"Trains it in {format_seconds(_training_seconds(train))}" if train.memory.fits
+            else "Cannot hold its training state")
     cells: tuple[Cell, Cell] = (
         (speed, "", "yes" if serve.memory.fits else "no"),
         (time, _batch_words(train), "yes" if train.memory.fits else "no"),
@@ -305,6 +330,22 @@ def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
     return tag("tr", tag("th", esc(rung.role), scope="row") + "".join(
         tag("td", _cell(cell)) for cell in cells
     ))
+
+
+def usable_memory_words(rungs: tuple[Rung, ...]) -> str:
+    """Where a rung's chip lends a program less than its marketed memory (a phone's app, a
+    Mac's GPU), how much and why, in one line; '' when none does."""
+    parts: list[str] = []
+    for rung in rungs:
+        hw = rung.hardware
+        marketed_bytes = hw.memory_marketed_GB * 1e9
+        if rung.count != 1 or not marketed_bytes or hw.memory_bytes >= 0.95 * marketed_bytes:
+            continue
+        why = hw.memory_basis.split(":", 1)[0].strip().rstrip(".")
+        role = rung.role[0].lower() + rung.role[1:]
+        parts.append(f"{role}: {format_GB(hw.memory_bytes)} of its {hw.memory_marketed_GB:g} GB "
+                     f"({why[0].lower() + why[1:]})")
+    return f"Usable memory, {'; '.join(parts)}." if parts else ""
 
 
 def render(values: Values) -> str:
@@ -319,7 +360,8 @@ def render(values: Values) -> str:
     plans: list[tuple[Plan, Plan]] = []
     first_serve = first_train = ""
     token_count = 0.0
-    for rung, sp, tp in rung_plans(model, context_tokens, tokens, mfu, cluster_gpus):
+    formats = serve_formats(values[WEIGHTS])
+    for rung, sp, tp in rung_plans(model, context_tokens, tokens, mfu, cluster_gpus, formats):
         assert tp.train is not None
         token_count = tp.train.tokens
         if sp.memory.fits and not first_serve:
@@ -328,13 +370,15 @@ def render(values: Values) -> str:
             first_train = rung.role[0].lower() + rung.role[1:]
         plans.append((sp, tp))
         device = tag("th", _cell(_device_cell(rung)), scope="row")
-        cells = "".join(tag("td", _cell(c)) for c in (*_serve_cells(rung, sp), *_train_cells(tp)))
+        cells = "".join(tag("td", _cell(c))
+                        for c in (*_serve_cells(rung, sp, formats), *_train_cells(tp)))
         rows.append(tag("tr", device + cells))
         short_rows.append(_short_row(rung, sp, tp))
+    really_used = (f"; Llama 3.1 really used about {format_count(LLAMA_3_1_PRETRAINING_TOKENS)}"
+                   if model.id.startswith("llama-3.1-") else "")
     token_words = f"{format_count(token_count)} tokens" + (
         "" if tokens is not None else
-        f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal budget; Llama 3.1 "
-        f"really used about {format_count(LLAMA_3_1_PRETRAINING_TOKENS)})"
+        f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter, the compute-optimal budget{really_used})"
     )
     caption = (
         f"{model.name}: serving with {a_or_an(context_tokens)} {context_tokens:,}-token context; training on "
@@ -350,7 +394,7 @@ def render(values: Values) -> str:
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
     basis = f"{format_count(token_count)} tokens at {format_percent(mfu)} MFU, perfect scaling"
     short = table_box(
-        column_heads(("Device", "Decode, at best", f"Training time, {basis}")),
+        column_heads(("Device", "Serving: one user decodes, at best", f"Training: {basis}")),
         "".join(short_rows),
         caption="",
         label=f"{model.name} on each rung",
@@ -362,7 +406,7 @@ def render(values: Values) -> str:
         serves = (
             f"Smallest rung that can serve {model.name}: {first_serve}"
             if first_serve
-            else f"No rung here can serve {model.name}, even in {SERVE_FORMATS[-1]}"
+            else f"No rung here can serve {model.name}, even in {formats[-1]}"
         )
         trains = (
             ("" if first_serve else "the smallest that can ")
@@ -372,14 +416,18 @@ def render(values: Values) -> str:
         )
         words = f"{serves}; {trains}"
     verdict = tag("p", esc(words), class_="ladder-summary")
-    notes = plain_list(_notes(*plans[-1]))
-    return verdict + short + secondary("The full ladder and its arithmetic", grid + notes)
+    usable = usable_memory_words(ladder(cluster_gpus))
+    usable_line = tag("p", esc(usable), class_="ladder-usable") if usable else ""
+    notes = plain_list(_notes(*plans[-1], formats))
+    return (verdict + short + usable_line
+            + secondary("The full ladder and its arithmetic", grid + notes))
 
 
 WIDGET = Widget(
     name="device_ladder",
     title="The device ladder",
-    fields=(*model_fields(), CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU, CLUSTER_GPUS),
+    fields=(LADDER_MODEL, *model_fields()[1:], WEIGHTS, CONTEXT_TO_SERVE, TOKENS, TRAINING_MFU,
+            CLUSTER_GPUS),
     render=noting_your_model(render, MODEL_OR_CONFIG),
     command=command,
     summary="Phone, desktop, workstation GPU, one server and a cluster: can each serve the "

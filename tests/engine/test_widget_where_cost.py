@@ -28,6 +28,16 @@ from engine.words.format import format_count, format_GB, format_percent, format_
 HOSTILE = '<script>alert("x")</script>'
 
 
+# The ladder as it opened before its own default (a 1B model in int4 at 4,096 tokens): Llama
+# 3.1 8B, the widest format that fits, an 8,192-token context.
+EIGHT_B = {"model": "llama-3.1-8b", "weights": "widest", "context_tokens": "8192"}
+
+
+def ladder(**inputs: str) -> str:
+    """The device ladder's HTML for Llama 3.1 8B (:data:`EIGHT_B`), changed by ``inputs``."""
+    return render("device_ladder", **{**EIGHT_B, **inputs})
+
+
 def rows_of(html: str, *, shown: bool = False) -> list[str]:
     """The ladder's body rows as text, one per rung: the full table (in the closed details)
     or, ``shown``, the one-line-per-rung table a reader sees as the page opens."""
@@ -51,7 +61,7 @@ def test_the_widgets_are_registered() -> None:
 
 
 def test_ladder_has_five_rungs_from_phone_to_cluster() -> None:
-    rows = rows_of(render("device_ladder"))
+    rows = rows_of(ladder())
     assert len(rows) == 5
     server = get_system("dgx-1")
     assert get_hardware("apple-a17-pro").name in rows[0]
@@ -62,7 +72,7 @@ def test_ladder_has_five_rungs_from_phone_to_cluster() -> None:
 
 
 def test_ladder_shows_one_line_per_rung_and_the_rest_in_details() -> None:
-    html = render("device_ladder")
+    html = ladder()
     shown = rows_of(html, shown=True)
     # Llama 3.1 8B: the phone's share holds neither; the Mac Studio both (decode at its
     # bandwidth, training for years); the RTX 4090 serves but cannot hold the training state.
@@ -70,18 +80,47 @@ def test_ladder_shows_one_line_per_rung_and_the_rest_in_details() -> None:
     mac_train = plan(model="llama-3.1-8b", hardware="apple-m2-ultra", task="train",
                      sharding="zero3")
     assert mac.serve is not None and mac_train.train is not None
-    assert shown[0] == " Phone, one app's share No No "
-    assert shown[1] == (f" Top-end desktop (Mac Studio) {mac.serve.tokens_per_s_per_user:,.0f} "
-                        f"tokens/s {format_seconds(mac_train.train.seconds)} ")
-    assert shown[2].endswith(" No ")
+    assert shown[0] == " Phone, one app's share Cannot serve it Cannot hold its training state "
+    assert shown[1] == (f" Top-end desktop (Mac Studio) Serves it: "
+                        f"{mac.serve.tokens_per_s_per_user:,.0f} tokens/s Trains it in "
+                        f"{format_seconds(mac_train.train.seconds)} ")
+    assert shown[2].endswith(" Cannot hold its training state ")
     visible = text_of(shown_part(html))
     assert "The full ladder and its arithmetic" in visible
     assert "copies at once" not in visible and "ZeRO-3" not in visible
     assert "copies at once" in text_of(html)
 
 
+def test_ladder_opens_on_a_model_the_phone_runs_and_says_what_each_rung_does() -> None:
+    html = render("device_ladder")
+    shown = rows_of(html, shown=True)
+    # Llama 3.2 1B in int4 at 4,096 tokens: weights 1.24e9 x 0.5 bytes, the KV cache, the
+    # working space and the runtime allowance fit the 6 GB iOS lends one app.
+    phone = plan(model="llama-3.2-1b", hardware="apple-a17-pro", task="serve",
+                 weight_format="int4", context_tokens=4096)
+    assert phone.memory.fits and phone.serve is not None
+    assert shown[0].startswith(
+        f" Phone, one app's share Serves it: {phone.serve.tokens_per_s_per_user:,.0f} tokens/s ")
+    assert "Cannot hold its training state" in shown[0]
+    server = plan(model="llama-3.2-1b", hardware="h100-sxm", gpus=8, task="train",
+                  sharding="zero3")
+    assert server.train is not None
+    assert f"Trains it in {format_seconds(server.train.seconds)}" in shown[3]
+    assert "Yes, in int4" in rows_of(html)[0]
+    # Why the Mac and the phone hold less than their marketed memory, in view.
+    visible = text_of(shown_part(html))
+    assert ("Usable memory, phone, one app's share: 6 GB of its 8 GB (what iOS lets one app "
+            "use); top-end desktop (Mac Studio): 154.6 GB of its 192 GB (what Metal lets the "
+            "GPU use by default).") in visible
+    # Llama 3.1's 15 T tokens are not said of another model.
+    assert "Llama 3.1 really used" not in text_of(html)
+    # One format asked for: a rung where it does not fit says so without "even".
+    big = rows_of(render("device_ladder", model="llama-3.1-70b"))[0]
+    assert big.startswith(" Phone, one app's share") and " No in int4 it needs " in big
+
+
 def test_ladder_serving_figures_are_the_engines() -> None:
-    rows = rows_of(render("device_ladder"))
+    rows = rows_of(ladder())
     # The phone lends one app about 6 GB: even in int4 Llama 3.1 8B with an 8,192-token
     # context (6.74 GB) does not fit, so the Mac Studio is the smallest rung to serve it.
     phone = plan(model="llama-3.1-8b", hardware="apple-a17-pro", task="serve", weight_format="int4")
@@ -91,7 +130,7 @@ def test_ladder_serving_figures_are_the_engines() -> None:
     # A 1B model fits the phone's share in bf16; its decode speed is the plan's.
     small = plan(model="llama-3.2-1b", hardware="apple-a17-pro", task="serve")
     assert small.memory.fits and small.serve is not None
-    row = rows_of(render("device_ladder", model="llama-3.2-1b"))[0]
+    row = rows_of(ladder(model="llama-3.2-1b"))[0]
     assert f"Yes, in bf16 {format_GB(small.memory.per_gpu_bytes)} of 6 GB" in row
     assert f"{small.serve.tokens_per_s_per_user:,.0f} tokens/s at best memory-bound" in row
     expected = 1.0 / small.serve.expected.decode_seconds_per_token
@@ -107,7 +146,7 @@ def test_ladder_serving_figures_are_the_engines() -> None:
 
 
 def test_ladder_training_figures_are_the_engines() -> None:
-    rows = rows_of(render("device_ladder"))
+    rows = rows_of(ladder())
     server = plan(model="llama-3.1-8b", hardware="h100-sxm", gpus=8, task="train", sharding="zero3")
     assert server.memory.fits and server.train is not None
     assert f"Yes {format_GB(server.memory.per_gpu_bytes)} per chip, ZeRO-3 over 8" in rows[3]
@@ -126,7 +165,7 @@ def test_ladder_training_figures_are_the_engines() -> None:
 
 
 def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
-    html = render("device_ladder", model="llama-3.1-405b")
+    html = ladder(model="llama-3.1-405b")
     rows = rows_of(html)
     for row in rows[:3]:
         assert "No even in int4" in row
@@ -154,11 +193,11 @@ def test_ladder_big_model_uses_tensor_parallel_and_drops_lower_rungs() -> None:
 
 
 def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scaling() -> None:
-    html = render("device_ladder")
+    html = ladder()
     shown = text_of(shown_part(html))
     # The column says its basis: 20 tokens per parameter of Llama 3.1 8B, the MFU, perfect scaling.
     tokens = format_count(20 * get_model("llama-3.1-8b").params)
-    assert f"Training time, {tokens} tokens at 40 % MFU, perfect scaling" in shown
+    assert f"Training: {tokens} tokens at 40 % MFU, perfect scaling" in shown
     assert ("Smallest rung that can serve Llama 3.1 8B and hold its training state: top-end "
             "desktop (Mac Studio).") in shown
     # The catalogue's 4,194,304-token batch (Llama 2 / Llama 3 papers) in 4,096-token
@@ -170,12 +209,12 @@ def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scal
     assert "5.31 hours its 4.19 million-token batch keeps only 1,024 GPUs busy (no pipeline)" in rows_of(html, shown=True)[4]
     assert "gives work to at most 1,024 GPUs" in text_of(html)
     # A cluster the batch fills says nothing.
-    small = rows_of(render("device_ladder", cluster_gpus="1024"), shown=True)[4]
+    small = rows_of(ladder(cluster_gpus="1024"), shown=True)[4]
     assert "batch" not in small
 
 
 def test_ladder_follows_tokens_mfu_and_cluster_size() -> None:
-    rows = rows_of(render("device_ladder", tokens="15e12", mfu="0.5", cluster_gpus="1024"))
+    rows = rows_of(ladder(tokens="15e12", mfu="0.5", cluster_gpus="1024"))
     p = plan(
         model="llama-3.1-8b",
         hardware="h100-sxm",
@@ -191,7 +230,7 @@ def test_ladder_follows_tokens_mfu_and_cluster_size() -> None:
 
 
 def test_ladder_custom_parameter_count() -> None:
-    html = render("device_ladder", model="custom", params="3e9")
+    html = ladder(model="custom", params="3e9")
     assert "Generic dense model, 3 B parameters" in text_of(html)
 
 
@@ -210,17 +249,34 @@ def test_ladder_custom_parameter_count() -> None:
 )
 def test_ladder_refuses_bad_input_naming_the_field(field: str, value: str) -> None:
     with pytest.raises(EngineError) as caught:
-        render("device_ladder", **{field: value})
+        ladder(**{field: value})
     assert caught.value.field == field
 
 
 def test_ladder_custom_params_refused_naming_params() -> None:
     with pytest.raises(EngineError) as caught:
-        render("device_ladder", model="custom", params=HOSTILE)
+        ladder(model="custom", params=HOSTILE)
     assert caught.value.field == "params"
 
 
 # -------------------------------------------------------------------------- own_vs_rent
+
+
+def test_own_vs_rent_gives_the_break_even_over_the_published_prices() -> None:
+    html = render("own_vs_rent")
+    # Fixed cost per GPU-hour at $270,000 for 8 GPUs over 4 years with 11.6 % a year
+    # overhead: 33,750 / 35,064 + 33,750 x 0.116 / 8,766 = $1.409; power 1.275 kW x 1.58 x
+    # $0.0806 = $0.1624 a busy hour. Dearest rent (AWS p5 on-demand, $12.29):
+    # 1.409 / (12.29 - 0.1624) = 11.6 %; dearest purchase ($375,000 reseller) and cheapest
+    # rent ($2.99): 1.409 x 375 / 270 / (2.99 - 0.1624) = 69.2 %.
+    assert ("Across the catalogue's published prices (dgx-1 bought for $270,000 to $375,000, "
+            "one NVIDIA H100 SXM5 80GB rented for $2.99 to $12.29 an hour) the break-even runs "
+            "from 11.6 % to 69.2 % utilisation") in text_of(shown_part(html))
+    assert "In the range: DGX H100 (8x H100 SXM), reseller quote, $375,000" in text_of(html)
+    # The reader's own inputs move the range with them: free power and no overhead.
+    cheap = text_of(render("own_vs_rent", overhead_percent="0", usd_per_kWh="0"))
+    # 0.9625 / 12.29 = 7.83 %; 0.9625 x 375 / 270 / 2.99 = 44.7 %.
+    assert "from 7.83 % to 44.7 % utilisation" in cheap
 
 
 def test_own_vs_rent_defaults_are_the_catalogues() -> None:
@@ -309,7 +365,10 @@ def test_own_vs_rent_changed_value_follows_the_engine_and_drops_its_source() -> 
     assert format_usd(r.owned_usd_per_used_gpu_hour) in text
     assert r.break_even_utilisation is not None
     assert f"{format_percent(r.break_even_utilisation)}" in text
-    assert prices().default_purchase("h100-sxm").source not in text
+    # The catalogue's purchase is no longer the source of the figures (it is still one of the
+    # published prices the break-even's range is taken over).
+    buy = prices().default_purchase("h100-sxm")
+    assert f"Source: {buy.item}: " not in text and f"In the range: {buy.item}, " in text
     assert prices().default_cloud("h100-sxm").source in text
 
 
