@@ -240,6 +240,44 @@ def training_run_cost(
 DEFAULT_YEARS = 4.0  # an illustrative depreciation period, not a sourced figure
 
 
+@dataclass(frozen=True, slots=True)
+class BreakEvenSpread(Record):
+    """How far the break-even utilisation moves over a range of purchase prices and rents,
+    the rest of a :class:`RentVsOwn` held: ``low`` at the cheapest purchase and the dearest
+    rent, ``high`` at the dearest purchase and the cheapest rent (fractions; None where
+    owning never pays). Prices in USD for the same purchase (``gpus`` GPUs) and per
+    GPU-hour."""
+
+    purchase_usd_low: float
+    purchase_usd_high: float
+    rent_usd_per_gpu_hour_low: float
+    rent_usd_per_gpu_hour_high: float
+    low: float | None
+    high: float | None
+
+
+def break_even_spread(r: RentVsOwn, purchases_usd: tuple[float, ...],
+                      rents_usd_per_gpu_hour: tuple[float, ...]) -> BreakEvenSpread:
+    """The break-even of ``r`` at the corners of the given prices (each a non-empty tuple of
+    positive USD figures): the break-even falls as the rent rises and grows with the price
+    paid, so its extremes are at two corners."""
+    buy_low, buy_high = min(purchases_usd), max(purchases_usd)
+    rent_low, rent_high = min(rents_usd_per_gpu_hour), max(rents_usd_per_gpu_hour)
+
+    def at(purchase: float, rent: float) -> float | None:
+        return rent_vs_own(
+            rent_usd_per_gpu_hour=rent, purchase_usd=purchase, years=r.years, power_W=r.power_W,
+            pue=r.pue, usd_per_kWh=r.usd_per_kWh, utilisation=r.utilisation, gpus=r.gpus,
+            overhead_fraction_per_year=r.overhead_fraction_per_year,
+        ).break_even_utilisation
+
+    return BreakEvenSpread(
+        purchase_usd_low=buy_low, purchase_usd_high=buy_high,
+        rent_usd_per_gpu_hour_low=rent_low, rent_usd_per_gpu_hour_high=rent_high,
+        low=at(buy_low, rent_high), high=at(buy_high, rent_low),
+    )
+
+
 def rent_vs_own_from_catalog(
     *,
     hardware_id: str = "h100-sxm",

@@ -11,7 +11,13 @@ from functools import cache
 
 from engine.numbers import quantities
 from engine.numbers.catalog import get_system, prices
-from engine.numbers.cost import DEFAULT_YEARS, RentVsOwn, rent_vs_own
+from engine.numbers.cost import (
+    DEFAULT_YEARS,
+    BreakEvenSpread,
+    RentVsOwn,
+    break_even_spread,
+    rent_vs_own,
+)
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
 from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
@@ -19,6 +25,7 @@ from engine.render.secondary import plain_list, secondary
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
 from engine.words.cost_explained import (
+    break_even_spread_words,
     rent_vs_own_arithmetic,
     rent_vs_own_assumptions,
     rent_vs_own_verdict,
@@ -233,10 +240,23 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     )
 
 
+def spread(r: RentVsOwn) -> BreakEvenSpread:
+    """The break-even of ``r`` over the catalogue's published prices for dgx-1 (the whole
+    server's purchases, per GPU times ``r.gpus``) and for renting its GPU."""
+    system = get_system(SYSTEM)
+    p = prices()
+    purchases = tuple(b.usd_per_gpu * r.gpus for b in p.purchases if b.system == SYSTEM)
+    rents = tuple(c.usd_per_gpu_hour for c in p.cloud_for(system.gpu.id))
+    return break_even_spread(r, purchases, rents)
+
+
 def render(values: Values) -> str:
     r = compare(values)
     verdict_class = {"own": "fits", "rent": "refused", "same": ""}[r.cheaper]
     verdict = tag("p", esc(rent_vs_own_verdict(r)), class_=f"widget-verdict {verdict_class}".strip())
+    gpu = get_system(SYSTEM).gpu
+    sensitivity = tag("p", esc(break_even_spread_words(
+        spread(r), SYSTEM, f"one {gpu.name}")), class_="widget-subtitle")
     break_even = (
         f"{format_percent(r.break_even_utilisation)} utilisation"
         if r.break_even_utilisation is not None
@@ -258,9 +278,14 @@ def render(values: Values) -> str:
         ]
     )
     arithmetic = plain_list(rent_vs_own_arithmetic(r), ordered=True)
-    notes = plain_list(rent_vs_own_assumptions(r))
+    system = get_system(SYSTEM)
+    published = [f"In the range: {b.item}, {format_usd(b.usd)} ({b.date}; {b.source})"
+                 for b in prices().purchases if b.system == SYSTEM]
+    published += [f"In the range: {c.provider} {c.offer}, {format_usd(c.usd_per_gpu_hour)} per "
+                  f"GPU-hour ({c.date}; {c.source})" for c in prices().cloud_for(system.gpu.id)]
+    notes = plain_list((*rent_vs_own_assumptions(r), *published))
     more = secondary("The figures, the arithmetic and the sources", figures + arithmetic + notes)
-    return verdict + cost_chart(r) + more
+    return verdict + sensitivity + cost_chart(r) + more
 
 
 WIDGET = Widget(

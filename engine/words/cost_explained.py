@@ -5,7 +5,7 @@ assumptions with every price's source and date, written from engine.numbers.cost
 from __future__ import annotations
 
 from engine.numbers.catalog import prices
-from engine.numbers.cost import CatalogPrices, RentVsOwn, TokenCost, TrainingCost
+from engine.numbers.cost import BreakEvenSpread, CatalogPrices, RentVsOwn, TokenCost, TrainingCost
 from engine.numbers.units import HOURS_PER_YEAR
 from engine.words.format import format_count, format_percent, format_seconds, format_usd, plural
 
@@ -26,6 +26,21 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
     which = {"own": "owning is cheaper", "rent": "renting is cheaper",
              "same": "owning and renting cost the same"}[r.cheaper]
     return f"At {format_percent(r.utilisation)} utilisation {which}; {when}."
+
+
+def break_even_spread_words(spread: BreakEvenSpread, purchase: str, rent: str) -> str:
+    """One sentence: the break-even over the published prices of ``purchase`` (what is
+    bought, e.g. 'dgx-1') and ``rent`` (what is rented, e.g. 'an H100 SXM')."""
+    def share(x: float | None) -> str:
+        return format_percent(x) if x is not None else "never"
+
+    s = spread
+    return (f"Across the catalogue's published prices ({purchase} bought for "
+            f"{format_usd(s.purchase_usd_low)} to {format_usd(s.purchase_usd_high)}, {rent} "
+            f"rented for {format_usd(s.rent_usd_per_gpu_hour_low)} to "
+            f"{format_usd(s.rent_usd_per_gpu_hour_high)} an hour) the break-even runs from "
+            f"{share(s.low)} to {share(s.high)} utilisation: the price paid and the rent "
+            "offered decide it.")
 
 
 def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
