@@ -79,6 +79,11 @@ def test_one_h100_fine_tunes_8b_with_adapters_but_not_fully() -> None:
     assert lora.fits and qlora.fits and qlora.per_gpu_bytes < lora.per_gpu_bytes
     assert lora.trainable_params == qlora.trainable_params < 0.01 * lora.model.params
     assert get_figure("finetune_total")("llama-3.1-8b", "lora") == "19.14 GB"
+    # Full training recomputes all activations here (131.1 GB), where steps 3 and 4 keep
+    # selective recomputation's: the caption gives their total too (128.5 GB of state +
+    # 18.25 GB of activations + 1.5 GB overhead = 148.2 GB), so the two figures are one story.
+    assert ">131.1 GB<" in rows
+    assert "full training with the selective recomputation the launch above used: 148.2 GB" in rows
 
 
 def test_bad_inputs_are_refused_with_a_message() -> None:

@@ -59,8 +59,14 @@ def finetune_memory(hardware: str = HARDWARE) -> str:
     body = "".join(
         tag("tr", "".join(tag("td", esc(c)) for c in _row(m, w, hw.id))) for m, w in ROWS
     )
+    # Full training elsewhere in the lesson (the launch it refused, the step before) keeps
+    # the activations of selective recomputation; here every row recomputes them all, as
+    # fine-tuning stacks do, so the rows compare; the caption says both totals.
+    selective = training_memory(resolve_model(model_id=ROWS[0][0]), hw)
     caption = (f"Fine-tune on one {hw.name} ({format_GB(hw.memory_bytes)}): memory by part, "
-               "GB = 10^9 bytes")
+               "GB = 10^9 bytes; every row recomputes its activations in the backward pass "
+               f"(full training with the selective recomputation the launch above used: "
+               f"{format_GB(selective.per_gpu_bytes)})")
     example = adapters.adapter_memory(resolve_model(model_id=ROWS[1][0]), hw, method="lora")
     notes = " ".join((adapter_assumptions(example), *SOURCES))
     return table_box(column_heads(headers), body, caption=caption,
