@@ -141,10 +141,14 @@ def maths_rates(hw: HardwareSpec, compute_format: str, wf: FormatId) -> _Maths:
     f_mm = under_power_cap(hw, matmul_fraction(hw, compute_format, wf)).value
     share = forward_matmul_share().value
     f_attn = under_power_cap(hw, attention_fraction()).value
-    if compute_format in _WIDE_MATHS:
-        return _Maths(f_mm, 1.0, f_mm, share, f_attn)
     peak16, fmt16 = hw.compute_peak("bf16")
-    return _Maths(f_mm, dict(hw.peaks)[compute_format] / peak16,
+    peak = dict(hw.peaks)[compute_format]
+    # fp16 is a faster format than bf16 only where its listed peak accumulates in fp16
+    # (GeForce cards, for llama.cpp's cuBLAS path): there, as for fp8, only the matmuls
+    # speed up, and the rest of the pass keeps the bf16 rate.
+    if compute_format in _WIDE_MATHS and peak <= peak16:
+        return _Maths(f_mm, 1.0, f_mm, share, f_attn)
+    return _Maths(f_mm, peak / peak16,
                   under_power_cap(hw, matmul_fraction(hw, fmt16)).value, share, f_attn)
 
 

@@ -21,7 +21,7 @@ from engine.numbers.catalog import get_hardware, get_model, list_hardware, list_
 from engine.numbers.catalog.efficiency import matmul_fraction, memory_fraction
 from engine.numbers.compute import training_seconds
 from engine.numbers.errors import EngineError
-from engine.numbers.expected_serving import decode_parts, expected_serve
+from engine.numbers.expected_serving import decode_parts, expected_serve, maths_rates
 from engine.numbers.expected_training import expected_train
 from engine.numbers.plan import plan
 from engine.numbers.serving import request_timeline
@@ -440,3 +440,22 @@ def test_llama_cpp_quantised_prefill_runs_at_mmq_int8_rate() -> None:
     e = expected_serve(get_model("llama-3-8b"), get_hardware("rtx-4090"), prompt_tokens=512, output_tokens=2,
                        weight_format="q4_0", kv_format="fp16")
     assert 512 / e.ttft_seconds == pytest.approx(10_358.75, rel=0.05)
+
+
+def test_geforce_fp16_accumulate_speeds_up_the_matmuls_only():
+    """A GeForce card's fp16 peak (RTX 4090: 330.3 TFLOP/s) accumulates in fp16, twice its
+    bf16 rate (165.2); llama.cpp's cuBLAS path runs it. Only the matmuls gain: attention and
+    the time outside matmuls keep the bf16 rate, as under an fp8 matmul. Worked by hand, one
+    second of matmuls at the raw fp16 peak costs 0.8 of it at the default fraction, with the
+    forward pass's 0.16 outside matmuls at the bf16 rate:
+    (330.3 / 165.2) / (0.8 x 0.84) + 1 / 0.8 - (330.3 / 165.2) / 0.8 = 1.72605 s, where
+    taking the whole pass at the fp16 rate would give 1 / (0.8 x 0.84) = 1.48810 s."""
+    rates = maths_rates(get_hardware("rtx-4090"), "fp16", "fp16")
+    ratio = 330.3 / 165.2
+    assert rates.sixteen == pytest.approx(ratio)
+    assert rates.matmuls(1.0) == pytest.approx(ratio / (0.8 * 0.84) + 1 / 0.8 - ratio / 0.8)
+    assert rates.matmuls(1.0) == pytest.approx(1.72605, abs=1e-5)
+    assert rates.attention_seconds(1.0) == pytest.approx(ratio / 0.5)
+    # A data-centre chip's fp16 peak is its bf16 peak: the whole pass at one rate.
+    h100 = maths_rates(get_hardware("h100-sxm"), "fp16", "fp16")
+    assert h100.sixteen == 1.0 and h100.matmuls(1.0) == pytest.approx(1 / (0.803 * 0.84))
