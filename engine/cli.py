@@ -6,7 +6,7 @@
     python -m engine inspect path/to/config.json [--json]
     python -m engine plan ... --task serve --concurrency 32 [--requests 1000] [--json]
         [--spec-tokens 4 --spec-accept 0.8 [--draft-model ID]] [--prefix-tokens 512
-        [--prefix-hit 0.5]]
+        [--prefix-hit 0.5]] [--scheduling overlapped]
     python -m engine sweep --model llama-3.1-8b --hardware h100-sxm --concurrency 1,8,32,128
     python -m engine inspect Qwen/Qwen3-8B [--json]      (a model of the config library)
     python -m engine models [--json]                     (the config library)
@@ -81,6 +81,9 @@ _LOAD_FLAGS = {
                    "as multi-token prediction or EAGLE)",
     "prefix_tokens": "prefix caching: a shared prefix's length, tokens",
     "prefix_hit": "prefix caching: the share of requests that start with it (default 1)",
+    "scheduling": "synchronous (the host's work between steps after the GPU's, vLLM's "
+                  "default) or overlapped (beside it, TensorRT-LLM's PyTorch backend's "
+                  "default)",
 }
 _SWEPT = ("concurrency", "rate")
 
@@ -293,7 +296,7 @@ def _load(args: argparse.Namespace, **swept: object) -> LoadRequest | None:
                         ttft_target=raw["ttft_target"], tpot_target=raw["tpot_target"],
                         spec_tokens=raw["spec_tokens"], spec_accept=raw["spec_accept"],
                         draft_model=raw["draft_model"], prefix_tokens=raw["prefix_tokens"],
-                        prefix_hit=raw["prefix_hit"])
+                        prefix_hit=raw["prefix_hit"], scheduling=raw["scheduling"])
 
 
 def _serve_of(result: Plan, kwargs: dict[str, object]) -> ServeRequest:
@@ -317,8 +320,8 @@ def _load_dict(r: LoadResult, load: LoadRequest) -> dict[str, object]:
 
 
 def _load_line(r: LoadResult, given: LoadRequest | None = None) -> str:
-    """One load's latencies and throughput in a line (``given``: its speculative decoding
-    and shared prefix said first)."""
+    """One load's latencies and throughput in a line (``given``: its speculative decoding,
+    shared prefix and an overlapped scheduling said first)."""
     load = (f"concurrency {r.concurrency:,}" if r.concurrency is not None
             else f"rate {r.rate:g} requests/s")
     if given is not None and given.spec_tokens:
@@ -332,6 +335,8 @@ def _load_line(r: LoadResult, given: LoadRequest | None = None) -> str:
     if given is not None and given.prefix_tokens:
         load += (f", a {given.prefix_tokens:,}-token shared prefix for "
                  f"{given.prefix_hit:.0%} of requests")
+    if given is not None and given.scheduling != "synchronous":
+        load += f", {given.scheduling} scheduling"
     return (f"{load}: TTFT p50 {r.ttft_seconds.p50 * 1e3:,.1f} ms (p99 "
             f"{r.ttft_seconds.p99 * 1e3:,.1f}), TPOT p50 {r.tpot_seconds.p50 * 1e3:,.2f} ms "
             f"(p99 {r.tpot_seconds.p99 * 1e3:,.2f}), {r.output_tokens_per_s:,.0f} output "

@@ -21,10 +21,6 @@ LOADED = [c for c in measured.checked() if c.measurement.under_load]
 
 # Rows under load whose expected value is outside ±25 %, and why (nothing tuned to them).
 OUTSIDE: dict[str, str] = {
-    # TensorRT-LLM keeps every queued request running (CUDA graphs up to 8,192 sequences);
-    # the engine simulates vLLM's default scheduler, at most 1,024 sequences per step, and at
-    # 1,000/1,000 tokens one H200 holds more: the engine's batch is the scheduler's cap.
-    "trtllm-perf-h200-llama31-8b-fp8-1000-1000": "vLLM's 1,024-sequence cap beside TRT-LLM's",
     # SGLang v0.4.1's DeepSeek-V3 (its first weeks: attention data parallel, early FP8 MoE
     # kernels) took 144-366 ms per output token at 1-4 requests/s, 150-380 times the idle
     # bound; the engine's expected server is a tuned one (about 14-38 ms), so its requests
@@ -82,12 +78,13 @@ def _cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, objec
 
 
 def test_a_load_row_is_the_clis_serve_load_and_its_bound_by_hand(capsys):
-    # Llama 3.1 8B FP8 on one H100, 3,000 requests of 2,048/128 tokens all at once.
+    # Llama 3.1 8B FP8 on one H100, 3,000 requests of 2,048/128 tokens all at once, on
+    # TensorRT-LLM's overlap scheduler.
     c = next(c for c in LOADED if c.measurement.id == "trtllm-perf-h100-llama31-8b-fp8-2048-128")
     flags = ("plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1",
              "--format", "fp8", "--kv-format", "fp8", "--prompt", "2048", "--output", "128")
     loaded = _cli_json(capsys, *flags, "--context", "2176", "--concurrency", "3000",
-                       "--requests", "3000")
+                       "--requests", "3000", "--scheduling", "overlapped")
     serve = loaded["serve"]
     assert isinstance(serve, dict)
     assert c.expected == serve["load"]["output_tokens_per_s"]  # type: ignore[index]
@@ -134,6 +131,7 @@ def _a_load_row() -> dict[str, object]:
     ({"concurrency": None}, "concurrency"),  # neither
     ({"requests": None}, "requests"),
     ({"length_dist": "zipf"}, "length_dist"),
+    ({"scheduling": "eager"}, "scheduling"),
     ({"metric": "output_tokens_per_s", "batch": 1}, "concurrency"),  # a load without a load metric
 ])
 def test_bad_load_rows_are_refused(changes, field):

@@ -250,7 +250,8 @@ def load_bound(m: Measurement) -> float:
 
 def _load_inputs(m: Measurement) -> dict[str, object]:
     return {"concurrency": m.concurrency, "rate": m.rate, "requests": m.requests,
-            "length_dist": m.length_dist, "length_cv": m.length_cv}
+            "length_dist": m.length_dist, "length_cv": m.length_cv,
+            "scheduling": m.scheduling}
 
 
 def _serve_inputs(m: Measurement, **extra: object) -> dict[str, object]:
@@ -437,12 +438,14 @@ METRIC_LABELS: dict[str, str] = {
 
 def _load_text(m: Measurement) -> str:
     """A row's load in words: 'concurrency 25, 1,500 requests' or 'Poisson arrivals at 4
-    requests/s, 1,200 requests', and the lengths' spread when they are not fixed."""
+    requests/s, 1,200 requests', and the lengths' spread when they are not fixed and the
+    scheduling when it is overlapped."""
     load = (f"concurrency {m.concurrency:,}" if m.concurrency is not None
             else f"Poisson arrivals at {m.rate:g} requests/s")
     lengths = "" if m.length_dist == "fixed" else (
         f", {m.length_dist} lengths" + (f" (cv {m.length_cv:g})" if m.length_cv else ""))
-    return f"{load}, {m.requests or 0:,} requests{lengths}"
+    scheduling = "" if m.scheduling == "synchronous" else f", {m.scheduling} scheduling"
+    return f"{load}, {m.requests or 0:,} requests{lengths}{scheduling}"
 
 
 def workload(m: Measurement) -> str:

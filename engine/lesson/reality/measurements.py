@@ -59,6 +59,8 @@ METRICS: dict[str, tuple[str, str]] = {
     **LOAD_METRICS,
 }
 LENGTH_DISTS = ("fixed", "uniform", "normal", "lognormal")
+# How the server's host work between steps meets the GPU's (its stack's default).
+SCHEDULINGS = ("synchronous", "overlapped")
 SCOPES = ("system", "per_gpu")
 # The number format of a training run's matmuls, as published.
 PRECISIONS = ("bf16", "fp8")
@@ -66,7 +68,7 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 _SERVE_KEYS = ("weight_format", "kv_format", "batch", "prompt_tokens", "output_tokens")
-_LOAD_KEYS = ("concurrency", "rate", "requests", "length_dist", "length_cv")
+_LOAD_KEYS = ("concurrency", "rate", "requests", "length_dist", "length_cv", "scheduling")
 _TRAIN_KEYS = ("tokens", "seq_len")
 _KNOWN_KEYS = frozenset(
     {
@@ -139,6 +141,7 @@ class Measurement:
     requests: int | None = None
     length_dist: str = "fixed"
     length_cv: float | None = None
+    scheduling: str = "synchronous"
 
     @property
     def under_load(self) -> bool:
@@ -194,8 +197,12 @@ class Measurement:
             if self.length_dist not in LENGTH_DISTS:
                 raise bad(f"unknown length_dist {self.length_dist!r}; choose one of: "
                           f"{', '.join(LENGTH_DISTS)}.", "length_dist")
+            if self.scheduling not in SCHEDULINGS:
+                raise bad(f"unknown scheduling {self.scheduling!r}; choose one of: "
+                          f"{', '.join(SCHEDULINGS)}.", "scheduling")
         elif any(v is not None for v in (self.concurrency, self.rate, self.requests,
-                                         self.length_cv)) or self.length_dist != "fixed":
+                                         self.length_cv)) or self.length_dist != "fixed" or (
+                self.scheduling != "synchronous"):
             raise bad("a load (concurrency, rate, requests, lengths) belongs to a load_* "
                       "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
@@ -274,6 +281,7 @@ def _row(raw: dict[str, Any]) -> Measurement:
         requests=int(raw["requests"]) if "requests" in raw else None,
         length_dist=str(raw.get("length_dist", "fixed")),
         length_cv=float(raw["length_cv"]) if "length_cv" in raw else None,
+        scheduling=str(raw.get("scheduling", "synchronous")),
     )
 
 

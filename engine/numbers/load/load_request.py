@@ -6,7 +6,9 @@ Each limit is its :class:`~engine.numbers.quantities.Quantity`'s. The concurrenc
 loop) and the rate (open loop) exclude each other; without either there is no load.
 Speculative decoding takes its draft tokens and acceptance together (a draft model is
 optional); a shared prefix takes its length and, optionally, its hit rate (all requests by
-default).
+default). The scheduling says whether the host's work between steps waits for the GPU
+(synchronous, vLLM's default) or runs beside it (overlapped, as TensorRT-LLM's PyTorch
+backend does by default).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from engine.numbers.load.prefix_cache import PrefixCache
 from engine.numbers.load.results import LoadResult
 from engine.numbers.load.simulate import simulate
 from engine.numbers.load.speculative import expected_tokens_per_step, spec_decode
-from engine.numbers.load.step_time import step_time_model
+from engine.numbers.load.step_time import SCHEDULINGS, Scheduling, step_time_model
 from engine.numbers.serve_request import ServeRequest
 
 
@@ -38,7 +40,9 @@ class LoadRequest:
     ``seed``; optional TTFT and TPOT targets for goodput (s). ``spec_tokens`` draft tokens
     a step accepted with probability ``spec_accept`` (0 tokens: no speculative decoding),
     drafted by ``draft_model`` or, without one, by one-layer heads; a ``prefix_tokens``-token
-    shared prefix (0: none) that a share ``prefix_hit`` of requests start with."""
+    shared prefix (0: none) that a share ``prefix_hit`` of requests start with;
+    ``scheduling``: the host's time between steps after the GPU's or beside it
+    (:meth:`~engine.numbers.load.step_time.StepTime.step_seconds`)."""
 
     concurrency: int | None
     rate: float | None
@@ -55,6 +59,7 @@ class LoadRequest:
     draft_model: ModelSpec | None = None
     prefix_tokens: int = 0
     prefix_hit: float = 0.0
+    scheduling: Scheduling = "synchronous"
 
 
 def _given(value: object) -> bool:
@@ -76,8 +81,8 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
                  prompt_lengths: Sequence[object] | None = None,
                  output_lengths: Sequence[object] | None = None, spec_tokens: object = None,
                  spec_accept: object = None, draft_model: object = None,
-                 prefix_tokens: object = None, prefix_hit: object = None
-                 ) -> LoadRequest | None:
+                 prefix_tokens: object = None, prefix_hit: object = None,
+                 scheduling: object = None) -> LoadRequest | None:
     """The checked load, or None when neither ``concurrency`` nor ``rate`` is given.
     ``draft_model``: a :class:`ModelSpec` or a catalogue model id. EngineError naming the
     field at fault otherwise."""
@@ -86,7 +91,8 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
         for name, value in (("requests", requests), ("ttft_target", ttft_target),
                             ("tpot_target", tpot_target), ("spec_tokens", spec_tokens),
                             ("spec_accept", spec_accept), ("draft_model", draft_model),
-                            ("prefix_tokens", prefix_tokens), ("prefix_hit", prefix_hit)):
+                            ("prefix_tokens", prefix_tokens), ("prefix_hit", prefix_hit),
+                            ("scheduling", scheduling)):
             if _given(value):
                 raise EngineError(f"{name.replace('_', ' ').capitalize()} needs a load: give "
                                   "a concurrency or a rate.", name)
@@ -126,6 +132,9 @@ def load_request(*, concurrency: object = None, rate: object = None, requests: o
             tpot_target, "tpot_target", "TPOT target") if _given(tpot_target) else None),
         prompt_lengths=prompts, output_lengths=outputs, spec_tokens=k, spec_accept=a,
         draft_model=draft, prefix_tokens=p, prefix_hit=h,
+        scheduling=(validate.choice(scheduling, "scheduling", SCHEDULINGS,  # type: ignore[arg-type]
+                                    label="Scheduling")
+                    if _given(scheduling) else "synchronous"),
     )
 
 
@@ -163,9 +172,10 @@ def _prefix(tokens: object, hit: object) -> tuple[int, float]:
 
 
 def load_options(load: LoadRequest) -> dict[str, object]:
-    """The speculative decoding and the shared prefix of ``load`` as JSON (``speculative``:
-    draft tokens, acceptance, expected tokens per verification, draft model id or None for
-    one-layer heads; ``prefix_cache``: tokens and hit rate), each only when given."""
+    """The speculative decoding, the shared prefix and an overlapped scheduling of ``load``
+    as JSON (``speculative``: draft tokens, acceptance, expected tokens per verification,
+    draft model id or None for one-layer heads; ``prefix_cache``: tokens and hit rate;
+    ``scheduling``: "overlapped"), each only when given."""
     out: dict[str, object] = {}
     if load.spec_tokens:
         out["speculative"] = {
@@ -174,6 +184,8 @@ def load_options(load: LoadRequest) -> dict[str, object]:
             "draft_model": load.draft_model.id if load.draft_model is not None else None}
     if load.prefix_tokens:
         out["prefix_cache"] = {"tokens": load.prefix_tokens, "hit": load.prefix_hit}
+    if load.scheduling != "synchronous":
+        out["scheduling"] = load.scheduling
     return out
 
 
@@ -222,7 +234,7 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
                           "shorter lengths or more GPUs.", "prompt_tokens")
     arrivals = poisson_arrivals(rng, load.rate, n) if load.rate is not None else None
     step = step_time_model(m, hw, weight_format=serve.weight_format, kv_format=serve.kv_format,
-                           gpus=serve.tp, host_costs=host_costs)
+                           gpus=serve.tp, host_costs=host_costs, scheduling=load.scheduling)
     return simulate(step, prompts=prompts, outputs=outputs, concurrency=load.concurrency,
                     arrivals=arrivals, rate=load.rate, replicas=serve.replicas,
                     max_running=limits.max_running,

@@ -6,8 +6,9 @@ first ones one more when it does not divide; at a concurrency below the replicas
 many replicas serve). Each replica runs its own
 :class:`~engine.numbers.load.scheduler.Scheduler`: arrivals join its queue at the end of
 the step under way; each step is scheduled, timed by
-:meth:`~engine.numbers.load.step_time.StepTime.seconds` plus the host's
-:meth:`~engine.numbers.load.step_time.StepTime.host_seconds`, and completed; an idle
+:meth:`~engine.numbers.load.step_time.StepTime.seconds` with the host's
+:meth:`~engine.numbers.load.step_time.StepTime.host_seconds` (after it or beside it:
+:meth:`~engine.numbers.load.step_time.StepTime.step_seconds`), and completed; an idle
 replica waits for its next arrival.
 
 With speculative decoding (``spec``) each step's decodes are verifications, timed with
@@ -60,7 +61,6 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
     for s in running:
         by_residue[-s.computed % bt] += 1
     run = step_time.decode_run([s.computed + 1 for s in running])
-    host = step_time.host_seconds(batch)
     free = sched.free_blocks
     used = sched.total_blocks - free
     waiting = len(sched.waiting)
@@ -72,7 +72,7 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
             break
         free -= need
         used += need
-        dt = run.seconds(k) + host
+        dt = step_time.step_seconds(run.seconds(k), batch)
         start = t
         t += dt
         gap = t - start
@@ -102,7 +102,7 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
     events: list[StepEvent] = []
     t = 0.0
     finished = 0
-    seconds, host = step_time.seconds, step_time.host_seconds
+    seconds, step_seconds = step_time.seconds, step_time.step_seconds
     while True:
         if concurrency is None:
             while pending and pending[0].arrival <= t:
@@ -125,11 +125,11 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         if spec is None:
             steady = (not prefills and not step.preempted
                       and len(decodes) == len(sched.running))
-            dt = seconds(prefills, decodes) + host(len(step.work))
+            dt = step_seconds(seconds(prefills, decodes), len(step.work))
         else:
             steady = False
-            dt = (seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
-                  + spec.draft_seconds(prefills, decodes) + host(len(step.work)))
+            dt = step_seconds(seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
+                              + spec.draft_seconds(prefills, decodes), len(step.work))
         start = t
         t += dt
         used = sched.total_blocks - sched.free_blocks
