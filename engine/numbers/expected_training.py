@@ -65,7 +65,7 @@ from engine.numbers.parallelism import (
     split_batch,
 )
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.training_choices import Kernels, Recompute, Sharding
+from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute, Sharding
 from engine.numbers.training_ops import StepShape, training_ops
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
@@ -174,8 +174,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    compute_format: str = "bf16", mfu: float | None = None, pp: int = 1,
                    global_batch_tokens: float | None = None, interleave: int = 1,
                    ep: int | None = None, cp: int = 1, fp8: bool = False,
-                   adapter: AdapterSetup | None = None, kernels: Kernels = "fused"
-                   ) -> ExpectedTrain:
+                   adapter: AdapterSetup | None = None, kernels: Kernels = "fused",
+                   attention: AttentionKernel = "fa2") -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -194,7 +194,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     attention FLOPs at the bf16 peak. ``adapter``: fine-tuning with adapters, the base frozen
     (its dW GEMMs skipped, engine.numbers.training_ops), only the adapters' gradients
     reduced and stepped. ``kernels``: the stack's memory-bound kernels, fused or eager
-    PyTorch's (engine.numbers.training_ops).
+    PyTorch's (engine.numbers.training_ops); ``attention``: its attention kernel, FlashAttention-2
+    or the Triton port LLM Foundry's MPT ran (training_choices.AttentionKernel).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -239,7 +240,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     c = cp
     shards = dp * c if shard != "none" else 1
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
-                                        shards, rec, fp8, c, adapter, kernels),
+                                        shards, rec, fp8, c, adapter, kernels, attention),
                        defaults.grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds
@@ -257,11 +258,11 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         # Forward: the keys and values of the other c - 1 chunks come round the ring; backward:
         # they come round again and their gradients go back (Megatron-LM's ring attention).
         kv_forward = split.stage_layers * (c - 1) * send_seconds(kv_bytes, cp_link)
-        attention = {name: sum(o.seconds for o in ops.micro_batch if o.name == name)
-                     for name in ("attention (forward)", "attention (backward)")}
+        attention_s = {name: sum(o.seconds for o in ops.micro_batch if o.name == name)
+                       for name in ("attention (forward)", "attention (backward)")}
         cp_comm_mb = 3 * kv_forward
-        cp_exposed_mb = (max(0.0, kv_forward - attention["attention (forward)"])
-                         + max(0.0, 2 * kv_forward - attention["attention (backward)"]))
+        cp_exposed_mb = (max(0.0, kv_forward - attention_s["attention (forward)"])
+                         + max(0.0, 2 * kv_forward - attention_s["attention (backward)"]))
     # Each stage hands its activations forward and their gradients back: two sends per
     # micro-batch, each tensor-parallel GPU sending its 1/tp slice (Megatron's scatter/gather).
     pp_link = group_link(links, 2, per_server=2 if 2 * t <= links.chips_per_server else 1)

@@ -234,6 +234,7 @@ def plan(
     rank: object = 16,
     targets: object = "all",
     kernels: object = "fused",
+    attention: object = "fa2",
     gpu_layers: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
@@ -253,7 +254,8 @@ def plan(
     instead of training every weight (engine.numbers.adapters: each GPU holds the whole frozen
     base, data parallel only). ``kernels``: the stack's memory-bound kernels, 'fused' (one
     kernel per op: Transformer Engine, torch.compile), 'eager' (eager PyTorch, unfused) or
-    'eager-fused-norm' (eager with a fused RMSNorm). ``gpu_layers`` (serving): the layers
+    'eager-fused-norm' (eager with a fused RMSNorm); ``attention``: its attention kernel,
+    'fa2' (FlashAttention-2) or 'triton' (the Triton port LLM Foundry's MPT ran). ``gpu_layers`` (serving): the layers
     kept on each replica's GPUs, as llama.cpp's ``-ngl``; the others stay in host memory and
     are read over the chip's host link every pass (engine.numbers.offload). Empty: every
     layer on the GPU.
@@ -279,7 +281,7 @@ def plan(
                                pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
                                ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets,
-                               kernels=kernels)
+                               kernels=kernels, attention=attention)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -345,7 +347,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            recompute=tmem.recompute, compute_format=fmt, mfu=r.mfu,
                            pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
-                           fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels)
+                           fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels,
+                           attention=r.attention)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

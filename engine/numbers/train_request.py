@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from engine.numbers import quantities, validate
 from engine.numbers.adapter_setup import ADAPTER_CHOICES, METHODS, PLAN_TARGETS, Method, Targets
 from engine.numbers.training_choices import (
+    ATTENTION_KERNELS,
     CONVENTIONS,
     KERNELS,
     OPTIMIZERS,
     RECOMPUTE,
     SHARDINGS,
+    AttentionKernel,
     Convention,
     Kernels,
     Optimizer,
@@ -39,7 +41,8 @@ class TrainRequest:
     ``global_batch_tokens`` are None when not given (the plan then uses its defaults).
     ``adapter``: fine-tuning with LoRA or QLoRA adapters of ``rank`` on ``targets`` (None:
     full training; rank and targets then unused). ``kernels``: the stack's memory-bound
-    kernels (training_choices.Kernels)."""
+    kernels (training_choices.Kernels); ``attention``: its attention kernel
+    (training_choices.AttentionKernel)."""
 
     gpus: int
     tp: int
@@ -61,6 +64,7 @@ class TrainRequest:
     rank: int = 16
     targets: Targets = "all-linear"
     kernels: Kernels = "fused"
+    attention: AttentionKernel = "fa2"
 
 
 def _given(value: object) -> bool:
@@ -73,7 +77,7 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         target_days: object, global_batch_tokens: object,
                         interleave: object, ep: object = None, cp: object = 1,
                         adapter: object = "none", rank: object = 16, targets: object = "all",
-                        kernels: object = "fused") -> TrainRequest:
+                        kernels: object = "fused", attention: object = "fa2") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -107,4 +111,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         rank=q.LORA_RANK.check_integer(rank, "rank", "Adapter rank"),
         targets=PLAN_TARGETS[target],
         kernels=checked(kernels, "kernels", KERNELS),
+        attention=checked(attention, "attention", ATTENTION_KERNELS),
     )

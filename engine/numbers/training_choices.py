@@ -34,6 +34,11 @@ RECOMPUTE: tuple[Recompute, ...] = get_args(Recompute)
 # Llama code composes them), 'eager-fused-norm' (the same with a fused RMSNorm kernel).
 Kernels = Literal["fused", "eager", "eager-fused-norm"]
 KERNELS: tuple[Kernels, ...] = get_args(Kernels)
+# The attention kernel a stack trains with: 'fa2' (FlashAttention-2: PyTorch SDPA's flash
+# backend, Megatron-LM, torchtitan) or 'triton' (the Triton port of FlashAttention that
+# LLM Foundry's MPT ran as attn_impl 'triton' before FlashAttention-2).
+AttentionKernel = Literal["fa2", "triton"]
+ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
 
 C = TypeVar("C", bound=str)
 

@@ -63,7 +63,7 @@ from engine.numbers.catalog.kernel_rates import (
 from engine.numbers.model_shapes import Component
 from engine.numbers.moe_ops import PERMUTATION_KERNELS, token_permutation_bytes
 from engine.numbers.op_time import Op, Work, ops_of
-from engine.numbers.training_choices import Kernels, Recompute
+from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute
 
 ACTIVATION_BYTES = 2.0  # 16-bit activations and weights in the matmuls
 FP8_BYTES = 1.0  # an fp8 number (E4M3 forward, E5M2 gradients)
@@ -84,7 +84,8 @@ class StepShape:
     run in fp8 (Transformer Engine). ``cp``: context-parallel GPUs sharing each sequence of
     ``seq_len`` tokens; ``tokens`` is then this GPU's share, micro-batch x seq_len / cp.
     ``kernels``: the stack's memory-bound kernels, fused or eager PyTorch's
-    (training_choices.Kernels)."""
+    (training_choices.Kernels); ``attention``: its attention kernel
+    (training_choices.AttentionKernel)."""
 
     tokens: int
     seq_len: int
@@ -98,6 +99,7 @@ class StepShape:
     cp: int = 1
     adapter: AdapterSetup | None = None
     kernels: Kernels = "fused"
+    attention: AttentionKernel = "fa2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +264,7 @@ def _attention(model: ModelSpec, s: StepShape, r: _Rates, layers: float,
         flops = (architecture.attention_flops_per_layer_token(model) / s.tp * sequences
                  * architecture.causal_attended_tokens(s.seq_len, window))
         kernel_len = max(1, min(s.seq_len, window or s.seq_len) // s.cp)
-        rates = attention_rates(r.hw, qk, True, kernel_len)
+        rates = attention_rates(r.hw, qk, True, kernel_len, s.attention)
         basis += [rates.forward, rates.backward] if backward_basis else [rates.forward]
         forward.append(Work("attention (forward)", flops, io, r.peak * rates.forward.value,
                             r.stream, s.cp, r.per_kernel, share))
@@ -366,7 +368,7 @@ def _rates(hw: HardwareSpec, s: StepShape) -> tuple[_Rates, list[Basis]]:
     kernel_cost = per_kernel_seconds()
     r = _Rates(hw.peak_flops_per_s("bf16"), hw.bandwidth_bytes_per_s * stream.value,
                kernel_cost.value, hw, fp8_training_peak(hw) if s.fp8 else 0.0)
-    return r, [training_attention_kernel(), stream, kernel_cost]
+    return r, [training_attention_kernel(s.attention), stream, kernel_cost]
 
 
 def _layers_of(m: ModelSpec, layers: float) -> dict[str, float]:

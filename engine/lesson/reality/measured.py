@@ -267,7 +267,8 @@ def _serve_inputs(m: Measurement, **extra: object) -> dict[str, object]:
         common.update(tokens=m.tokens, seq_len=m.seq_len, tp=m.tp, sharding=m.sharding,
                       micro_batch=m.micro_batch, recompute=m.recompute)
         common.update(pp=m.pp, interleave=m.interleave,
-                      global_batch_tokens=m.global_batch_tokens, cp=m.cp, kernels=m.kernels)
+                      global_batch_tokens=m.global_batch_tokens, cp=m.cp, kernels=m.kernels,
+                      attention=m.attention)
         if m.precision == "fp8":
             common.update(convention="fp8")
     return {**common, **extra}

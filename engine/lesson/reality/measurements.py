@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
-from engine.numbers.training_choices import KERNELS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS
 
 DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
 
@@ -75,7 +75,8 @@ _KNOWN_KEYS = frozenset(
         "id", "group", "task", "model", "params", "model_note", "hardware", "hardware_note",
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
-        "cp", "precision", "kernels", "kernels_basis", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
+        "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
+        *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
 
@@ -93,7 +94,9 @@ class Measurement:
     ``precision`` is the format of the training's matmuls (bf16 or fp8). ``kernels``: the
     stack's memory-bound kernels as its source ran them (engine.numbers.training_choices
     .Kernels), and ``kernels_basis`` where that is read from (or that it is not stated):
-    every training row says it.
+    every training row says it. ``attention``: the attention kernel it ran
+    (training_choices.AttentionKernel, FlashAttention-2 unless the row says otherwise), with
+    ``attention_basis`` saying where that is read when it is not FlashAttention-2.
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
     all of them when a benchmark submits every request at once) or ``rate`` (Poisson
@@ -136,6 +139,8 @@ class Measurement:
     precision: str = "bf16"
     kernels: str = "fused"
     kernels_basis: str = ""
+    attention: str = "fa2"
+    attention_basis: str = ""
     concurrency: int | None = None
     rate: float | None = None
     requests: int | None = None
@@ -215,6 +220,14 @@ class Measurement:
                       "not say (kernels_basis).", "kernels_basis")
         if self.task != "train" and (self.kernels != "fused" or self.kernels_basis):
             raise bad("kernels belong to a training row.", "kernels")
+        if self.attention not in ATTENTION_KERNELS:
+            raise bad(f"unknown attention kernel {self.attention!r}; choose one of: "
+                      f"{', '.join(ATTENTION_KERNELS)}.", "attention")
+        if self.attention != "fa2" and (self.task != "train"
+                                        or not self.attention_basis.strip()):
+            raise bad("a training row that ran another attention kernel than "
+                      "FlashAttention-2 says where that is read (attention_basis).",
+                      "attention_basis")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)
@@ -276,6 +289,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         precision=str(raw.get("precision", "bf16")),
         kernels=str(raw.get("kernels", "fused")),
         kernels_basis=str(raw.get("kernels_basis", "")),
+        attention=str(raw.get("attention", "fa2")),
+        attention_basis=str(raw.get("attention_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
         rate=float(raw["rate"]) if "rate" in raw else None,
         requests=int(raw["requests"]) if "requests" in raw else None,

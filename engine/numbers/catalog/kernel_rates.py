@@ -27,7 +27,7 @@ from engine.numbers.catalog.efficiency import (
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.errors import EngineError
 
-ATTENTION_KERNELS = ("fa2", "fa3")
+ATTENTION_KERNELS = ("fa1", "fa2", "fa3", "triton")
 ATTENTION_DIRECTIONS = ("forward", "backward", "forward_backward")
 
 
@@ -394,6 +394,28 @@ def _measured_head_dims(chip: str, kernel: str, direction: str, causal: bool) ->
 
 def _rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
           seqlen: int) -> tuple[float, str] | None:
+    """FLOP/s of ``kernel`` on ``chip``: its measured run (:func:`_measured_rate`), or, with
+    none, its stand-in's ([flash_attention].stand_in): the ``like`` kernel's run on ``chip``
+    times ``kernel`` over ``like`` on ``ratio_chip`` at the same length, head size and mask;
+    None when neither is measured."""
+    own = _measured_rate(chip, kernel, direction, head_dim, causal, seqlen)
+    table = _data()["flash_attention"]
+    rule = table.get("stand_in", {}).get(kernel)
+    if own is not None or rule is None:
+        return own
+    like, ratio_chip = str(rule["like"]), str(rule["ratio_chip"])
+    parts = (_measured_rate(chip, like, direction, head_dim, causal, seqlen),
+             _measured_rate(ratio_chip, kernel, direction, head_dim, causal, seqlen),
+             _measured_rate(ratio_chip, like, direction, head_dim, causal, seqlen))
+    if parts[0] is None or parts[1] is None or parts[2] is None:
+        return None
+    rate = parts[0][0] * parts[1][0] / parts[2][0]
+    return rate, (f"{kernel} on {chip}: {like}'s run there x {kernel} / {like} on "
+                  f"{ratio_chip} ({parts[0][1]}; {table['stand_in_source']})")
+
+
+def _measured_rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
+                   seqlen: int) -> tuple[float, str] | None:
     """FLOP/s of one measured run, linear in log2(seqlen) between its lengths and linear in
     head_dim between measured head sizes (the nearest outside them); None when no run of
     that kernel, direction and mask exists on ``chip``."""
@@ -431,12 +453,19 @@ class AttentionRates:
     backward: Basis
 
 
-def training_attention_kernel() -> Basis:
-    """The FlashAttention version an expected training step assumes (value 2 or 3)."""
+def training_attention_kernel(kernel: str = "") -> Basis:
+    """The attention kernel an expected training step assumes: the catalogue's (value 2 or 3,
+    the FlashAttention version) unless a stack names its own ``kernel`` ('triton': value 1,
+    the Triton port of the first FlashAttention, with the stand-in rule's source)."""
     t = _data()["flash_attention"]
-    kernel = str(t["training_kernel"])
-    return Basis(f"attention kernel of a training step ({kernel.upper()})",
-                 float(kernel[-1]), str(t["training_kernel_source"]))
+    if kernel in ("", str(t["training_kernel"])):
+        default = str(t["training_kernel"])
+        return Basis(f"attention kernel of a training step ({default.upper()})",
+                     float(default[-1]), str(t["training_kernel_source"]))
+    if kernel != "triton":
+        raise EngineError(f"Unknown training attention kernel {kernel!r}.", "attention")
+    return Basis("attention kernel of a training step (FlashAttention's Triton port, as the "
+                 "stack ran it)", 1.0, str(t["stand_in_source"]))
 
 
 def attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
