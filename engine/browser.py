@@ -7,12 +7,21 @@ JSON and parses the JSON it gets back; no Python object leaks into JavaScript.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from engine.numbers import bounded_json
+from engine.numbers.catalog._data import read_apart_with as catalog_reads_apart_with
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget
 
 MAX_INPUT_CHARS = 200_000
+
+
+def read_apart_with(read: Callable[[str], str | None]) -> None:
+    """Have the engine read the catalogue files shipped apart from its archive (the config
+    library) with ``read``: a file's name ('config_library') -> its JSON text, None when it
+    cannot be had. The worker calls this once, with a fetch of the file beside the archive."""
+    catalog_reads_apart_with(read)
 
 
 def update(name: str, inputs_json: str) -> str:

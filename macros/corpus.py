@@ -150,6 +150,11 @@ DEPLOYED_CASES: list[tuple[str, float, str, str]] = [
     ("dgx_panel", 24.0, "", ""),
 ]
 
+# The config library's models a widget's model select is run on (every select offers all of
+# them; these two stand for the rest): a dense model with tied embeddings and a mixture of
+# experts with sliding-window layers.
+LIBRARY_CASES = ("meta-llama/Llama-3.2-1B", "openai/gpt-oss-20b")
+
 # A number control's default is scaled by each of these (and set to NOT_A_NUMBER once).
 NUMBER_FACTORS = (0.5, 2.0, 10.0)
 NOT_A_NUMBER = "abc"
@@ -167,8 +172,10 @@ class WidgetCase:
 
 
 def widget_cases(name: str) -> list[WidgetCase]:
-    """The widget's defaults, then each control moved (every option of a select; a number
-    scaled by each of NUMBER_FACTORS, and made NOT_A_NUMBER), then each action."""
+    """The widget's defaults, then each control moved (every option of a select, of the
+    config library's only LIBRARY_CASES; a number scaled by each of NUMBER_FACTORS, and made
+    NOT_A_NUMBER), then each action."""
+    from engine.numbers.catalog.config_library import is_library_id
     from engine.registry import get_widget
 
     widget = get_widget(name)
@@ -177,6 +184,8 @@ def widget_cases(name: str) -> list[WidgetCase]:
     for control in widget.controls:
         if control.kind == "select":
             for value, _label in control.options:
+                if is_library_id(value) and value not in LIBRARY_CASES:
+                    continue
                 cases.append(WidgetCase(f"{control.name}={value}", {**base, control.name: value}))
         elif control.kind == "number":
             for factor in NUMBER_FACTORS:

@@ -26,6 +26,7 @@
 // Usage: node pyodide_compile.mjs compile ENGINE_DIR CORPUS_DIR STDLIB_ZIP OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_RECORD_JSON
 //        node pyodide_compile.mjs check WHEEL CORPUS_DIR STDLIB_ZIP LOCK_JSON IMPORTS_JSON OUT_RECORD_JSON
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { loadPyodide } from "pyodide";
@@ -58,6 +59,15 @@ for (const name of await readdir(corpusDir)) {
   pyodide.FS.writeFile(`/corpus/${name}`, await readFile(join(corpusDir, name)));
 }
 pyodide.globals.set("named_json", mode === "check" ? await readFile(rest[1], "utf8") : "null");
+// The catalogue files the wheel leaves out, read as the worker reads them (beside the wheel,
+// in data/; docs/js/engine-worker.js readApart). The plain wheel of `compile` carries them.
+pyodide.globals.set("read_apart", (/** @type {string} */ name) => {
+  try {
+    return readFileSync(join(dirname(enginePath), "data", `${name}.json`), "utf8");
+  } catch {
+    return null;
+  }
+});
 // Before this script imports anything of its own: a finder last on sys.meta_path sees every
 // import that no other finder could satisfy, then the corpus runs and the named imports follow.
 const record = JSON.parse(pyodide.runPython(`
@@ -75,6 +85,8 @@ sys.meta_path.append(_Missed)
 sys.path.insert(0, "/corpus")
 import importlib, json, os
 import corpus as _corpus, runtime_imports
+import engine.browser
+engine.browser.read_apart_with(read_apart)
 try:
     corpus = _corpus.browser_corpus_json()
 except ImportError as error:  # a module left out: the named imports below name it

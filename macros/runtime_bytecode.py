@@ -124,17 +124,20 @@ def browser_wheel(project_root: Path, out_dir: Path, bytecode: RuntimeBytecode) 
 
 
 def check_runtime(
-    project_root: Path, wheel: Path, pyodide_dir: Path, bytecode: RuntimeBytecode
+    project_root: Path, wheel: Path, pyodide_dir: Path, bytecode: RuntimeBytecode, apart: Path
 ) -> dict[str, Any]:
     """Boot Pyodide under Node on the standard library and package lock in ``pyodide_dir`` and
     on ``wheel`` (what the site ships: the standard library and the wheel as one gzip stream
-    each, decompressed here as the reader's browser does), run the corpus and the named
-    imports again, and return that run's record. TrimmedRuntimeError, naming the modules, if an
-    import failed there that succeeded on the stock runtime, or if any result differs. A passed
-    check is remembered in the cache (by the hash of the three files)."""
+    each, decompressed here as the reader's browser does) with the catalogue files in
+    ``apart`` read as the worker reads them, run the corpus and the named imports again, and
+    return that run's record. TrimmedRuntimeError, naming the modules, if an import failed
+    there that succeeded on the stock runtime, or if any result differs. A passed check is
+    remembered in the cache (by the hash of the files)."""
     stdlib_gz = pyodide_dir / ("python_stdlib.zip" + SUFFIX)
     lock = pyodide_dir / "pyodide-lock.json"
-    shipped = [wheel.read_bytes(), stdlib_gz.read_bytes(), lock.read_bytes()]
+    apart_files = sorted(apart.glob("*.json"))
+    shipped = [wheel.read_bytes(), stdlib_gz.read_bytes(), lock.read_bytes(),
+               *(f.name.encode() + f.read_bytes() for f in apart_files)]
     digest = hashlib.sha256(b"".join(hashlib.sha256(data).digest() for data in shipped))
     passed = bytecode.cache_entry / f"checked-{digest.hexdigest()[:24]}.json"
     if passed.exists():
@@ -144,6 +147,10 @@ def check_runtime(
         work = Path(tmp)
         wheel = work / wheel.name.removesuffix(SUFFIX)
         wheel.write_bytes(unpacked(shipped[0]))
+        # Beside the wheel, as in the site: pyodide_compile.mjs reads them from there.
+        (work / "data").mkdir()
+        for f in apart_files:
+            (work / "data" / f.name).write_bytes(f.read_bytes())
         stdlib_zip = work / "python_stdlib.zip"
         stdlib_zip.write_bytes(unpacked(shipped[1]))
         named = work / "named.json"

@@ -14,6 +14,7 @@ from engine.browser import MAX_INPUT_CHARS
 from engine.numbers.bounded_json import DEFAULT_MAX_DEPTH
 from engine.render.options import ADDRESS_MAX_CHARS, ADDRESS_MAX_LINK_CHARS
 from macros.shipped_runtime import ShippedRuntime
+from macros.wheel import APART_DIR
 
 RUNTIME_CONFIG = "js/runtime-config.js"
 # The build hook (macros/build_hook.py) is what runs this module.
@@ -25,6 +26,8 @@ def write_runtime_config(site: Path, runtime: ShippedRuntime) -> None:
     config = {
         "wheel": runtime.wheel,
         "stdlib": runtime.stdlib,
+        # The catalogue files the wheel leaves out, fetched when the engine reads one.
+        "apart": APART_DIR,
         "pyodide": runtime.pyodide_version,
         "download_MB": round(runtime.download_bytes / 1e6),
         # docs/js/bounded.js applies these.

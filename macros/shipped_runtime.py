@@ -3,7 +3,8 @@ and the engine's wheel, all bytecode, checked by booting Pyodide on exactly what
 
 The standard library and the engine's modules are those the corpus uses, compiled by the
 site's own Pyodide (macros/runtime_bytecode.py); the wheel ships as one gzip stream
-(macros/solid_archive.py), under ``wheels/``.
+(macros/solid_archive.py), under ``wheels/``, and the catalogue files it leaves out (the config
+library) beside it, under ``wheels/data/``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from macros.pyodide_core import SHIPPED_PYODIDE_FILES, STDLIB_SHIPPED, checked_v
 from macros.runtime_bytecode import browser_wheel, check_runtime, compile_runtime
 from macros.solid_archive import SUFFIX, solid_gzip
 from macros.style_bundle import STYLE_BUNDLE
-from macros.wheel import build_engine_wheel
+from macros.wheel import APART_DIR, apart_json, build_engine_wheel
 
 # The lesson's own files the runtime needs, kept by the service worker as soon as it installs.
 LESSON_SCRIPTS = (
@@ -66,7 +67,13 @@ def ship_runtime(root: Path, site: Path) -> ShippedRuntime:
         wheel = site / "wheels" / (plain.name + SUFFIX)
         wheel.parent.mkdir(parents=True, exist_ok=True)
         wheel.write_bytes(solid_gzip(plain.read_bytes(), root))
-    check_runtime(root, wheel, site / "pyodide", bytecode)
+    # The catalogue files the wheel leaves out, fetched only when the engine reads one (plain
+    # JSON: the host compresses it on the wire).
+    apart = site / APART_DIR
+    apart.mkdir(parents=True, exist_ok=True)
+    for name, data in apart_json().items():
+        (apart / name).write_bytes(data)
+    check_runtime(root, wheel, site / "pyodide", bytecode, apart)
     download_bytes = sum((site / "pyodide" / n).stat().st_size for n in SHIPPED_PYODIDE_FILES)
     download_bytes += wheel.stat().st_size
     return ShippedRuntime(

@@ -68,15 +68,33 @@ def catalog_json(shipped: Collection[str] | None = None) -> dict[str, bytes]:
     engine/numbers/catalog/_data.py writes and reads these files; only the wheel carries them, so the
     reader's browser never imports tomllib. Each file ``data/NAME`` is read by the catalogue
     module of the same name (``catalog/NAME.py``); given the arcnames of the ``shipped``
-    modules (the browser's bytecode), a file whose reader does not ship stays out.
+    modules (the browser's bytecode), a file whose reader does not ship stays out, and one
+    shipped apart (``_data.SHIPPED_APART``, :func:`apart_json`) is there as its ids only
+    (``data/NAME.ids.json``).
     """
     from engine.numbers.catalog import _data
 
-    return {
-        f"engine/numbers/catalog/data/{name}.json": _data.pre_parsed(name)
-        for name in _data.names()
-        if shipped is None or f"engine/numbers/catalog/{name}.pyc" in shipped
-    }
+    files: dict[str, bytes] = {}
+    for name in _data.names():
+        if shipped is not None and f"engine/numbers/catalog/{name}.pyc" not in shipped:
+            continue
+        if shipped is not None and name in _data.SHIPPED_APART:
+            files[f"engine/numbers/catalog/data/{name}.ids.json"] = _data.pre_parsed_ids(name)
+        else:
+            files[f"engine/numbers/catalog/data/{name}.json"] = _data.pre_parsed(name)
+    return files
+
+
+# Where the catalogue files shipped apart from the browser's wheel go in the site (the worker
+# fetches ``APART_DIR/NAME.json`` the first time the engine reads one: docs/js/engine-worker.js).
+APART_DIR = "wheels/data"
+
+
+def apart_json() -> dict[str, bytes]:
+    """The catalogue files the browser's wheel leaves out, pre-parsed: file name -> bytes."""
+    from engine.numbers.catalog import _data
+
+    return {f"{name}.json": _data.pre_parsed(name) for name in sorted(_data.SHIPPED_APART)}
 
 
 def build_engine_wheel(

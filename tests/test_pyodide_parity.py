@@ -14,7 +14,7 @@ import pytest
 from macros import corpus
 from macros.runtime_bytecode import RuntimeBytecode, browser_wheel, compile_runtime
 from macros.solid_archive import solid_gzip, unpacked
-from macros.wheel import build_engine_wheel
+from macros.wheel import apart_json, build_engine_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,6 +38,10 @@ def pyodide_results(
     # The site ships both as one gzip stream each: these are those streams' contents.
     wheel = browser_wheel(ROOT, out, bytecode)
     wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes(), ROOT)))
+    # The catalogue files the wheel leaves out, beside it as in the site (run_cases.mjs).
+    (out / "data").mkdir()
+    for name, data in apart_json().items():
+        (out / "data" / name).write_bytes(data)
     stdlib = out / "python_stdlib.zip"
     stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip, ROOT)))
     completed = subprocess.run(

@@ -31,7 +31,7 @@ from macros.runtime_bytecode import (
     compile_runtime,
 )
 from macros.solid_archive import solid_gzip, stored_zip, unpacked
-from macros.wheel import build_engine_wheel
+from macros.wheel import apart_json, build_engine_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 STOCK = ROOT / "node_modules" / "pyodide"
@@ -55,6 +55,10 @@ def _shipped(folder: Path, bytecode: RuntimeBytecode, stdlib_zip: bytes) -> tupl
     plain = browser_wheel(ROOT, folder / "plain", bytecode)
     wheel = folder / (plain.name + ".gz")
     wheel.write_bytes(solid_gzip(plain.read_bytes(), ROOT))
+    apart = folder / "data"
+    apart.mkdir()
+    for name, data in apart_json().items():
+        (apart / name).write_bytes(data)
     return wheel, pyodide
 
 
@@ -155,7 +159,10 @@ def test_the_browser_wheel_is_bytecode_without_source(
     # read by no module the browser runs, stay out).
     data = {n.removeprefix("engine/numbers/catalog/data/").removesuffix(".json")
             for n in names if n.startswith("engine/numbers/catalog/data/")}
-    assert data == {n for n in _data.names() if f"engine/numbers/catalog/{n}" in shipped}
+    assert data == {f"{n}.ids" if n in _data.SHIPPED_APART else n
+                    for n in _data.names() if f"engine/numbers/catalog/{n}" in shipped}
+    # The config library's configs ship apart (fetched when one is chosen): its ids only here.
+    assert "engine/numbers/catalog/config_library" in shipped and "config_library.ids" in data
     assert {"models", "hardware", "efficiency", "kernel_rates"} <= data
     # Only the command line and the build import these.
     for build_only in ("engine/cli", "engine/__main__", "engine/lesson/tables/registry",
@@ -173,7 +180,7 @@ def test_the_shipped_runtime_renders_the_corpus_as_stock_pyodide(
     tmp_path: Path, bytecode: RuntimeBytecode
 ) -> None:
     wheel, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
-    record = check_runtime(ROOT, wheel, pyodide, bytecode)
+    record = check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
     assert record["digest"] == bytecode.record["digest"]
     assert record["widget_cases"] == bytecode.record["widget_cases"]
     assert set(record["missed"]) <= set(bytecode.record["missed"])
@@ -190,7 +197,7 @@ def test_a_module_left_out_fails_the_build_naming_it(
                 target.writestr(info, source.read(info))
     wheel, pyodide = _shipped(tmp_path, bytecode, buffer.getvalue())
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: pkgutil\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode)
+        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
 
 
 def test_the_archives_ship_as_one_gzip_stream_of_stored_members(
@@ -217,7 +224,7 @@ def test_an_engine_module_left_out_fails_the_build_naming_it(
     fewer = dataclasses.replace(bytecode, engine_pyc=engine_pyc)
     wheel, pyodide = _shipped(tmp_path, fewer, bytecode.stdlib_zip)
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: .*engine\.numbers\.memory\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode)
+        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
 
 
 def test_a_build_only_import_the_browser_took_fails_the_build(
@@ -234,4 +241,4 @@ def test_a_build_only_import_the_browser_took_fails_the_build(
                 target.writestr(info, source.read(info))
     wheel.write_bytes(solid_gzip(buffer.getvalue(), ROOT))
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: tomllib\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode)
+        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")

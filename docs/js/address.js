@@ -154,9 +154,24 @@ async function linkedText(root, name, value) {
 }
 
 /**
+ * Why `text` cannot go into the select `name` (none of its options: a select would silently
+ * take none), naming it; "" when it can, or when `name` is not a select.
+ * @param {HTMLElement} root
+ * @param {string} name
+ * @param {string} text
+ */
+function notAChoice(root, name, text) {
+  const field = root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`);
+  if (!(field instanceof HTMLSelectElement)) return "";
+  if ([...field.options].some((option) => option.value === text)) return "";
+  const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return `the link names ${JSON.stringify(shown)}, which is not one of this page's choices; the page's own is kept.`;
+}
+
+/**
  * Put the address's values for this widget into its form. Returns the names applied and a
  * note for each value refused here (too long, nested too deeply, a compressed value that
- * does not unpack), by name.
+ * does not unpack, none of a select's options), by name.
  * @param {HTMLElement} root
  * @param {SetInput} setInput
  * @returns {Promise<{applied: Set<string>, notes: string[]}>}
@@ -173,7 +188,8 @@ export async function applyAddress(root, setInput) {
     const name = key.slice(prefix(root).length);
     if (!linkable.has(name) || !root.querySelector(`.widget-controls [name="${CSS.escape(name)}"]`)) continue;
     const read = await linkedText(root, name, value);
-    if ("why" in read) notes.push(`${name}: ${read.why}`);
+    const why = "why" in read ? read.why : notAChoice(root, name, read.text);
+    if (why || "why" in read) notes.push(`${name}: ${why}`);
     else {
       setInput(root, name, read.text);
       applied.add(name);

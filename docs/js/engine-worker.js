@@ -108,6 +108,24 @@ function withProgress(fetchOnce) {
   };
 }
 
+/**
+ * A catalogue file the engine's archive leaves out (the config library), fetched the first
+ * time the engine reads it. The engine's call is synchronous, and so is this request (a worker
+ * may make one): its text, or null when it cannot be had.
+ * @param {string} name
+ * @returns {string | null}
+ */
+function readApart(name) {
+  const request = new XMLHttpRequest();
+  request.open("GET", new URL(`../${RUNTIME.apart}/${name}.json`, import.meta.url), false);
+  try {
+    request.send();
+  } catch {
+    return null;
+  }
+  return request.status === 200 ? request.responseText : null;
+}
+
 async function init() {
   const plainFetch = self.fetch;
   self.fetch = withProgress(plainFetch.bind(self));
@@ -132,6 +150,7 @@ async function init() {
     pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(wheelBytes));
     pyodide.pyimport("sys").path.insert(0, "/lib/engine.zip");
     const browser = pyodide.pyimport("engine.browser");
+    browser.read_apart_with(readApart);
     update = browser.update;
     postMessage({ type: "ready" });
   } catch (/** @type {any} */ error) {

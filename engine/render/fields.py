@@ -28,6 +28,8 @@ from engine.numbers.validate import shorthand_value
 CONTROL_KINDS = ("number", "select", "range", "text", "textarea", "hidden")
 
 T = TypeVar("T")
+# The most choices a refusal lists (a model select offers the whole config library).
+MAX_LISTED_CHOICES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,8 @@ class Control:
     kind: str
     default: str
     options: tuple[tuple[str, str], ...] = ()  # (value, label) pairs for a select
+    # The group of each option, in the same order (a select's <optgroup> labels; '': none).
+    option_groups: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
     step: str = "any"
@@ -56,6 +60,8 @@ class Control:
             raise ValueError(f"control {self.name}: kind must be one of {CONTROL_KINDS}")
         if self.kind == "select" and not self.options:
             raise ValueError(f"control {self.name}: a select needs options")
+        if self.option_groups and len(self.option_groups) != len(self.options):
+            raise ValueError(f"control {self.name}: one group per option")
         if self.name == "action":
             raise ValueError("'action' is reserved for the pressed button")
 
@@ -74,6 +80,7 @@ class Field(Generic[T]):
     hint: str = ""
     control_kind: str = "number"
     options: tuple[tuple[str, str], ...] = ()
+    option_groups: tuple[str, ...] = ()  # each option's group (Control.option_groups)
     value_texts: tuple[str, ...] = ()  # a slider's words per notch (Control.value_texts)
     max_chars: int | None = None  # the longest text the engine reads (Control.max_chars)
 
@@ -94,6 +101,7 @@ class Field(Generic[T]):
             self.control_kind,
             self.default,
             options=self.options,
+            option_groups=self.option_groups,
             unit=self.unit,
             hint=self.hint,
             value_texts=self.value_texts,
@@ -191,10 +199,11 @@ class _Select(Field[T]):
                 self.name,
             )
         shown = text if len(text) <= 40 else text[:40] + "..."
-        return EngineError(
-            f"Unknown {self.label.lower()} {shown!r}; choose one of: {', '.join(self.values())}.",
-            self.name,
-        )
+        values = self.values()
+        listed = ", ".join(values) if len(values) <= MAX_LISTED_CHOICES else (
+            f"{', '.join(values[:MAX_LISTED_CHOICES])} or another of the {len(values)} in the list")
+        return EngineError(f"Unknown {self.label.lower()} {shown!r}; choose one of: {listed}.",
+                           self.name)
 
     def help(self) -> str:
         return f"{self.label}: {', '.join(self.values())}"

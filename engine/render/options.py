@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from engine.numbers import quantities
 from engine.numbers.catalog import ModelSpec, get_model, list_hardware, list_models, resolve_model
+from engine.numbers.catalog.config_library import is_library_id, library_model, library_options
 from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, ConfigModel, model_from_config
 from engine.numbers.formats import FORMAT_ALIASES, FORMATS, FormatId
 from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
@@ -29,6 +30,13 @@ ADDRESS_MAX_CHARS = 2000
 ADDRESS_MAX_LINK_CHARS = 8000
 
 
+# The model selects' groups (<optgroup> labels): the lesson's models, the reader's own (a typed
+# count, a pasted config.json), then the config library, one group per family.
+LESSON_MODELS_GROUP = "In this lesson"
+YOUR_OWN_GROUP = "Your own model"
+LIBRARY_GROUP = "Library: {family}"
+
+
 def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
     options = [(m.id, m.name) for m in list_models()]
     if with_custom:
@@ -36,19 +44,30 @@ def model_options(*, with_custom: bool = True) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
+def grouped_model_field(f: Choice, own: tuple[tuple[str, str], ...] = ()) -> Choice:
+    """``f`` offering the lesson's models, then ``own`` (the reader's own choices), then every
+    model of the config library, grouped by family."""
+    lesson = model_options(with_custom=False)
+    library = library_options()
+    return f.but(
+        options=(*lesson, *own, *((o.id, o.name) for o in library)),
+        option_groups=((LESSON_MODELS_GROUP,) * len(lesson) + (YOUR_OWN_GROUP,) * len(own)
+                       + tuple(LIBRARY_GROUP.format(family=o.family) for o in library)),
+    )
+
+
 def catalog_model_field(default: str = "llama-3.1-8b", *, your_model: bool = False) -> Choice:
     """The "Model" select over the catalogue's lesson models (no typed parameter count), and
-    with ``your_model`` the reader's own config.json (the widget then also takes
-    :data:`CONFIG` and reads the model with :func:`chosen_model`)."""
-    options = model_options(with_custom=False)
-    if your_model:
-        options += ((YOUR_MODEL, YOUR_MODEL_LABEL),)
-    return Choice("model", "Model", default, options=options)
+    with ``your_model`` the reader's own config.json and the config library's models too (the
+    widget then also takes :data:`CONFIG` and reads the model with :func:`chosen_model`)."""
+    f = Choice("model", "Model", default, options=model_options(with_custom=False))
+    return grouped_model_field(f, ((YOUR_MODEL, YOUR_MODEL_LABEL),)) if your_model else f
 
 
 MODEL = Choice("model", "Model", "llama-3.1-8b", options=model_options())
-# The same, with the reader's own config.json as a further choice.
-MODEL_OR_CONFIG = MODEL.but(options=(*MODEL.options, (YOUR_MODEL, YOUR_MODEL_LABEL)))
+# The same, with the reader's own config.json and the config library as further choices.
+MODEL_OR_CONFIG = grouped_model_field(
+    MODEL, ((CUSTOM_MODEL, CUSTOM_MODEL_LABEL), (YOUR_MODEL, YOUR_MODEL_LABEL)))
 # The pasted config.json: its box is shown (and read) only while "your model" is chosen
 # (docs/css/lesson.css hides it otherwise).
 CONFIG = Text(
@@ -66,24 +85,37 @@ def pasted_config(values: Values, model_field: Choice) -> ConfigModel | None:
     return model_from_config(values[CONFIG])
 
 
+def library_read(values: Values, model_field: Choice) -> ConfigModel | None:
+    """The config library's model the reader chose, as read from its config.json, else None."""
+    model_id = values[model_field]
+    return library_model(model_id) if is_library_id(model_id) else None
+
+
 def chosen_model(values: Values, model_field: Choice) -> ModelSpec:
-    """The catalogue model ``model_field`` names, or the reader's own from its config.json."""
-    read = pasted_config(values, model_field)
+    """The catalogue model ``model_field`` names, a library model, or the reader's own from
+    its config.json."""
+    read = pasted_config(values, model_field) or library_read(values, model_field)
     return read.model if read else get_model(values[model_field])
 
 
 def your_model_note(values: Values, model_field: Choice) -> str:
-    """A line saying which model a widget computed for, when it is the reader's own (else
-    '')."""
+    """A line saying which model a widget computed for, when it is the reader's own or one of
+    the config library (else '')."""
     read = pasted_config(values, model_field)
+    from_library = read is None
+    read = read or library_read(values, model_field)
     if read is None:
         return ""
     m = read.model
     count = format_count(m.params) + " parameters"
     if m.is_moe:
         count += f", {format_count(m.active_params)} active per token"
-    words = (f"Figures for the model your config.json describes ({m.family}, {count}), read "
-             "here in your browser.")
+    if from_library:
+        words = (f"Figures for {values[model_field]}, as its published config.json describes it "
+                 f"({m.family}, {count}).")
+    else:
+        words = (f"Figures for the model your config.json describes ({m.family}, {count}), "
+                 "read here in your browser.")
     guesses = len(read.assumed) + len(read.left_out)
     if guesses:
         words += (f" The engine assumed {guesses} thing{'s' if guesses > 1 else ''} the config "
@@ -126,15 +158,15 @@ def model_fields(*, hint_aside: str = "") -> tuple[Choice, Count, Text]:
 
 
 def model_from(values: Values, *, check_params: bool = False) -> ModelSpec:
-    """The model the fields of :func:`model_fields` name: the chosen catalogue model, a
-    generic one from the typed parameter count, or the reader's own from its config.json
+    """The model the fields of :func:`model_fields` name: the chosen catalogue or library
+    model, a generic one from the typed parameter count, or the reader's own from its config.json
     (EngineError naming "model", "params" or "config").
 
     ``check_params``: check the typed count even when a catalogue model is chosen (an
     address carries it all the same).
     """
     model_id = values[MODEL_OR_CONFIG]
-    if model_id == YOUR_MODEL:
+    if model_id == YOUR_MODEL or is_library_id(model_id):
         return chosen_model(values, MODEL_OR_CONFIG)
     if model_id == CUSTOM_MODEL or check_params:
         params = values[PARAMS]

@@ -175,6 +175,20 @@ class Widget:
         return replace(rendered, html=page)
 
 
+def _select_options(control: Control, value: str) -> str:
+    """A select's options, those of one group (``control.option_groups``) in an optgroup."""
+    groups = control.option_groups or ("",) * len(control.options)
+    runs: list[tuple[str, list[str]]] = []
+    for (opt, label), group in zip(control.options, groups, strict=True):
+        option = tag("option", esc(label), value=opt, selected=(opt == value))
+        if runs and runs[-1][0] == group:
+            runs[-1][1].append(option)
+        else:
+            runs.append((group, [option]))
+    return "".join(tag("optgroup", "".join(options), label=group) if group else "".join(options)
+                   for group, options in runs)
+
+
 def render_control(control: Control, instance: str, value: str, note: str = "") -> str:
     """A control with its visible label, unit, hint and the slot for its error message (or,
     when the result accepted it with a ``note``, that note)."""
@@ -185,11 +199,7 @@ def render_control(control: Control, instance: str, value: str, note: str = "") 
     described = error_id + (f" {control_id}-hint" if control.hint else "")
     common = {"id": control_id, "name": control.name, "aria_describedby": described}
     if control.kind == "select":
-        options = "".join(
-            tag("option", esc(label), value=opt, selected=(opt == value))
-            for opt, label in control.options
-        )
-        field_html = tag("select", options, **common)
+        field_html = tag("select", _select_options(control, value), **common)
     elif control.kind == "textarea":
         field_html = tag("textarea", esc(value), rows="8", autocomplete="off", spellcheck="false",
                          data_max_chars=control.max_chars, **common)

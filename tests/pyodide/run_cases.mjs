@@ -2,8 +2,12 @@
 // with the site's precompiled standard library), with the engine imported from its wheel as the
 // site's worker does (on sys.path: docs/js/engine-worker.js), and prints the results as JSON on
 // stdout.
+// The catalogue files the wheel leaves out are read from data/ beside it, as the worker fetches
+// them from beside the site's wheel.
 // Usage: node run_cases.mjs ENGINE_WHEEL CORPUS_PY STDLIB_ZIP
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { loadPyodide } from "pyodide";
 
 const [wheelPath, casesPath, stdlibPath] = process.argv.slice(2);
@@ -11,10 +15,19 @@ const pyodide = await loadPyodide({ stdLibURL: stdlibPath });
 pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(await readFile(wheelPath)));
 pyodide.pyimport("sys").path.insert(0, "/lib/engine.zip");
 pyodide.FS.writeFile("/tmp/corpus.py", await readFile(casesPath, "utf8"));
+pyodide.globals.set("read_apart", (/** @type {string} */ name) => {
+  try {
+    return readFileSync(join(dirname(wheelPath), "data", `${name}.json`), "utf8");
+  } catch {
+    return null;
+  }
+});
 const json = pyodide.runPython(`
 import sys
 sys.path.insert(0, "/tmp")
 import corpus
+import engine.browser
+engine.browser.read_apart_with(read_apart)
 import json as _json
 _results = _json.loads(corpus.parity_json())
 _results["json_module_file"] = sys.modules["json"].__file__

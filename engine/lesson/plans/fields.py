@@ -40,6 +40,7 @@ from engine.render.options import (
     MFU,
     MICRO_BATCH,
     MODEL,
+    MODEL_OR_CONFIG,
     PARAMS,
     SEQ_LEN,
     TENSOR_PARALLEL,
@@ -255,10 +256,10 @@ def _flag_text(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def model_flags(values: Values, model_field: Field[Any] = MODEL
+def model_flags(values: Values, model_field: Field[Any] = MODEL_OR_CONFIG
                 ) -> tuple[list[str], tuple[tuple[str, str], ...]]:
-    """The command line's words for the model ``model_field`` names (a catalogue id, a
-    typed parameter count or a pasted config.json, named as the file :data:`CONFIG_FILE`),
+    """The command line's words for the model ``model_field`` names (a catalogue or config
+    library id, a typed parameter count or a pasted config.json, named as the file :data:`CONFIG_FILE`),
     and the files they read: (:data:`CONFIG_FILE`, the pasted text) for a pasted config."""
     model = values.text(model_field.name)
     if model == YOUR_MODEL:

@@ -6,8 +6,10 @@ to the keys :mod:`engine.numbers.catalog.hf_config` reads, with the model card's
 counts (``published_params``, ``published_active_params`` and their ``params_source``) kept only
 to test the reader against. The ids are the models' Hugging Face names (``Qwen/Qwen3-8B``).
 
-Nothing a page imports at its engine's start imports this module (the browser's wheel carries
-a catalogue file only beside a module it ships), so the library costs a first visit nothing.
+Widgets' model selects offer the library (:func:`library_options`: ids, names and families,
+read without the configs). The browser's wheel carries only the ids; the configs are fetched
+the first time a reader picks one of them (``_data.SHIPPED_APART``), so the library costs a
+first visit a list of names.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.numbers.catalog._data import load
+from engine.numbers.catalog._data import entry_ids, load
 from engine.numbers.catalog.hf_config import ConfigModel, model_from_config
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
@@ -61,9 +63,28 @@ def _entries() -> dict[str, LibraryConfig]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class LibraryOption(Record):
+    """One library model as a select offers it: ``id`` ('Qwen/Qwen3-8B'), ``name`` (the
+    model's part of the id, 'Qwen3-8B') and ``family`` (the organisation, 'Qwen')."""
+
+    id: str
+    name: str
+    family: str
+
+
 def library_ids() -> list[str]:
-    """The library's model ids, in the data file's order."""
-    return list(_entries())
+    """The library's model ids, in the data file's order (the configs are not read)."""
+    return list(entry_ids("config_library"))
+
+
+@cache
+def library_options() -> tuple[LibraryOption, ...]:
+    """Every library model as a select offers it, grouped by family (families in
+    alphabetical order, case aside; models in the data file's order within one)."""
+    options = [LibraryOption(i, name=i.partition("/")[2], family=i.partition("/")[0])
+               for i in library_ids()]
+    return tuple(sorted(options, key=lambda o: o.family.lower()))
 
 
 def library_entries() -> list[LibraryConfig]:
@@ -73,7 +94,12 @@ def library_entries() -> list[LibraryConfig]:
 
 def is_library_id(model_id: object) -> bool:
     """Whether ``model_id`` names a library model (case as written)."""
-    return isinstance(model_id, str) and model_id in _entries()
+    return isinstance(model_id, str) and model_id in _id_set()
+
+
+@cache
+def _id_set() -> frozenset[str]:
+    return frozenset(library_ids())
 
 
 def library_entry(model_id: object) -> LibraryConfig:

@@ -5,6 +5,8 @@ export declare const RUNTIME: {
   readonly wheel: string;
   /** The shipped standard library's site path. */
   readonly stdlib: string;
+  /** The site folder of the catalogue files the wheel leaves out (NAME.json each). */
+  readonly apart: string;
   /** Pyodide's version. */
   readonly pyodide: string;
   /** The runtime's download, in megabytes (rounded). */
