@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import tomllib
 import zipfile
 from collections.abc import Collection
@@ -79,7 +80,9 @@ def catalog_json(shipped: Collection[str] | None = None) -> dict[str, bytes]:
         if shipped is not None and f"engine/numbers/catalog/{name}.pyc" not in shipped:
             continue
         if shipped is not None and name in _data.SHIPPED_APART:
-            files[f"engine/numbers/catalog/data/{name}.ids.json"] = _data.pre_parsed_ids(name)
+            ids = list(_data.parse_toml(name)[_data.SHIPPED_APART[name]])
+            files[f"engine/numbers/catalog/data/{name}.ids.json"] = json.dumps(
+                ids, ensure_ascii=False, separators=(",", ":")).encode()
         else:
             files[f"engine/numbers/catalog/data/{name}.json"] = _data.pre_parsed(name)
     return files

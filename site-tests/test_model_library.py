@@ -23,7 +23,7 @@ def test_gpt_oss_20b_is_sized_in_two_widgets_and_survives_a_reload(
         fetched = [u for u in watched.requests if u.endswith(LIBRARY_FILE)]
         assert path != PICKS[0][0] or not fetched, "the library was fetched before it was chosen"
         group = page.locator(f'{selector} select[name=model] optgroup[label="Library: openai"]')
-        assert group.locator("option").all_inner_texts() == ["gpt-oss-20b"]
+        assert group.locator("option").all_inner_texts() == [GPT_OSS]
         page.select_option(f"{selector} select[name=model]", GPT_OSS)
         wait_matches_cpython(page, name, selector, timeout_ms=30_000)
         shown = page.inner_text(f"{selector} .widget-result")

@@ -50,7 +50,7 @@ def grouped_model_field(f: Choice, own: tuple[tuple[str, str], ...] = ()) -> Cho
     lesson = model_options(with_custom=False)
     library = library_options()
     return f.but(
-        options=(*lesson, *own, *((o.id, o.name) for o in library)),
+        options=(*lesson, *own, *((o.id, o.id) for o in library)),
         option_groups=((LESSON_MODELS_GROUP,) * len(lesson) + (YOUR_OWN_GROUP,) * len(own)
                        + tuple(LIBRARY_GROUP.format(family=o.family) for o in library)),
     )

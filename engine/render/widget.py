@@ -176,11 +176,13 @@ class Widget:
 
 
 def _select_options(control: Control, value: str) -> str:
-    """A select's options, those of one group (``control.option_groups``) in an optgroup."""
+    """A select's options, those of one group (``control.option_groups``) in an optgroup; an
+    option shown as its value goes without the attribute (its text is its value)."""
     groups = control.option_groups or ("",) * len(control.options)
     runs: list[tuple[str, list[str]]] = []
     for (opt, label), group in zip(control.options, groups, strict=True):
-        option = tag("option", esc(label), value=opt, selected=(opt == value))
+        option = tag("option", esc(label), value=None if opt == label else opt,
+                     selected=(opt == value))
         if runs and runs[-1][0] == group:
             runs[-1][1].append(option)
         else:

@@ -98,12 +98,6 @@ def pre_parsed(name: str) -> bytes:
     return json.dumps(parse_toml(name), ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def pre_parsed_ids(name: str) -> bytes:
-    """The text of ``data/<name>.ids.json``: the ids of :data:`SHIPPED_APART` file ``name``."""
-    ids = list(parse_toml(name)[SHIPPED_APART[name]])
-    return json.dumps(ids, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def names() -> list[str]:
     """The catalogue files' names, without the extension."""
     return sorted(f[: -len(".toml")] for f in os.listdir(DATA_DIR) if f.endswith(".toml"))

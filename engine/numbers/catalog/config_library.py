@@ -65,11 +65,10 @@ def _entries() -> dict[str, LibraryConfig]:
 
 @dataclass(frozen=True, slots=True)
 class LibraryOption(Record):
-    """One library model as a select offers it: ``id`` ('Qwen/Qwen3-8B'), ``name`` (the
-    model's part of the id, 'Qwen3-8B') and ``family`` (the organisation, 'Qwen')."""
+    """One library model as a select offers it: ``id`` ('Qwen/Qwen3-8B', also its name
+    there) and ``family`` (the organisation, 'Qwen', its group)."""
 
     id: str
-    name: str
     family: str
 
 
@@ -82,8 +81,7 @@ def library_ids() -> list[str]:
 def library_options() -> tuple[LibraryOption, ...]:
     """Every library model as a select offers it, grouped by family (families in
     alphabetical order, case aside; models in the data file's order within one)."""
-    options = [LibraryOption(i, name=i.partition("/")[2], family=i.partition("/")[0])
-               for i in library_ids()]
+    options = [LibraryOption(i, family=i.partition("/")[0]) for i in library_ids()]
     return tuple(sorted(options, key=lambda o: o.family.lower()))
 
 
