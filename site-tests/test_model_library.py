@@ -1,42 +1,71 @@
 """The config library in widgets' model selects, in a real browser: gpt-oss-20b picked in two
 widgets of two pages is sized from its published config.json (the page fetches the library
-once, from the site, only then), its address survives a reload, and a link naming a model
+once, from the site, only then), its copied link opened again keeps it, and a link naming a model
 the list lacks is refused by name."""
 
 from __future__ import annotations
 
-from support import Site, Watched, status, visible_text, wait_live, wait_matches_cpython, widget
+from urllib.parse import quote
+
+from playwright.sync_api import Browser, Page
+from support import (
+    Site,
+    Watched,
+    open_watched,
+    status,
+    visible_text,
+    wait_live,
+    wait_matches_cpython,
+    widget,
+)
 
 GPT_OSS = "openai/gpt-oss-20b"
 LIBRARY_FILE = "wheels/data/config_library.json"
 PICKS = (("steps/pile-of-numbers/", "model_size"), ("steps/capacity/", "capacity_gate"))
 
 
-def test_gpt_oss_20b_is_sized_in_two_widgets_and_survives_a_reload(
-    watched: Watched, root_site: Site
+def copy_link(page: Page, selector: str) -> str:
+    """Press the widget's "Copy link"; the clipboard's text once it says so."""
+    row = f"{selector} .widget-copy-link"
+    page.click(f"{row} [data-copy=link]")
+    page.wait_for_function(
+        "row => document.querySelector(row + ' .widget-copy-status').textContent.startsWith('Copied.')",
+        arg=row,
+    )
+    return str(page.evaluate("navigator.clipboard.readText()"))
+
+
+def test_gpt_oss_20b_is_sized_in_two_widgets_and_its_link_keeps_it(
+    browser: Browser, root_site: Site
 ) -> None:
+    watched = open_watched(browser, permissions=["clipboard-read", "clipboard-write"])
     page = watched.page
-    for path, name in PICKS:
-        selector = f"[data-widget={name}]"
-        page.goto(root_site.page_url(path))
-        wait_live(page)
-        fetched = [u for u in watched.requests if u.endswith(LIBRARY_FILE)]
-        assert path != PICKS[0][0] or not fetched, "the library was fetched before it was chosen"
-        group = page.locator(f'{selector} select[name=model] optgroup[label="Library: openai"]')
-        assert group.locator("option").all_inner_texts() == [GPT_OSS]
-        page.select_option(f"{selector} select[name=model]", GPT_OSS)
-        wait_matches_cpython(page, name, selector, timeout_ms=30_000)
-        shown = page.inner_text(f"{selector} .widget-result")
-        assert "20.9 billion parameters" in shown and GPT_OSS in shown
-        assert any(u.endswith(LIBRARY_FILE) for u in watched.requests)
-        page.wait_for_function(
-            "([key, id]) => new URLSearchParams(location.search).get(key) === id",
-            arg=[f"{name}.model", GPT_OSS])
-        page.reload()
-        wait_live(page)
-        assert page.input_value(f"{selector} select[name=model]") == GPT_OSS
-        wait_matches_cpython(page, name, selector, timeout_ms=30_000)
-        assert "20.9 billion parameters" in page.inner_text(f"{selector} .widget-result")
+    try:
+        for path, name in PICKS:
+            selector = f"[data-widget={name}]"
+            page.goto(root_site.page_url(path))
+            wait_live(page)
+            fetched = [u for u in watched.requests if u.endswith(LIBRARY_FILE)]
+            assert path != PICKS[0][0] or not fetched, "the library was fetched before it was chosen"
+            group = page.locator(f'{selector} select[name=model] optgroup[label="Library: openai"]')
+            assert group.locator("option").all_inner_texts() == [GPT_OSS]
+            page.select_option(f"{selector} select[name=model]", GPT_OSS)
+            wait_matches_cpython(page, name, selector, timeout_ms=30_000)
+            shown = page.inner_text(f"{selector} .widget-result")
+            assert "20.9 billion parameters" in shown and GPT_OSS in shown
+            assert any(u.endswith(LIBRARY_FILE) for u in watched.requests)
+            link = copy_link(page, selector)
+            assert f"{name}.model={quote(GPT_OSS, safe='')}" in link or f"{name}.model={GPT_OSS}" in link
+            page.goto(link)
+            page.reload()  # the link's address, opened again
+            wait_live(page)
+            assert page.input_value(f"{selector} select[name=model]") == GPT_OSS
+            wait_matches_cpython(page, name, selector, timeout_ms=30_000)
+            assert "20.9 billion parameters" in page.inner_text(f"{selector} .widget-result")
+        assert not watched.console_errors
+        assert not watched.outside(root_site.origin)
+    finally:
+        watched.context.close()
 
 
 def test_a_link_naming_a_model_the_list_lacks_is_refused_by_name(
