@@ -22,6 +22,10 @@
         the cheapest plan of the catalogue's chips and set-ups that meets the targets, the
         next few, each rejected set-up and why, and the throughput-against-latency frontier.
     python -m engine plan --hardware-spec my-chip.json ...   (a chip of your own, as JSON)
+    python -m engine roofline --model llama-3.1-8b --hardware h100-sxm [--format bf16]
+                              [--context 1024] [--batches 1,8,32,128,512] [--gpus 1] [--json]
+        the chip's roof and the model's prefill, decode steps (at best, expected, memory)
+        and a training micro-batch on it.
 
 ``--csv`` (sweep, compare, search): the table as CSV, a header row of names with units.
 
@@ -118,7 +122,51 @@ def _build() -> _Parser:
     m = sub.add_parser("models", help="the config library: real config.json files of open "
                        "models, usable as --model and by inspect")
     m.add_argument("--json", action="store_true", help="machine-readable output")
+    r = sub.add_parser("roofline", help="a chip's roofline with a model's prefill, decode "
+                       "steps and training micro-batch on it")
+    _roofline_flags(r)
     return p
+
+
+def _roofline_flags(q: argparse.ArgumentParser) -> None:
+    from engine.lesson.plans.fields import cli_flag
+    from engine.lesson.plans.roofline_view import ROOFLINE_FIELDS
+
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--model", help="catalogue model id or config library id")
+    q.add_argument("--params", help="or a parameter count, e.g. 7.5e9 (shapes inferred)")
+    q.add_argument("--config", help="or a Hugging Face config.json (shapes read from it)")
+    for f in ROOFLINE_FIELDS.values():
+        q.add_argument(cli_flag(f.name), dest=f.name, default=f.default,
+                       help=f"{f.help()} (default {f.default}).")
+
+
+def _roofline(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    from engine.lesson.plans.fields import cli_flag
+    from engine.lesson.plans.roofline_view import (
+        ROOFLINE_FIELDS,
+        roofline_text,
+        roofline_to_dict,
+        roofline_view,
+    )
+    from engine.numbers.catalog import resolve_model
+    from engine.render.fields import Values
+
+    try:
+        if args.config is not None:
+            if args.model is not None or args.params is not None:
+                raise EngineError("Give --config, --model or --params, not more than one.",
+                                  "config")
+            model = _read_config(args.config).model
+        else:
+            read = _library_model(args.model)
+            model = read.model if read else resolve_model(args.model, args.params)
+        view = roofline_view(model, Values({f.name: getattr(args, f.name)
+                                            for f in ROOFLINE_FIELDS.values()}))
+    except EngineError as exc:
+        said = f"{cli_flag(exc.field)}: {exc.message}" if exc.field else exc.message
+        raise EngineError(said, None) from None
+    return roofline_to_dict(view), roofline_text(view)
 
 
 def _csv_flag(q: argparse.ArgumentParser) -> None:
@@ -591,7 +639,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 data, text, table = (_sweep if args.command == "sweep" else _search)(args)
             else:
                 run = {"plan": _plan, "inspect": _inspect, "catalog": _catalog,
-                       "models": _models}[args.command]
+                       "models": _models, "roofline": _roofline}[args.command]
                 data, text = run(args)
     except (_ArgError, EngineError) as exc:
         message = _said_of_flag(exc) if isinstance(exc, EngineError) else f"error: {exc}"

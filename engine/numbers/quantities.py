@@ -116,6 +116,8 @@ OUTPUT_TOKENS = CONTEXT_TOKENS.within(reason="an answer is at least one token an
 TYPICAL_PROMPT_TOKENS = 1024
 TYPICAL_OUTPUT_TOKENS = 256
 SEQ_LEN = CONTEXT_TOKENS.within(reason="a training sequence is a context of that length")
+DECODE_CONTEXT_TOKENS = CONTEXT_TOKENS.within(
+    minimum=0, reason="0: a decode step that reads the weights alone, its ceiling")
 BATCH = Quantity(
     "integer", "requests", 1, 1_000_000,
     "one request at a time up to a million at once, far beyond one server",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.lesson.plans.roofline_view import roofline_commands
 from engine.numbers import memory, serving
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
@@ -21,7 +22,7 @@ from engine.render.options import (
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
 from engine.render.secondary import secondary
 from engine.render.svg import text
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import (
     format_bandwidth,
     format_count,
@@ -60,7 +61,10 @@ def ceiling(model: ModelSpec, hardware: HardwareSpec, weight_format: FormatId) -
     step = serving.decode_step(
         model, hardware, context_tokens=0, batch=1, weight_format=weight_format
     )
-    fits = memory.serving_memory(model, hardware, weight_format=weight_format).fits
+    # The memory of the one token being decoded (its KV entry), as the command line's
+    # roofline counts a step reading the weights alone.
+    fits = memory.serving_memory(model, hardware, weight_format=weight_format,
+                                 context_tokens=1).fits
     return Ceiling(hardware, step, fits)
 
 
@@ -117,13 +121,18 @@ FORMAT = weight_format_field()
 HARDWARE = hardware_field("Device", gpus_only=False)
 
 
+def _devices(values: Values) -> list[HardwareSpec]:
+    """The devices compared, the chosen one among them, fastest memory first."""
+    chosen = values[HARDWARE]
+    ids = list(DEVICES) if chosen in DEVICES else [*DEVICES, chosen]
+    return sorted((get_hardware(i) for i in ids), key=lambda h: -h.bandwidth_bytes_per_s)
+
+
 def render(values: Values) -> str:
     model = chosen_model(values, MODEL)
     weight_format = get_format(values[FORMAT]).id
     chosen = get_hardware(values[HARDWARE])
-    ids = list(DEVICES) if chosen.id in DEVICES else [*DEVICES, chosen.id]
-    rows = [ceiling(model, get_hardware(i), weight_format) for i in ids]
-    rows.sort(key=lambda c: -c.hardware.bandwidth_bytes_per_s)
+    rows = [ceiling(model, h, weight_format) for h in _devices(values)]
     mine = next(c for c in rows if c.hardware.id == chosen.id)
     step = mine.step
     expected_s = expected_decode_step_seconds(
@@ -195,6 +204,13 @@ def render(values: Values) -> str:
     return verdict + chart + secondary("Worked out", figures)
 
 
+def command(values: Values) -> Command:
+    """A line for each device: its decode step at batch 1 reading the weights alone."""
+    return roofline_commands(values, MODEL, *({
+        "hardware": h.id, "weight_format": get_format(values[FORMAT]).id, "context_tokens": 0,
+        "batches": (1,)} for h in _devices(values)))
+
+
 WIDGET = Widget(
     name="bandwidth_ceiling",
     title="Bandwidth: the decode ceiling",
@@ -202,4 +218,5 @@ WIDGET = Widget(
     render=noting_your_model(render, MODEL),
     summary="The most tokens per second one user can get: bytes read per token over memory "
     "bandwidth, on the chosen device and across the catalogue.",
+    command=command,
 )

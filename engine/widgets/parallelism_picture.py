@@ -5,6 +5,9 @@ training step: every figure from the engine's expected training step.
 
 from __future__ import annotations
 
+from typing import Any
+
+from engine.lesson.plans.fields import plan_commands
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
@@ -13,7 +16,7 @@ from engine.render.cluster_fields import SERVERS as POD_SERVERS
 from engine.render.fields import Choice
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import format_bytes, format_seconds, plural
 
 MODELS = ("llama-3.1-70b", "llama-3.1-405b", "deepseek-v3")
@@ -33,14 +36,26 @@ STRATEGIES = {
 MODEL = Choice("model", "Model", "llama-3.1-70b",
                options=tuple((m, get_model(m).name) for m in MODELS))
 SERVERS = POD_SERVERS.but(default="64")
+# The run's length: it sets no figure shown here (the traffic and the step are per step).
+TOKENS = 1e12
+
+
+def job(values: Values) -> dict[str, Any]:
+    """plan()'s keywords for the job (the model aside)."""
+    return {"hardware": get_system(SYSTEM).gpu.id, "task": "train", "nodes": values[SERVERS],
+            "tp": values[TP], "pp": values[PP], "seq_len": SEQ_LEN, "sharding": SHARDING,
+            "tokens": TOKENS}
+
+
+def command(values: Values) -> Command:
+    return plan_commands(values, MODEL, job(values))
 
 
 def render(values: Values) -> str:
     system = get_system(SYSTEM)
     model = get_model(values[MODEL])
     servers = values[SERVERS]
-    p = plan(model=model, hardware=system.gpu, task="train", nodes=servers, tp=values[TP],
-             pp=values[PP], seq_len=SEQ_LEN, sharding=SHARDING, tokens=1e12)
+    p = plan(model=model, **job(values))
     t = p.train
     assert t is not None
     e = t.expected
@@ -105,4 +120,5 @@ WIDGET = Widget(
     render=render,
     summary="What data, tensor, pipeline and expert parallelism split, what each sends over "
     "which link, and how many bytes and seconds per training step.",
+    command=command,
 )

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine.lesson.plans.roofline_view import roofline_commands
 from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.formats import FormatId
@@ -35,7 +36,7 @@ from engine.render.placer import Placer, Spot, around, text_box
 from engine.render.plot import NARROW_WIDTH, WIDTH, Frame, Narrow, Scale, axes, chart, ticks
 from engine.render.secondary import secondary
 from engine.render.svg import circle, line, num, polyline, rect, text
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.expected import at_best_and_expected
 from engine.words.format import (
     a_or_an,
@@ -563,6 +564,15 @@ def render(values: Values) -> str:
     return bound + svg + figures + details
 
 
+def command(values: Values) -> Command:
+    """The roofline of the chosen chip with the marked batches and the slider's."""
+    context = values[ROOFLINE_CONTEXT]
+    return roofline_commands(values, MODEL, {
+        "hardware": values[HARDWARE], "weight_format": values[FORMAT], "kv_format": KV_FORMAT,
+        "context_tokens": context, "prompt_tokens": context,
+        "batches": tuple(sorted({*MARKED_BATCHES, 2 ** values[BATCH_LOG2]}))})
+
+
 WIDGET = Widget(
     name="roofline_chart",
     title="The roofline",
@@ -571,4 +581,5 @@ WIDGET = Widget(
     summary="A log-log roofline for one GPU and number format, with prefill and decode at "
     "several batch sizes on it; a batch slider shows throughput rising and time per token "
     "changing, and when decode turns compute-bound.",
+    command=command,
 )

@@ -6,6 +6,7 @@ not 4 times faster than on one.
 
 from __future__ import annotations
 
+from engine.lesson.plans.roofline_view import roofline_commands
 from engine.numbers import quantities
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware
@@ -21,7 +22,7 @@ from engine.render.options import (
     hardware_field,
     noting_your_model,
 )
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.format import format_seconds
 
 MODEL = catalog_model_field("llama-3.1-70b", your_model=True)
@@ -93,6 +94,13 @@ def render(values: Values) -> str:
             + (tag("p", esc(scaling)) if scaling else "") + figures + note)
 
 
+def command(values: Values) -> Command:
+    """The steps at every batch on the chosen GPUs (and each on one GPU, when more)."""
+    return roofline_commands(values, MODEL, {
+        "hardware": values[HARDWARE], "gpus": values[GPUS],
+        "context_tokens": values[CONTEXT_TOKENS], "batches": BATCHES})
+
+
 WIDGET = Widget(
     name="roofline_three_roofs",
     title="A roofline with three roofs",
@@ -100,4 +108,5 @@ WIDGET = Widget(
     render=noting_your_model(render, MODEL),
     summary="Tensor-parallel serving: the maths, memory and all-reduce time of one decode step "
     "as the batch grows, and why more GPUs are not proportionally faster.",
+    command=command,
 )

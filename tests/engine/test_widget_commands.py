@@ -38,18 +38,27 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 # The widgets whose question is a plan, each declaring its command.
 PLAN_WIDGETS = (
+    "bandwidth_ceiling",
     "capacity_gate",
     "cluster_training",
     "device_ladder",
     "five_questions",
+    "parallelism_picture",
     "playground",
+    "roofline_chart",
+    "roofline_three_roofs",
     "serve_plan",
     "training_at_scale",
 )
 # Words around a figure that is the lesson's, not the plan's (left out of the check, each
 # with its reason): the ladder's caption compares the compute-optimal budget with the tokens
-# Llama 3.1 was really trained on, a published count no plan computes.
-NOT_THE_PLANS = {"device_ladder": re.compile(r"Llama 3\.1 really used about [\d.,]+ \w+")}
+# Llama 3.1 was really trained on, a published count no plan computes; the roofline's notes
+# give the share of each roof that real kernels reach in general, not a figure of this plan;
+# the parallelism picture's note compares the server's two links (why tensor parallelism
+# stays inside it), a property of the hardware that no plan prints.
+NOT_THE_PLANS = {"device_ladder": re.compile(r"Llama 3\.1 really used about [\d.,]+ \w+"),
+                 "roofline_chart": re.compile(r"real kernels reach about [\d-]+ %"),
+                 "parallelism_picture": re.compile(r"gives each GPU \d+ times the bandwidth")}
 # States per widget taken from the corpus's (its defaults and every control moved): the
 # defaults and this many more, spread over the list.
 STATES_PER_WIDGET = 6
@@ -63,20 +72,28 @@ def test_the_plan_widgets_are_the_ones_that_declare_a_command() -> None:
     assert commanded_widgets() == sorted(PLAN_WIDGETS)
 
 
+# A log axis's tick label: a power of ten, as a count ('0.1', '1,000', '10k') or a time
+# ('10.0 ms'), the drawing's scale rather than a figure of the plan.
+_DECADE_TICK = re.compile(r"(?:0\.0*1|1(?:0|,000)*)(?:\.0+)?(?:[kMB]| ?(?:ns|µs|ms|s))?")
+
+
 class _VisibleText(HTMLParser):
-    """The text a reader sees in a result: every text node outside the command block and a
+    """The text a reader sees in a result: every text node outside the command block, a
     chart's hover titles (``<title>`` on a piece of a drawing: the request timeline's groups
-    of decode steps, which the command line does not list; it prints the request's totals)."""
+    of decode steps, which the command line does not list; it prints the request's totals)
+    and the tick labels of its log axes (:data:`_DECADE_TICK`)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skipping = 0  # depth inside the command block
         self._depth = 0
+        self._in_svg_text = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("input", "br", "img", "hr", "meta", "link"):
             return
+        self._in_svg_text = tag == "text"
         self._depth += 1
         classes = dict(attrs).get("class") or ""
         if self._skipping or "widget-copy-command" in classes.split() or tag == "title":
@@ -85,12 +102,14 @@ class _VisibleText(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in ("input", "br", "img", "hr", "meta", "link"):
             return
+        self._in_svg_text = False
         self._depth -= 1
         if self._skipping:
             self._skipping -= 1
 
     def handle_data(self, data: str) -> None:
-        if not self._skipping:
+        if not self._skipping and not (self._in_svg_text
+                                       and _DECADE_TICK.fullmatch(data.strip())):
             self.parts.append(data)
 
 

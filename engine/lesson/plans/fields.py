@@ -249,7 +249,7 @@ def shell_quote(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
-def _flag_text(value: object) -> str:
+def flag_text(value: object) -> str:
     """A parsed value as the text its field parses back to the same value."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
@@ -265,7 +265,7 @@ def model_flags(values: Values, model_field: Field[Any] = MODEL_OR_CONFIG
     if model == YOUR_MODEL:
         return ["--config", CONFIG_FILE], ((CONFIG_FILE, values.text(CONFIG.name)),)
     if model == CUSTOM_MODEL:
-        return [cli_flag(PARAMS.name), _flag_text(values[PARAMS])], ()
+        return [cli_flag(PARAMS.name), flag_text(values[PARAMS])], ()
     return [cli_flag(MODEL.name), values[model_field]], ()
 
 
@@ -277,7 +277,7 @@ def plan_line(model: list[str], **keywords: object) -> str:
     for key, value in keywords.items():
         if value is not None:
             name = PLAN_FIELDS["tp" if key == "serve_tp" else key].name
-            words += [cli_flag(name), _flag_text(value)]
+            words += [cli_flag(name), flag_text(value)]
     return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
 
 
@@ -312,7 +312,7 @@ def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS)
         if key == "hardware" and value == OWN_CHIP:
             words += ["--hardware-spec", CHIP_FILE]
         elif value is not None:
-            words += [cli_flag(PLAN_FIELDS[key].name), _flag_text(value)]
+            words += [cli_flag(PLAN_FIELDS[key].name), flag_text(value)]
     return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
 
 
