@@ -88,7 +88,7 @@ def test_defaults_show_the_engines_single_user_decode_and_the_ridge() -> None:
 
 def test_two_figures_show_and_the_rest_wait_in_one_closed_details() -> None:
     html = render()
-    assert html.count("<details") == 1
+    assert html.count("<details") == 2  # the rest of the figures, and the command
     start = html.index('<details class="widget-notes">')
     shown, shut = text_of(html[:start]), text_of(html[start:])
     for term in ("Time per token, each user", "Throughput, all users"):
