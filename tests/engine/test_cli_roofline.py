@@ -2,14 +2,19 @@
 as the engine's functions, and bad input refused with exit 2 naming the option."""
 
 import json
+import re
+import shlex
 
 import pytest
 
 from engine.cli import main
+from engine.lesson.plans.roofline_view import COMMAND
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.expected_serving import decode_parts
 from engine.numbers.roofline import micro_batch_intensity, ridge_point
 from engine.numbers.serving import decode_step, prefill
+from engine.registry import get_widget
+from engine.render.fields import Values
 
 
 def roofline_json(capsys, *args: str) -> dict:
@@ -82,3 +87,17 @@ def test_bad_input_is_refused_naming_the_option(args, flag, as_json, capsys) -> 
     out, err = capsys.readouterr()
     assert err.startswith(flag + ":") and len(err.strip().splitlines()) == 1
     assert (json.loads(out)["error"] == err.strip()) if as_json else out == ""
+
+
+@pytest.mark.parametrize("inputs", [{}, {"format": "int4"}, {"model": "llama-3.1-70b"}])
+def test_the_decode_ceilings_does_not_fit_is_its_commands(inputs, capsys) -> None:
+    # Each device's bar is marked too big exactly where its command line says it does not fit.
+    w = get_widget("bandwidth_ceiling")
+    values = w.defaults(inputs)
+    html = w.run(values).html
+    assert w.command is not None
+    for line in w.command(Values(values)).lines:
+        data = roofline_json(capsys, *shlex.split(line)[len(COMMAND):])
+        bar = re.search(rf'<g data-device="{data["hardware"]["id"]}">(.*?)</g>', html)
+        assert bar is not None
+        assert ("ceiling-nofit" in bar.group(1)) == (not data["decode"][0]["memory"]["fits"])
