@@ -113,6 +113,9 @@ CLI_LINES = [
     "plan --model llama-3.1-8b --hardware h100-sxm --gpus 1 --task train",
     "plan --model nope --hardware h100-sxm --gpus 1 --task serve --json",
     "plan --model llama-3.1-8b --hardware h100-sxm --gpus -1 --task serve",
+    "roofline --model llama-3.1-8b --hardware h100-sxm",
+    "roofline --model llama-3.1-70b --hardware l40s --gpus 8 --context 0 --batches 1,64 --json",
+    "roofline --model llama-3.1-8b --batches 1,0 --json",
 ]
 
 # A simulated server under load: (serving request keywords, load keywords). The parity test
