@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from engine.numbers import architecture, quantities, validate
 from engine.numbers.catalog import ModelSpec, get_model
@@ -26,9 +27,10 @@ from engine.numbers.load.kv_blocks import blocks_for, kv_cache_blocks
 from engine.numbers.load.lengths import DEFAULT_CV, LENGTH_DISTS, LengthDist, draw_lengths
 from engine.numbers.load.prefix_cache import PrefixCache
 from engine.numbers.load.results import LoadResult
-from engine.numbers.load.simulate import simulate
-from engine.numbers.load.speculative import expected_tokens_per_step, spec_decode
-from engine.numbers.load.step_time import SCHEDULINGS, Scheduling, step_time_model
+from engine.numbers.load.simulate import simulate, snapshot
+from engine.numbers.load.snapshot import StepSnapshot
+from engine.numbers.load.speculative import SpecDecode, expected_tokens_per_step, spec_decode
+from engine.numbers.load.step_time import SCHEDULINGS, Scheduling, StepTime, step_time_model
 from engine.numbers.serve_request import ServeRequest
 
 
@@ -195,6 +197,41 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
     limits on its chip) under ``load``: means ``serve.prompt_tokens`` in and
     ``serve.output_tokens`` out. ``host_costs``: False leaves out the host's time between
     steps. EngineError when the KV cache cannot hold a request alone."""
+    step, inputs = _simulation(serve, load, host_costs)
+    return simulate(step, rate=load.rate, ttft_target_seconds=load.ttft_target_seconds,
+                    tpot_target_seconds=load.tpot_target_seconds, **inputs)
+
+
+def serve_snapshot(serve: ServeRequest, load: LoadRequest, time_seconds: float, *,
+                   replica: int = 0, host_costs: bool = True) -> StepSnapshot:
+    """Replica ``replica`` of :func:`serve_load`'s run of the same inputs at
+    ``time_seconds`` of simulated time (from the first arrival): who runs, who waits, whose
+    blocks. ``time_seconds`` and ``replica`` are trusted (a moment of that run, one of its
+    replicas)."""
+    step, inputs = _simulation(serve, load, host_costs)
+    return snapshot(step, time_seconds=time_seconds, replica=replica, **inputs)
+
+
+class _Inputs(TypedDict):
+    """The keywords :func:`simulate` and :func:`snapshot` share."""
+
+    prompts: Sequence[int]
+    outputs: Sequence[int]
+    concurrency: int | None
+    arrivals: Sequence[float] | None
+    replicas: int
+    max_running: int
+    max_batched_tokens: int
+    kv_blocks: int
+    block_tokens: int
+    spec: SpecDecode | None
+    prefix: PrefixCache | None
+
+
+def _simulation(serve: ServeRequest, load: LoadRequest, host_costs: bool
+                ) -> tuple[StepTime, _Inputs]:
+    """The step-time model and the inputs (as keywords) that :func:`serve_load` and
+    :func:`serve_snapshot` simulate."""
     m, hw = serve.model, serve.hardware
     limits = scheduler_limits(hw)
     draft = load.draft_model
@@ -235,14 +272,11 @@ def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = Tru
     arrivals = poisson_arrivals(rng, load.rate, n) if load.rate is not None else None
     step = step_time_model(m, hw, weight_format=serve.weight_format, kv_format=serve.kv_format,
                            gpus=serve.tp, host_costs=host_costs, scheduling=load.scheduling)
-    return simulate(step, prompts=prompts, outputs=outputs, concurrency=load.concurrency,
-                    arrivals=arrivals, rate=load.rate, replicas=serve.replicas,
-                    max_running=limits.max_running,
-                    max_batched_tokens=limits.max_batched_tokens, kv_blocks=blocks,
-                    block_tokens=limits.block_tokens,
-                    ttft_target_seconds=load.ttft_target_seconds,
-                    tpot_target_seconds=load.tpot_target_seconds,
-                    spec=(spec_decode(step, tokens=load.spec_tokens,
-                                      acceptance=load.spec_accept, draft=draft)
-                          if load.spec_tokens else None),
-                    prefix=prefix)
+    return step, {
+        "prompts": prompts, "outputs": outputs, "concurrency": load.concurrency,
+        "arrivals": arrivals, "replicas": serve.replicas, "max_running": limits.max_running,
+        "max_batched_tokens": limits.max_batched_tokens, "kv_blocks": blocks,
+        "block_tokens": limits.block_tokens,
+        "spec": (spec_decode(step, tokens=load.spec_tokens, acceptance=load.spec_accept,
+                             draft=draft) if load.spec_tokens else None),
+        "prefix": prefix}

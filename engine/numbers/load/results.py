@@ -162,7 +162,8 @@ class LoadResult(Record):
 
     def state_at(self, time_seconds: float) -> ServerState:
         """The server at ``time_seconds`` of simulated time: each replica as its step under
-        way then (before its first step: empty; after its last: all finished)."""
+        way then (before its first step: empty; between steps, idle: nothing running or
+        queued, a step starts as soon as anything waits; after its last: all finished)."""
         running = waiting = finished = used = 0
         for steps in self.steps:
             if not steps:
@@ -171,7 +172,7 @@ class LoadResult(Record):
             if i < 0:
                 continue
             s = steps[i]
-            if time_seconds >= s.start_seconds + s.seconds and i == len(steps) - 1:
+            if time_seconds >= s.start_seconds + s.seconds:
                 finished += s.finished
                 continue
             running += s.running

@@ -33,18 +33,50 @@ from engine.numbers.load.results import (
     counted_percentiles,
     percentiles,
 )
-from engine.numbers.load.scheduler import Scheduler, Sequence
+from engine.numbers.load.scheduler import Scheduled, Scheduler, Sequence
+from engine.numbers.load.snapshot import Phase, RunningRequest, StepSnapshot
 from engine.numbers.load.speculative import SpecDecode
 from engine.numbers.load.step_time import PrefillChunk, StepTime
 
 TIMELINE_POINTS = 64
 
 
+def _is_decode(seq: Sequence, tokens: int) -> bool:
+    """Whether ``seq``'s ``tokens`` this step decode its next token (or verify a draft's),
+    rather than compute a chunk of its prompt (or of its recomputation)."""
+    return (tokens == 1 and seq.generated > 0) or seq.computed + tokens > seq.prompt + seq.generated
+
+
+def _snapshot(sched: Scheduler, step: Scheduled | None, seqs: list[Sequence],
+              not_arrived: int, start: float, seconds: float,
+              time_seconds: float) -> StepSnapshot:
+    """The replica during ``step`` (scheduled, not yet completed; None: idle)."""
+    work = {id(seq): n for seq, n in step.work} if step is not None else {}
+    running = []
+    held = 0
+    for seq in sched.running:
+        n = work.get(id(seq), 0)
+        phase: Phase = ("paused" if n == 0 else "decode" if _is_decode(seq, n)
+                        else "prefill")
+        running.append(RunningRequest(seq.index, seq.computed, seq.blocks, n, phase))
+        held += seq.blocks
+    preempted = step.preempted if step is not None else 0
+    queued = tuple(seq.index for seq in sched.waiting)
+    return StepSnapshot(
+        time_seconds=time_seconds, start_seconds=start, seconds=seconds,
+        running=tuple(running), queued=queued, preempted=queued[:preempted],
+        finished=tuple(s.index for s in seqs if s.generated == s.output),
+        not_arrived=not_arrived, kv_blocks=sched.total_blocks,
+        shared_blocks=sched.total_blocks - sched.free_blocks - held,
+        free_blocks=sched.free_blocks)
+
+
 def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
-                next_arrival: float, events: list[StepEvent]) -> float:
+                next_arrival: float, events: list[StepEvent], end_by: float) -> float:
     """Run on from a step in which every running sequence decoded and none finished, as
     long as the next step would be the same batch of decodes: until one step before the
-    first of them finishes, an arrival is due, or the blocks its decodes need run out.
+    first of them finishes, an arrival is due, the blocks its decodes need run out, or a
+    step would end after ``end_by`` (s; a snapshot's moment, left to the caller).
     Such a step admits nobody (nothing that kept the queue waiting has changed) and its
     decodes grow their blocks in a fixed pattern, so the steps are computed without
     scheduling them; the sequences and the pool end as the scheduler would leave them.
@@ -70,9 +102,11 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
         need = by_residue[k % bt]
         if need > free:
             break
+        dt = step_time.step_seconds(run.seconds(k), batch)
+        if t + dt > end_by:
+            break
         free -= need
         used += need
-        dt = step_time.step_seconds(run.seconds(k), batch)
         start = t
         t += dt
         gap = t - start
@@ -90,11 +124,13 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
 
 
 def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
-                 concurrency: int | None, spec: SpecDecode | None = None) -> list[StepEvent]:
+                 concurrency: int | None, spec: SpecDecode | None = None,
+                 until: float | None = None) -> tuple[list[StepEvent], StepSnapshot | None]:
     """Run ``seqs`` (in arrival order; an open loop's carry their arrival times) on one
-    replica to the end; their fields record what happened. Returns the steps. With
-    ``spec``, decodes are verifications, and the fast-forward of decode runs (which
-    assumes one token a step) is not used."""
+    replica to the end, or with ``until`` (s) only to the step under way then; their fields
+    record what happened. Returns the steps, and with ``until`` the replica's snapshot at
+    that moment. With ``spec``, decodes are verifications, and the fast-forward of decode
+    runs (which assumes one token a step) is not used."""
     pending = deque(seqs)
     if concurrency is not None:
         for _ in range(min(concurrency, len(pending))):
@@ -108,8 +144,10 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             while pending and pending[0].arrival <= t:
                 sched.add(pending.popleft())
         if not sched.running and not sched.waiting:
+            if until is not None and (not pending or pending[0].arrival > until):
+                return events, _snapshot(sched, None, seqs, len(pending), 0.0, 0.0, until)
             if not pending:
-                return events
+                return events, None
             t = pending[0].arrival
             continue
         step = sched.schedule()
@@ -118,7 +156,7 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         prefills = []
         decodes = []
         for seq, n in step.work:
-            if (n == 1 and seq.generated) or seq.computed + n > seq.prompt + seq.generated:
+            if _is_decode(seq, n):
                 decodes.append(seq.computed + 1)
             else:
                 prefills.append(PrefillChunk(n, seq.computed))
@@ -130,6 +168,8 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             steady = False
             dt = step_seconds(seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
                               + spec.draft_seconds(prefills, decodes), len(step.work))
+        if until is not None and t + dt > until:
+            return events, _snapshot(sched, step, seqs, len(pending), t, dt, until)
         start = t
         t += dt
         used = sched.total_blocks - sched.free_blocks
@@ -147,7 +187,63 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         if steady and not done:
             next_arrival = (pending[0].arrival if concurrency is None and pending
                             else math.inf)
-            t = _decode_run(step_time, sched, t, finished, next_arrival, events)
+            t = _decode_run(step_time, sched, t, finished, next_arrival, events,
+                            math.inf if until is None else until)
+
+
+def _sequences(prompts: Seq[int], outputs: Seq[int], arrivals: Seq[float] | None,
+               block_tokens: int, prefix: PrefixCache | None) -> list[Sequence]:
+    """The requests in arrival order, a shared prefix's hits starting with it computed."""
+    seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
+            for i in range(len(prompts))]
+    if prefix is not None:
+        for s in seqs:
+            s.cached = s.computed = prefix.cached_tokens(s.index, s.prompt, block_tokens)
+    return seqs
+
+
+def _busy(replicas: int, concurrency: int | None) -> int:
+    """Replicas that serve: a closed loop of fewer requests than replicas leaves the others
+    idle."""
+    return replicas if concurrency is None else min(replicas, concurrency)
+
+
+def _share(concurrency: int | None, busy: int, replica: int) -> int | None:
+    """A closed loop's requests at once on ``replica`` (None: an open loop)."""
+    if concurrency is None:
+        return None
+    return concurrency // busy + (1 if replica < concurrency % busy else 0)
+
+
+def _scheduler(max_running: int, max_batched_tokens: int, kv_blocks: int, block_tokens: int,
+               spec: SpecDecode | None, prefix: PrefixCache | None) -> Scheduler:
+    """One replica's scheduler, a shared prefix's blocks held from the start."""
+    sched = Scheduler(max_running=max_running, max_batched_tokens=max_batched_tokens,
+                      blocks=kv_blocks, block_tokens=block_tokens,
+                      spec_tokens=spec.tokens if spec is not None else 0,
+                      spec_tokens_per_step=(spec.tokens_per_step if spec is not None
+                                            else 1.0))
+    if prefix is not None and prefix.hit > 0:
+        sched.free_blocks -= prefix.shared_blocks(block_tokens)
+    return sched
+
+
+def snapshot(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
+             concurrency: int | None, arrivals: Seq[float] | None, replicas: int,
+             max_running: int, max_batched_tokens: int, kv_blocks: int, block_tokens: int,
+             time_seconds: float, replica: int = 0, spec: SpecDecode | None = None,
+             prefix: PrefixCache | None = None) -> StepSnapshot:
+    """Replica ``replica`` of the run :func:`simulate` makes of the same inputs, at
+    ``time_seconds`` of simulated time: simulated only as far as the step under way then.
+    Inputs are trusted, as :func:`simulate`'s."""
+    seqs = _sequences(prompts, outputs, arrivals, block_tokens, prefix)
+    busy = _busy(replicas, concurrency)
+    sched = _scheduler(max_running, max_batched_tokens, kv_blocks, block_tokens, spec, prefix)
+    mine = seqs[replica::busy] if replica < busy else []
+    _, shot = _run_replica(step_time, sched, mine, _share(concurrency, busy, replica), spec,
+                           until=time_seconds)
+    assert shot is not None  # a run to a moment always ends in its snapshot
+    return shot
 
 
 def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
@@ -164,29 +260,19 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
     :mod:`engine.numbers.load.load_request`). ``spec``: speculative decoding; ``prefix``:
     a shared prefix cached."""
     count = len(prompts)
-    seqs = [Sequence(i, prompts[i], outputs[i], arrivals[i] if arrivals is not None else 0.0)
-            for i in range(count)]
-    shared = 0
-    if prefix is not None:
-        for s in seqs:
-            s.cached = s.computed = prefix.cached_tokens(s.index, s.prompt, block_tokens)
-        shared = prefix.shared_blocks(block_tokens) if prefix.hit > 0 else 0
+    seqs = _sequences(prompts, outputs, arrivals, block_tokens, prefix)
     steps: list[tuple[StepEvent, ...]] = []
     gaps: dict[float, int] = {}  # every gap between two tokens of a request -> its count
-    # A closed loop of fewer requests than replicas leaves the others idle.
-    busy = replicas if concurrency is None else min(replicas, concurrency)
+    busy = _busy(replicas, concurrency)
     for r in range(replicas):
-        share = None
-        if concurrency is not None:
-            share = concurrency // busy + (1 if r < concurrency % busy else 0)
-        sched = Scheduler(max_running=max_running, max_batched_tokens=max_batched_tokens,
-                          blocks=kv_blocks, block_tokens=block_tokens,
-                          spec_tokens=spec.tokens if spec is not None else 0,
-                          spec_tokens_per_step=(spec.tokens_per_step if spec is not None
-                                                else 1.0))
-        sched.free_blocks -= shared
-        steps.append(tuple(_run_replica(step_time, sched, seqs[r::busy], share, spec))
-                     if r < busy else ())
+        if r >= busy:
+            steps.append(())
+            continue
+        sched = _scheduler(max_running, max_batched_tokens, kv_blocks, block_tokens, spec,
+                           prefix)
+        events, _ = _run_replica(step_time, sched, seqs[r::busy],
+                                 _share(concurrency, busy, r), spec)
+        steps.append(tuple(events))
         for gap, n in sched.gaps.items():
             gaps[gap] = gaps.get(gap, 0) + n
     start = min(s.arrival for s in seqs)
