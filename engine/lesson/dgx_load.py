@@ -7,7 +7,9 @@ The deployment is served as the CLI's ``plan --task serve`` serves it: its model
 format, GPUs (tensor parallel over them), batch and context, the KV cache in bf16, and
 requests of :data:`PROMPT_TOKENS` in and :data:`OUTPUT_TOKENS` out, :data:`REQUESTS` of them
 arriving as a Poisson process (seed 0). As vLLM does, the KV cache takes the memory the
-weights and working space leave on the GPUs, whatever the deployment reserved for it.
+weights and a full step's working space leave on the GPUs as the job finds them
+(:func:`job_gpu`: less what other jobs there hold), the figure the deployment's "room for N
+tokens" says (:func:`engine.lesson.cluster.sizing.serve_kv_blocks`).
 
 **Saturation.** The most requests/s a set-up completes is measured by the same simulation as
 a closed loop with its batch always full, on every replica: as many requests at once as its
@@ -26,6 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from engine.lesson import cluster
+from engine.lesson.dgx_batch import batch_html
 from engine.numbers import quantities
 from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
 from engine.numbers.catalog.server import scheduler_limits
@@ -55,6 +58,12 @@ def serving_job(state: cluster.ClusterState) -> cluster.Job | None:
     return state.serving_job()
 
 
+def job_gpu(state: cluster.ClusterState, job: cluster.Job) -> HardwareSpec:
+    """The system's GPU as ``job`` finds it: its memory less what the other jobs on its GPUs
+    hold (the fullest of them); the system's own GPU when it has them to itself."""
+    return state.gpu_as_found(job.gpus, apart_from=job.id)
+
+
 def deployment(job: cluster.Job, hardware: HardwareSpec, *, replicas: int = 1,
                weight_format: FormatId | None = None, tp: int | None = None) -> ServeRequest:
     """``job``'s deployment as a checked serving request: ``replicas`` copies of it on
@@ -70,7 +79,7 @@ def deployment(job: cluster.Job, hardware: HardwareSpec, *, replicas: int = 1,
 
 @lru_cache(maxsize=32)
 def _open_loop(serve: ServeRequest, rate: float) -> LoadResult:
-    return serve_load(serve, _load(rate=rate, requests=REQUESTS))
+    return serve_load(serve, _load(rate=rate, requests=REQUESTS), fullest=True)
 
 
 def forget_runs() -> None:
@@ -136,7 +145,7 @@ def busy_shares(state: cluster.ClusterState) -> dict[str, float]:
     rate = state.traffic_rate(job) if job is not None else None
     if job is None or rate is None:
         return {}
-    r = under_load(deployment(job, state.system.gpu), rate)
+    r = under_load(deployment(job, job_gpu(state, job)), rate)
     busy = math.fsum(step.seconds for step in r.steps[0])
     return {job.id: min(busy / r.duration_seconds, 1.0)}
 
@@ -292,7 +301,7 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
     if traffic is None or not traffic.on:
         return tag("p", esc(f"Traffic off: {job.id} ({model} on {where}) waits for requests. "
                             "Choose a rate and press Start."), class_="dgx-load-off")
-    hardware = state.system.gpu
+    hardware = job_gpu(state, job)
     rate = traffic.rate_per_s
     main = outcome("as deployed", deployment(job, hardware), rate)
     r = main.result
@@ -302,6 +311,9 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
     out = tag("p", esc(head), class_="dgx-load-head")
     out += frames_html(r, animate)
     out += definition_list(latency_words(r))
+    if r.fullest is not None:
+        out += batch_html(r.fullest, tuple(range(0, r.requests, r.replicas)), r.block_tokens,
+                          r.preemptions)
     out += tag("p", esc(verdict_words(main)),
                class_="widget-verdict " + ("refused" if main.saturated else "fits"),
                data_saturated="true" if main.saturated else "false")

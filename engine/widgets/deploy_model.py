@@ -57,7 +57,9 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     held = state.used_bytes()[gpu]
     free = state.free_bytes()[gpu]
     working = mem.parts["activations"] + mem.parts["runtime_overhead"]
-    tokens = mem.kv_tokens_that_fit(free)
+    blocks, block_tokens = cluster.serve_kv_blocks(mem.model, state.gpu_as_found((gpu,)),
+                                                   mem.weight_format, mem.gpus)
+    tokens = blocks * block_tokens
     parts = {"weights": mem.parts["weights"], "kv_cache": mem.parts["kv_cache"],
              "working_space": working}
     if held > 0:
@@ -83,7 +85,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     )
     figures = definition_list(
         [
-            (f"Context the rest of GPU {gpu} holds", f"{tokens:,} tokens"),
+            (f"Context the rest of GPU {gpu} holds", f"{tokens:,} tokens: {cluster.KV_RULE}"),
             (f"Concurrent requests at {context:,} tokens each", f"{tokens // context:,}"),
         ]
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine.lesson import cluster, dgx_view
 from engine.lesson.dgx_curve import BESIDE_LABELS, curve_html
-from engine.lesson.dgx_load import serving_job, traffic_html
+from engine.lesson.dgx_load import job_gpu, serving_job, traffic_html
 from engine.numbers.quantities import Quantity
 from engine.render.fields import Choice, Count
 from engine.render.html import esc, tag
@@ -43,7 +43,7 @@ def _result(state: cluster.ClusterState, animate: bool) -> str:
     if not traffic.curve_beside:
         return html + tag("p", esc(CURVE_OFFER), class_="dgx-curve-offer",
                           data_curve_offer="true")
-    return html + curve_html(job, state.system.gpu, traffic.rate_per_s, traffic.curve_beside,
+    return html + curve_html(job, job_gpu(state, job), traffic.rate_per_s, traffic.curve_beside,
                              state.system.gpu_count)
 
 

@@ -107,3 +107,53 @@ def test_reset_forgets_the_traffic() -> None:
     state = cluster.set_traffic(dgx_view.load_state(deployed()), 8.0, True)
     assert cluster.reset(state).traffic is None
     assert dgx_view.load_state(dgx_view.dump_state(state)).traffic == cluster.Traffic(8.0, True)
+
+
+def test_the_batch_picture_is_the_clis_run_at_its_fullest_step() -> None:
+    out = WIDGET.run(WIDGET.defaults({"state": deployed(), "rate_notch": notch(8.0)}), "start")
+    load = cli_load("8")
+    blocks, block_tokens = load["kv_blocks_per_replica"], load["block_tokens"]
+    assert isinstance(blocks, int) and block_tokens == 16
+    used = round(float(load["kv_cache_peak_fraction"]) * blocks)  # type: ignore[arg-type]
+    # The CLI's run, kept at its fullest step: the same figures as the widget's picture.
+    state = dgx_view.load_state(out.set_inputs["state"])
+    job = dgx_load.serving_job(state)
+    assert job is not None
+    run = dgx_load.under_load(dgx_load.deployment(job, dgx_load.job_gpu(state, job)), 8.0)
+    shot = run.fullest
+    assert shot is not None and shot.kv_blocks == blocks and shot.kv_blocks_used == used
+    at = run.state_at(shot.time_seconds)
+    assert (shot.computing, len(shot.queued), shot.finished) == (at.running, at.waiting,
+                                                                 at.finished)
+    picture = out.html[out.html.index('<details class="widget-notes dgx-batch"'):]
+    assert f"{used:,} of {blocks:,} blocks of 16 tokens used" in picture
+    assert f"{shot.free_blocks:,} free" in picture and f"{blocks - used:,} free" in picture
+    decoding = sum(1 for r in shot.running if r.phase == "decode")
+    assert f"{decoding:,} decoding" in picture and f"{len(shot.queued):,} queued" in picture
+    assert f"{shot.finished:,} finished" in picture
+    # Pinned: 32 requests decoding hold 2,320 blocks, 158 done, 10 still to come. Each holds
+    # 64 blocks for its 1,024-token prompt and one more for every 16 tokens of answer.
+    assert (used, decoding, shot.finished, shot.not_arrived) == (2320, 32, 158, 10)
+    assert all(r.blocks == 64 + (r.tokens + 1 - 1024 + 15) // 16 for r in shot.running)
+    assert picture.count("<rect") >= dgx_load.REQUESTS  # a square a request, and the strips
+    assert "<details open" not in out.html  # closed: the reader opens it on purpose
+
+
+def test_the_deployments_room_is_the_simulations_kv_cache() -> None:
+    alone = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b", (0,), "bf16", 8192, 16)
+    shared = cluster.deploy(alone.state, "mistral-7b", (0,), "bf16", 8192, 16)
+    tp4 = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-70b", (0, 1, 2, 3), "bf16",
+                         8192, 16)
+    for result in (alone, shared, tp4):
+        assert result.accepted
+        job = dgx_load.serving_job(result.state)
+        assert job is not None
+        run = dgx_load.under_load(dgx_load.deployment(job, dgx_load.job_gpu(result.state, job)),
+                                  8.0)
+        tokens = run.kv_blocks_per_replica * run.block_tokens
+        assert f"room for {tokens:,} tokens of context" in result.message
+    # A second model on the GPU leaves the newest less room than the first had.
+    assert "room for 508,928 tokens" in alone.message
+    assert "room for 258,448 tokens" in shared.message
+    # The CLI serves an empty GPU: the first deployment's figure.
+    assert cli_load("8")["kv_blocks_per_replica"] == 508_928 // 16

@@ -41,7 +41,7 @@ def test_a_snapshot_is_the_runs_state_at_that_moment(replicas: int,
         state = run.state_at(t)
         assert sum(s.computing for s in shots) == state.running
         assert sum(len(s.queued) for s in shots) == state.waiting
-        assert sum(len(s.finished) for s in shots) == state.finished
+        assert sum(s.finished for s in shots) == state.finished
         for s in shots:
             held = sum(r.blocks for r in s.running)
             assert held + s.shared_blocks + s.free_blocks == s.kv_blocks
@@ -50,13 +50,21 @@ def test_a_snapshot_is_the_runs_state_at_that_moment(replicas: int,
             assert sum(s.kv_blocks_used for s in shots) == state.kv_blocks_used
 
 
-def test_the_step_at_the_kv_caches_fullest_holds_the_peak() -> None:
+@pytest.mark.parametrize("keywords", [
+    {"rate": 16.0, "requests": 100}, {"rate": 1.0, "requests": 30},
+    {"concurrency": 40, "requests": 80, "length_dist": "lognormal"},
+    {"rate": 16.0, "requests": 60, "spec_tokens": 3, "spec_accept": 0.7},
+])
+def test_the_run_keeps_its_fullest_step_as_a_snapshot_at_it_would(
+        keywords: dict[str, object]) -> None:
     serve = _serve()
-    load = load_request(rate=16.0, requests=100)
+    load = load_request(**keywords)  # type: ignore[arg-type]
     assert load is not None
-    run = serve_load(serve, load)
+    run = serve_load(serve, load, fullest=True)
+    assert run.to_dict() == serve_load(serve, load).to_dict()  # only kept, nothing changed
     peak = max(run.steps[0], key=lambda e: e.kv_blocks_used)
     shot = serve_snapshot(serve, load, peak.start_seconds)
+    assert run.fullest == shot
     assert shot.start_seconds == peak.start_seconds and shot.seconds == peak.seconds
     assert shot.kv_blocks_used / shot.kv_blocks == run.kv_cache_peak_fraction
     assert {r.phase for r in shot.running} <= {"prefill", "decode"}

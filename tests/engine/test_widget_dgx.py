@@ -267,6 +267,13 @@ def test_launch_refuses_bad_input_naming_the_field(field: str, value: str) -> No
 # --------------------------------------------------------------------------- deploy_model
 
 
+def kv_room(model_id: str) -> int:
+    """Tokens of KV cache ``model_id`` gets on an empty H100 by the traffic's rule."""
+    blocks, block_tokens = cluster.serve_kv_blocks(get_model(model_id),
+                                                   get_hardware("h100-sxm"), "bf16", 1)
+    return blocks * block_tokens
+
+
 def test_deploy_preview_shows_memory_and_what_the_rest_holds() -> None:
     out = run("deploy_model")
     text = text_of(out.html)
@@ -275,14 +282,14 @@ def test_deploy_preview_shows_memory_and_what_the_rest_holds() -> None:
     assert "Not deployed yet" in text
     assert f"{format_GB(mem.parts['weights'])} (bf16)" in text
     assert format_GB(mem.parts["kv_cache"]) in text
-    assert f"{mem.max_context_tokens_that_fit:,}" in text  # an empty GPU
-    assert f"Concurrent requests at 8,192 tokens each {mem.max_concurrent_requests:,}" in text
+    tokens = kv_room("llama-3.1-8b")  # an empty GPU
+    assert f"holds {tokens:,} tokens: {cluster.KV_RULE}" in text
+    assert f"Concurrent requests at 8,192 tokens each {tokens // 8192:,}" in text
 
 
 def test_deploy_shows_the_room_at_once_and_its_sums_behind_the_details() -> None:
-    mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"))
     shown, _, behind = run("deploy_model").html.partition("<details")
-    assert f"holds {mem.max_context_tokens_that_fit:,} tokens" in text_of(shown)
+    assert f"holds {kv_room('llama-3.1-8b'):,} tokens" in text_of(shown)
     assert "Free on GPU 0 before it 84.94 GB" in text_of(behind)
     # An accepted deployment's arithmetic opens on purpose; a refusal's is its reason.
     shown, _, behind = run("deploy_model", "deploy").html.partition("<details")
@@ -299,9 +306,10 @@ def test_deploy_puts_the_model_on_the_panel_and_matches_the_engine() -> None:
     assert state == expected.state
     text = text_of(out.html)
     assert "Deployed." in text and expected.message in text
-    # The room the widget reports is the engine's own figure in its message.
+    # The room the widget reports is the engine's own figure in its message: vLLM's rule,
+    # whatever the deployment's batch and context.
     mem = memory.serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), context_tokens=32768, batch=4)
-    tokens = mem.kv_tokens_that_fit(H100_BYTES)
+    tokens = kv_room("llama-3.1-8b")
     assert f"room for {tokens:,} tokens of context" in expected.message
     assert f"holds {tokens:,}" in text
     panel = text_of(run("dgx_panel", state=out.set_inputs["state"]).html)

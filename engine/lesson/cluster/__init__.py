@@ -47,7 +47,8 @@ from engine.lesson.cluster.actions import (
 )
 from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
-from engine.lesson.cluster.serving import deploy
+from engine.lesson.cluster.serving import KV_RULE, deploy
+from engine.lesson.cluster.sizing import serve_kv_blocks
 from engine.lesson.cluster.state import (
     CURVE_BESIDE,
     DEFAULT_TOKENS,
@@ -73,6 +74,7 @@ __all__ = [
     "DEFAULT_MFU",
     "DEFAULT_SEQ_LEN",
     "DEFAULT_TOKENS",
+    "KV_RULE",
     "MAX_LOG_ENTRIES",
     "SERVE_BATCH",
     "TRAFFIC_RATES",
@@ -92,6 +94,7 @@ __all__ = [
     "launch_training",
     "new_cluster",
     "reset",
+    "serve_kv_blocks",
     "set_traffic",
     "state_from_dict",
     "stop",

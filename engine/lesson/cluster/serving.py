@@ -24,7 +24,7 @@ from engine.lesson.cluster.checks import (
 )
 from engine.lesson.cluster.from_dict import check_state
 from engine.lesson.cluster.log import settle
-from engine.lesson.cluster.sizing import serve_memory
+from engine.lesson.cluster.sizing import serve_kv_blocks, serve_memory
 from engine.lesson.cluster.state import (
     ActionResult,
     ActionValue,
@@ -39,6 +39,10 @@ from engine.numbers.formats import FORMATS, FormatId, get_format, parse_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve
 from engine.words.format import format_count, format_GB, plural
 from engine.words.memory_explained import memory_assumptions
+
+# How a serving job's KV cache is sized (serve_kv_blocks), said beside its figure: vLLM's
+# rule, which the traffic's simulation follows too.
+KV_RULE = "all the memory the weights and a full step's working space leave, as vLLM takes it"
 
 
 def _serve_lines(mem: ServingMemory) -> list[str]:
@@ -199,7 +203,8 @@ def deploy(
                    "which has its GPUs to itself; stop it or choose other GPUs.")
         return refuse(st, job, message, lines, _serve_ways_out(st, model, idx, wf, ctx, b),
                        memory_assumptions(mem))
-    fit_tokens = mem.kv_tokens_that_fit(min(st.free_bytes()[g] for g in idx))
+    blocks, block_tokens = serve_kv_blocks(model, st.gpu_as_found(idx), wf, len(idx))
+    fit_tokens = blocks * block_tokens
     message = (f"{job.id}: serving {model.name} ({wf}) on {where}: "
                f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per GPU; room for "
                f"{fit_tokens:,} tokens of context "

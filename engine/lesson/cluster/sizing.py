@@ -2,7 +2,8 @@
 (:func:`serve_memory`, KV cache in bf16), a training job's (:func:`train_memory`) and a
 training job's run (:func:`training_run_inputs`: its speed at a given MFU and its length).
 Nothing here reads the cluster's state; the state, the parser of a state sent back and the
-actions all size jobs through these three.
+actions all size jobs through these, and a serving job's KV cache through
+:func:`serve_kv_blocks`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.formats import FormatId
+from engine.numbers.load.kv_blocks import kv_cache_blocks
 from engine.numbers.memory import ServingMemory, TrainingMemory, serving_memory, training_memory
 from engine.numbers.training_choices import Optimizer, Recompute, Sharding
 from engine.numbers.training_run import TrainingRunInputs, check_training_run
@@ -26,6 +29,20 @@ def serve_memory(model: ModelSpec, hw: HardwareSpec, weight_format: FormatId,
     requests of ``context_tokens`` tokens each."""
     return serving_memory(model, hw, weight_format=weight_format, kv_format=KV_FORMAT,
                           context_tokens=context_tokens, batch=batch, gpus=gpus)
+
+
+def serve_kv_blocks(model: ModelSpec, hw: HardwareSpec, weight_format: FormatId,
+                    gpus: int) -> tuple[int, int]:
+    """(blocks, tokens a block) of the KV cache ``model`` gets tensor parallel over ``gpus``
+    GPUs of ``hw`` (its memory that which the job finds free), by the served traffic's
+    rule, vLLM's: all the memory its weights and the working space of a full step (vLLM's
+    default limits on the chip) leave. The deployment's "room for N tokens" and the
+    traffic's simulation are this one figure."""
+    limits = scheduler_limits(hw)
+    blocks = kv_cache_blocks(model, hw, weight_format=weight_format, kv_format=KV_FORMAT,
+                             gpus=gpus, max_running=limits.max_running,
+                             block_tokens=limits.block_tokens)
+    return blocks, limits.block_tokens
 
 
 def train_memory(model: ModelSpec, hw: HardwareSpec, gpus: int, sharding: Sharding,

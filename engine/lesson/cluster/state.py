@@ -7,11 +7,11 @@ Every record is a frozen dataclass; every action returns new ones.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.lesson.cluster.sizing import training_run_inputs
 from engine.numbers import quantities
-from engine.numbers.catalog import SystemSpec, get_system
+from engine.numbers.catalog import HardwareSpec, SystemSpec, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FormatId
 from engine.numbers.records import JsonShape, Record
@@ -199,6 +199,19 @@ class ClusterState:
     def free_bytes(self) -> tuple[float, ...]:
         cap = self.system.gpu.memory_bytes
         return tuple(cap - u for u in self.used_bytes())
+
+    def gpu_as_found(self, gpus: tuple[int, ...], apart_from: str | None = None
+                     ) -> HardwareSpec:
+        """The system's GPU as a job on ``gpus`` finds it: its memory that left free on the
+        fullest of them by the running jobs other than ``apart_from`` (a job id)."""
+        gpu = self.system.gpu
+        held = [0.0] * self.system.gpu_count
+        for j in self.jobs:
+            if j.running and j.id != apart_from:
+                for g in j.gpus:
+                    held[g] += j.bytes_per_gpu
+        most = max(held[g] for g in gpus)
+        return replace(gpu, memory_bytes=gpu.memory_bytes - most) if most else gpu
 
     def progress(self, job: Job) -> JobProgress:
         return job_progress(self, job)

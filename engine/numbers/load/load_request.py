@@ -191,15 +191,16 @@ def load_options(load: LoadRequest) -> dict[str, object]:
     return out
 
 
-def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = True
-               ) -> LoadResult:
+def serve_load(serve: ServeRequest, load: LoadRequest, *, host_costs: bool = True,
+               fullest: bool = False) -> LoadResult:
     """``serve``'s deployment (its replicas of ``serve.tp`` GPUs, vLLM's default scheduler
     limits on its chip) under ``load``: means ``serve.prompt_tokens`` in and
     ``serve.output_tokens`` out. ``host_costs``: False leaves out the host's time between
-    steps. EngineError when the KV cache cannot hold a request alone."""
+    steps; ``fullest``: keep the first replica's snapshot at its fullest step (the result's
+    ``fullest``). EngineError when the KV cache cannot hold a request alone."""
     step, inputs = _simulation(serve, load, host_costs)
     return simulate(step, rate=load.rate, ttft_target_seconds=load.ttft_target_seconds,
-                    tpot_target_seconds=load.tpot_target_seconds, **inputs)
+                    tpot_target_seconds=load.tpot_target_seconds, fullest=fullest, **inputs)
 
 
 def serve_snapshot(serve: ServeRequest, load: LoadRequest, time_seconds: float, *,

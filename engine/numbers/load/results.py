@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.numbers.load.snapshot import StepSnapshot
 from engine.numbers.records import JsonShape, Record
 
 
@@ -134,10 +135,12 @@ class LoadResult(Record):
     or ``rate`` (requests/s, open loop), ``requests`` simulated; latencies as
     :class:`Percentiles` (see the module's definitions); throughput; the KV cache's peak use
     as a fraction of its blocks; preemptions; ``timeline``: (time s, waiting, running)
-    sampled evenly over the run; ``steps``: every step of every replica (left out of the
-    JSON; :meth:`state_at` reads them)."""
+    sampled evenly over the run; the KV cache of each replica, ``kv_blocks_per_replica``
+    blocks of ``block_tokens`` tokens; ``steps``: every step of every replica (left out of the
+    JSON; :meth:`state_at` reads them); ``fullest``, when asked for: the first replica at
+    the start of its first step that held the most KV blocks (left out of the JSON)."""
 
-    JSON = JsonShape(skip=("steps", "kv_blocks_per_replica", "block_tokens"))
+    JSON = JsonShape(skip=("steps", "fullest"))
 
     concurrency: int | None
     rate: float | None
@@ -159,6 +162,7 @@ class LoadResult(Record):
     steps: tuple[tuple[StepEvent, ...], ...]
     kv_blocks_per_replica: int
     block_tokens: int
+    fullest: StepSnapshot | None = None
 
     def state_at(self, time_seconds: float) -> ServerState:
         """The server at ``time_seconds`` of simulated time: each replica as its step under

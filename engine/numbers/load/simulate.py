@@ -47,28 +47,50 @@ def _is_decode(seq: Sequence, tokens: int) -> bool:
     return (tokens == 1 and seq.generated > 0) or seq.computed + tokens > seq.prompt + seq.generated
 
 
-def _snapshot(sched: Scheduler, step: Scheduled | None, seqs: list[Sequence],
-              not_arrived: int, start: float, seconds: float,
-              time_seconds: float) -> StepSnapshot:
-    """The replica during ``step`` (scheduled, not yet completed; None: idle)."""
-    work = {id(seq): n for seq, n in step.work} if step is not None else {}
+def _snapshot(sched: Scheduler, step: Scheduled | None, requests: int, not_arrived: int,
+              start: float, seconds: float, time_seconds: float) -> StepSnapshot:
+    """The replica of ``requests`` requests during ``step`` (scheduled, not yet completed;
+    None: idle)."""
+    work = step.work if step is not None else ()
     running = []
     held = 0
-    for seq in sched.running:
-        n = work.get(id(seq), 0)
-        phase: Phase = ("paused" if n == 0 else "decode" if _is_decode(seq, n)
-                        else "prefill")
+    # A step's work is a prefix of the running requests, in their order; the rest wait for
+    # budget (paused).
+    for seq, n in work:
+        phase: Phase = "decode" if _is_decode(seq, n) else "prefill"
         running.append(RunningRequest(seq.index, seq.computed, seq.blocks, n, phase))
         held += seq.blocks
+    for seq in sched.running[len(work):]:
+        running.append(RunningRequest(seq.index, seq.computed, seq.blocks, 0, "paused"))
+        held += seq.blocks
     preempted = step.preempted if step is not None else 0
+    return _record(sched, running, held, preempted, requests, not_arrived, start, seconds,
+                   time_seconds)
+
+
+def _record(sched: Scheduler, running: list[RunningRequest], held: int, preempted: int,
+            requests: int, not_arrived: int, start: float, seconds: float,
+            time_seconds: float) -> StepSnapshot:
     queued = tuple(seq.index for seq in sched.waiting)
     return StepSnapshot(
         time_seconds=time_seconds, start_seconds=start, seconds=seconds,
         running=tuple(running), queued=queued, preempted=queued[:preempted],
-        finished=tuple(s.index for s in seqs if s.generated == s.output),
+        finished=requests - not_arrived - len(running) - len(queued),
         not_arrived=not_arrived, kv_blocks=sched.total_blocks,
         shared_blocks=sched.total_blocks - sched.free_blocks - held,
         free_blocks=sched.free_blocks)
+
+
+def _after_decode_run(sched: Scheduler, last: StepEvent, requests: int,
+                      not_arrived: int) -> StepSnapshot:
+    """The replica during ``last``, the last step of a decode run just fast-forwarded
+    (:func:`_decode_run`): every running request decoded one token, now counted, into the
+    blocks it holds now."""
+    running = [RunningRequest(seq.index, seq.computed - 1, seq.blocks, 1, "decode")
+               for seq in sched.running]
+    held = sum(r.blocks for r in running)
+    return _record(sched, running, held, 0, requests, not_arrived, last.start_seconds,
+                   last.seconds, last.start_seconds)
 
 
 def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
@@ -125,13 +147,18 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
 
 def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
                  concurrency: int | None, spec: SpecDecode | None = None,
-                 until: float | None = None) -> tuple[list[StepEvent], StepSnapshot | None]:
+                 until: float | None = None, fullest: bool = False
+                 ) -> tuple[list[StepEvent], StepSnapshot | None]:
     """Run ``seqs`` (in arrival order; an open loop's carry their arrival times) on one
     replica to the end, or with ``until`` (s) only to the step under way then; their fields
-    record what happened. Returns the steps, and with ``until`` the replica's snapshot at
-    that moment. With ``spec``, decodes are verifications, and the fast-forward of decode
-    runs (which assumes one token a step) is not used."""
+    record what happened. Returns the steps and the replica's snapshot: with ``until`` at
+    that moment; with ``fullest``, at the start of the first step that held the most KV
+    blocks; else None. With ``spec``, decodes are verifications, and the fast-forward of
+    decode runs (which assumes one token a step) is not used."""
     pending = deque(seqs)
+    count = len(seqs)
+    best: StepSnapshot | None = None
+    best_used = -1
     if concurrency is not None:
         for _ in range(min(concurrency, len(pending))):
             sched.add(pending.popleft())
@@ -145,9 +172,9 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
                 sched.add(pending.popleft())
         if not sched.running and not sched.waiting:
             if until is not None and (not pending or pending[0].arrival > until):
-                return events, _snapshot(sched, None, seqs, len(pending), 0.0, 0.0, until)
+                return events, _snapshot(sched, None, count, len(pending), 0.0, 0.0, until)
             if not pending:
-                return events, None
+                return events, best
             t = pending[0].arrival
             continue
         step = sched.schedule()
@@ -169,10 +196,12 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             dt = step_seconds(seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
                               + spec.draft_seconds(prefills, decodes), len(step.work))
         if until is not None and t + dt > until:
-            return events, _snapshot(sched, step, seqs, len(pending), t, dt, until)
+            return events, _snapshot(sched, step, count, len(pending), t, dt, until)
+        used = sched.total_blocks - sched.free_blocks
+        if fullest and used > best_used:
+            best, best_used = _snapshot(sched, step, count, len(pending), t, dt, t), used
         start = t
         t += dt
-        used = sched.total_blocks - sched.free_blocks
         done = sched.complete(step, t)
         finished += len(done)
         if concurrency is not None:
@@ -187,8 +216,13 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         if steady and not done:
             next_arrival = (pending[0].arrival if concurrency is None and pending
                             else math.inf)
+            ran = len(events)
             t = _decode_run(step_time, sched, t, finished, next_arrival, events,
                             math.inf if until is None else until)
+            # Within a run the blocks held only grow: its last step holds the most.
+            if fullest and len(events) > ran and events[-1].kv_blocks_used > best_used:
+                best_used = events[-1].kv_blocks_used
+                best = _after_decode_run(sched, events[-1], count, len(pending))
 
 
 def _sequences(prompts: Seq[int], outputs: Seq[int], arrivals: Seq[float] | None,
@@ -252,17 +286,19 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
              max_running: int, max_batched_tokens: int, kv_blocks: int, block_tokens: int,
              ttft_target_seconds: float | None = None,
              tpot_target_seconds: float | None = None, spec: SpecDecode | None = None,
-             prefix: PrefixCache | None = None) -> LoadResult:
+             prefix: PrefixCache | None = None, fullest: bool = False) -> LoadResult:
     """Serve requests of ``prompts[i]`` in and ``outputs[i]`` out: closed loop at
     ``concurrency`` or open loop at the ``arrivals`` times (s) of a ``rate`` (requests/s), on ``replicas`` replicas of
     ``step_time``'s deployment, each with the scheduler's limits and ``kv_blocks`` blocks of
     ``block_tokens`` tokens. Inputs are trusted (checked where they enter:
     :mod:`engine.numbers.load.load_request`). ``spec``: speculative decoding; ``prefix``:
-    a shared prefix cached."""
+    a shared prefix cached; ``fullest``: keep the first replica's
+    :class:`~engine.numbers.load.snapshot.StepSnapshot` at its fullest step."""
     count = len(prompts)
     seqs = _sequences(prompts, outputs, arrivals, block_tokens, prefix)
     steps: list[tuple[StepEvent, ...]] = []
     gaps: dict[float, int] = {}  # every gap between two tokens of a request -> its count
+    kept: StepSnapshot | None = None
     busy = _busy(replicas, concurrency)
     for r in range(replicas):
         if r >= busy:
@@ -270,9 +306,12 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
             continue
         sched = _scheduler(max_running, max_batched_tokens, kv_blocks, block_tokens, spec,
                            prefix)
-        events, _ = _run_replica(step_time, sched, seqs[r::busy],
-                                 _share(concurrency, busy, r), spec)
+        events, shot = _run_replica(step_time, sched, seqs[r::busy],
+                                    _share(concurrency, busy, r), spec,
+                                    fullest=fullest and r == 0)
         steps.append(tuple(events))
+        if shot is not None:
+            kept = shot
         for gap, n in sched.gaps.items():
             gaps[gap] = gaps.get(gap, 0) + n
     start = min(s.arrival for s in seqs)
@@ -302,6 +341,7 @@ def simulate(step_time: StepTime, *, prompts: Seq[int], outputs: Seq[int],
         kv_cache_peak_fraction=peak / kv_blocks,
         preemptions=sum(s.preemptions for s in seqs), goodput=goodput, timeline=(),
         steps=tuple(steps), kv_blocks_per_replica=kv_blocks, block_tokens=block_tokens,
+        fullest=kept,
     )
     points = []
     for k in range(TIMELINE_POINTS):

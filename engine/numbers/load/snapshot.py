@@ -39,9 +39,9 @@ class StepSnapshot(Record):
     ``start_seconds`` and lasts ``seconds``; both 0 when the replica is idle then):
     ``running`` in the order they started; ``queued``: the requests waiting after
     scheduling, front first (``preempted``: those this step put back there, their blocks
-    freed, to be recomputed); ``finished`` and ``not_arrived`` counts; the pool of
-    ``kv_blocks`` blocks, ``shared_blocks`` of them a shared prefix's, ``free_blocks``
-    free."""
+    freed, to be recomputed); how many have ``finished`` and how many have not arrived
+    (the replica's last ``not_arrived`` in arrival order); the pool of ``kv_blocks``
+    blocks, ``shared_blocks`` of them a shared prefix's, ``free_blocks`` free."""
 
     time_seconds: float
     start_seconds: float
@@ -49,7 +49,7 @@ class StepSnapshot(Record):
     running: tuple[RunningRequest, ...]
     queued: tuple[int, ...]
     preempted: tuple[int, ...]
-    finished: tuple[int, ...]
+    finished: int
     not_arrived: int
     kv_blocks: int
     shared_blocks: int
