@@ -189,6 +189,56 @@ f"{times[0]:.3f} {times[1]:.3f}"
 """
 
 
+# dgx-1's batch picture (engine/lesson/dgx_batch.py): at 8 (the default) and 64 requests/s,
+# the run alone, the run keeping its fullest step, and the picture drawn from it; then a
+# whole update of the widget at 8 requests/s from empty caches. Medians of 3 in `rows`: run
+# inside Pyodide by print_pyodide_times() and in CPython by print_dgx_batch().
+_PYODIDE_BATCH = """
+import time
+from engine.lesson import cluster, dgx_load, dgx_view
+from engine.lesson.dgx_batch import batch_html
+from engine.numbers.load.load_request import load_request, serve_load
+from engine.widgets.dgx_traffic import WIDGET
+state = cluster.deploy(cluster.new_cluster("dgx-1"), "llama-3.1-8b", (0,), "bf16", 8192,
+                       16).state
+job = dgx_load.serving_job(state)
+serve = dgx_load.deployment(job, dgx_load.job_gpu(state, job))
+def median(call):
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[1]
+rows = []
+for rate in (8.0, 64.0):
+    load = load_request(rate=rate, requests=dgx_load.REQUESTS)
+    run = serve_load(serve, load, fullest=True)
+    rows.append((rate, median(lambda: serve_load(serve, load)),
+                 median(lambda: serve_load(serve, load, fullest=True)),
+                 median(lambda: batch_html(run.fullest, tuple(range(run.requests)),
+                                           run.block_tokens, run.preemptions))))
+notch = str(cluster.TRAFFIC_RATES.index(8.0))
+kept = dgx_view.dump_state(state)
+def update():
+    dgx_load.forget_runs()
+    WIDGET.run(WIDGET.defaults({"state": kept, "rate_notch": notch}), "start")
+rows.append(("update", median(update), 0.0, 0.0))
+";".join(" ".join(str(v) for v in row) for row in rows)
+"""
+
+
+def _batch_lines(where: str, rows: list[list[str]]) -> None:
+    """Report the rows of _PYODIDE_BATCH (rate, run, run keeping its fullest step, drawing;
+    then "update" and its time)."""
+    for rate, plain, kept, drawn in rows[:-1]:
+        report(f"dgx-1 batch picture{where}, {rate} requests/s: the run {float(plain) * 1e3:.1f} ms, "
+               f"keeping its fullest step {float(kept) * 1e3:.1f} ms, the picture drawn "
+               f"{float(drawn) * 1e3:.1f} ms (median of 3)")
+    report(f"dgx-1 traffic{where}, an update at 8 requests/s from empty caches (run, capacity, "
+           f"picture): {float(rows[-1][1]) * 1e3:.0f} ms (median of 3)")
+
+
 def print_pyodide_times() -> None:
     """The same 1,000-request simulation as print_server_simulation(), inside Pyodide under
     Node on the runtime the site ships (median of 3); skipped, and said, without Node or
@@ -221,6 +271,11 @@ def print_pyodide_times() -> None:
         pressed = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
                                   str(stdlib), str(traffic)], capture_output=True, text=True,
                                  timeout=600, check=False)
+        batch = out / "batch.py"
+        batch.write_text(_PYODIDE_BATCH)
+        pictured = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
+                                   str(stdlib), str(batch)], capture_output=True, text=True,
+                                  timeout=600, check=False)
     if done.returncode != 0:
         report(f"server simulation in Pyodide: failed ({done.stderr.strip()[-300:]})")
         return
@@ -234,6 +289,10 @@ def print_pyodide_times() -> None:
     report(f"dgx-1 traffic in Pyodide (Node), a saturated press (64 requests/s, 8B on one "
            f"H100): {float(press):.3f} s; then its curve beside fp8 weights: {float(drawn):.3f} s "
            "(median of 3)")
+    if pictured.returncode != 0:
+        report(f"dgx-1 batch picture in Pyodide: failed ({pictured.stderr.strip()[-300:]})")
+        return
+    _batch_lines(" in Pyodide", [row.split() for row in pictured.stdout.split(";")])
 
 
 def print_dgx_traffic() -> None:
@@ -246,6 +305,15 @@ def print_dgx_traffic() -> None:
     press, drawn = ran["times"]  # type: ignore[misc]
     report(f"dgx-1 traffic, a saturated press (64 requests/s, 8B on one H100): "
            f"{press:.3f} s; then its curve beside fp8 weights: {drawn:.3f} s")
+
+
+def print_dgx_batch() -> None:
+    """CPython's times for dgx-1's batch picture (see _PYODIDE_BATCH; printed, no target)."""
+    ran: dict[str, object] = {}
+    exec(_PYODIDE_BATCH, ran)
+    rows = ran["rows"]
+    assert isinstance(rows, list)
+    _batch_lines("", [[str(v) for v in row] for row in rows])
 
 
 def print_search() -> None:
@@ -281,6 +349,7 @@ def main() -> None:
     print_server_simulation()
     print_pyodide_times()
     print_dgx_traffic()
+    print_dgx_batch()
     print_search()
     report(f"import engine (fresh process, median of 7): {import_ms():.1f} ms")
     report(

@@ -1,6 +1,7 @@
 """dgx-1 under load, on "Serve the model": after a deployment the reader starts traffic and
 the engine's frames play to the run's figures; the rate is kept with dgx-1 across a reload;
-with reduced motion the run's end shows at once, nothing played. Once traffic runs, one
+with reduced motion the run's end shows at once, nothing played. The batch and its KV cache
+at the run's fullest step open from a closed details, whole on a phone. Once traffic runs, one
 button draws the latency-throughput curve, whole on a phone in both schemes, axe clean, kept
 across a reload; the panel says the traffic arriving, not "idle"."""
 
@@ -101,6 +102,20 @@ def test_the_curve_is_one_click_away_whole_on_a_phone_and_kept(
         settle(page)
         assert not page.locator(CURVE_BUTTON).is_visible()  # nothing to draw before traffic
         deploy_and_start(page, root_site)
+        # The batch at its fullest step: closed until opened, then whole on the phone.
+        batch = page.locator(TRAFFIC + " details.dgx-batch")
+        assert batch.evaluate("d => !d.open")
+        batch.locator("summary").click()
+        picture = batch.locator("svg.dgx-batch-svg")
+        picture.wait_for()
+        box = picture.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert picture.locator(".kv-decode").count() > 0
+        sizes = picture.locator("text").evaluate_all(
+            "ts => ts.map(t => t.getBoundingClientRect().height)")
+        assert sizes and min(sizes) >= 11 * 0.9
+        assert "blocks of 16 tokens used" in batch.inner_text()
+        assert run_axe(page) == []
         wait_for_text(page, PANEL, "4 requests/s arriving")
         assert "idle" not in page.inner_text(PANEL + " .widget-result")
         page.select_option(TRAFFIC + " select[name=curve_beside]", "b200")

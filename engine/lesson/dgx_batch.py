@@ -6,7 +6,7 @@ Two pictures, 300 user units wide (whole on a 390 px phone, its text at 12 px):
 
 - every request of the run as a square, in arrival order, twenty a row: decoding,
   prefilling a chunk of its prompt, running but given no tokens this step, queued (those
-  this step preempted apart), finished, not yet arrived;
+  preempted, to recompute, apart), finished, not yet arrived;
 - the KV cache's blocks as two strips: the whole pool, used against free, and the used
   blocks alone across the full width, one segment per running request in the order they
   started (two shades taking turns, so neighbours stay apart), a shared prefix's first.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from engine.numbers.load.snapshot import StepSnapshot
 from engine.render.html import esc, tag
 from engine.render.plot import legend
-from engine.render.svg import rect, svg, text
+from engine.render.svg import boxes, rect, svg, text
 from engine.words.format import format_percent, format_seconds, plural
 
 WIDTH = 300
@@ -33,7 +33,7 @@ STATES = {
     "prefill": ("kv-prefill", "prefilling a chunk"),
     "paused": ("kv-paused", "running, no tokens this step"),
     "queued": ("kv-queued", "queued"),
-    "preempted": ("kv-preempted", "preempted this step, queued"),
+    "preempted": ("kv-preempted", "preempted, queued to recompute"),
     "finished": ("kv-finished", "finished"),
     "later": ("kv-later", "not yet arrived"),
 }
@@ -54,17 +54,17 @@ def request_states(shot: StepSnapshot, requests: tuple[int, ...]) -> dict[int, s
 
 
 def _grid(states: dict[int, str], top: float) -> tuple[str, float]:
-    cells = []
+    by_state: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in STATES}
     for k, index in enumerate(states):
         row, col = divmod(k, COLUMNS)
-        css = STATES[states[index]][0]
-        cells.append(rect(col * CELL + 1.5, top + row * CELL + 1.5, SQUARE, SQUARE, rx=2,
-                          class_=css))
+        by_state[states[index]].append((col * CELL + 1.5, top + row * CELL + 1.5, SQUARE,
+                                        SQUARE))
+    cells = "".join(boxes(squares, class_=STATES[key][0]) for key, squares in by_state.items())
     rows = -(-len(states) // COLUMNS)
-    return "".join(cells), top + rows * CELL
+    return cells, top + rows * CELL
 
 
-def _strips(shot: StepSnapshot, top: float, block_tokens: int) -> tuple[str, float]:
+def _strips(shot: StepSnapshot, top: float) -> tuple[str, float]:
     total, used = shot.kv_blocks, shot.kv_blocks_used
     parts = [text(0, top + 12, f"The whole pool: {used:,} of {total:,} blocks used")]
     y = top + LABEL
@@ -75,21 +75,20 @@ def _strips(shot: StepSnapshot, top: float, block_tokens: int) -> tuple[str, flo
     parts.append(text(0, y + 12, "The used blocks, by request"))
     y += LABEL
     parts.append(rect(0, y, WIDTH, STRIP, class_="kv-free"))
-    x = 0.0
     scale = WIDTH / used if used else 0.0
-    segments: list[tuple[str, int, str]] = []
-    if shot.shared_blocks:
-        segments.append(("kv-shared", shot.shared_blocks, f"shared prefix: "
-                         f"{plural(shot.shared_blocks, 'block')}"))
-    for k, r in enumerate(shot.running):
-        css = "kv-prefill" if r.phase == "prefill" else f"kv-own-{k % 2}"
-        segments.append((css, r.blocks, f"request {r.index + 1}: {r.tokens:,} tokens in "
-                         f"{plural(r.blocks, 'block')} of {block_tokens}, "
-                         f"{STATES[r.phase][1]}"))
-    for css, blocks, title in segments:
+    # One segment a holder, in the order they took their blocks: the shared prefix, then
+    # the running requests, two shades in turn (a prefill in its own colour).
+    segments: dict[str, list[tuple[float, float, float, float]]] = {
+        "kv-shared": [], "kv-own-0": [], "kv-own-1": [], "kv-prefill": []}
+    x = 0.0
+    holders = [("kv-shared", shot.shared_blocks)] if shot.shared_blocks else []
+    holders += [("kv-prefill" if r.phase == "prefill" else f"kv-own-{k % 2}", r.blocks)
+                for k, r in enumerate(shot.running)]
+    for css, blocks in holders:
         w = blocks * scale
-        parts.append(rect(x, y, w, STRIP, class_=css, title=title))
+        segments[css].append((x, y, w, STRIP))
         x += w
+    parts.extend(boxes(shapes, class_=css) for css, shapes in segments.items())
     return "".join(parts), y + STRIP
 
 
@@ -101,12 +100,11 @@ def state_counts(states: dict[int, str]) -> dict[str, int]:
     return counts
 
 
-def batch_svg(shot: StepSnapshot, states: dict[int, str], block_tokens: int) -> str:
+def batch_svg(shot: StepSnapshot, states: dict[int, str]) -> str:
     """The requests and the KV cache of ``shot`` (see the module's note): ``states`` the
-    replica's requests, in arrival order, as :func:`request_states` gives them; blocks of
-    ``block_tokens`` tokens."""
+    replica's requests, in arrival order, as :func:`request_states` gives them."""
     grid, y = _grid(states, 0.0)
-    strips, y = _strips(shot, y + 6, block_tokens)
+    strips, y = _strips(shot, y + 6)
     counts = state_counts(states)
     label = (f"{len(states):,} requests as squares in arrival order: "
              + ", ".join(f"{counts[k]:,} {STATES[k][1]}" for k in STATES if counts[k])
@@ -142,9 +140,18 @@ def batch_html(shot: StepSnapshot, requests: tuple[int, ...], block_tokens: int,
                 "the queue, to recompute its prompt and its answer so far.")
     key = legend([(STATES[k][0], f"{counts[k]:,} {STATES[k][1]}") for k in STATES
                   if counts[k] or k in ("decode", "prefill", "queued")])
+    prefilling = counts["prefill"]
+    figures = (f"At that step: {shot.computing:,} running ({counts['decode']:,} decoding, "
+               f"{prefilling:,} prefilling a chunk"
+               + (f", {counts['paused']:,} more waiting for the token budget" if counts["paused"]
+                  else "")
+               + f"), {len(shot.queued):,} queued"
+               + (f" ({len(shot.preempted):,} of them preempted)" if shot.preempted else "")
+               + f", {shot.finished:,} finished, {shot.not_arrived:,} not yet arrived.")
     body = (tag("p", esc(f"One step of the simulation, {format_seconds(shot.seconds)} long, "
                          f"starting at {when}: every request of the run, one square each, "
-                         "in the order they arrived, then the KV cache's blocks."))
-            + tag("div", batch_svg(shot, states, block_tokens), class_="dgx-batch-figure")
+                         "in the order they arrived, then the KV cache's blocks. "
+                         + figures))
+            + tag("div", batch_svg(shot, states), class_="dgx-batch-figure")
             + key + tag("p", esc(blocks)) + tag("p", esc(preempt)))
     return tag("details", tag("summary", esc(summary)) + body, class_="widget-notes dgx-batch")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from contextlib import redirect_stdout
 
 import pytest
@@ -129,13 +130,18 @@ def test_the_batch_picture_is_the_clis_run_at_its_fullest_step() -> None:
     assert f"{used:,} of {blocks:,} blocks of 16 tokens used" in picture
     assert f"{shot.free_blocks:,} free" in picture and f"{blocks - used:,} free" in picture
     decoding = sum(1 for r in shot.running if r.phase == "decode")
-    assert f"{decoding:,} decoding" in picture and f"{len(shot.queued):,} queued" in picture
-    assert f"{shot.finished:,} finished" in picture
+    assert (f"At that step: {at.running:,} running ({decoding:,} decoding, 0 prefilling a "
+            f"chunk), {at.waiting:,} queued, {at.finished:,} finished, {shot.not_arrived:,} "
+            "not yet arrived.") in picture
     # Pinned: 32 requests decoding hold 2,320 blocks, 158 done, 10 still to come. Each holds
     # 64 blocks for its 1,024-token prompt and one more for every 16 tokens of answer.
     assert (used, decoding, shot.finished, shot.not_arrived) == (2320, 32, 158, 10)
     assert all(r.blocks == 64 + (r.tokens + 1 - 1024 + 15) // 16 for r in shot.running)
-    assert picture.count("<rect") >= dgx_load.REQUESTS  # a square a request, and the strips
+    # A square a request: one path a state, as many squares in it as requests in that state.
+    squares = re.findall(r'<path class="(kv-[a-z]+)" d="([^"]*)"', picture)
+    counted = {css: d.count("M") for css, d in squares}
+    assert counted["kv-decode"] == decoding
+    assert counted["kv-finished"] == shot.finished and counted["kv-later"] == shot.not_arrived
     assert "<details open" not in out.html  # closed: the reader opens it on purpose
 
 

@@ -63,18 +63,17 @@ def _snapshot(sched: Scheduler, step: Scheduled | None, requests: int, not_arriv
     for seq in sched.running[len(work):]:
         running.append(RunningRequest(seq.index, seq.computed, seq.blocks, 0, "paused"))
         held += seq.blocks
-    preempted = step.preempted if step is not None else 0
-    return _record(sched, running, held, preempted, requests, not_arrived, start, seconds,
-                   time_seconds)
+    return _record(sched, running, held, requests, not_arrived, start, seconds, time_seconds)
 
 
-def _record(sched: Scheduler, running: list[RunningRequest], held: int, preempted: int,
-            requests: int, not_arrived: int, start: float, seconds: float,
+def _record(sched: Scheduler, running: list[RunningRequest], held: int, requests: int,
+            not_arrived: int, start: float, seconds: float,
             time_seconds: float) -> StepSnapshot:
     queued = tuple(seq.index for seq in sched.waiting)
     return StepSnapshot(
         time_seconds=time_seconds, start_seconds=start, seconds=seconds,
-        running=tuple(running), queued=queued, preempted=queued[:preempted],
+        running=tuple(running), queued=queued,
+        preempted=tuple(seq.index for seq in sched.waiting if seq.preemptions),
         finished=requests - not_arrived - len(running) - len(queued),
         not_arrived=not_arrived, kv_blocks=sched.total_blocks,
         shared_blocks=sched.total_blocks - sched.free_blocks - held,
@@ -89,7 +88,7 @@ def _after_decode_run(sched: Scheduler, last: StepEvent, requests: int,
     running = [RunningRequest(seq.index, seq.computed - 1, seq.blocks, 1, "decode")
                for seq in sched.running]
     held = sum(r.blocks for r in running)
-    return _record(sched, running, held, 0, requests, not_arrived, last.start_seconds,
+    return _record(sched, running, held, requests, not_arrived, last.start_seconds,
                    last.seconds, last.start_seconds)
 
 

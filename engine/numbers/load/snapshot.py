@@ -38,8 +38,8 @@ class StepSnapshot(Record):
     """One replica during the step under way at ``time_seconds`` (it starts at
     ``start_seconds`` and lasts ``seconds``; both 0 when the replica is idle then):
     ``running`` in the order they started; ``queued``: the requests waiting after
-    scheduling, front first (``preempted``: those this step put back there, their blocks
-    freed, to be recomputed); how many have ``finished`` and how many have not arrived
+    scheduling, front first (``preempted``: those of them put back there by a preemption,
+    this step or before, their blocks freed, to be recomputed); how many have ``finished`` and how many have not arrived
     (the replica's last ``not_arrived`` in arrival order); the pool of ``kv_blocks``
     blocks, ``shared_blocks`` of them a shared prefix's, ``free_blocks`` free."""
 
