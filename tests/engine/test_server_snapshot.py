@@ -26,6 +26,7 @@ def _serve(replicas: int = 1):  # type: ignore[no-untyped-def]
     (2, {"concurrency": 9, "requests": 30, "length_dist": "lognormal"}),
     (1, {"rate": 16.0, "requests": 60, "spec_tokens": 3, "spec_accept": 0.7}),
     (1, {"rate": 16.0, "requests": 60, "prefix_tokens": 512}),
+    (1, {"rate": 16.0, "requests": 60, "scheduling": "overlapped"}),
 ])
 def test_a_snapshot_is_the_runs_state_at_that_moment(replicas: int,
                                                      keywords: dict[str, object]) -> None:
@@ -54,6 +55,7 @@ def test_a_snapshot_is_the_runs_state_at_that_moment(replicas: int,
     {"rate": 16.0, "requests": 100}, {"rate": 1.0, "requests": 30},
     {"concurrency": 40, "requests": 80, "length_dist": "lognormal"},
     {"rate": 16.0, "requests": 60, "spec_tokens": 3, "spec_accept": 0.7},
+    {"rate": 8.0, "requests": 60, "scheduling": "overlapped"},
 ])
 def test_the_run_keeps_its_fullest_step_as_a_snapshot_at_it_would(
         keywords: dict[str, object]) -> None:
