@@ -53,6 +53,11 @@ from engine.numbers.catalog.efficiency import (
     under_power_cap,
 )
 from engine.numbers.communication import ACTIVATION_BYTES, GroupLink, all_reduce_seconds, group_link
+from engine.numbers.expert_parallel import (
+    ExpertParallelStep,
+    expected_weight_bytes,
+    expert_parallel_step,
+)
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.moe_ops import moe_basis, serving_moe_cost
 from engine.numbers.offload import Offload
@@ -65,15 +70,22 @@ from engine.numbers.serving import (
     _costs,
     _prefill,
     _sum_steps,
+    gathered_bytes,
     joining_prefill,
     weight_bytes_read,
 )
 
 
-def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int) -> float:
+def expected_weight_bytes_read(model: ModelSpec, bytes_per_number: float, tokens: int,
+                               ep: int = 1) -> float:
     """Bytes of weights a step of ``tokens`` tokens is expected to read (all GPUs together):
     the bound's, :func:`~engine.numbers.serving.weight_bytes_read` (a mixture of experts:
-    the experts those tokens are expected to reach)."""
+    the experts those tokens are expected to reach); with ``ep`` expert-parallel groups,
+    ep times the busiest group's (:func:`engine.numbers.expert_parallel.expected_weight_bytes`:
+    the busiest GPU sets the step)."""
+    if ep > 1:
+        return expected_weight_bytes(model, bytes_per_number, tokens, ep,
+                                     gathered_bytes(model, bytes_per_number, tokens))
     return weight_bytes_read(model, bytes_per_number, tokens)
 
 
@@ -170,7 +182,9 @@ class ExpectedServe:
     the ``batch`` prompts all arriving together, prefilled in one pass; with the decode
     steps it makes ``total_seconds``, the batch's life from its prompts to its last tokens
     (the basis of its output tokens per second).
-    ``communication_seconds_per_token``: the all-reduces of one decode step (0 on one GPU);
+    ``communication_seconds_per_token``: the all-reduces of one decode step (0 on one GPU),
+    and the dispatch and combine all-to-alls with expert parallelism; ``expert_parallel``:
+    those of a decode step of the batch (None without expert parallelism);
     ``basis``: every efficiency used, with its source.
     """
 
@@ -186,6 +200,7 @@ class ExpectedServe:
     communication_seconds_per_token: float
     total_seconds: float
     basis: tuple[Basis, ...]
+    expert_parallel: ExpertParallelStep | None = None
 
     @property
     def output_tokens_per_s(self) -> float:
@@ -215,11 +230,13 @@ class ExpectedServe:
             "prefill_communication_seconds": self.prefill_communication_seconds,
             "step": self.step.to_dict(),
             "basis": [b.to_dict() for b in self.basis],
+            **({} if self.expert_parallel is None
+               else {"expert_parallel": self.expert_parallel.to_dict()}),
         }
 
 
 def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: GroupLink,
-           off: Offload | None = None) -> tuple[Basis, ...]:
+           off: Offload | None = None, ep: int = 1) -> tuple[Basis, ...]:
     out = [under_power_cap(hw, matmul_fraction(hw, cf, wf)),
            under_power_cap(hw, attention_fraction()), forward_matmul_share(),
            memory_fraction(hw, wf), overlap_exponent(), kernel_seconds_per_layer(),
@@ -243,6 +260,14 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
         out.append(Basis(f"host link: {off.link.name}, bytes/s each way per GPU at its "
                          "datasheet rate (no measured host-read efficiency is catalogued)",
                          off.link.bytes_per_s, off.link.source))
+    if ep > 1:
+        links = hw.link_spec()
+        step = expert_parallel_step(m, hw, 1, ep, g, cf)
+        out.append(Basis(f"expert parallelism: {m.experts // ep} experts a group, dispatch "
+                         f"({step.dispatch_format}) and combine (bf16) all-to-alls per MoE "
+                         f"layer over {step.link}; the busiest group's expected copies (the "
+                         f"largest of {ep} Poisson counts) set its expert reads", float(ep),
+                         f"{links.source}; {links.latency_source}"))
     rep = architecture.kv_replication(m, g)
     if rep > 1:
         out.append(Basis("KV cache replication across GPUs", rep,
@@ -252,7 +277,8 @@ def _basis(m: ModelSpec, hw: HardwareSpec, wf: FormatId, cf: str, g: int, link: 
 
 
 def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, kf: FormatId,
-                          g: int, off: Offload | None = None) -> tuple[_Costs, float]:
+                          g: int, off: Offload | None = None, ep: int = 1
+                          ) -> tuple[_Costs, float]:
     """The bound's decode costs turned into expected ones, and the all-reduce seconds of one
     step.
 
@@ -262,14 +288,17 @@ def expected_decode_costs(m: ModelSpec, hw: HardwareSpec, b: int, wf: FormatId, 
     then the fixed costs. Within each segment of the bound (a sliding window adds one) both
     parts are linear in the context c, so the result is again a + b c. Weights read over the
     host link (``off``) stay at the link's rate; only the HBM's reads take its fraction.
+    ``ep`` expert-parallel groups: the busiest group's expert reads, grouped GEMM and the
+    dispatch and combine all-to-alls (counted with the all-reduces).
     """
     k = _costs(m, hw, b, wf, kf, g, off)
     f_mem = memory_fraction(hw, wf).value
     maths = maths_rates(hw, k.compute_format, wf)
-    w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b)
+    w_e = expected_weight_bytes_read(m, get_format(wf).bytes_per_number, b, ep)
     extra_w = (w_e - k.weight_bytes) / (k.bandwidth * g)
-    comm = tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
-    moe = serving_moe_cost(m, hw, k.compute_format, b, g)
+    comm = (tp_all_reduce_seconds(m, b, group_link(hw.link_spec(), g))
+            + ep_all_to_all_seconds(m, hw, b, ep, g, k.compute_format))
+    moe = serving_moe_cost(m, hw, k.compute_format, b, g, ep)
     fixed = m.layers * kernel_seconds_per_layer().value + comm + moe.memory_op_seconds
     moe_raw = moe.extra_matmul_flops / (k.peak * g)
     segments = []
@@ -291,27 +320,37 @@ def expected_decode_step_seconds(model: ModelSpec, hardware: HardwareSpec, *,
     return _sum_steps(k, context_tokens, 1)
 
 
-def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: FormatId
-                             ) -> tuple[float, float]:
-    """(seconds, of which all-reduces) of the prefill ``pre`` (a bound) as a tuned stack runs it."""
+def expected_prefill_seconds(m: ModelSpec, hw: HardwareSpec, pre: Prefill, wf: FormatId,
+                             ep: int = 1) -> tuple[float, float]:
+    """(seconds, of which communication) of the prefill ``pre`` (a bound) as a tuned stack
+    runs it (``ep``: expert-parallel groups)."""
     b, s = pre.batch, pre.prompt_tokens
     attn = (b * architecture.attention_flops_per_layer_token(m)
             * architecture.causal_attended_layer_tokens(m, s))
-    return _expected_pass_seconds(m, hw, pre, wf, attn, b * s, pre.host_link_seconds)
+    return _expected_pass_seconds(m, hw, pre, wf, attn, b * s, pre.host_link_seconds, ep)
 
 
 def expected_joining_seconds(m: ModelSpec, hw: HardwareSpec, join: JoiningPrefill,
-                             wf: FormatId) -> tuple[float, float]:
+                             wf: FormatId, ep: int = 1) -> tuple[float, float]:
     """(seconds, of which all-reduces) of the step ``join`` (a bound: one prompt prefilled
     beside the running requests' decodes) as a tuned stack runs it: one forward pass over
     all its tokens, as a prefill is timed."""
     return _expected_pass_seconds(m, hw, join, wf, join.attention_flops, join.tokens,
-                                  join.host_link_seconds)
+                                  join.host_link_seconds, ep)
+
+
+def ep_all_to_all_seconds(m: ModelSpec, hw: HardwareSpec, tokens: int, ep: int, g: int,
+                          compute_format: str) -> float:
+    """Seconds of a step's dispatch and combine all-to-alls over ``ep`` expert-parallel
+    groups of a replica of ``g`` GPUs (0 at ep 1)."""
+    if ep <= 1:
+        return 0.0
+    return expert_parallel_step(m, hw, tokens, ep, g, compute_format).all_to_all_seconds
 
 
 def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: FormatId,
-                           attention_flops: float, tokens: int, host_link_seconds: float
-                           ) -> tuple[float, float]:
+                           attention_flops: float, tokens: int, host_link_seconds: float,
+                           ep: int = 1) -> tuple[float, float]:
     """(seconds, of which all-reduces) of a forward pass over ``tokens`` tokens (the bound
     ``pre``, ``attention_flops`` of its FLOPs attention, ``host_link_seconds`` of its memory
     seconds weights read over the host link) as a tuned stack runs it."""
@@ -320,13 +359,19 @@ def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: Fo
     share = (pre.flops - attn) / pre.flops if pre.flops else 1.0
     maths = maths_rates(hw, pre.compute_format, wf)
     comp = maths.forward(pre.compute_seconds, share)
-    moe = serving_moe_cost(m, hw, pre.compute_format, tokens, g)
+    moe = serving_moe_cost(m, hw, pre.compute_format, tokens, g, ep)
     if moe.extra_matmul_flops:
         comp += maths.matmuls(moe.extra_matmul_flops / (hw.compute_peak(wf)[0] * g))
     # Weights read over the host link stay at the link's rate; only HBM's reads take its share.
     host = host_link_seconds
     mem = (pre.memory_seconds - host) / memory_fraction(hw, wf).value + host
     comm = tp_all_reduce_seconds(m, tokens, group_link(hw.link_spec(), g))
+    if ep > 1:
+        # The busiest expert group's reads beyond the balanced ones the bound counts.
+        wb = get_format(wf).bytes_per_number
+        busiest = expected_weight_bytes_read(m, wb, tokens, ep) - weight_bytes_read(m, wb, tokens)
+        mem += busiest / (hw.bandwidth_bytes_per_s * g) / memory_fraction(hw, wf).value
+        comm += ep_all_to_all_seconds(m, hw, tokens, ep, g, pre.compute_format)
     gpu_seconds = (overlap(mem, comp) + m.layers * kernel_seconds_per_layer().value + comm
                    + moe.memory_op_seconds)
     # Prefill runs eagerly: a short prompt waits for the host to dispatch every layer.
@@ -337,22 +382,23 @@ def _expected_pass_seconds(m: ModelSpec, hw: HardwareSpec, pre: PassCost, wf: Fo
 def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: int,
                    output_tokens: int, batch: int = 1, weight_format: FormatId = "bf16",
                    kv_format: FormatId = "bf16", gpus: int = 1,
-                   offload: Offload | None = None) -> ExpectedServe:
+                   offload: Offload | None = None, ep: int = 1) -> ExpectedServe:
     """Expected TTFT, time per output token and output tokens/s of ``batch`` requests of
     ``prompt_tokens`` in and ``output_tokens`` out kept running on ``gpus`` tensor-parallel
     GPUs (see :class:`ExpectedServe` for the basis of each; ``offload``: with some layers'
-    weights read from host memory)."""
+    weights read from host memory; ``ep``: the routed experts in that many expert-parallel
+    groups, :mod:`engine.numbers.expert_parallel`)."""
     m, hw, b, wf, kf, g, off = model, hardware, batch, weight_format, kv_format, gpus, offload
     pre = _prefill(m, hw, b, prompt_tokens, wf, kf, g, off)
-    prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf)
+    prefill_s, prefill_comm = expected_prefill_seconds(m, hw, pre, wf, ep)
     idle_s = prefill_s
     if b > 1:
         idle_s = expected_prefill_seconds(
-            m, hw, _prefill(m, hw, 1, prompt_tokens, wf, kf, g, off), wf)[0]
+            m, hw, _prefill(m, hw, 1, prompt_tokens, wf, kf, g, off), wf, ep)[0]
     join = joining_prefill(m, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                            batch=b, weight_format=wf, kv_format=kf, gpus=g, offload=off)
-    ttft_s = expected_joining_seconds(m, hw, join, wf)[0]
-    k, comm = expected_decode_costs(m, hw, b, wf, kf, g, off)
+    ttft_s = expected_joining_seconds(m, hw, join, wf, ep)[0]
+    k, comm = expected_decode_costs(m, hw, b, wf, kf, g, off, ep)
     steps = output_tokens - 1
     dec = _sum_steps(k, prompt_tokens + 1, steps)
     per_token = dec / steps if steps else _sum_steps(k, prompt_tokens + 1, 1)
@@ -362,7 +408,9 @@ def expected_serve(model: ModelSpec, hardware: HardwareSpec, *, prompt_tokens: i
         ttft_idle_seconds=idle_s, decode_seconds=dec,
         decode_seconds_per_token=per_token, communication_seconds_per_token=comm,
         total_seconds=prefill_s + dec,
-        basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g), off),
+        basis=_basis(m, hw, wf, k.compute_format, g, group_link(hw.link_spec(), g), off, ep),
+        expert_parallel=(None if ep <= 1 else
+                         expert_parallel_step(m, hw, b, ep, g, k.compute_format)),
     )
 
 

@@ -80,13 +80,19 @@ def router_topk_bytes(model: ModelSpec, tokens: float) -> float:
 def busiest_expert_rows(experts: int, experts_per_token: int, tokens: int) -> float:
     """Expected rows of the busiest of ``experts`` experts when ``tokens`` tokens each pick
     ``experts_per_token`` of them uniformly: the expected maximum of E independent
-    Poisson(tokens k / E) counts, sum over j >= 0 of 1 - F(j)^E. Rounded to 1e-9 so that
-    libms differing in a logarithm's last bit give the same value. 0 for no tokens."""
+    Poisson(tokens k / E) counts (:func:`poisson_expected_max`). 0 for no tokens."""
     if tokens <= 0 or experts < 1:
         return 0.0
-    mean = tokens * experts_per_token / experts
+    # No expert gets more rows than there are tokens (the Poisson tail allows it).
+    return min(float(tokens), poisson_expected_max(experts, tokens * experts_per_token / experts))
+
+
+def poisson_expected_max(counts: int, mean: float) -> float:
+    """Expected largest of ``counts`` independent Poisson(``mean``) counts, sum over j >= 0
+    of 1 - F(j)^counts (F the Poisson CDF). Rounded to 1e-9 so that libms differing in a
+    logarithm's last bit give the same value. ``mean`` > 0."""
     spread = math.sqrt(mean)
-    # Below ``low`` every count's CDF is below 1e-30, so each j < low adds 1 - F^E = 1.
+    # Below ``low`` every count's CDF is below 1e-30, so each j < low adds 1 - F^n = 1.
     low = max(0, math.floor(mean - 12 * spread - 12))
     high = math.ceil(mean + 12 * spread + 40)
     p = math.exp(low * math.log(mean) - mean - math.lgamma(low + 1))
@@ -94,10 +100,9 @@ def busiest_expert_rows(experts: int, experts_per_token: int, tokens: int) -> fl
     total = float(low)
     for j in range(low, high + 1):
         cdf += p
-        total += 1.0 - min(cdf, 1.0) ** experts
+        total += 1.0 - min(cdf, 1.0) ** counts
         p *= mean / (j + 1)
-    # No expert gets more rows than there are tokens (the Poisson tail allows it).
-    return min(float(tokens), round(total, 9))
+    return round(total, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +158,11 @@ def _routed_shapes(model: ModelSpec, gpus: int) -> tuple[tuple[int, int, float],
 
 @lru_cache(maxsize=8192)
 def serving_moe_cost(model: ModelSpec, hardware: HardwareSpec, compute_format: str,
-                     tokens: int, gpus: int) -> MoeStepCost:
+                     tokens: int, gpus: int, ep: int = 1) -> MoeStepCost:
     """What ``tokens`` tokens in one forward pass on ``gpus`` tensor-parallel GPUs add for a
-    mixture of experts (see the module); :data:`NO_MOE` for a dense model or no tokens."""
+    mixture of experts (see the module); :data:`NO_MOE` for a dense model or no tokens.
+    ``ep``: expert-parallel groups, each routed expert split over gpus / ep GPUs
+    (:mod:`engine.numbers.expert_parallel`) instead of all of them."""
     m, hw = model, hardware
     if not m.routed_params or tokens <= 0:
         return NO_MOE
@@ -168,7 +175,7 @@ def serving_moe_cost(model: ModelSpec, hardware: HardwareSpec, compute_format: s
     # is that weight streaming, which would otherwise be counted twice.
     rate_rows = max(rows, smallest_measured_rows(hw))
     extra = 0.0
-    for n, k, flops_per_token in _routed_shapes(m, gpus):
+    for n, k, flops_per_token in _routed_shapes(m, max(1, gpus // ep)):
         shape, best = _shape_fraction(hw, compute_format, rate_rows, n, k)
         # The grouped GEMM's seconds over a large matmul's for the FLOPs the tokens need.
         penalty = rows / (tokens * m.experts_per_token) * best / shape

@@ -71,7 +71,10 @@ class ServeFigures:
     is the batch's prompts all arriving together, in one pass; ``total_seconds`` that
     prefill and every decode step (the basis of the batch's output tokens per second).
     ``offload``: the layers left in host memory (None: all on the GPU); the times then
-    include their weights' reads over the host link, the bounds' and the expected alike."""
+    include their weights' reads over the host link, the bounds' and the expected alike.
+    ``ep``: each replica's routed experts in that many expert-parallel groups (the bounds
+    unchanged: balanced expert reads, no communication; the expected add the busiest
+    group and the all-to-alls, engine.numbers.expert_parallel)."""
 
     prompt_tokens: int
     output_tokens: int
@@ -86,6 +89,7 @@ class ServeFigures:
     tp: int = 1
     replicas: int = 1
     offload: Offload | None = None
+    ep: int = 1
 
     @property
     def ttft_at_batch_seconds(self) -> float:
@@ -247,7 +251,8 @@ def plan(
     many servers of the hardware instead of ``gpus``), ``global_batch_tokens`` per optimiser
     step (default: the catalogue's); the expected figures model the MFU unless ``mfu`` is
     given. ``convention`` 'fp8' runs the layers' matmuls in fp8 (Transformer Engine); ``ep``
-    expert-parallel GPUs share a mixture's experts (default: min(experts, data-parallel
+    (serving: 1 by default) the expert-parallel groups each replica's routed experts are
+    spread over (engine.numbers.expert_parallel); training: expert-parallel GPUs share a mixture's experts (default: min(experts, data-parallel
     size) for the times, every GPU holding every expert for the memory); ``cp``
     context-parallel GPUs share each sequence (gpus = dp x tp x pp x cp). ``adapter``
     'lora' or 'qlora' fine-tunes adapters of ``rank`` on ``targets`` ('attn', 'mlp', 'all')
@@ -270,7 +275,7 @@ def plan(
                             context_tokens=context_tokens, prompt_tokens=prompt_tokens,
                             output_tokens=output_tokens,
                             gpus_field="gpus" if nodes is None or nodes == "" else "nodes",
-                            gpu_layers=gpu_layers)
+                            gpu_layers=gpu_layers, ep=ep)
         return _serve_plan(req, price, offer)
     if gpu_layers is not None and gpu_layers != "":
         raise EngineError("Layers on the GPU: offloading layers to host memory is planned for "
@@ -304,11 +309,11 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
     dec = _sum_steps(k, s + 1, steps)
     tpot = dec / steps if steps else first.seconds
     exp = expected_serve(m, hw, prompt_tokens=s, output_tokens=out, batch=b, weight_format=wf,
-                         kv_format=kf, gpus=g, offload=off)
+                         kv_format=kf, gpus=g, offload=off, ep=req.ep)
     join = joining_prefill(m, hw, prompt_tokens=s, output_tokens=out, batch=b,
                            weight_format=wf, kv_format=kf, gpus=g, offload=off)
     figures = ServeFigures(s, out, pre, first, dec, tpot, own.seconds, pre.seconds + dec,
-                           exp, join, g, req.replicas, off)
+                           exp, join, g, req.replicas, off, req.ep)
     return Plan("serve", m, hw, req.gpus, mem, flops_per_token(m),
                 min_gpus_to_serve(mem), figures, None, price, offer)
 

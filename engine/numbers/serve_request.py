@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine.numbers import quantities
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.expert_parallel import check_expert_parallel
 from engine.numbers.formats import FormatId, parse_format
 from engine.numbers.offload import check_gpu_layers
 from engine.numbers.rounding import ceil_div
@@ -26,7 +27,8 @@ class ServeRequest:
     every copy holding ``batch`` requests of up to ``context_tokens`` in KV cache; the request
     followed reads ``prompt_tokens`` and writes ``output_tokens``. ``gpu_layers``: the
     layers each replica keeps on its GPUs, the others in host memory (None: every layer on
-    the GPU, as an equal count does)."""
+    the GPU, as an equal count does); ``ep``: the replica's routed experts in that many
+    expert-parallel groups (1: split by tensor parallelism only)."""
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -39,6 +41,7 @@ class ServeRequest:
     prompt_tokens: int
     output_tokens: int
     gpu_layers: int | None = None
+    ep: int = 1
 
     @property
     def gpus(self) -> int:
@@ -49,12 +52,14 @@ class ServeRequest:
 def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_tp: object,
                   batch: object, weight_format: object, kv_format: object,
                   context_tokens: object, prompt_tokens: object, output_tokens: object,
-                  gpus_field: str = "gpus", gpu_layers: object = None) -> ServeRequest:
+                  gpus_field: str = "gpus", gpu_layers: object = None,
+                  ep: object = None) -> ServeRequest:
     """The checked request: ``gpus`` (already a checked GPU count) serve as gpus / tp replicas
     of ``serve_tp`` GPUs (None or '': one replica of all of them), the batch spread evenly
     over the replicas (rounded up). EngineError naming the field at fault otherwise: a GPU
     count the model cannot be split over names ``gpus_field``, the input it came from (the
-    servers when they were given)."""
+    servers when they were given). ``ep`` (None or '': 1) must divide the model's experts
+    and a replica's GPUs (:func:`~engine.numbers.expert_parallel.check_expert_parallel`)."""
     if serve_tp is None or serve_tp == "":
         tp = gpus
     else:
@@ -66,6 +71,8 @@ def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_
     kf = parse_format(kv_format)
     ctx = quantities.CONTEXT_TOKENS.check_integer(context_tokens, "context_tokens", "Context")
     check_tensor_parallel(model, tp, gpus_field if serve_tp is None or serve_tp == "" else "tp")
+    ep_size = (1 if ep is None or ep == "" else check_expert_parallel(
+        model, quantities.EXPERT_PARALLEL.check_integer(ep, "ep", "Expert parallel size"), tp))
     on_gpu = (None if gpu_layers is None or gpu_layers == "" else check_gpu_layers(
         model, quantities.GPU_LAYERS.check_integer(gpu_layers, "gpu_layers",
                                                    "Layers on the GPU")))
@@ -77,5 +84,5 @@ def serve_request(model: ModelSpec, hardware: HardwareSpec, *, gpus: int, serve_
                                                              "Prompt length"),
         output_tokens=quantities.OUTPUT_TOKENS.check_integer(output_tokens, "output_tokens",
                                                              "Answer length"),
-        gpu_layers=on_gpu,
+        gpu_layers=on_gpu, ep=ep_size,
     )

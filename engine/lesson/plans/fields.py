@@ -125,7 +125,9 @@ PLAN_FIELDS: dict[str, Field[Any]] = {
     ),
     "ep": OptionalAmount(
         "ep", "Expert parallel size", "", unit="GPUs", quantity=quantities.EXPERT_PARALLEL,
-        hint="Training, mixtures of experts. Empty: min(experts, data-parallel size).",
+        hint="Mixtures of experts. Serving: the routed experts in that many groups of each "
+             "replica's GPUs (divides the experts and the replica's GPUs; empty: 1, tensor "
+             "parallel only). Training: empty is min(experts, data-parallel size).",
     ),
     "cp": Count("cp", "Context parallel size", "1", unit="GPUs",
                 quantity=quantities.CONTEXT_PARALLEL,
@@ -173,7 +175,7 @@ SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_t
               "output_tokens", "gpu_layers")
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
               "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens",
-              "ep", "cp", "adapter", "rank", "targets", "kernels")
+              "cp", "adapter", "rank", "targets", "kernels")
 
 
 def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,

@@ -79,6 +79,8 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         }
         if s.offload is not None:
             serve["offload"] = offload_dict(s.offload, s)
+        if s.ep > 1:
+            serve["ep"] = s.ep
         out["serve"] = serve
     if isinstance(mem, TrainingMemory) and p.train is not None:
         t = p.train
