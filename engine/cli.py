@@ -356,7 +356,7 @@ def _serve_of(result: Plan, kwargs: dict[str, object]) -> ServeRequest:
                          weight_format=kwargs["weight_format"], kv_format=kwargs["kv_format"],
                          context_tokens=kwargs["context_tokens"],
                          prompt_tokens=kwargs["prompt_tokens"],
-                         output_tokens=kwargs["output_tokens"])
+                         output_tokens=kwargs["output_tokens"], ep=kwargs.get("ep"))
 
 
 def _load_dict(r: LoadResult, load: LoadRequest) -> dict[str, object]:

@@ -151,3 +151,22 @@ def test_ep_below_the_replica_splits_each_expert() -> None:
                             weight_format="fp8", batch=64).memory
     assert p.serve.expected.expert_parallel is not None
     assert p.serve.expected.expert_parallel.experts_per_gpu == 64
+
+
+def test_server_under_load_adds_the_all_to_alls() -> None:
+    """The simulated server's decode steps carry the same dispatch and combine seconds; ep 1
+    is the tensor-parallel step."""
+    from engine.numbers.load.step_time import step_time_model
+
+    def model(ep: int) -> object:
+        return step_time_model(DSV3, H200, weight_format="fp8", kv_format="fp8", gpus=8,
+                               ep=ep)
+
+    contexts = [1024] * 128
+    one, eight = model(1).decode_run(contexts), model(8).decode_run(contexts)
+    assert model(1) == step_time_model(DSV3, H200, weight_format="fp8", kv_format="fp8",
+                                       gpus=8)
+    step = expert_parallel_step(DSV3, H200, 128, 8, 8, "fp8")
+    assert eight.fixed_seconds - one.fixed_seconds == pytest.approx(step.all_to_all_seconds,
+                                                                    rel=1e-9)
+    assert eight.weight_bytes > one.weight_bytes

@@ -191,7 +191,7 @@ def contract_under_load(load: dict[str, object], **inputs: object) -> dict[str, 
                             kv_format=inputs["kv_format"],
                             context_tokens=inputs["context_tokens"],
                             prompt_tokens=inputs["prompt_tokens"],
-                            output_tokens=inputs["output_tokens"])
+                            output_tokens=inputs["output_tokens"], ep=inputs.get("ep"))
     serve["load"] = serve_load(request, checked_load).to_dict()
     return data
 

@@ -272,7 +272,8 @@ def _simulation(serve: ServeRequest, load: LoadRequest, host_costs: bool
                           "shorter lengths or more GPUs.", "prompt_tokens")
     arrivals = poisson_arrivals(rng, load.rate, n) if load.rate is not None else None
     step = step_time_model(m, hw, weight_format=serve.weight_format, kv_format=serve.kv_format,
-                           gpus=serve.tp, host_costs=host_costs, scheduling=load.scheduling)
+                           gpus=serve.tp, host_costs=host_costs, scheduling=load.scheduling,
+                           ep=serve.ep)
     return step, {
         "prompts": prompts, "outputs": outputs, "concurrency": load.concurrency,
         "arrivals": arrivals, "replicas": serve.replicas, "max_running": limits.max_running,

@@ -47,6 +47,7 @@ from engine.numbers.catalog.efficiency import (
 from engine.numbers.catalog.server import host_seconds_per_sequence, host_seconds_per_step
 from engine.numbers.communication import GroupLink, group_link
 from engine.numbers.expected_serving import (
+    ep_all_to_all_seconds,
     expected_weight_bytes_read,
     maths_rates,
     overlap,
@@ -96,6 +97,21 @@ class StepTime:
     host_fixed_seconds: float
     host_per_sequence_seconds: float
     scheduling: Scheduling = "synchronous"
+    ep: int = 1  # expert-parallel groups of the routed experts (engine.numbers.expert_parallel)
+
+    def _weights(self, tokens: int) -> float:
+        """Weight bytes a step of ``tokens`` tokens reads (the busiest expert group's, as
+        the whole replica's, with expert parallelism)."""
+        return expected_weight_bytes_read(self.model, self.bytes_per_number, tokens, self.ep)
+
+    def _fixed(self, tokens: int, moe: MoeStepCost) -> float:
+        """A step's seconds beside its streaming and maths: the kernels' fixed costs, the
+        all-reduces, the MoE memory-bound kernels and the expert-parallel all-to-alls."""
+        m = self.model
+        return (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
+                + moe.memory_op_seconds
+                + ep_all_to_all_seconds(m, self.hardware, tokens, self.ep, self.gpus,
+                                        self.compute_format))
 
     def _moe(self, tokens: int) -> MoeStepCost:
         """What a mixture of experts adds to a step of ``tokens`` tokens (nothing for a dense
@@ -103,7 +119,7 @@ class StepTime:
         if not self.model.routed_params:
             return NO_MOE
         return serving_moe_cost(self.model, self.hardware, self.compute_format, tokens,
-                                self.gpus)
+                                self.gpus, self.ep)
 
     def _layer_tokens(self, context_tokens: int) -> tuple[int, int]:
         """(tokens of layers whose window is full, tokens of layers still growing) that one
@@ -146,11 +162,10 @@ class StepTime:
         tokens = sum(p.tokens for p in prefills) + len(decode_contexts)
         if tokens == 0:
             return 0.0
-        weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
+        weights = self._weights(tokens)
         moe = self._moe(tokens)
         matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
-        fixed = (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
-                 + moe.memory_op_seconds)
+        fixed = self._fixed(tokens, moe)
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         if not prefills:
             windowed = 0
@@ -215,11 +230,10 @@ class StepTime:
         tokens = sum(p.tokens for p in prefills) + decode_tokens * len(decode_contexts)
         if tokens == 0:
             return 0.0
-        weights = expected_weight_bytes_read(m, self.bytes_per_number, tokens)
+        weights = self._weights(tokens)
         moe = self._moe(tokens)
         matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
-        fixed = (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
-                 + moe.memory_op_seconds)
+        fixed = self._fixed(tokens, moe)
         w_read = g_read = w_done = g_done = 0
         if not m.sliding_window:
             n = len(decode_contexts)
@@ -260,11 +274,9 @@ class StepTime:
         for c in ordered:
             below.append(below[-1] + c)
         moe = self._moe(tokens)
-        return DecodeRun(self, tokens, expected_weight_bytes_read(m, self.bytes_per_number,
-                                                                   tokens),
+        return DecodeRun(self, tokens, self._weights(tokens),
                          tokens * self.forward_flops_per_token + moe.extra_matmul_flops,
-                         (self.kernel_seconds + tp_all_reduce_seconds(m, tokens, self.link)
-                          + moe.memory_op_seconds),
+                         self._fixed(tokens, moe),
                          architecture.attention_layer_groups(m), tuple(ordered), tuple(below))
 
     def host_seconds(self, sequences: int) -> float:
@@ -322,11 +334,12 @@ class DecodeRun:
 
 def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: FormatId,
                     kv_format: FormatId, gpus: int, host_costs: bool = True,
-                    scheduling: Scheduling = "synchronous") -> StepTime:
+                    scheduling: Scheduling = "synchronous", ep: int = 1) -> StepTime:
     """The step-time model of one replica (``gpus`` must split the model, checked where it
     enters). ``host_costs``: False leaves the host's time between steps out (a GPU-only
     server, to compare with the engine's expected one-request figures); ``scheduling``: how
-    the host's time and the GPU's make a step (:meth:`StepTime.step_seconds`)."""
+    the host's time and the GPU's make a step (:meth:`StepTime.step_seconds`); ``ep``: the
+    routed experts in that many expert-parallel groups (checked where it enters)."""
     m, hw, g = model, hardware, gpus
     peak, compute_format = hw.compute_peak(weight_format)
     rates = maths_rates(hw, compute_format, weight_format)
@@ -347,5 +360,5 @@ def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: 
         link=group_link(hw.link_spec(), g),
         host_fixed_seconds=host_seconds_per_step().value if host_costs else 0.0,
         host_per_sequence_seconds=host_seconds_per_sequence().value if host_costs else 0.0,
-        scheduling=scheduling,
+        scheduling=scheduling, ep=ep,
     )
