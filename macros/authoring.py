@@ -51,8 +51,10 @@ def widget_html(name: str, page: str, inputs: Mapping[str, object]) -> str:
         widget = get_widget(name)
         _instances_per_page[page] += 1
         instance = f"w-{name.replace('_', '-')}-{_instances_per_page[page]}"
-        html = render_page_widget(widget, instance, widget_inputs)
-        minutes = reader_minutes(widget, widget_inputs, inputs.get("reader"))
+        kind = reader_kind(widget, inputs.get("reader"))
+        # A widget only to look at shows its result; its inputs wait one click away.
+        html = render_page_widget(widget, instance, widget_inputs, fold_controls=kind == "look")
+        minutes = reader_minutes(widget, widget_inputs, kind)
     except EngineError as error:
         raise AuthoringError(f"{page}: widget({name!r}, ...): {error.message}") from error
     except ValueError as error:
@@ -63,14 +65,20 @@ def widget_html(name: str, page: str, inputs: Mapping[str, object]) -> str:
     return f'{frame} data-reader-minutes="{minutes:.4g}"{html[len(frame):]}'
 
 
-def reader_minutes(widget: Widget, inputs: Mapping[str, object], reader: object = None) -> float:
-    """The minutes ``widget`` at ``inputs`` asks of a reader: to be used when it has inputs
-    (a visible control or a button), else only looked at, unless ``reader`` says which."""
+def reader_kind(widget: Widget, reader: object = None) -> str:
+    """What ``widget`` asks of a reader: ``reader`` when given ("use" or "look"), else to be
+    used when it has inputs (a visible control or a button), else only looked at."""
     if reader is None:
         has_inputs = widget.actions or any(c.kind != "hidden" for c in widget.controls)
         reader = "use" if has_inputs else "look"
     if reader not in READER_KINDS:
         raise ValueError(f"reader= is {' or '.join(map(repr, READER_KINDS))}, not {reader!r}")
+    return str(reader)
+
+
+def reader_minutes(widget: Widget, inputs: Mapping[str, object], reader: object = None) -> float:
+    """The minutes ``widget`` at ``inputs`` asks of a reader (:func:`reader_kind`)."""
+    reader = reader_kind(widget, reader)
     running = 0.0
     if widget.running_seconds is not None:
         running = widget.running_seconds(Values(widget.defaults(inputs)))

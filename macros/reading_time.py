@@ -19,8 +19,8 @@ Not counted: code blocks (``<pre>``: a command line to copy, not prose to read; 
 (the body of a closed ``<details>``; its ``<summary>`` counts), script and style, a
 drop-down's options other than the chosen one, tooltips (``title`` attributes, SVG
 ``<title>``), elements marked ``hidden``, a widget field the stylesheet shows only for one
-choice of model or hardware (the pasted config.json, the typed parameter count, the reader's
-own chip) while another is chosen, the step header itself (it states the result), and a
+choice of model, hardware or task (the pasted config.json, the typed parameter count, the
+reader's own chip, the other task's inputs) while another is chosen, the step header itself (it states the result), and a
 widget frame's chrome (:data:`FRAME_CHROME_CLASSES`: its "Copy link" and "Copy as command"
 buttons with "Show the command", and its "Build-time figures." status), the same few words on
 every widget, which a reader recognises as the frame's buttons rather than reads.
@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
+
+from engine.lesson.plans.fields import task_field_names
 
 READING_WORDS_PER_MINUTE = 238  # adult silent reading of non-fiction (Brysbaert 2019)
 USE_MINUTES = 1.0  # a widget the step asks the reader to use: change an input, read the result
@@ -49,17 +51,26 @@ _VOID = frozenset(
      "track", "wbr"}
 )
 _NEVER_SHOWN = frozenset({"script", "style", "template", "noscript", "title", "desc"})
-# Fields docs/css/lesson.css hides unless a select of the widget has this value:
-# (element, name, or a name's prefix ending in "_") -> (the select, the option that shows them).
-_SHOWN_FOR_CHOICE = {("textarea", "config"): ("model", "config"),
-                     ("input", "params"): ("model", "custom"),
-                     ("input", "chip_"): ("hardware", "own")}
+# Fields docs/css/lesson.css shows only for one choice of a select of the widget:
+# (element, "" for any, and name, or a name's prefix ending in "_") -> (the select, the option),
+# with whether that option shows them (shown for it alone) or hides them (shown for any other).
+# A widget whose task select offers serving and training (the playground, the five questions)
+# shows only the chosen task's inputs, each named as the plan's field or its keyword.
+_SHOWN_FOR_CHOICE: dict[tuple[str, str], tuple[str, str, bool]] = {
+    ("textarea", "config"): ("model", "config", True),
+    ("input", "params"): ("model", "custom", True),
+    ("input", "chip_"): ("hardware", "own", True),
+    **{("", name): ("task", "train", False) for name in task_field_names("serve")},
+    **{("", name): ("task", "serve", False) for name in task_field_names("train")},
+}
+_CHOICE_SELECTS = frozenset(select for select, _, _ in _SHOWN_FOR_CHOICE.values())
 
 
-def _shown_for(tag: str, name: str) -> tuple[str, str] | None:
-    """The (select, option) a field element needs to show, or None when it always shows."""
+def _shown_for(tag: str, name: str) -> tuple[str, str, bool] | None:
+    """The (select, option, shows) that decides whether a field element shows, or None when
+    it always shows."""
     for (element, key), needs in _SHOWN_FOR_CHOICE.items():
-        if tag == element and (name == key or (key.endswith("_") and name.startswith(key))):
+        if element in ("", tag) and (name == key or (key.endswith("_") and name.startswith(key))):
             return needs
     return None
 
@@ -78,7 +89,7 @@ class _VisibleWords(HTMLParser):
         self._in_select = ""
         # Where the open widget field's words start, and the choice it needs to show (if any).
         self._field_start: int | None = None
-        self._field_needs: tuple[str, str] | None = None
+        self._field_needs: tuple[str, str, bool] | None = None
         self._field_depth = 0
         self.widget_minutes: list[float] = []  # each shown widget's data-reader-minutes
 
@@ -122,18 +133,22 @@ class _VisibleWords(HTMLParser):
             self._chosen = {}
         elif tag == "select":
             name = named.get("name") or ""
-            self._in_select = name if name in {s for s, _ in _SHOWN_FOR_CHOICE.values()} else ""
+            self._in_select = name if name in _CHOICE_SELECTS else ""
             if self._in_select:
                 self._chosen[self._in_select] = ""
+            self._note_field_needs(tag, name)
         elif tag == "option" and self._in_select and "selected" in named:
             self._chosen[self._in_select] = named.get("value") or ""
         elif tag == "div" and "widget-field" in classes:
             self._field_start, self._field_needs = len(self.words), None
             self._field_depth = len(self._open) + 1
-        elif self._field_start is not None:
-            needs = _shown_for(tag, named.get("name") or "")
-            if needs is not None:
-                self._field_needs = needs
+        else:
+            self._note_field_needs(tag, named.get("name") or "")
+
+    def _note_field_needs(self, tag: str, name: str) -> None:
+        """Inside a widget field, note the choice its element ``name`` needs to show."""
+        if self._field_start is not None and (needs := _shown_for(tag, name)) is not None:
+            self._field_needs = needs
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "select":
@@ -145,12 +160,18 @@ class _VisibleWords(HTMLParser):
             if open_tag == "article":
                 self._in_article -= 1
             if len(self._open) < self._field_depth and self._field_start is not None:
-                needs = self._field_needs
-                if needs and needs[0] in self._chosen and self._chosen[needs[0]] != needs[1]:
+                if self._field_needs and self._hidden_by_choice(*self._field_needs):
                     del self.words[self._field_start :]
                 self._field_start = None
             if open_tag == tag:
                 break
+
+    def _hidden_by_choice(self, select: str, option: str, shows: bool) -> bool:
+        """Whether the open widget's choice in ``select`` hides a field that ``option`` shows
+        (``shows``) or hides (not ``shows``); a widget without that select hides nothing."""
+        if select not in self._chosen:
+            return False
+        return (self._chosen[select] != option) if shows else (self._chosen[select] == option)
 
     def _shown(self) -> bool:
         for depth, (_, hides, closed_details) in enumerate(self._open):

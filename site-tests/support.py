@@ -251,12 +251,24 @@ class HeldRequests:
 
 
 def wait_live(page: Page, selector: str = "[data-widget]") -> None:
-    """Wait until every widget on the page is live (or fail with the state it is in)."""
+    """Wait until every widget on the page is live (or fail with the state it is in), then
+    open what a reader opens to use them (:func:`unfold`)."""
     page.wait_for_function(
         """sel => [...document.querySelectorAll(sel)].every(w => w.dataset.state === 'live')""",
         arg=selector,
         timeout=LIVE_TIMEOUT_MS,
     )
+    unfold(page)
+
+
+# What a step keeps one click away: a widget behind a closed <details> (docs/steps, class
+# widget-fold) and a look-only widget's inputs (engine/render/widget.py, widget-inputs).
+FOLDS = "details.widget-fold:not([open]), details.widget-inputs:not([open])"
+
+
+def unfold(page: Page) -> None:
+    """Open the page's folded widgets and folded inputs, as a reader clicks them open."""
+    page.evaluate("sel => { for (const d of document.querySelectorAll(sel)) d.open = true; }", FOLDS)
 
 
 def result_html_in_browser(page: Page, widget_selector: str, html: str) -> str:

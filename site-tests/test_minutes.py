@@ -102,8 +102,6 @@ def test_the_readme_states_the_total_of_the_built_steps(root_site: Site) -> None
     assert int(found.group(1)) == total, f"README says {found.group(1)} minutes, the steps add up to {total}"
 
 
-@pytest.mark.xfail(strict=True, reason="the reader model's total is above 32 minutes until the "
-                   "steps are edited down; remove this mark when the test passes")
 def test_the_lesson_takes_about_half_an_hour(root_site: Site) -> None:
     stated = _stated_minutes(root_site)
     total = _total_minutes(stated)

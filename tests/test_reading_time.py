@@ -181,6 +181,42 @@ def test_the_own_chip_form_counts_only_when_its_hardware_is_chosen() -> None:
     assert visible_words(widget("own")) == 5  # GPU, Own, Memory, in GB
 
 
+def test_a_task_select_shows_only_its_tasks_inputs_in_the_widget_that_has_it() -> None:
+    def widget(chosen: str) -> str:
+        options = "".join(
+            f'<option value="{task}"{" selected" if chosen == task else ""}>{task.title()}</option>'
+            for task in ("serve", "train", "prefill")
+        )
+        return (
+            '<article><div class="widget"><form><div class="widget-field"><label>Task</label>'
+            f'<select name="task">{options}</select></div>'
+            '<div class="widget-field"><label>Batch</label><input name="batch"></div>'
+            '<div class="widget-field"><label>Sharding</label><select name="sharding">'
+            '<option value="none" selected>None</option></select></div></form></div>'
+            '<div class="widget"><form><div class="widget-field"><label>Tokens</label>'
+            '<input name="tokens"></div></form></div></article>'
+        )
+
+    # Task and its choice, then the chosen task's field; a widget without a task select
+    # (the second) shows its "tokens" field whatever another widget chose.
+    assert visible_words(widget("serve")) == 2 + 1 + 1
+    assert visible_words(widget("train")) == 2 + 2 + 1
+    # A task select with another choice (the CPU race's "prefill") hides neither task's.
+    assert visible_words(widget("prefill")) == 2 + 1 + 2 + 1
+
+
+def test_a_look_only_widget_shows_its_result_and_buttons_with_its_fields_folded() -> None:
+    training_run = get_widget("training_run")
+    html = authoring.widget_html("training_run", "page.md", {"reader": "look"})
+    assert '<details class="widget-inputs"><summary>Change inputs</summary>' in html
+    used = authoring.widget_html("training_run", "page.md", {})
+    assert "widget-inputs" not in used
+    folded, shown = read_page(f"<article>{html}</article>"), read_page(f"<article>{used}</article>")
+    assert folded.words < shown.words and folded.widget_minutes[0] < shown.widget_minutes[0]
+    assert 'data-clock="play"' in html.split('class="widget-result"')[0]  # Start stays
+    assert training_run.controls
+
+
 def test_a_summary_inside_a_closed_details_does_not_show() -> None:
     nested = (
         "<article><details><summary>Outer</summary><p>hidden words</p>"

@@ -71,7 +71,8 @@ function notePrintedValues(root) {
   for (const field of root.querySelectorAll(".widget-controls .widget-field")) {
     const label = field.querySelector("label");
     const control = /** @type {HTMLInputElement | HTMLSelectElement | null} */ (field.querySelector("input[name], select[name]"));
-    if (!label || !control || field.getClientRects().length === 0) continue; // hidden by a choice
+    // A field a choice hides is display: none itself; one in folded inputs still counts.
+    if (!label || !control || getComputedStyle(field).display === "none") continue;
     const value = control instanceof HTMLSelectElement
       ? control.selectedOptions[0]?.text ?? control.value
       : control.getAttribute("aria-valuetext") || control.value;

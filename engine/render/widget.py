@@ -330,8 +330,15 @@ def copy_command(command: Command, result_json: Mapping[str, object] | None = No
                      "command", "The command, to copy", shown)
 
 
-def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, object]) -> str:
+# The summary of a folded form (render_page_widget's fold_controls).
+FOLDED_CONTROLS_SUMMARY = "Change inputs"
+
+
+def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, object], *,
+                       fold_controls: bool = False) -> str:
     """The full widget as written into the page at build time, with its build-time result.
+    With ``fold_controls`` its fields (when it has one) wait in a closed <details>, its
+    buttons stay: a widget the step asks the reader only to look at shows its result first.
 
     Raises EngineError when an override names no input or gives a value the engine refuses,
     so a bad widget line fails the build with the engine's own message.
@@ -341,6 +348,10 @@ def render_page_widget(widget: Widget, instance: str, overrides: Mapping[str, ob
     values.update(rendered.set_inputs)
     controls = "".join(render_control(c, instance, values[c.name], rendered.notes.get(c.name, ""))
                        for c in widget.controls)
+    if fold_controls and any(c.kind != "hidden" for c in widget.controls):
+        # Its buttons (a clock's Start) stay in view: they are what the reader presses.
+        controls = tag("details", tag("summary", FOLDED_CONTROLS_SUMMARY) + controls,
+                       class_="widget-inputs")
     form = tag(
         "form", controls + render_actions(widget), class_="widget-controls", aria_label=widget.title
     )

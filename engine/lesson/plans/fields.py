@@ -178,6 +178,14 @@ TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "co
               "cp", "adapter", "rank", "targets", "kernels")
 
 
+def task_field_names(task: str) -> frozenset[str]:
+    """The names a form may give the inputs only ``task`` ("serve" or "train") reads: each
+    plan field's name and its plan keyword (the five questions name theirs by keyword). A
+    form with a task select shows these only while that task is chosen."""
+    keys = {"serve": SERVE_ONLY, "train": TRAIN_ONLY}[task]
+    return frozenset(keys) | {PLAN_FIELDS[key].name for key in keys if key in PLAN_FIELDS}
+
+
 def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS,
                    *, every_task: bool = True) -> dict[str, Any]:
     """plan()'s keyword arguments, typed, from the fields given (plan keyword -> field).
