@@ -9,6 +9,7 @@ from support import (
     Site,
     Watched,
     result,
+    unfold,
     visible_text,
     wait_for_error,
     wait_live,
@@ -34,6 +35,7 @@ def test_each_widget_shows_a_result_goes_live_and_matches_cpython(
 ) -> None:
     page = watched.page
     page.goto(root_site.page_url(path))
+    unfold(page)  # a widget kept one click away is read opened
     assert visible_text(result(widget(page, name))).strip()
     wait_live(page)
     wait_matches_cpython(page, name)
