@@ -11,7 +11,9 @@ checked: one that task would refuse is kept as typed, with a note beside it sayi
 anywhere) and every figure follows the model it describes. The text box is shown, and read,
 only when that choice is made; the address carries it compressed when it is long, or, past
 :data:`~engine.render.options.ADDRESS_MAX_LINK_CHARS`, the tab keeps it (the page says so
-beside "Copy link"). "Your own chip (type its figures)" in the hardware select
+beside "Copy link"). "Pin as A" keeps the inputs on screen as plan A (in the address too),
+and until "Unpin A" the result sets A beside the plan on screen, figure by figure
+(:mod:`engine.lesson.plans.pinned`). "Your own chip (type its figures)" in the hardware select
 likewise shows a small form (memory, bandwidth, dense peaks by format; the price is the plan's
 own field), read as the command line reads ``--hardware-spec``.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.lesson.plans.compare_view import comparison_to_dict
 from engine.lesson.plans.config_model import config_notes, shape_rows
 from engine.lesson.plans.fields import (
     CHIP_FILE,
@@ -29,13 +32,25 @@ from engine.lesson.plans.fields import (
     model_flags,
     plan_arguments,
     plan_command,
+    plan_flags,
     unused_task_notes,
 )
 from engine.lesson.plans.own_chip import CHIP_FIELDS, HARDWARE_OR_OWN, own_chip, spec_text
+from engine.lesson.plans.pinned import (
+    PINNED,
+    Side,
+    compare_command,
+    comparison_html,
+    pin_text,
+    pinned_inputs,
+    refused_words,
+)
 from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.catalog import ModelSpec
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.catalog.user_hardware import FIGURES_ARE_THE_USERS
+from engine.numbers.compare import compare_plans
+from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
@@ -50,7 +65,7 @@ from engine.render.options import (
     pasted_config,
 )
 from engine.render.secondary import plain_list, secondary
-from engine.render.widget import Command, Rendered, Values, Widget
+from engine.render.widget import Action, Command, Rendered, Values, Widget
 from engine.words import format as fmt
 from engine.words.answers import QUESTIONS, answers
 from engine.words.expected import (
@@ -214,7 +229,8 @@ def _train_part(p: Plan) -> Part:
                 definition_list(rows) + notes)
 
 
-def render(values: Values) -> Rendered:
+def planned(values: Values) -> tuple[Plan, ConfigModel | None]:
+    """The plan the inputs describe, and the config it was read from when it was pasted."""
     model, read = chosen_model(values)
     # Only the inputs the current choices show: a field they hide (the typed parameter count
     # beside a catalogue model) is neither read nor checked, so an error never sits where the
@@ -224,7 +240,44 @@ def render(values: Values) -> Rendered:
     chip = own_chip(values)
     if chip is not None:
         arguments["hardware"] = chip.hardware
-    p = plan(model=model, **arguments)
+    return plan(model=model, **arguments), read
+
+
+def _pinned_now(values: Values) -> str:
+    """Plan A's inputs as this render leaves them: pinned now ("Pin as A"), cleared
+    ("Unpin"), or as they were (empty: none pinned)."""
+    if values.action == "pin":
+        return pin_text(values, _PINNED_INPUTS)
+    return "" if values.action == "unpin" else values.text(PINNED.name)
+
+
+def _pinned_values(text: str) -> Values:
+    """Plan A's inputs, checked (:func:`pinned_inputs`)."""
+    return Values(pinned_inputs(text, {f.name: f.default for f in FIELDS}))
+
+
+def _compared(text: str, b: Plan, read_b: ConfigModel | None
+              ) -> tuple[str, dict[str, object] | None]:
+    """Plan A (pinned as ``text``) against ``b``: the section that shows them, and the JSON
+    the compare command prints; where A is refused, a section saying why, naming A's input,
+    and no JSON (B's plan stands as it is)."""
+    try:
+        a, read_a = planned(_pinned_values(text))
+    except EngineError as error:
+        labels = {f.name: f.label for f in FIELDS}
+        return tag("section", tag("p", esc(refused_words(error, labels)),
+                                  class_="widget-error-text"),
+                   class_="playground-compare", data_pinned="refused"), None
+    comparison = compare_plans(a, b)
+    html = tag("section", comparison_html(a, b, comparison), class_="playground-compare",
+               data_pinned="shown")
+    return html, comparison_to_dict(plan_json(a, read_a), plan_json(b, read_b), comparison)
+
+
+def render(values: Values) -> Rendered:
+    p, read = planned(values)
+    pinned = _pinned_now(values)
+    compared, compared_json = _compared(pinned, p, read) if pinned else ("", None)
     notes = {**unused_task_notes(values), **context_notes(p)}
     mem = p.memory
     what = "Serving" if p.task == "serve" else "Training"
@@ -256,27 +309,48 @@ def render(values: Values) -> Rendered:
     )
     return Rendered(
         head
+        + compared
         + (_config_part(read) if read else "")
-        + (_chip_part(values) if chip is not None else "")
+        + (_chip_part(values) if own_chip(values) is not None else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar
         + speed.shown
         + secondary("Figures, answers, assumptions", more),
+        set_inputs={PINNED.name: pinned} if values.action in ("pin", "unpin") else {},
         notes=notes,
-        result_json=plan_json(p, read),
+        result_json=compared_json or plan_json(p, read),
     )
 
 
 def command(values: Values) -> Command:
     """The plan's line, with the pasted config.json and the reader's chip as the files it
     reads; for training, the same line without ``--mfu`` too (the command line then models
-    the MFU, as the tuned stack's figures here do)."""
-    _, files = model_flags(values)
-    if own_chip(values) is not None:
-        files += ((CHIP_FILE, spec_text(values)),)
+    the MFU, as the tuned stack's figures here do). With a plan pinned as A, the command
+    line's ``compare`` of A and this plan instead (for training, again without ``--mfu``)."""
+    pinned = _pinned_now(values)
+    if pinned:
+        try:
+            compared = compare_command(_side(_pinned_values(pinned)), _side(values))
+        except EngineError:
+            pass  # A is refused (the result says why): this plan's own line stands
+        else:
+            line = compared.lines[0]
+            modelled = re.sub(r" --mfu \S+", "", line)
+            if modelled.endswith(" --vs"):  # B differed from A by its MFU alone
+                modelled += " --task train"
+            return Command((line,) if modelled == line else (line, modelled), compared.files)
+    files = _side(values).files
     line = plan_command(values, _PLAN_FIELDS)
     modelled = re.sub(r" --mfu \S+", "", line, count=1)
     return Command((line,) if modelled == line else (line, modelled), files)
+
+
+def _side(values: Values) -> Side:
+    """The plan's command-line flags and the files they read (a pasted config, a chip)."""
+    _, files = model_flags(values)
+    if own_chip(values) is not None:
+        files += ((CHIP_FILE, spec_text(values)),)
+    return Side(plan_flags(values, _PLAN_FIELDS), files)
 
 
 # Units that only repeat their field's label ("Pipeline stages: stages"), dropped here.
@@ -284,13 +358,15 @@ _LABEL_UNITS = ("stages", "chunks", "servers", "layers")
 
 # Every plan field, without the hints the calculators give one at a time (the page says once
 # that the other task's inputs wait); the fields shown for one model choice keep theirs.
-FIELDS = tuple(
+FIELDS = (*(
     g for f in PLAN_FIELDS.values()
     for g in ((MODEL_OR_CONFIG,) if f.name == MODEL.name else
               (f, CONFIG) if f.name == "params" else
               (HARDWARE_OR_OWN, *CHIP_FIELDS) if f.name == HARDWARE_OR_OWN.name else
               (f.but(hint="", unit="") if f.unit in _LABEL_UNITS else f.but(hint=""),))
-)
+), PINNED)
+# The inputs a pinned plan keeps: every input the reader sets.
+_PINNED_INPUTS = tuple(f.name for f in FIELDS if f.control_kind != "hidden")
 
 WIDGET = Widget(
     name="playground",
@@ -298,9 +374,11 @@ WIDGET = Widget(
     fields=FIELDS,
     render=render,
     command=command,
+    # Pin the plan on screen as A, change anything, and A and B are compared side by side.
+    actions=(Action("pin", "Pin as A"), Action("unpin", "Unpin A", hidden=True)),
     summary="Every input of the plan at once (model, or your own config.json, hardware, or your own chip, GPUs, serve or train, formats, "
     "context, batch, layers on the GPU (the rest offloaded), tokens, MFU, sharding, tensor, pipeline, expert and context parallel, "
     "optimiser, convention (fp8 among them), recomputation, price): the five answers, memory against capacity, the timeline or "
     "training time, the cost. The page address holds every input.",
-    url_state=tuple(f.name for f in FIELDS if f.control_kind != "hidden"),
+    url_state=(*_PINNED_INPUTS, PINNED.name),
 )

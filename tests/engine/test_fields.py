@@ -148,9 +148,11 @@ def test_bounds_read_as_a_reader_writes_them() -> None:
 def test_the_cli_flags_are_the_playgrounds_fields(capsys: pytest.CaptureFixture[str]) -> None:
     playground = {f.name for f in get_widget("playground").fields}
     # The pasted config.json is the command line's --config (a path to one); the own chip's
-    # form, its --hardware-spec (a file of those figures).
+    # form, its --hardware-spec (a file of those figures); a plan pinned as A, compare's
+    # flags before --vs.
     own_chip = {f.name for f in CHIP_FIELDS}
-    assert playground == {f.name for f in PLAN_FIELDS.values()} | {"config"} | own_chip
+    assert playground == ({f.name for f in PLAN_FIELDS.values()} | {"config", "pinned"}
+                          | own_chip)
     with pytest.raises(SystemExit):  # --help exits through argparse
         main(["plan", "--help"])
     helptext = capsys.readouterr().out

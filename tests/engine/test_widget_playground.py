@@ -40,7 +40,7 @@ def test_registered_with_every_visible_input_in_the_address() -> None:
     assert "playground" in widget_names()
     assert get_widget("playground") is WIDGET
     visible = [c.name for c in WIDGET.controls if c.kind != "hidden"]
-    assert list(WIDGET.url_state) == visible
+    assert list(WIDGET.url_state) == [*visible, "pinned"]  # and a plan pinned as A
     # Every knob the lesson turned, over the whole engine.
     assert {
         "model",

@@ -33,7 +33,9 @@ def _value_words(value: FigureValue, unit: str) -> str:
     return f"{three_figures(value)} {unit}"
 
 
-def _row(d: Difference) -> tuple[str, str, str, str]:
+def comparison_row(d: Difference) -> tuple[str, str, str, str]:
+    """A figure for people: its label, A's value, B's, and B / A ('=' where they agree, ''
+    where there is no ratio)."""
     ratio = "=" if not d.differs else "" if d.ratio is None else f"x{d.ratio:.3g}"
     return d.label, _value_words(d.a, d.unit), _value_words(d.b, d.unit), ratio
 
@@ -45,7 +47,7 @@ def plan_title(p: Plan) -> str:
 
 def comparison_text(a: Plan, b: Plan, comparison: PlanComparison) -> str:
     """A and B named, then one row per figure: A, B and B / A ('=' where they agree)."""
-    rows = [("", "A", "B", "B / A"), *(_row(d) for d in comparison.figures)]
+    rows = [("", "A", "B", "B / A"), *(comparison_row(d) for d in comparison.figures)]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [f"A: {plan_title(a)}, task: {a.task}", f"B: {plan_title(b)}, task: {b.task}", ""]
     for r in rows:

@@ -317,13 +317,25 @@ def plan_command(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS)
     A pasted config.json is named as the file :data:`CONFIG_FILE`, the reader's own chip as
     :data:`CHIP_FILE`.
     """
-    words, _ = model_flags(values)
+    words = [w for flag, text in plan_flags(values, fields) if text is not None
+             for w in (flag, text)]
+    return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
+
+
+def plan_flags(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELDS
+               ) -> list[tuple[str, str | None]]:
+    """The flags :func:`plan_command` writes, each with its text, in order: the model's
+    first, then every flag of the chosen task; None for an empty optional amount (left out
+    of the line: the command line's default is also empty)."""
+    model, _ = model_flags(values)
+    out: list[tuple[str, str | None]] = [(model[0], model[1])]
     for key, value in plan_arguments(values, fields, every_task=False).items():
         if key == "hardware" and value == OWN_CHIP:
-            words += ["--hardware-spec", CHIP_FILE]
-        elif value is not None:
-            words += [cli_flag(PLAN_FIELDS[key].name), flag_text(value)]
-    return " ".join((*COMMAND, *(shell_quote(w) for w in words)))
+            out.append(("--hardware-spec", CHIP_FILE))
+        else:
+            out.append((cli_flag(PLAN_FIELDS[key].name),
+                        None if value is None else flag_text(value)))
+    return out
 
 
 def plan_widget_command(fields: Mapping[str, Field[Any]]) -> Callable[[Values], Command]:
