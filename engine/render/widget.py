@@ -289,10 +289,11 @@ def _copy_row(button_label: str, button_name: str, kind: str, text_label: str,
 ENGINE_PAGE = "get-engine.md"
 
 
-def file_download(content: str, file_name: str, text: str) -> str:
-    """A link that saves ``content`` as the file ``file_name``; the file is in the link itself
-    (a data: address), so it needs no script and works offline."""
-    address = "data:application/json;base64," + base64.b64encode(content.encode()).decode()
+def file_download(content: str, file_name: str, text: str,
+                  media_type: str = "application/json") -> str:
+    """A link that saves ``content`` as the file ``file_name`` (of ``media_type``); the file
+    is in the link itself (a data: address), so it needs no script and works offline."""
+    address = f"data:{media_type};base64," + base64.b64encode(content.encode()).decode()
     return tag("a", esc(text), href=address, download=file_name, class_="widget-download")
 
 

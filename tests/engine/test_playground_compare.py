@@ -6,6 +6,7 @@ in the result, by name, and B's plan stands."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import html
 import io
@@ -154,3 +155,16 @@ def test_a_bad_a_is_refused_by_name_and_b_stands(text, words) -> None:
     assert rendered.result_json == alone.result_json
     assert WIDGET.command is not None
     assert WIDGET.command(Values(values)).lines[0].startswith("python -m engine plan ")
+
+
+def test_the_table_downloads_as_the_command_lines_csv(tmp_path) -> None:
+    values = WIDGET.defaults({"hardware": "h200", PINNED.name: pinned(price="3")})
+    found = re.search(r'href="data:text/csv;base64,([^"]+)" download="compare.csv"',
+                      WIDGET.run(values).html)
+    assert found is not None
+    assert WIDGET.command is not None
+    words = shlex.split(WIDGET.command(Values(values)).lines[0])
+    out = io.StringIO()
+    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out):
+        assert main([*words[3:], "--csv"]) == 0
+    assert base64.b64decode(found.group(1)).decode() == out.getvalue()

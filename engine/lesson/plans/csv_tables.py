@@ -4,17 +4,21 @@ search's set-ups. One header row of names that carry their units (``ttft_p50_s``
 ``--json`` gives them), an empty cell where a value does not apply, true/false for yes/no.
 
 A plan alone is a record rather than a table: ``--json`` is its machine form.
+
+The rows are written here rather than by the standard library's ``csv`` (whose minimal
+quoting they follow: a cell holding a comma, a double quote or a line break is quoted, its
+quotes doubled), so the browser, which downloads these tables too, ships no ``csv`` module.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from engine.numbers.compare import PlanComparison
-from engine.numbers.load.results import LoadResult
-from engine.numbers.search.results import Outcome, Rejection, SearchResult
+if TYPE_CHECKING:  # annotations only: the browser ships none of these for a table
+    from engine.numbers.compare import PlanComparison
+    from engine.numbers.load.results import LoadResult
+    from engine.numbers.search.results import Outcome, Rejection, SearchResult
 
 Cell = str | int | float | bool | None
 
@@ -29,12 +33,17 @@ def _cell(value: Cell) -> str:
     return str(value)
 
 
+def _quoted(text: str) -> str:
+    """A cell as CSV writes it: quoted, its quotes doubled, when it holds a comma, a double
+    quote or a line break; as it is otherwise."""
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([_cell(c) for c in row] for row in rows)
-    return out.getvalue().rstrip("\n")
+    lines = [header, *([_cell(c) for c in row] for row in rows)]
+    return "\n".join(",".join(_quoted(text) for text in line) for line in lines)
 
 
 SWEEP_HEADER = (

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.lesson.plans.compare_view import comparison_row, plan_title
+from engine.lesson.plans.csv_tables import comparison_csv
 from engine.lesson.plans.fields import shell_quote
 from engine.numbers import bounded_json
 from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS
@@ -22,7 +23,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.plan import Plan
 from engine.render.fields import Values, hidden
 from engine.render.html import column_heads, esc, table_box, tag
-from engine.render.widget import Command
+from engine.render.widget import Command, file_download
 
 PINNED = hidden("pinned", "Plan A, pinned", "")
 # A's inputs: a pasted config.json at its longest, and every other input beside it.
@@ -122,7 +123,8 @@ for A's training --tp when B serves), and,
 
 
 def comparison_html(a: Plan, b: Plan, comparison: PlanComparison) -> str:
-    """A and B named, then a table of every figure: A, B and B / A, differing rows marked."""
+    """A and B named, then a table of every figure: A, B and B / A, differing rows marked,
+    and the table to download as the command line's ``--csv`` prints it."""
     rows = "".join(
         tag("tr", "".join(tag("td", esc(cell)) for cell in comparison_row(d)),
             class_="compare-differs" if d.differs else None)
@@ -133,4 +135,7 @@ def comparison_html(a: Plan, b: Plan, comparison: PlanComparison) -> str:
                            f"B: {plan_title(b)}, task: {b.task}."))
             + table_box(column_heads(("", "A (pinned)", "B (now)", "B / A")), rows,
                         caption=f"{n:,} of {len(comparison.figures):,} figures differ",
-                        label="Plan A against plan B", data_compare="figures"))
+                        label="Plan A against plan B", data_compare="figures")
+            + tag("p", file_download(comparison_csv(comparison) + "\n", "compare.csv",
+                                     "Download the table as CSV", "text/csv")
+                  + ": what the command below prints with --csv.", class_="widget-csv"))
