@@ -26,13 +26,39 @@ def _loaded_engine_sources() -> list[tuple[str, str]]:
     return [(name, path) for name, path in paths if _is_engine(name) and path.endswith(".py")]
 
 
+def _for_type_checking(node: ast.AST) -> bool:
+    """Whether ``node`` is an ``if TYPE_CHECKING:`` block (its imports never run)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _run_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those inside an ``if TYPE_CHECKING:`` block (its ``else``
+    kept)."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if _for_type_checking(node):
+            assert isinstance(node, ast.If)
+            todo.extend(node.orelse)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _named_in(path: str) -> set[str]:
     """Every module an import statement anywhere in the file (functions included) may load:
-    ``from package import name`` counts ``package.name`` too (it may be a submodule)."""
+    ``from package import name`` counts ``package.name`` too (it may be a submodule). Imports
+    for annotations only (under ``if TYPE_CHECKING:``) never load."""
     with open(path, encoding="utf-8") as source:
         tree = ast.parse(source.read(), path)
     named: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _run_nodes(tree):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
