@@ -208,7 +208,18 @@ function mount(root) {
       showError(root, tooLong);
       return tooLong;
     }
-    const reply = await engine.render(/** @type {string} */ (root.dataset.widget), { ...readInputs(root), ...extra });
+    // A button's work may take seconds (a search): past a moment, say so; the form stays usable.
+    const slow = extra.action ? setTimeout(() => {
+      root.setAttribute("aria-busy", "true");
+      setStatus(root, /** @type {string} */ (root.dataset.state), "Working…");
+    }, 200) : 0;
+    let reply;
+    try {
+      reply = await engine.render(/** @type {string} */ (root.dataset.widget), { ...readInputs(root), ...extra });
+    } finally {
+      clearTimeout(slow);
+      root.removeAttribute("aria-busy");
+    }
     clearErrors(root);
     if (reply.error) {
       showError(root, reply);

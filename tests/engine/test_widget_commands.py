@@ -45,6 +45,7 @@ PLAN_WIDGETS = (
     "five_questions",
     "parallelism_picture",
     "playground",
+    "plan_search",
     "roofline_chart",
     "roofline_three_roofs",
     "serve_plan",

@@ -93,7 +93,10 @@ class SearchResult(Record):
     left untimed because cheaper ones already met the target; ``ranking_requests`` and
     ``confirm_requests``: the simulation's sizes (serving); ``seconds``: the search's own
     wall-clock time; ``budget_reached``: it stopped at its budget of timings with cheaper
-    plans perhaps left untimed."""
+    plans perhaps left untimed. ``rejected_by_stage`` (derived): how many were turned down at
+    each stage, in the order first met."""
+
+    JSON = JsonShape(derived=("rejected_by_stage",), after={"rejected_by_stage": "rejected"})
 
     task: str
     objective: Objective
@@ -108,6 +111,14 @@ class SearchResult(Record):
     confirm_requests: int | None
     seconds: float
     budget_reached: bool = False
+
+    @property
+    def rejected_by_stage(self) -> dict[str, int]:
+        """Stage -> how many set-ups were turned down there, in the order first met."""
+        counts: dict[str, int] = {}
+        for x in self.rejected:
+            counts[x.stage] = counts.get(x.stage, 0) + 1
+        return counts
 
 
 def pareto_frontier(outcomes: Sequence[Outcome]) -> tuple[Outcome, ...]:
