@@ -85,8 +85,11 @@ def test_the_busy_status_while_it_searches(watched: Watched, root_site: Site) ->
     page.select_option(f"{SELECTOR} [name=task]", "train")
     frame.locator("[data-action=search]").click()
     # A training search takes long enough in Pyodide to be seen at work, then ends live.
-    expect(frame).to_have_attribute("aria-busy", "true", timeout=5_000)
-    expect(frame.locator(".widget-status")).to_have_text("Working…")
+    page.wait_for_function(
+        """sel => { const w = document.querySelector(sel);
+                    return w.getAttribute('aria-busy') === 'true'
+                      && w.querySelector('.widget-status').textContent === 'Working…'; }""",
+        arg=SELECTOR, timeout=5_000)
     page.wait_for_selector(SEARCHED, timeout=60_000)
     expect(frame).not_to_have_attribute("aria-busy", "true")
     expect(frame.locator(".widget-status")).to_have_text("Live: computed in your browser.")
