@@ -21,7 +21,7 @@ from engine.numbers.formats import FormatId
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
-from engine.numbers.units import TB
+from engine.numbers.units import TB, GiB
 from engine.render.fields import Choice, OptionalAmount
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.options import (
@@ -338,13 +338,14 @@ def usable_memory_words(rungs: tuple[Rung, ...]) -> str:
     parts: list[str] = []
     for rung in rungs:
         hw = rung.hardware
-        marketed_bytes = hw.memory_marketed_GB * 1e9
+        # Memory sold as "192 GB" is built in powers of two: 192 GiB.
+        marketed_bytes = hw.memory_marketed_GB * GiB
         if rung.count != 1 or not marketed_bytes or hw.memory_bytes >= 0.95 * marketed_bytes:
             continue
         why = hw.memory_basis.split(":", 1)[0].strip().rstrip(".")
         role = rung.role[0].lower() + rung.role[1:]
-        parts.append(f"{role}: {format_GB(hw.memory_bytes)} of its {hw.memory_marketed_GB:g} GB "
-                     f"({why[0].lower() + why[1:]})")
+        parts.append(f"{role}: {format_GB(hw.memory_bytes)} of its {format_GB(marketed_bytes)} "
+                     f"(sold as {hw.memory_marketed_GB:g} GB; {why[0].lower() + why[1:]})")
     return f"Usable memory, {'; '.join(parts)}." if parts else ""
 
 

@@ -109,9 +109,10 @@ def test_ladder_opens_on_a_model_the_phone_runs_and_says_what_each_rung_does() -
     assert "Yes, in int4" in rows_of(html)[0]
     # Why the Mac and the phone hold less than their marketed memory, in view.
     visible = text_of(shown_part(html))
-    assert ("Usable memory, phone, one app's share: 6 GB of its 8 GB (what iOS lets one app "
-            "use); top-end desktop (Mac Studio): 154.6 GB of its 192 GB (what Metal lets the "
-            "GPU use by default).") in visible
+    # Both sold in binary gigabytes: 8 GiB = 8.59 GB, 192 GiB = 206.2 GB (144 GiB = 75 %).
+    assert ("Usable memory, phone, one app's share: 6 GB of its 8.59 GB (sold as 8 GB; what iOS "
+            "lets one app use); top-end desktop (Mac Studio): 154.6 GB of its 206.2 GB (sold as "
+            "192 GB; what Metal lets the GPU use by default).") in visible
     # Llama 3.1's 15 T tokens are not said of another model.
     assert "Llama 3.1 really used" not in text_of(html)
     # One format asked for: a rung where it does not fit says so without "even".

@@ -90,6 +90,11 @@ def capacity_name(hardware: str) -> str:
     return f"{get_hardware(hardware).memory_marketed_GB:,g} GB"
 
 
+def capacity_name_GiB(hardware: str) -> str:
+    """The capacity in the card's name with its true unit: '80 GiB' for an '80 GB' H100."""
+    return f"{get_hardware(hardware).memory_marketed_GB:,g} GiB"
+
+
 def capacity_name_bytes(hardware: str) -> str:
     """The name's capacity read as GiB, in GB of 10^9 bytes: '85.9 GB' for an '80 GB' H100."""
     return format_GB(get_hardware(hardware).memory_marketed_GB * GiB)
@@ -287,6 +292,7 @@ FIGURES: dict[str, Figure] = {
         decode_weight_bytes,
         capacity,
         capacity_name,
+        capacity_name_GiB,
         capacity_name_bytes,
         capacity_GiB,
         serve_total,
