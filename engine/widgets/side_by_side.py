@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from engine.numbers import cost, quantities, roofline
+from engine.lesson.plans.fields import plan_commands
+from engine.lesson.plans.roofline_view import roofline_commands
+from engine.numbers import quantities, roofline
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware
-from engine.numbers.compute import DEFAULT_MFU
-from engine.numbers.expected_training import expected_train
+from engine.numbers.cost import TokenCost
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import Plan, plan
+from engine.numbers.plan_cost import serve_expected_cost, train_expected_cost
 from engine.numbers.training_runs import DEMO_PRETRAINING_TOKENS
 from engine.render.charts import memory_bar
 from engine.render.html import column_heads, esc, tag
@@ -22,7 +24,7 @@ from engine.render.options import (
     noting_your_model,
 )
 from engine.render.secondary import secondary
-from engine.render.widget import Values, Widget
+from engine.render.widget import Command, Values, Widget
 from engine.words.answers import price_note
 from engine.words.expected import ttft_basis_words
 from engine.words.format import (
@@ -39,7 +41,6 @@ from engine.words.training import mfu_band_words
 
 TRAIN_TOKENS = DEMO_PRETRAINING_TOKENS  # the budget of the run training_run shows
 TRAIN_SHARDING = "zero3"
-TRAIN_MFU = DEFAULT_MFU
 SEQ_LEN = 4096
 TOKENS_PER_STEP = 1024 * SEQ_LEN  # an assumed global batch: 1,024 sequences per step
 PROMPT_TOKENS = quantities.TYPICAL_PROMPT_TOKENS  # the request request_timeline follows
@@ -70,19 +71,30 @@ def _against(intensity: float, ridge: float) -> str:
     return "far above" if intensity >= 2 * ridge else "above" if intensity >= ridge else "below"
 
 
-def _money(p: Plan, tokens_per_s: float, what: str) -> tuple[str, str]:
+def _money(p: Plan, c: TokenCost | None, what: str) -> tuple[str, str]:
     """The cost per hour, and per million tokens ``what`` (the row names the unit and the
-    price per GPU-hour)."""
-    if p.usd_per_gpu_hour is None:
+    price per GPU-hour); the plan's price note for both when it has no price."""
+    if c is None or p.usd_per_gpu_hour is None:
         return price_note(p), price_note(p)
-    c = cost.cost_per_million_tokens(
-        tokens_per_s=tokens_per_s, usd_per_gpu_hour=p.usd_per_gpu_hour, gpus=p.gpus
-    )
     return (
         f"{format_usd(c.usd_per_hour)} per hour ({p.gpus:,} × "
         f"{format_usd(p.usd_per_gpu_hour)})",
         f"{format_usd(c.usd_per_million_tokens)} {what}",
     )
+
+
+def _training(values: Values) -> dict[str, object]:
+    """plan()'s keywords for the training job (the model aside): no MFU given, so its figures
+    at best take the default MFU and its expected ones model it."""
+    return {"hardware": values[HARDWARE], "gpus": values[TRAIN_GPUS], "task": "train",
+            "tokens": TRAIN_TOKENS, "sharding": TRAIN_SHARDING, "seq_len": SEQ_LEN}
+
+
+def _serving(values: Values) -> dict[str, object]:
+    """plan()'s keywords for the service (the model aside)."""
+    return {"hardware": values[HARDWARE], "gpus": values[SERVE_GPUS], "task": "serve",
+            "batch": values[SERVED_BATCH], "context_tokens": CONTEXT_TOKENS,
+            "prompt_tokens": PROMPT_TOKENS, "output_tokens": OUTPUT_TOKENS}
 
 
 def render(values: Values) -> str:
@@ -91,48 +103,26 @@ def render(values: Values) -> str:
     train_gpus = values[TRAIN_GPUS]
     serve_gpus = check_tensor_parallel(model, values[SERVE_GPUS], SERVE_GPUS.name)
     batch = values[SERVED_BATCH]
-    train = plan(
-        model=model,
-        hardware=gpu,
-        gpus=train_gpus,
-        task="train",
-        tokens=TRAIN_TOKENS,
-        mfu=TRAIN_MFU,
-        sharding=TRAIN_SHARDING,
-        seq_len=SEQ_LEN,
-    )
-    serve = plan(
-        model=model,
-        hardware=gpu,
-        gpus=serve_gpus,
-        task="serve",
-        batch=batch,
-        context_tokens=CONTEXT_TOKENS,
-        prompt_tokens=PROMPT_TOKENS,
-        output_tokens=OUTPUT_TOKENS,
-    )
+    train = plan(model=model, **_training(values))
+    serve = plan(model=model, **_serving(values))
     t, s = train.train, serve.serve
     assert t is not None and s is not None
     tm = train.memory
     assert isinstance(tm, TrainingMemory)
-    modelled = expected_train(model, gpu, tokens=TRAIN_TOKENS, gpus=train_gpus, tp=tm.tp,
-                              sharding=tm.sharding, micro_batch=tm.micro_batch,
-                              seq_len=tm.seq_len, recompute=tm.recompute,
-                              compute_format=t.compute_format)
+    modelled = t.expected  # the MFU modelled (none given)
     serve_tps = batch * s.tokens_per_s_per_user
     # A request's life at best on the first token's basis: joining the others, then its
     # decode steps at the batch.
     request_best = s.ttft_at_batch_seconds + s.decode_seconds
-    # Both costs per token at the expected speeds (a tuned stack), so they compare like with
-    # like: the service's decode kept busy at this batch, the run at its modelled MFU.
-    serve_expected_tps = s.replicas * batch / s.expected.decode_seconds_per_token
     ridge = roofline.ridge_point(gpu)
     step_intensity = roofline.micro_batch_intensity(model, micro_batch=tm.micro_batch,
                                                     seq_len=tm.seq_len)
     train_bound = roofline.bound(step_intensity, gpu)
     decode = s.first_step
-    train_hour, train_million = _money(train, modelled.tokens_per_s, "trained")
-    serve_hour, serve_million = _money(serve, serve_expected_tps,
+    # Both costs per token at the expected speeds (a tuned stack), so they compare like with
+    # like: the service's decode kept busy at this batch, the run at its modelled MFU.
+    train_hour, train_million = _money(train, train_expected_cost(train), "trained")
+    serve_hour, serve_million = _money(serve, serve_expected_cost(serve),
                                        f"generated, {batch:,} requests at once, kept busy")
 
     rows = [
@@ -232,7 +222,7 @@ def render(values: Values) -> str:
     )
     assumptions = (
         f"Training: {sharding_name(TRAIN_SHARDING)} sharding, sequences of {SEQ_LEN:,} tokens, "
-        f"{format_percent(TRAIN_MFU)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
+        f"{format_percent(t.mfu)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
         "Serving: best-case times (raw peak and full bandwidth, no queue), "
         f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request; {plural(batch, 'request')} "
         f"kept running; the time to first token is for {ttft_basis_words(batch)}.",
@@ -285,11 +275,26 @@ def _table(caption: str, rows: list[tuple[str, str, str]], *, visible_caption: b
                class_="side-by-side")
 
 
+def command(values: Values) -> Command:
+    """The training plan and the serving plan the comparison reads; then the chip's roofline
+    with the training micro-batch (the ridge point and the micro-batch's intensity the
+    "Limited by" rows compare)."""
+    training = _training(values)
+    tm = plan(model=chosen_model(values, MODEL), **training).memory
+    assert isinstance(tm, TrainingMemory)
+    plans = plan_commands(values, MODEL, training, _serving(values))
+    roof = roofline_commands(values, MODEL, {"hardware": values[HARDWARE],
+                                             "micro_batch": tm.micro_batch,
+                                             "seq_len": tm.seq_len})
+    return Command(plans.lines + roof.lines, plans.files)
+
+
 WIDGET = Widget(
     name="side_by_side",
     title="One model, two jobs",
     fields=(MODEL, CONFIG, HARDWARE, TRAIN_GPUS, SERVE_GPUS, SERVED_BATCH),
     render=noting_your_model(render, MODEL),
+    command=command,
     summary="The same model on the same GPU as a training job and as a service: what is "
     "measured, memory, the limit, batch, scheduling and cost, side by side.",
 )

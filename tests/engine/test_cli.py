@@ -50,6 +50,37 @@ def test_train_405b_json_numbers():
     assert 60 < data["train"]["seconds"] / 86400 < 75
 
 
+def _plan_json(capsys, *args):
+    assert main(["plan", "--model", "llama-3.1-8b", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_plan_json_prices_a_million_tokens_at_the_expected_speeds(capsys):
+    # Two replicas of one GPU each share batch 16, each kept busy decoding its 8: a million
+    # output tokens cost the hour of both GPUs over the tokens both decode in it.
+    data = _plan_json(capsys, "--hardware", "h100-sxm", "--gpus", "2", "--tp", "1", "--task",
+                      "serve", "--batch", "16")
+    e, usd = data["serve"]["expected"], data["usd_per_gpu_hour"]
+    busy_tokens_per_s = 2 * 8 / e["decode_seconds_per_token"]
+    assert e["usd_per_million_output_tokens"] == pytest.approx(
+        2 * usd / (busy_tokens_per_s * 3600) * 1e6)
+    data = _plan_json(capsys, "--hardware", "h100-sxm", "--gpus", "8", "--task", "train",
+                      "--sharding", "zero3")
+    e = data["train"]["expected"]
+    assert e["usd_per_million_tokens"] == pytest.approx(
+        8 * data["usd_per_gpu_hour"] / (e["tokens_per_s"] * 3600) * 1e6)
+
+
+@pytest.mark.parametrize("task", ["serve", "train"])
+def test_plan_json_has_no_cost_per_token_without_a_price(task, capsys):
+    data = _plan_json(capsys, "--hardware", "h800", "--gpus", "8", "--task", task,
+                      "--sharding", "zero3") if task == "train" else _plan_json(
+        capsys, "--hardware", "h800", "--task", task)
+    assert data["usd_per_gpu_hour"] is None
+    assert not {"usd_per_million_tokens", "usd_per_million_output_tokens"} & set(
+        data[task]["expected"])
+
+
 def test_human_output():
     r = run("plan", "--model", "llama-3.1-8b")
     assert r.returncode == 0 and "Does it fit?" in r.stdout and "Yes" in r.stdout

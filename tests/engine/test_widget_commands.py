@@ -49,6 +49,7 @@ PLAN_WIDGETS = (
     "roofline_chart",
     "roofline_three_roofs",
     "serve_plan",
+    "side_by_side",
     "training_at_scale",
 )
 # Words around a figure that is the lesson's, not the plan's (left out of the check, each

@@ -363,7 +363,10 @@ def test_side_by_side_shows_both_columns_with_the_engines_figures() -> None:
 
 
 def test_side_by_side_shows_four_rows_and_keeps_the_rest_behind_one_details() -> None:
-    html = render("side_by_side")
+    # The comparison, its command (its own closed details, after it) left out.
+    html, command = render("side_by_side").split('<div class="widget-copy widget-copy-command"')
+    assert command.count("python -m engine plan ") == 2
+    assert command.count("python -m engine roofline ") == 1
     assert html.count("<details") == 1
     shown, _, behind = html.partition("<details")
     assert shown.count('data-column="train"') == shown.count('data-column="serve"') == 4

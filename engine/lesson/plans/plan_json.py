@@ -12,6 +12,7 @@ from engine.numbers.interruptions import run_interruptions
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.offload import Offload
 from engine.numbers.plan import Plan, ServeFigures
+from engine.numbers.plan_cost import serve_expected_cost, train_expected_cost
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
 from engine.words.memory_explained import memory_assumptions
@@ -48,6 +49,11 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         out["energy"] = energy.to_dict()
     if isinstance(mem, ServingMemory) and p.serve is not None:
         s = p.serve
+        serve_expected: dict[str, object] = {
+            **s.expected.to_dict(),
+            "output_tokens_per_s": s.replicas * s.expected.output_tokens_per_s}
+        if (busy := serve_expected_cost(p)) is not None:
+            serve_expected["usd_per_million_output_tokens"] = busy.usd_per_million_tokens
         serve: dict[str, object] = {
             "weight_format": mem.weight_format,
             "kv_format": mem.kv_format,
@@ -74,8 +80,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "replicas": s.replicas,
             "output_tokens_per_s": s.output_tokens_per_s,
             "communication_seconds_per_token": s.expected.communication_seconds_per_token,
-            "expected": {**s.expected.to_dict(), "output_tokens_per_s":
-                         s.replicas * s.expected.output_tokens_per_s},
+            "expected": serve_expected,
         }
         if s.offload is not None:
             serve["offload"] = offload_dict(s.offload, s)
@@ -84,6 +89,9 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         out["serve"] = serve
     if isinstance(mem, TrainingMemory) and p.train is not None:
         t = p.train
+        train_expected = t.expected.to_dict()
+        if (run := train_expected_cost(p)) is not None:
+            train_expected["usd_per_million_tokens"] = run.usd_per_million_tokens
         train: dict[str, object] = {
             "sharding": mem.sharding, "tp": mem.tp, "dp": mem.dp, "pp": mem.pp,
             "optimizer": mem.optimizer, "convention": mem.convention,
@@ -108,7 +116,7 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "warnings": list(train_warnings_words(t.expected.warnings)),
             "mfu_band": mfu_band_words(t.expected),
             "interruptions": run_interruptions(p.gpus, t.expected.seconds).to_dict(),
-            "expected": t.expected.to_dict(),
+            "expected": train_expected,
         }
         if mem.ep > 1 or mem.cp > 1:
             train.update(ep=t.expected.ep, cp=t.expected.cp)
