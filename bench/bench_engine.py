@@ -265,7 +265,7 @@ def print_pyodide_times() -> None:
     import shutil
     import tempfile
 
-    from macros.runtime_bytecode import browser_wheel, compile_runtime
+    from macros.runtime_bytecode import browser_archives, compile_runtime
     from macros.solid_archive import solid_gzip, unpacked
     from macros.wheel import build_engine_wheel
 
@@ -276,19 +276,21 @@ def print_pyodide_times() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-pyodide-") as tmp:
         out = Path(tmp)
         bytecode = compile_runtime(ROOT, build_engine_wheel(ROOT, out / "plain"))
-        wheel = browser_wheel(ROOT, out, bytecode)
-        wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes(), ROOT)))
+        archives = browser_archives(ROOT, out, bytecode).paths
+        for archive in archives:
+            archive.write_bytes(unpacked(solid_gzip(archive.read_bytes(), ROOT)))
+        wheel, chunks = archives[0], [str(path) for path in archives[1:]]
         stdlib = out / "python_stdlib.zip"
         stdlib.write_bytes(unpacked(solid_gzip(bytecode.stdlib_zip, ROOT)))
         script = out / "simulate.py"
         script.write_text(_PYODIDE_SIMULATION)
         done = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
-                               str(stdlib), str(script)], capture_output=True, text=True,
+                               str(stdlib), str(script), *chunks], capture_output=True, text=True,
                               timeout=600, check=False)
         traffic = out / "traffic.py"
         traffic.write_text(_PYODIDE_TRAFFIC)
         pressed = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
-                                  str(stdlib), str(traffic)], capture_output=True, text=True,
+                                  str(stdlib), str(traffic), *chunks], capture_output=True, text=True,
                                  timeout=600, check=False)
         batch = out / "batch.py"
         batch.write_text(_PYODIDE_BATCH)

@@ -103,7 +103,7 @@ TARGET_BYTES_COMPRESSED = 5e6
 # ships it (copied from node_modules), "bare" the site's own copy (its standard library partly
 # precompiled at build time, macros/runtime_bytecode.py).
 BARE_PAGES = {"stock": "bench-stock-pyodide/", "bare": "pyodide/"}
-WHEEL_SUFFIXES = (".whl", ".whl.gz")
+WHEEL_SUFFIXES = (".whl", ".whl.gz", ".zip.gz")  # the core wheel and the chunks
 RUNTIME_SCRIPTS = ("/js/engine-worker.js", "/js/runtime-config.js")
 
 BARE_HTML = """<!doctype html>

@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from engine.browser_archives import add as add_archive
 from engine.numbers import bounded_json
 from engine.numbers.catalog._data import read_apart_with as catalog_reads_apart_with
 from engine.numbers.errors import EngineError
 from engine.registry import get_widget
+
+__all__ = ["MAX_INPUT_CHARS", "add_archive", "update"]
 
 MAX_INPUT_CHARS = 200_000
 

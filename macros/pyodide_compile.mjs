@@ -17,18 +17,19 @@
 //   - a JSON record: the zip entries shipped, the modules imported by name (standard library
 //     and engine: `check` imports them all, so one left out is named), the imports that
 //     failed on the stock runtime (optional ones) and the corpus's digest.
-// `check` boots Pyodide on a given standard-library zip, package lock and wheel (the ones the
-// site ships), puts the wheel on sys.path as the reader's browser does (docs/js/engine-worker.js:
-// Python imports the engine from the archive; no package installer runs), runs the same corpus
-// and imports, and writes the same record: the build compares the two.
+// `check` boots Pyodide on a given standard-library zip, package lock and engine archives (the
+// ones the site ships: the core wheel and every chunk), puts the core on sys.path and adds the
+// chunks as the reader's browser does (docs/js/engine-worker.js: Python imports the engine from
+// the archives; no package installer runs), runs the same corpus and imports, and writes the
+// same record: the build compares the two.
 // All .pyc files are unchecked-hash (PEP 552): valid whatever the file times.
 //
 // Usage: node pyodide_compile.mjs compile ENGINE_DIR CORPUS_DIR STDLIB_ZIP OUT_ENGINE_JSON OUT_STDLIB_ZIP OUT_RECORD_JSON
-//        node pyodide_compile.mjs check WHEEL CORPUS_DIR STDLIB_ZIP LOCK_JSON IMPORTS_JSON OUT_RECORD_JSON
+//        node pyodide_compile.mjs check CORE_WHEEL CORPUS_DIR STDLIB_ZIP LOCK_JSON IMPORTS_JSON OUT_RECORD_JSON [CHUNK_ZIP...]
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { loadPyodide } from "pyodide";
 
 const [mode, enginePath, corpusDir, stdlibPath, ...rest] = process.argv.slice(2);
@@ -41,9 +42,16 @@ if (mode === "check") options.lockFileURL = rest[0];
 const pyodide = await loadPyodide(options);
 const sysPath = pyodide.pyimport("sys").path;
 if (mode === "check") {
-  // As the reader's browser does (docs/js/engine-worker.js).
+  // As the reader's browser does (docs/js/engine-worker.js): the core on sys.path, then every
+  // chunk made importable (the whole engine: the corpus renders every widget).
   pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(await readFile(enginePath)));
   sysPath.insert(0, "/lib/engine.zip");
+  const browser = pyodide.pyimport("engine.browser");
+  for (const chunk of rest.slice(3)) {
+    const path = `/lib/${basename(chunk)}`;
+    pyodide.FS.writeFile(path, new Uint8Array(await readFile(chunk)));
+    browser.add_archive(path);
+  }
 } else {
   // The plain wheel's files (sources: the corpus reads the engine's import statements).
   for (const name of await readdir(enginePath, { recursive: true })) {

@@ -24,14 +24,15 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from macros.engine_chunks import ChunkPlan, module_name, plan_chunks
 from macros.pyodide_lean import lean_stdlib
 from macros.solid_archive import SUFFIX, unpacked
-from macros.wheel import build_engine_wheel
+from macros.wheel import FIXED_TIMESTAMP, build_engine_wheel, project_version
 
 COMPILE_SCRIPT = Path("macros") / "pyodide_compile.mjs"
 LEAN_MODULES = Path("macros") / "pyodide_lean.py"
@@ -117,26 +118,83 @@ def compile_runtime(project_root: Path, plain_wheel: Path) -> RuntimeBytecode:
     )
 
 
-def browser_wheel(project_root: Path, out_dir: Path, bytecode: RuntimeBytecode) -> Path:
-    """The engine's wheel as the browser gets it: bytecode and the pre-parsed catalogue, no
-    source and no TOML (the browser reads the catalogue's JSON)."""
-    return build_engine_wheel(project_root, out_dir, dict(bytecode.engine_pyc), sources=False)
+@dataclass(frozen=True)
+class BrowserArchives:
+    """The engine as the browser gets it, bytecode and the pre-parsed catalogue, no source and
+    no TOML (the browser reads the catalogue's JSON): ``core``, the wheel the worker starts on
+    (what the start and most widgets need), and ``chunks``, chunk name -> its zip, each
+    fetched when a widget that needs it first renders (``plan``: macros/engine_chunks.py)."""
+
+    core: Path
+    chunks: Mapping[str, Path]
+    plan: ChunkPlan
+
+    @property
+    def paths(self) -> list[Path]:
+        """Every archive, the core first: what loads the whole engine."""
+        return [self.core, *self.chunks.values()]
+
+
+def chunk_file_name(project_root: Path, chunk: str) -> str:
+    """A chunk archive's file name, ``engine-<version>-<chunk>.zip``."""
+    name, version = project_version(project_root)
+    return f"{name}-{version}-{chunk}.zip"
+
+
+def browser_archives(project_root: Path, out_dir: Path, bytecode: RuntimeBytecode) -> BrowserArchives:
+    """Write the core wheel and the chunk archives of ``bytecode`` into ``out_dir``."""
+    by_module = {module_name(Path(arc)): arc for arc in bytecode.engine_pyc}
+    plan = plan_chunks(project_root, by_module)
+    core = {by_module[m]: bytecode.engine_pyc[by_module[m]] for m in sorted(plan.core)}
+    # The catalogue's JSON files are read through the loader of their reader's module
+    # (engine/numbers/catalog/_data.py), which the start imports: they go with the core.
+    wheel = build_engine_wheel(
+        project_root, out_dir, core, sources=False, catalog_readers=set(bytecode.engine_pyc)
+    )
+    chunks: dict[str, Path] = {}
+    for chunk, modules in plan.chunks.items():
+        target = out_dir / chunk_file_name(project_root, chunk)
+        members = {by_module[m]: bytecode.engine_pyc[by_module[m]] for m in modules}
+        write_chunk(target, members)
+        chunks[chunk] = target
+    return BrowserArchives(wheel, chunks, plan)
+
+
+def write_chunk(target: Path, members: Mapping[str, bytes]) -> None:
+    """A chunk archive: ``members`` (arcname -> bytes), stored, sorted, with an entry for each
+    folder: engine/browser_archives.py finds a package's part in a chunk by its folder, and
+    Python before 3.13 sees a folder in a zip only by its entry."""
+    folders = {arc.rsplit("/", 1)[0] for arc in members}
+    for folder in list(folders):
+        parts = folder.split("/")
+        folders.update("/".join(parts[:end]) for end in range(1, len(parts)))
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as archive:
+        for folder in sorted(folders):
+            info = zipfile.ZipInfo(folder + "/", date_time=FIXED_TIMESTAMP)
+            info.external_attr = 0o40755 << 16
+            archive.writestr(info, b"")
+        for arc, data in sorted(members.items()):
+            info = zipfile.ZipInfo(arc, date_time=FIXED_TIMESTAMP)
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
 
 
 def check_runtime(
-    project_root: Path, wheel: Path, pyodide_dir: Path, bytecode: RuntimeBytecode, apart: Path
+    project_root: Path, archives: Sequence[Path], pyodide_dir: Path, bytecode: RuntimeBytecode,
+    apart: Path,
 ) -> dict[str, Any]:
     """Boot Pyodide under Node on the standard library and package lock in ``pyodide_dir`` and
-    on ``wheel`` (what the site ships: the standard library and the wheel as one gzip stream
-    each, decompressed here as the reader's browser does) with the catalogue files in
-    ``apart`` read as the worker reads them, run the corpus and the named imports again, and
-    return that run's record. TrimmedRuntimeError, naming the modules, if an import failed
-    there that succeeded on the stock runtime, or if any result differs. A passed check is
-    remembered in the cache (by the hash of the files)."""
+    on the engine's ``archives``, the core wheel first, then every chunk (what the site ships:
+    the standard library and each archive as one gzip stream, decompressed here as the
+    reader's browser does, the chunks made importable as its worker does), with the catalogue
+    files in ``apart`` read as the worker reads them, run the corpus and the named imports
+    again, and return that run's record. TrimmedRuntimeError, naming the modules, if an import
+    failed there that succeeded on the stock runtime, or if any result differs. A passed check
+    is remembered in the cache (by the hash of the files)."""
     stdlib_gz = pyodide_dir / ("python_stdlib.zip" + SUFFIX)
     lock = pyodide_dir / "pyodide-lock.json"
     apart_files = sorted(apart.glob("*.json"))
-    shipped = [wheel.read_bytes(), stdlib_gz.read_bytes(), lock.read_bytes(),
+    shipped = [stdlib_gz.read_bytes(), lock.read_bytes(), *(a.read_bytes() for a in archives),
                *(f.name.encode() + f.read_bytes() for f in apart_files)]
     digest = hashlib.sha256(b"".join(hashlib.sha256(data).digest() for data in shipped))
     passed = bytecode.cache_entry / f"checked-{digest.hexdigest()[:24]}.json"
@@ -145,19 +203,22 @@ def check_runtime(
         return remembered
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        wheel = work / wheel.name.removesuffix(SUFFIX)
-        wheel.write_bytes(unpacked(shipped[0]))
-        # Beside the wheel, as in the site: pyodide_compile.mjs reads them from there.
+        unpacked_archives = []
+        for archive, data in zip(archives, shipped[2:2 + len(archives)], strict=True):
+            unpacked_archives.append(str(work / archive.name.removesuffix(SUFFIX)))
+            Path(unpacked_archives[-1]).write_bytes(unpacked(data))
+        # Beside the core wheel, as in the site: pyodide_compile.mjs reads them from there.
         (work / "data").mkdir()
         for f in apart_files:
             (work / "data" / f.name).write_bytes(f.read_bytes())
         stdlib_zip = work / "python_stdlib.zip"
-        stdlib_zip.write_bytes(unpacked(shipped[1]))
+        stdlib_zip.write_bytes(unpacked(shipped[0]))
         named = work / "named.json"
         named.write_text(json.dumps(bytecode.record["named"]))
         out = work / "record.json"
         corpus = _corpus_dir(project_root, work / "corpus")
-        args = [str(wheel), str(corpus), str(stdlib_zip), str(lock), str(named), str(out)]
+        args = [unpacked_archives[0], str(corpus), str(stdlib_zip), str(lock), str(named), str(out)]
+        args += unpacked_archives[1:]
         _run_node(project_root, ["check", *args])
         record: dict[str, Any] = json.loads(out.read_text())
     left_out = sorted(set(record["missed"]) - set(bytecode.record["missed"]))

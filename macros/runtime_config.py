@@ -1,6 +1,6 @@
 """``js/runtime-config.js``: what the browser's scripts need to know of the build.
 
-Where the runtime is, what a first visit downloads (the loading message states it, in MB),
+Where the runtime is (the engine's chunks, and which each widget needs), what a first visit downloads (the loading message states it, in MB),
 and the engine's bounds on saved and linked text, for the scripts to apply before such text
 reaches the worker (the engine applies them again).
 """
@@ -30,6 +30,10 @@ def write_runtime_config(site: Path, runtime: ShippedRuntime) -> None:
         "apart": APART_DIR,
         "pyodide": runtime.pyodide_version,
         "download_MB": round(runtime.download_bytes / 1e6),
+        # The engine's chunk archives (name -> site path) and those each widget needs: the
+        # worker fetches a widget's missing chunks before its first render.
+        "chunks": dict(runtime.chunks),
+        "widget_chunks": {name: list(chunks) for name, chunks in runtime.widget_chunks.items()},
         # docs/js/bounded.js applies these.
         "max_input_chars": MAX_INPUT_CHARS,
         "max_json_depth": DEFAULT_MAX_DEPTH,

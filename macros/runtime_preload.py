@@ -28,7 +28,9 @@ class PreloadMismatchError(Exception):
 def runtime_preload(project_root: Path) -> list[str]:
     """Site paths of what the engine's worker fetches to start, in the order it asks for
     them: its own script and its imports, Pyodide's loader, then the large files (the wasm,
-    whose bytes set the pace, first)."""
+    whose bytes set the pace, first). The engine's core only: the chunks a page's widgets
+    need differ from page to page, and the worker asks for them as soon as the page names
+    its widgets, while Pyodide starts (docs/js/engine-worker.js)."""
     return [
         "js/engine-worker.js",
         "pyodide/pyodide.mjs",

@@ -105,6 +105,7 @@ def build_engine_wheel(
     out_dir: Path,
     extra_files: dict[str, bytes] | None = None,
     sources: bool = True,
+    catalog_readers: Collection[str] | None = None,
 ) -> Path:
     """Write ``engine-<version>-py3-none-any.whl`` into ``out_dir`` and return its path.
 
@@ -112,7 +113,8 @@ def build_engine_wheel(
     ``extra_files`` (arcname -> bytes) are added as they are, e.g. the engine's bytecode from
     macros/runtime_bytecode.py. Without ``sources`` the engine's .py and .toml files stay
     out (the browser's wheel: its bytecode and the pre-parsed catalogue stand in for them),
-    and so does RECORD.
+    and so does RECORD. The catalogue's JSON files come for the readers among
+    ``catalog_readers`` (arcnames of bytecode), by default among ``extra_files``.
     """
     name, version = project_version(project_root)
     package = project_root / "engine"
@@ -120,7 +122,8 @@ def build_engine_wheel(
     for path in sorted(package.rglob("*")) if sources else []:
         if path.is_file() and path.suffix in INCLUDED_SUFFIXES and "__pycache__" not in path.parts:
             files.append((path.relative_to(project_root).as_posix(), path.read_bytes()))
-    files.extend(sorted(catalog_json(None if sources else set(extra_files or {})).items()))
+    readers = set(extra_files or {}) if catalog_readers is None else set(catalog_readers)
+    files.extend(sorted(catalog_json(None if sources else readers).items()))
     files.extend(sorted((extra_files or {}).items()))
     dist_info = f"{name}-{version}.dist-info"
     metadata = _metadata(project_root)

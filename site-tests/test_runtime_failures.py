@@ -31,6 +31,9 @@ from engine.browser import update
 
 PAGE = "steps/pile-of-numbers/"
 WIDGET = "[data-widget=model_size]"
+# The engine's chunk that only the page's widget needs (macros/engine_chunks.py), fetched by the
+# worker before its first render.
+CHUNK = "**/wheels/engine-*-model_size.zip.gz"
 # The promise: a reader sees the failure within this many seconds.
 FAILED_WITHIN_S = 30
 
@@ -80,7 +83,9 @@ def test_blocked_runtime_script_fails_clearly(watched: Watched, root_site: Site)
 
 @pytest.mark.allow_console_errors
 @pytest.mark.parametrize(
-    "pattern", ["**/wheels/*.whl.gz", "**/pyodide/python_stdlib.zip.gz"], ids=["wheel", "stdlib"]
+    "pattern",
+    ["**/wheels/*.whl.gz", "**/pyodide/python_stdlib.zip.gz", CHUNK],
+    ids=["wheel", "stdlib", "chunk"],
 )
 def test_a_runtime_archive_that_fails_to_unpack_fails_clearly(
     watched: Watched, root_site: Site, pattern: str
@@ -94,6 +99,32 @@ def test_a_runtime_archive_that_fails_to_unpack_fails_clearly(
     started = open_failing(watched, root_site, pattern, junk)
     wait_failed(watched.page, started)
     assert_failed_with_numbers_kept(watched.page)
+
+
+@pytest.mark.allow_console_errors
+def test_a_refused_engine_chunk_fails_clearly_and_try_again_goes_live(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    started = open_failing(watched, root_site, CHUNK, lambda r: r.abort())
+    wait_failed(page, started)
+    assert_failed_with_numbers_kept(page)
+    status = page.inner_text(WIDGET + " .widget-status")
+    assert "model_size.zip.gz was aborted" in status, status
+    watched.context.unroute(CHUNK)
+    page.click(WIDGET + " button.widget-retry")
+    wait_live(page)
+
+
+@pytest.mark.allow_console_errors
+def test_an_engine_chunk_the_host_does_not_have_fails_clearly(
+    watched: Watched, root_site: Site
+) -> None:
+    started = open_failing(watched, root_site, CHUNK, lambda r: r.fulfill(status=404, body="gone"))
+    wait_failed(watched.page, started)
+    assert_failed_with_numbers_kept(watched.page)
+    status = watched.page.inner_text(WIDGET + " .widget-status")
+    assert "engine chunk model_size: HTTP 404" in status, status
 
 
 @pytest.mark.allow_console_errors

@@ -1,6 +1,7 @@
 """The engine inside Pyodide (under Node, from the npm runtime the site ships, with the trimmed,
-precompiled standard library and the sourceless wheel the build ships) gives exactly the
-results CPython gives, for every plan case and every widget's default render."""
+precompiled standard library and the sourceless archives the build ships: the core wheel and
+every chunk) gives exactly the results CPython gives, for every plan case and every widget's
+default render."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from macros import corpus
-from macros.runtime_bytecode import RuntimeBytecode, browser_wheel, compile_runtime
+from macros.runtime_bytecode import RuntimeBytecode, browser_archives, compile_runtime
 from macros.solid_archive import solid_gzip, unpacked
 from macros.wheel import apart_json, build_engine_wheel
 
@@ -35,9 +36,10 @@ def pyodide_results(
     assert node, "Node.js is needed to run Pyodide outside the browser"
     # The wheel and the standard library as the site ships them, compiled at build time.
     out = tmp_path_factory.mktemp("runtime")
-    # The site ships both as one gzip stream each: these are those streams' contents.
-    wheel = browser_wheel(ROOT, out, bytecode)
-    wheel.write_bytes(unpacked(solid_gzip(wheel.read_bytes(), ROOT)))
+    # The site ships each as one gzip stream: these are those streams' contents.
+    archives = browser_archives(ROOT, out, bytecode).paths
+    for archive in archives:
+        archive.write_bytes(unpacked(solid_gzip(archive.read_bytes(), ROOT)))
     # The catalogue files the wheel leaves out, beside it as in the site (run_cases.mjs).
     (out / "data").mkdir()
     for name, data in apart_json().items():
@@ -48,9 +50,10 @@ def pyodide_results(
         [
             node,
             str(ROOT / "tests/pyodide/run_cases.mjs"),
-            str(wheel),
+            str(archives[0]),
             str(ROOT / "macros" / "corpus.py"),
             str(stdlib),
+            *map(str, archives[1:]),
         ],
         capture_output=True,
         text=True,

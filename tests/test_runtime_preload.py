@@ -22,11 +22,17 @@ def test_the_hints_name_the_wheel_the_build_writes(tmp_path: Path) -> None:
 def test_every_hint_is_a_file_the_runtime_ships() -> None:
     preloaded = runtime_preload(ROOT)
     wheel = next(path for path in preloaded if path.startswith("wheels/"))
+    chunk = "wheels/engine-0.1.0-model_size.zip.gz"
     shipped = ShippedRuntime(
-        wheel=wheel, stdlib="pyodide/python_stdlib.zip.gz", pyodide_version="0", download_bytes=1
+        wheel=wheel, stdlib="pyodide/python_stdlib.zip.gz", pyodide_version="0", download_bytes=1,
+        chunks={"model_size": chunk}, widget_chunks={"model_size": ("model_size",)},
     ).files
     check_preloaded(preloaded, shipped)
     assert len(set(preloaded)) == len(preloaded)
+    # Kept for offline reading, but hinted at by no page: a page fetches the chunks its
+    # widgets need (engine-worker.js), while Pyodide starts.
+    assert chunk in shipped and chunk not in preloaded
+    assert [path for path in preloaded if path.startswith("wheels/")] == [wheel]
 
 
 def test_a_hint_for_a_file_that_did_not_ship_fails_the_build() -> None:

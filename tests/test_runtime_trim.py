@@ -26,7 +26,7 @@ from macros.runtime_bytecode import (
     BytecodeMagicError,
     RuntimeBytecode,
     TrimmedRuntimeError,
-    browser_wheel,
+    browser_archives,
     check_runtime,
     compile_runtime,
 )
@@ -43,23 +43,24 @@ def bytecode(tmp_path_factory: pytest.TempPathFactory) -> RuntimeBytecode:
     return compile_runtime(ROOT, plain)
 
 
-def _shipped(folder: Path, bytecode: RuntimeBytecode, stdlib_zip: bytes) -> tuple[Path, Path]:
-    """(wheel, pyodide folder) as the build writes them into site/: the standard library and
-    the wheel as one gzip stream each."""
+def _shipped(folder: Path, bytecode: RuntimeBytecode, stdlib_zip: bytes) -> tuple[list[Path], Path]:
+    """(engine archives, the core wheel first; pyodide folder) as the build writes them into
+    site/: the standard library and each archive as one gzip stream."""
     pyodide = folder / "pyodide"
     pyodide.mkdir(parents=True)
     (pyodide / STDLIB_SHIPPED).write_bytes(solid_gzip(stdlib_zip, ROOT))
     (pyodide / "pyodide-lock.json").write_bytes(
         minimal_lock((STOCK / "pyodide-lock.json").read_bytes())
     )
-    plain = browser_wheel(ROOT, folder / "plain", bytecode)
-    wheel = folder / (plain.name + ".gz")
-    wheel.write_bytes(solid_gzip(plain.read_bytes(), ROOT))
+    shipped = []
+    for plain in browser_archives(ROOT, folder / "plain", bytecode).paths:
+        shipped.append(folder / (plain.name + ".gz"))
+        shipped[-1].write_bytes(solid_gzip(plain.read_bytes(), ROOT))
     apart = folder / "data"
     apart.mkdir()
     for name, data in apart_json().items():
         (apart / name).write_bytes(data)
-    return wheel, pyodide
+    return shipped, pyodide
 
 
 def test_the_standard_library_holds_only_the_used_modules_as_bytecode(
@@ -143,12 +144,16 @@ def test_the_corpus_ran_every_widget_input(bytecode: RuntimeBytecode) -> None:
     assert "tomllib" not in bytecode.record["named"]
 
 
-def test_the_browser_wheel_is_bytecode_without_source(
+def test_the_browser_archives_are_bytecode_without_source(
     tmp_path: Path, bytecode: RuntimeBytecode
 ) -> None:
-    wheel = browser_wheel(ROOT, tmp_path, bytecode)
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "engine/browser.pyc" in names and "engine/numbers/catalog/data/models.json" in names
+    archives = browser_archives(ROOT, tmp_path, bytecode)
+    listed = [zipfile.ZipFile(path).namelist() for path in archives.paths]
+    names = [name for names in listed for name in names if not name.endswith("/")]
+    assert len(names) == len(set(names)), "a file in two archives"
+    core = set(listed[0])
+    assert "engine/browser.pyc" in core and "engine/numbers/catalog/data/models.json" in core
+    assert "engine/widgets/model_size.pyc" not in core, "a widget's own module in the core"
     assert not [n for n in names if n.endswith((".py", ".toml"))]
     # The engine modules the corpus loaded, and those their imports name: no others.
     named = {n.replace(".", "/") for n in bytecode.record["named"] if n.split(".")[0] == "engine"}
@@ -179,8 +184,8 @@ def test_the_lock_lists_no_packages_and_keeps_pyodides_info() -> None:
 def test_the_shipped_runtime_renders_the_corpus_as_stock_pyodide(
     tmp_path: Path, bytecode: RuntimeBytecode
 ) -> None:
-    wheel, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
-    record = check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
+    archives, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
+    record = check_runtime(ROOT, archives, pyodide, bytecode, archives[0].parent / "data")
     assert record["digest"] == bytecode.record["digest"]
     assert record["widget_cases"] == bytecode.record["widget_cases"]
     assert set(record["missed"]) <= set(bytecode.record["missed"])
@@ -195,15 +200,16 @@ def test_a_module_left_out_fails_the_build_naming_it(
         for info in source.infolist():
             if info.filename != "pkgutil.pyc":
                 target.writestr(info, source.read(info))
-    wheel, pyodide = _shipped(tmp_path, bytecode, buffer.getvalue())
+    archives, pyodide = _shipped(tmp_path, bytecode, buffer.getvalue())
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: pkgutil\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
+        check_runtime(ROOT, archives, pyodide, bytecode, archives[0].parent / "data")
 
 
 def test_the_archives_ship_as_one_gzip_stream_of_stored_members(
     tmp_path: Path, bytecode: RuntimeBytecode
 ) -> None:
-    for archive in (bytecode.stdlib_zip, browser_wheel(ROOT, tmp_path, bytecode).read_bytes()):
+    engine = [path.read_bytes() for path in browser_archives(ROOT, tmp_path, bytecode).paths]
+    for archive in (bytecode.stdlib_zip, *engine):
         shipped = solid_gzip(archive, ROOT)  # kept under build/, as the build keeps it
         inside = zipfile.ZipFile(io.BytesIO(unpacked(shipped)))
         original = zipfile.ZipFile(io.BytesIO(archive))
@@ -222,9 +228,9 @@ def test_an_engine_module_left_out_fails_the_build_naming_it(
     engine_pyc = dict(bytecode.engine_pyc)
     del engine_pyc["engine/numbers/memory.pyc"]
     fewer = dataclasses.replace(bytecode, engine_pyc=engine_pyc)
-    wheel, pyodide = _shipped(tmp_path, fewer, bytecode.stdlib_zip)
+    archives, pyodide = _shipped(tmp_path, fewer, bytecode.stdlib_zip)
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: .*engine\.numbers\.memory\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
+        check_runtime(ROOT, archives, pyodide, bytecode, archives[0].parent / "data")
 
 
 def test_a_build_only_import_the_browser_took_fails_the_build(
@@ -232,7 +238,8 @@ def test_a_build_only_import_the_browser_took_fails_the_build(
 ) -> None:
     # Without the catalogue's JSON the engine would parse the TOML (with tomllib, left out as
     # build-only): the shipped runtime misses it, and the build fails naming it.
-    wheel, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
+    archives, pyodide = _shipped(tmp_path, bytecode, bytecode.stdlib_zip)
+    wheel = archives[0]
     source = zipfile.ZipFile(io.BytesIO(unpacked(wheel.read_bytes())))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as target:
@@ -241,4 +248,4 @@ def test_a_build_only_import_the_browser_took_fails_the_build(
                 target.writestr(info, source.read(info))
     wheel.write_bytes(solid_gzip(buffer.getvalue(), ROOT))
     with pytest.raises(TrimmedRuntimeError, match=r"left out of the runtime it ships: tomllib\b"):
-        check_runtime(ROOT, wheel, pyodide, bytecode, wheel.parent / "data")
+        check_runtime(ROOT, archives, pyodide, bytecode, archives[0].parent / "data")

@@ -22,6 +22,7 @@ const RENDER_MS = 8_000;
  *   reject: (error: Error) => void,
  *   message: {type: "render", widget: string, inputs: string},
  *   timer?: number,
+ *   rearm?: () => void,
  * }} Request
  */
 /** @typedef {{promise: Promise<void>, resolve: () => void, reject: (error: Error) => void}} Deferred */
@@ -41,6 +42,13 @@ let failure = "";
 let restartsLeft = 1;
 let stallTimer = 0;
 let ready = makeReady();
+/** The widgets the page has asked to render: a new worker downloads their chunks as it starts. */
+const wanted = new Set();
+
+/** Tell the worker (when there is one) which widgets the page will render. */
+function prefetch() {
+  if (worker) for (const widget of wanted) worker.postMessage({ type: "prefetch", widget });
+}
 
 /** @returns {Deferred} */
 function makeReady() {
@@ -91,6 +99,11 @@ function onMessage(event) {
   if (event.target instanceof Worker && event.target !== worker) return;
   const message = event.data;
   if (message.type === "progress") {
+    if (state === "ready") {
+      // A chunk of the engine downloading for a render (engine-worker.js): it is on its way.
+      for (const request of pending.values()) if (request.rearm) request.rearm();
+      return;
+    }
     lastStage = message.stage;
     armStallTimer();
     for (const listener of progressListeners) listener(message.stage);
@@ -154,6 +167,7 @@ function spawn() {
   }
   listen(worker);
   worker.postMessage({ type: "init" });
+  prefetch();
 }
 
 /** @param {Request} request */
@@ -161,15 +175,20 @@ function send(request) {
   const id = nextId++;
   const sentTo = /** @type {Worker} */ (worker);
   pending.set(id, request);
-  request.timer = setTimeout(() => {
-    pending.delete(id);
-    if (worker === sentTo) {
-      // Gone or stuck: a fresh one takes over.
-      worker.terminate();
-      worker = null;
-    }
-    resend(request);
-  }, RENDER_MS);
+  // Armed again by each sign of progress (a chunk of the engine the render needs downloading).
+  request.rearm = () => {
+    clearTimeout(request.timer);
+    request.timer = setTimeout(() => {
+      pending.delete(id);
+      if (worker === sentTo) {
+        // Gone or stuck: a fresh one takes over.
+        worker.terminate();
+        worker = null;
+      }
+      resend(request);
+    }, RENDER_MS);
+  };
+  request.rearm();
   sentTo.postMessage({ ...request.message, id });
 }
 
@@ -211,6 +230,7 @@ export const engine = {
       // Each handler reads only the fields of its own kind of event.
       for (const event of early.messages) (event.type === "error" ? onError : onMessage)(/** @type {MessageEvent & ErrorEvent} */ (event));
       early.messages = [];
+      prefetch();
       return ready.promise;
     }
     spawn();
@@ -272,6 +292,10 @@ export const engine = {
     if (state === "failed") throw new Error(failure);
     /** @type {Request["message"]} */
     const message = { type: "render", widget: name, inputs: JSON.stringify(inputs) };
+    if (!wanted.has(name)) {
+      wanted.add(name);
+      if (worker) worker.postMessage({ type: "prefetch", widget: name });
+    }
     if (!worker && state === "ready") {
       // The worker died since the last render: restart it once.
       return new Promise((resolve, reject) => resend({ resolve, reject, message }));

@@ -1,5 +1,8 @@
-// Module Web Worker: loads the self-hosted Pyodide core and the engine wheel, then renders
-// widgets on request by calling engine.browser.update (Python). No formula lives here.
+// Module Web Worker: loads the self-hosted Pyodide core and the engine's core wheel, then
+// renders widgets on request by calling engine.browser.update (Python). The rest of the
+// engine ships as chunk archives (macros/engine_chunks.py): before a widget's first render,
+// the chunks it needs (RUNTIME.widget_chunks) are fetched, once each, and made importable.
+// No formula lives here.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { RUNTIME } from "./runtime-config.js";
 
@@ -8,6 +11,19 @@ import { RUNTIME } from "./runtime-config.js";
  * @type {((widget: string, inputs: string) => string) | null}
  */
 let update = null;
+/**
+ * engine.browser.add_archive: makes a chunk archive written into Pyodide's file system importable.
+ * @type {((path: string) => void) | null}
+ */
+let addArchive = null;
+/** @type {any} */
+let pyodideFS = null;
+/** The plain fetch wrapped by withProgress, for the chunks (set by init). @type {typeof fetch | null} */
+let chunkFetch = null;
+/** Each chunk's download (name -> its bytes), started by a prefetch or a render. @type {Map<string, Promise<Uint8Array>>} */
+const downloads = new Map();
+/** Each chunk made importable (name -> done). @type {Map<string, Promise<void>>} */
+const installed = new Map();
 let stage = "";
 let lastBeat = 0;
 
@@ -126,8 +142,62 @@ function readApart(name) {
   return request.status === 200 ? request.responseText : null;
 }
 
+/**
+ * The download of chunk `name`, started once: its bytes, decompressed (a refused or failed
+ * download rejects; a cut-off one is told to the page by withProgress, as for the core).
+ * @param {string} name
+ * @returns {Promise<Uint8Array>}
+ */
+function download(name) {
+  let bytes = downloads.get(name);
+  if (!bytes) {
+    const fetchOnce = /** @type {typeof fetch} */ (chunkFetch);
+    bytes = fetchOnce(new URL(`../${RUNTIME.chunks[name]}`, import.meta.url)).then(async (response) => {
+      if (!response.ok) throw new Error(`engine chunk ${name}: HTTP ${response.status}`);
+      return new Uint8Array(await response.arrayBuffer());
+    });
+    bytes.catch(() => {}); // a prefetch nobody waits on yet: the render that needs it says so
+    downloads.set(name, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * The chunks widget `widget` needs (none for a name the build does not know: the engine then
+ * says it does not know it).
+ * @param {string} widget
+ * @returns {readonly string[]}
+ */
+function chunksOf(widget) {
+  return Object.hasOwn(RUNTIME.widget_chunks, widget) ? RUNTIME.widget_chunks[widget] : [];
+}
+
+/**
+ * Make every chunk `widget` needs importable: fetched (all at once) and written into Pyodide's
+ * file system, each once.
+ * @param {string} widget
+ * @returns {Promise<void[]>}
+ */
+function install(widget) {
+  return Promise.all(
+    chunksOf(widget).map((name) => {
+      let done = installed.get(name);
+      if (!done) {
+        done = download(name).then((bytes) => {
+          const path = `/lib/engine-${name}.zip`;
+          pyodideFS.writeFile(path, bytes);
+          /** @type {NonNullable<typeof addArchive>} */ (addArchive)(path);
+        });
+        installed.set(name, done);
+      }
+      return done;
+    }),
+  );
+}
+
 async function init() {
   const plainFetch = self.fetch;
+  chunkFetch = withProgress(plainFetch.bind(self));
   self.fetch = withProgress(plainFetch.bind(self));
   try {
     progress(`Downloading the Python runtime (about ${RUNTIME.download_MB} MB, once)…`);
@@ -152,6 +222,8 @@ async function init() {
     const browser = pyodide.pyimport("engine.browser");
     browser.read_apart_with(readApart);
     update = browser.update;
+    addArchive = browser.add_archive;
+    pyodideFS = pyodide.FS;
     postMessage({ type: "ready" });
   } catch (/** @type {any} */ error) {
     self.fetch = plainFetch;
@@ -163,13 +235,28 @@ self.addEventListener("message", (/** @type {MessageEvent} */ event) => {
   const message = event.data;
   if (message.type === "init") {
     init();
+  } else if (message.type === "prefetch") {
+    // The page will render this widget: its chunks download while Pyodide starts.
+    if (chunkFetch) chunksOf(message.widget).forEach(download);
   } else if (message.type === "render") {
-    let json;
-    try {
-      json = /** @type {NonNullable<typeof update>} */ (update)(message.widget, message.inputs);
-    } catch (/** @type {any} */ error) {
-      json = JSON.stringify({ error: `The engine failed: ${error.message}`, field: "widget" });
-    }
-    postMessage({ type: "result", id: message.id, json });
+    render(message);
   }
 });
+
+/** @param {{widget: string, inputs: string, id: number}} message */
+async function render(message) {
+  try {
+    await install(message.widget);
+  } catch (/** @type {any} */ error) {
+    // As a runtime that could not be loaded: the page shows the build-time numbers and says why.
+    postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
+    return;
+  }
+  let json;
+  try {
+    json = /** @type {NonNullable<typeof update>} */ (update)(message.widget, message.inputs);
+  } catch (/** @type {any} */ error) {
+    json = JSON.stringify({ error: `The engine failed: ${error.message}`, field: "widget" });
+  }
+  postMessage({ type: "result", id: message.id, json });
+}

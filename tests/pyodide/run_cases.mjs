@@ -4,16 +4,22 @@
 // stdout.
 // The catalogue files the wheel leaves out are read from data/ beside it, as the worker fetches
 // them from beside the site's wheel.
-// Usage: node run_cases.mjs ENGINE_WHEEL CORPUS_PY STDLIB_ZIP
+// Usage: node run_cases.mjs ENGINE_WHEEL CORPUS_PY STDLIB_ZIP [CHUNK_ZIP...]
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { loadPyodide } from "pyodide";
 
-const [wheelPath, casesPath, stdlibPath] = process.argv.slice(2);
+const [wheelPath, casesPath, stdlibPath, ...chunkPaths] = process.argv.slice(2);
 const pyodide = await loadPyodide({ stdLibURL: stdlibPath });
 pyodide.FS.writeFile("/lib/engine.zip", new Uint8Array(await readFile(wheelPath)));
 pyodide.pyimport("sys").path.insert(0, "/lib/engine.zip");
+// The whole engine: every chunk made importable, as the worker does for a widget that needs it.
+const browser = pyodide.pyimport("engine.browser");
+for (const [index, chunkPath] of chunkPaths.entries()) {
+  pyodide.FS.writeFile(`/lib/engine-chunk-${index}.zip`, new Uint8Array(await readFile(chunkPath)));
+  browser.add_archive(`/lib/engine-chunk-${index}.zip`);
+}
 pyodide.FS.writeFile("/tmp/corpus.py", await readFile(casesPath, "utf8"));
 pyodide.globals.set("read_apart", (/** @type {string} */ name) => {
   try {

@@ -1,8 +1,12 @@
 // docs/js/runtime-config.js, which the build writes (macros/build_hook.py): what the page's
 // scripts and the engine's worker read from it.
 export declare const RUNTIME: {
-  /** The engine wheel's site path. */
+  /** The engine's core wheel's site path. */
   readonly wheel: string;
+  /** The engine's chunk archives: chunk name -> site path. */
+  readonly chunks: Readonly<Record<string, string>>;
+  /** The chunks each widget's render needs: widget name -> chunk names. */
+  readonly widget_chunks: Readonly<Record<string, readonly string[]>>;
   /** The shipped standard library's site path. */
   readonly stdlib: string;
   /** The site folder of the catalogue files the wheel leaves out (NAME.json each). */
