@@ -30,6 +30,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from macros.runtime_imports import run_nodes
+
 # The browser's start: what the worker imports before the first render.
 START_MODULES = ("engine.browser", "engine.browser_archives", "engine.registry")
 WIDGETS_PACKAGE = "engine.widgets"
@@ -87,8 +89,10 @@ def _sources(project_root: Path) -> dict[str, Path]:
 
 
 def _named_in(tree: ast.AST, known: Collection[str]) -> set[str]:
+    # Imports for annotations only (under `if TYPE_CHECKING:`) never run, and the browser's
+    # bytecode leaves out modules only they name (macros/runtime_imports.py).
     named: set[str] = set()
-    for node in ast.walk(tree):
+    for node in run_nodes(tree):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

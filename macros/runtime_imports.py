@@ -35,7 +35,7 @@ def _for_type_checking(node: ast.AST) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _run_nodes(tree: ast.AST) -> list[ast.AST]:
+def run_nodes(tree: ast.AST) -> list[ast.AST]:
     """Every node of ``tree`` but those inside an ``if TYPE_CHECKING:`` block (its ``else``
     kept)."""
     out: list[ast.AST] = []
@@ -58,7 +58,7 @@ def _named_in(path: str) -> set[str]:
     with open(path, encoding="utf-8") as source:
         tree = ast.parse(source.read(), path)
     named: set[str] = set()
-    for node in _run_nodes(tree):
+    for node in run_nodes(tree):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
