@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from macros.runtime_imports import run_nodes
+from macros.runtime_imports import modules_named
 
 # The browser's start: what the worker imports before the first render.
 START_MODULES = ("engine.browser", "engine.browser_archives", "engine.registry")
@@ -89,17 +89,9 @@ def _sources(project_root: Path) -> dict[str, Path]:
 
 
 def _named_in(tree: ast.AST, known: Collection[str]) -> set[str]:
-    # Imports for annotations only (under `if TYPE_CHECKING:`) never run, and the browser's
-    # bytecode leaves out modules only they name (macros/runtime_imports.py).
-    named: set[str] = set()
-    for node in run_nodes(tree):
-        if isinstance(node, ast.Import):
-            named.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            named.add(node.module)
-            # `from engine.lesson import cluster` loads the module engine.lesson.cluster.
-            named.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in named if name in known}
+    # The same reading as the browser's bytecode (macros/runtime_imports.py): imports under
+    # `if TYPE_CHECKING:` never run, and a module only they name is not shipped.
+    return {name for name in modules_named(tree) if name in known}
 
 
 def _computes_imports(tree: ast.AST) -> bool:

@@ -35,7 +35,7 @@ def _for_type_checking(node: ast.AST) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def run_nodes(tree: ast.AST) -> list[ast.AST]:
+def _run_nodes(tree: ast.AST) -> list[ast.AST]:
     """Every node of ``tree`` but those inside an ``if TYPE_CHECKING:`` block (its ``else``
     kept)."""
     out: list[ast.AST] = []
@@ -51,20 +51,24 @@ def run_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _named_in(path: str) -> set[str]:
-    """Every module an import statement anywhere in the file (functions included) may load:
+def modules_named(tree: ast.AST) -> set[str]:
+    """Every module an import statement anywhere in ``tree`` (functions included) may load:
     ``from package import name`` counts ``package.name`` too (it may be a submodule). Imports
     for annotations only (under ``if TYPE_CHECKING:``) never load."""
-    with open(path, encoding="utf-8") as source:
-        tree = ast.parse(source.read(), path)
     named: set[str] = set()
-    for node in run_nodes(tree):
+    for node in _run_nodes(tree):
         if isinstance(node, ast.Import):
             named.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             named.add(node.module)
             named.update(f"{node.module}.{alias.name}" for alias in node.names)
     return named
+
+
+def _named_in(path: str) -> set[str]:
+    """:func:`modules_named` of the file at ``path``."""
+    with open(path, encoding="utf-8") as source:
+        return modules_named(ast.parse(source.read(), path))
 
 
 def engine_modules_named() -> list[str]:
