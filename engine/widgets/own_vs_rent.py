@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.numbers import quantities
-from engine.numbers.catalog import get_system, prices
+from engine.numbers.catalog import CloudPrice, PurchasePrice, get_system, prices
 from engine.numbers.cost import (
     DEFAULT_YEARS,
     BreakEvenSpread,
@@ -240,14 +240,21 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
     )
 
 
-def spread(r: RentVsOwn) -> BreakEvenSpread:
-    """The break-even of ``r`` over the catalogue's published prices for dgx-1 (the whole
-    server's purchases, per GPU times ``r.gpus``) and for renting its GPU."""
-    system = get_system(SYSTEM)
+@cache
+def published_prices() -> tuple[tuple[PurchasePrice, ...], tuple[CloudPrice, ...]]:
+    """The catalogue's published prices the break-even's range is taken over: dgx-1's
+    purchases (the whole server) and the cloud offers for its GPU."""
     p = prices()
-    purchases = tuple(b.usd_per_gpu * r.gpus for b in p.purchases if b.system == SYSTEM)
-    rents = tuple(c.usd_per_gpu_hour for c in p.cloud_for(system.gpu.id))
-    return break_even_spread(r, purchases, rents)
+    return (tuple(b for b in p.purchases if b.system == SYSTEM),
+            p.cloud_for(get_system(SYSTEM).gpu.id))
+
+
+def spread(r: RentVsOwn) -> BreakEvenSpread:
+    """The break-even of ``r`` over :func:`published_prices` (a purchase per GPU times
+    ``r.gpus``)."""
+    purchases, clouds = published_prices()
+    return break_even_spread(r, tuple(b.usd_per_gpu * r.gpus for b in purchases),
+                             tuple(c.usd_per_gpu_hour for c in clouds))
 
 
 def render(values: Values) -> str:
@@ -278,11 +285,11 @@ def render(values: Values) -> str:
         ]
     )
     arithmetic = plain_list(rent_vs_own_arithmetic(r), ordered=True)
-    system = get_system(SYSTEM)
+    purchases, clouds = published_prices()
     published = [f"In the range: {b.item}, {format_usd(b.usd)} ({b.date}; {b.source})"
-                 for b in prices().purchases if b.system == SYSTEM]
+                 for b in purchases]
     published += [f"In the range: {c.provider} {c.offer}, {format_usd(c.usd_per_gpu_hour)} per "
-                  f"GPU-hour ({c.date}; {c.source})" for c in prices().cloud_for(system.gpu.id)]
+                  f"GPU-hour ({c.date}; {c.source})" for c in clouds]
     notes = plain_list((*rent_vs_own_assumptions(r), *published))
     more = secondary("The figures, the arithmetic and the sources", figures + arithmetic + notes)
     return verdict + sensitivity + cost_chart(r) + more
