@@ -177,7 +177,7 @@ def _csv_flag(q: argparse.ArgumentParser) -> None:
 def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
     """The plan's flags (its fields) and the load's on ``q``; ``swept``: --concurrency and
     --rate take comma-separated lists."""
-    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
+    from engine.lesson.plans.fields import CLI_PLAN_FIELDS, cli_flag
 
     q.add_argument("--json", action="store_true", help="machine-readable output")
     # The flags are the plan's fields (the playground's inputs): same names, ranges, defaults.
@@ -188,7 +188,7 @@ def _plan_flags(q: argparse.ArgumentParser, *, swept: bool) -> None:
     q.add_argument("--hardware-spec", help="instead of --hardware: a JSON file describing "
                    "your own chip (name, memory_GB, bandwidth_TB_per_s, peak_TFLOP_per_s "
                    "by format; optional power_W, usd_per_gpu_hour, links)")
-    for key, f in PLAN_FIELDS.items():
+    for key, f in CLI_PLAN_FIELDS.items():
         if key in _PASSED_AS_GIVEN:
             continue
         default = f" (default {f.default})" if f.default else ""
@@ -459,15 +459,15 @@ def _sweep(args: argparse.Namespace) -> tuple[dict[str, object] | list[object], 
 
 
 def _planned(args: argparse.Namespace) -> tuple[Plan, dict[str, object], ConfigModel | None]:
-    from engine.lesson.plans.fields import PLAN_FIELDS, plan_arguments
+    from engine.lesson.plans.fields import CLI_PLAN_FIELDS, plan_arguments
     from engine.numbers.plan import plan
     from engine.render.fields import Values
 
-    given = {k: getattr(args, PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
+    given = {k: getattr(args, CLI_PLAN_FIELDS[k].name) for k in _GIVEN_OR_NOT}
     raw = {f.name: f.default if getattr(args, f.name) is None else getattr(args, f.name)
-           for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
+           for k, f in CLI_PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
     values = Values(raw)
-    fields = {k: f for k, f in PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
+    fields = {k: f for k, f in CLI_PLAN_FIELDS.items() if k not in _PASSED_AS_GIVEN}
     kwargs = plan_arguments(values, fields, every_task=False)
     if given["mfu"] is None:
         kwargs.pop("mfu", None)
@@ -613,10 +613,10 @@ def _catalog(args: argparse.Namespace) -> tuple[dict[str, object], str]:
 
 def _said_of_flag(error: EngineError) -> str:
     """The engine's message, opened by the flag it is about ('--gpus: ...') when there is one."""
-    from engine.lesson.plans.fields import PLAN_FIELDS, cli_flag
+    from engine.lesson.plans.fields import CLI_PLAN_FIELDS, cli_flag
 
-    names = {f.name for f in PLAN_FIELDS.values()} | set(_LOAD_FLAGS) | {"hardware_spec"}
-    name = PLAN_FIELDS[error.field].name if error.field in PLAN_FIELDS else error.field
+    names = {f.name for f in CLI_PLAN_FIELDS.values()} | set(_LOAD_FLAGS) | {"hardware_spec"}
+    name = CLI_PLAN_FIELDS[error.field].name if error.field in CLI_PLAN_FIELDS else error.field
     return f"{cli_flag(name)}: {error.message}" if name in names else error.message
 
 

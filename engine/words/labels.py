@@ -102,6 +102,11 @@ KERNEL_LABELS = {
     "eager-fused-norm": "Eager PyTorch with a fused RMSNorm",
 }
 
+ATTENTION_KERNEL_LABELS = {
+    "fa2": "FlashAttention-2",
+    "triton": "FlashAttention's Triton port",
+}
+
 
 def side_name(chip: HardwareSpec, count: int) -> str:
     """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""

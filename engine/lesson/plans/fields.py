@@ -29,7 +29,7 @@ from engine.numbers.memory import (
     TrainingMemory,
 )
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
-from engine.numbers.training_choices import KERNELS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -53,6 +53,7 @@ from engine.render.widget import Command
 from engine.words.adapters_explained import ADAPTER_CHOICE_LABELS, PLAN_TARGET_LABELS
 from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
+    ATTENTION_KERNEL_LABELS,
     CONVENTION_LABELS,
     KERNEL_LABELS,
     OPTIMIZER_LABELS,
@@ -176,6 +177,16 @@ SERVE_ONLY = ("weight_format", "kv_format", "context_tokens", "batch", "prompt_t
 TRAIN_ONLY = ("tokens", "mfu", "target_days", "sharding", "tp", "optimizer", "convention",
               "recompute", "micro_batch", "seq_len", "pp", "interleave", "global_batch_tokens",
               "cp", "adapter", "rank", "targets", "kernels")
+# The command line's plan fields: PLAN_FIELDS, and a stack's choices the lesson's pages do not
+# ask about (the playground and its address keep PLAN_FIELDS), each read for training only.
+CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
+    "attention": _choice(
+        "attention", "Attention kernel", "fa2", ATTENTION_KERNEL_LABELS, ATTENTION_KERNELS,
+        hint="Training: the stack's attention kernel, timed at its measured rates (triton: "
+             "the Triton port of FlashAttention that LLM Foundry's MPT ran).",
+    ),
+}
+CLI_PLAN_FIELDS: dict[str, Field[Any]] = {**PLAN_FIELDS, **CLI_ONLY_FIELDS}
 
 
 def task_field_names(task: str) -> frozenset[str]:
@@ -195,7 +206,8 @@ def plan_arguments(values: Values, fields: Mapping[str, Field[Any]] = PLAN_FIELD
     otherwise those are left out and plan() uses its defaults.
     """
     task = values[fields["task"]] if "task" in fields else "serve"
-    skipped = () if every_task else (TRAIN_ONLY if task == "serve" else SERVE_ONLY)
+    skipped = () if every_task else ((*TRAIN_ONLY, *CLI_ONLY_FIELDS) if task == "serve"
+                                     else SERVE_ONLY)
     out: dict[str, Any] = {}
     for key, f in fields.items():
         if key in skipped or key in ("model", "params"):
