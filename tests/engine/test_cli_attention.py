@@ -65,3 +65,11 @@ def test_serving_reads_no_attention_kernel(capsys):
     plain = capsys.readouterr().out
     assert main([*serve, "--attention", "triton"]) == 0
     assert capsys.readouterr().out == plain
+
+
+def test_compare_sets_one_kernel_against_the_other(capsys):
+    assert main(["compare", *TRAIN[1:], "--attention", "triton", "--vs", "--attention", "fa2",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["a"]["train"]["expected"]["mfu"] < data["b"]["train"]["expected"]["mfu"])
+    assert _kernel_basis(data["a"]) != _kernel_basis(data["b"])

@@ -204,6 +204,28 @@ def test_training_step_by_hand():
     assert 0.45 < t.mfu < 0.62
 
 
+def test_the_gradient_reduction_slows_only_the_last_micro_batch():
+    # Without ZeRO-3 the gradients are reduced once a step, one all-reduce of 16.06 GB
+    # (2 x 7/8 x 16.06 GB / 360 GB/s = 0.078 s) beside the last of the 64 micro-batches'
+    # backward pass (the others accumulate locally), so the SMs it takes are charged once a
+    # step; ZeRO-3's gathers and reduce-scatter run beside every micro-batch, charged 64 times.
+    model, h100 = get_model("llama-3.1-8b"), get_hardware(H100)
+    ddp = expected_train(model, h100, tokens=1e12, gpus=8, seq_len=8192)
+    zero3 = expected_train(model, h100, tokens=1e12, gpus=8, seq_len=8192, sharding="zero3")
+    assert ddp.accumulation == zero3.accumulation == 64
+    share = 0.1515 / (1 - 0.1515)
+
+    def slowed(t):
+        return {o.name: o.seconds for o in t.ops}["compute beside collectives (the SMs they take)"]
+
+    assert ddp.communication_seconds_per_step == pytest.approx(2 * 7 / 8 * 16.06e9 / 360e9,
+                                                               rel=0.01)
+    assert slowed(ddp) == pytest.approx(share * ddp.communication_seconds_per_step, rel=1e-9)
+    assert slowed(zero3) == pytest.approx(share * zero3.communication_seconds_per_step, rel=1e-9)
+    assert zero3.communication_seconds_per_step / 64 == pytest.approx(
+        3 * 7 / 8 * 16.06e9 / 360e9, rel=0.01)
+
+
 def test_training_ops_add_up_to_the_step_and_name_their_limit():
     # Tensor and pipeline parallel: the step's ops include its exposed communication and its
     # bubble, and still add up to the step.
