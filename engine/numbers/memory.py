@@ -38,6 +38,14 @@ RUNTIME_OVERHEAD_BYTES = 1.5e9
 PREFILL_CHUNK_TOKENS = 2048
 LOGITS_BYTES = 4.0  # logits are kept in fp32
 
+
+def serving_overhead_bytes(hardware: HardwareSpec) -> float:
+    """The fixed memory a serving runtime takes on ``hardware`` beyond weights, KV cache and
+    activations: the chip's own measured figure where the catalogue has one (a phone's
+    llama.cpp), else the server allowance :data:`RUNTIME_OVERHEAD_BYTES`."""
+    measured = hardware.serving_overhead_bytes
+    return RUNTIME_OVERHEAD_BYTES if measured is None else measured
+
 _OPT_STATES: dict[Optimizer, dict[str, float]] = {
     "adam": {"first_moment": 4.0, "second_moment": 4.0},
     "adamw": {"first_moment": 4.0, "second_moment": 4.0},
@@ -178,17 +186,18 @@ def serving_memory(
     kv = kv_token * ctx * b / g
     in_flight = min(ctx * b, PREFILL_CHUNK_TOKENS)
     act = activation_bytes_serving(m, in_flight, b)
+    overhead = serving_overhead_bytes(hw)
     parts = {"weights": weights, "kv_cache": kv, "activations": act,
-             "runtime_overhead": RUNTIME_OVERHEAD_BYTES}
+             "runtime_overhead": overhead}
 
     def per_gpu(n: int) -> float:
         # n requests bring their KV cache and their own working space (a logits row each).
         act_n = activation_bytes_serving(m, min(ctx * n, PREFILL_CHUNK_TOKENS), n)
-        return weights + kv_token * ctx * n / g + act_n + RUNTIME_OVERHEAD_BYTES
+        return weights + kv_token * ctx * n / g + act_n + overhead
 
     total = per_gpu(b)
     cap = hw.memory_bytes
-    free = cap - weights - act - RUNTIME_OVERHEAD_BYTES
+    free = cap - weights - act - overhead
     max_tokens = int(free * g // kv_token) if free > 0 else 0
 
     return ServingMemory(

@@ -91,9 +91,7 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
         f"Activations: transient buffers for the {mem.activation_tokens:,} tokens in flight "
         f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
         f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
-        f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
-        "GPU for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
-        "real engines vary by about 0.5-3 GB).",
+        serving_overhead_words(mem.hardware),
         capacity_words(mem.hardware),
     ]
     offloaded = offload_memory_words(mem)
@@ -114,6 +112,17 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
                    f"{mem.context_tokens:,} tokens of context.")
     out.extend(m.assumptions)
     return tuple(out)
+
+
+def serving_overhead_words(hardware: HardwareSpec) -> str:
+    """The serving runtime's allowance on ``hardware`` and where it comes from: a chip's
+    measured one (its catalogue basis), else the server allowance, an assumption."""
+    if hardware.serving_overhead_bytes is not None:
+        return (f"Runtime overhead: {format_GB(hardware.serving_overhead_bytes)}, measured. "
+                f"{hardware.serving_overhead_basis}")
+    return (f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
+            "GPU for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
+            "real engines vary by about 0.5-3 GB).")
 
 
 def _kv_adjusted_words(mem: ServingMemory) -> str:

@@ -10,6 +10,7 @@ from engine.numbers.activations import (
 from engine.numbers.catalog import ModelSpec, generic_dense_model, get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
+    RUNTIME_OVERHEAD_BYTES,
     kv_cache_bytes_per_token,
     min_gpus_to_serve,
     min_gpus_to_train,
@@ -283,3 +284,23 @@ def test_max_concurrent_requests_is_a_batch_that_fits(model, gpus, weight_format
     assert n > 1
     assert serving(n).fits and not serving(n + 1).fits
     assert serving(n).max_concurrent_requests == n  # the same count whatever the batch
+
+
+def test_a_phone_is_charged_its_own_runtime_not_a_servers() -> None:
+    # llama.cpp on an iPhone (Apple A14), Llama 3.2 1B Q4_K_M at 1,024 tokens: a 254.50 MiB
+    # compute buffer + a 0.49 MiB output buffer (carlostarrats/Control-LLM Console.md
+    # @104a2cfb) = 254.99 MiB = 267,376,394 bytes; most of it is one 512-token batch's
+    # logits, 512 x 128,256 x 4 bytes = 262,668,288 bytes = 250.5 MiB.
+    phone = get_hardware("apple-a17-pro")
+    assert phone.serving_overhead_bytes == 267_376_394.0
+    assert 512 * 128_256 * 4 == 262_668_288 == 250.5 * 2**20
+    mem = serving_memory(get_model("llama-3.2-1b"), phone, weight_format="int4",
+                         context_tokens=4096)
+    assert mem.parts["runtime_overhead"] == 267_376_394.0
+    assert mem.per_gpu_bytes == pytest.approx(sum(mem.parts.values()))
+    said = [a for a in memory_assumptions(mem) if a.startswith("Runtime overhead")]
+    assert said == [f"Runtime overhead: 0.267 GB, measured. {phone.serving_overhead_basis}"]
+    # A server GPU, and a Mac (no measurement of its runtime here), keep the 1.5 GB allowance.
+    for chip in ("h100-sxm", "apple-m2-ultra"):
+        server = serving_memory(get_model("llama-3.2-1b"), get_hardware(chip))
+        assert server.parts["runtime_overhead"] == RUNTIME_OVERHEAD_BYTES == 1.5e9

@@ -4,6 +4,9 @@ The catalogue stores TB/s and TFLOP/s, and memory in bytes, GiB or MiB (unit in 
 name); this module converts once, at load, to bytes, bytes/s and FLOP/s. ``memory_bytes``
 is what a program can allocate (vendors sell memory in binary units: an "80 GB" H100
 hands out 79.11 GiB = 84.9 x 10^9 bytes); ``memory_basis`` says which figure and its source.
+``serving_overhead_bytes`` is a serving runtime's measured memory beyond the weights and KV
+cache on a chip that has one (a phone's), with ``serving_overhead_basis``; None where the
+server allowance applies (:data:`engine.numbers.memory.RUNTIME_OVERHEAD_BYTES`).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class HardwareSpec(Record):
     memory_basis: str = ""
     matrix_unit: str = ""  # a CPU's matrix units (Intel AMX), if it has them
     vector_unit: str = ""  # a CPU's vector instructions (AVX-512)
+    serving_overhead_bytes: float | None = None
+    serving_overhead_basis: str = ""
     # A chip from outside the catalogue (a user's spec) carries its own links; a catalogue
     # chip's are in links.toml under its id.
     links: LinkSpec | None = None
@@ -76,6 +81,12 @@ class HardwareSpec(Record):
             raise EngineError(f"Hardware {self.id!r}: needs positive peaks.")
         if self.power_W is not None and not self.power_W > 0:
             raise EngineError(f"Hardware {self.id!r}: power must be > 0 when given.")
+
+    @property
+    def memory_marketed_bytes(self) -> float:
+        """The memory the chip is sold with, in bytes: memory sold as "192 GB" is built in
+        powers of two, 192 GiB (0.0 where the catalogue gives no marketed figure)."""
+        return self.memory_marketed_GB * 2.0**30
 
     def link_spec(self) -> LinkSpec:
         """This chip's links: its own where it carries them, else the catalogue's."""
@@ -120,6 +131,15 @@ def _memory_bytes(hw_id: str, e: dict[str, Any]) -> float:
     return given[0][1]
 
 
+def _serving_overhead_bytes(hw_id: str, e: dict[str, Any]) -> float | None:
+    if "serving_overhead_MiB" not in e:
+        return None
+    if not e.get("serving_overhead_basis"):
+        raise EngineError(f"Hardware {hw_id!r}: a serving_overhead_MiB needs a "
+                          "serving_overhead_basis saying what was measured, and where.", "memory")
+    return float(round(float(e["serving_overhead_MiB"]) * 2.0**20))
+
+
 def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
     peaks = tuple((k, float(e[f]) * 1e12) for k, f in _PEAK_FIELDS.items() if f in e)
     power = e.get("power_W")
@@ -146,6 +166,8 @@ def _from_toml(hw_id: str, e: dict[str, Any]) -> HardwareSpec:
         memory_basis=e["memory_basis"],
         matrix_unit=e.get("matrix_unit", ""),
         vector_unit=e.get("vector_unit", ""),
+        serving_overhead_bytes=_serving_overhead_bytes(hw_id, e),
+        serving_overhead_basis=e.get("serving_overhead_basis", ""),
     )
 
 
