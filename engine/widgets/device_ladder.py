@@ -21,7 +21,7 @@ from engine.numbers.formats import FormatId
 from engine.numbers.memory import ServingMemory, TrainingMemory
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, Plan, plan
 from engine.numbers.training_runs import LLAMA_3_1_PRETRAINING_TOKENS
-from engine.numbers.units import TB, GiB
+from engine.numbers.units import TB
 from engine.render.fields import Choice, OptionalAmount
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.options import (
@@ -338,8 +338,7 @@ def usable_memory_words(rungs: tuple[Rung, ...]) -> str:
     parts: list[str] = []
     for rung in rungs:
         hw = rung.hardware
-        # Memory sold as "192 GB" is built in powers of two: 192 GiB.
-        marketed_bytes = hw.memory_marketed_GB * GiB
+        marketed_bytes = hw.memory_marketed_bytes
         if rung.count != 1 or not marketed_bytes or hw.memory_bytes >= 0.95 * marketed_bytes:
             continue
         why = hw.memory_basis.split(":", 1)[0].strip().rstrip(".")

@@ -206,3 +206,16 @@ def test_a_file_called_config_json_is_named_after_its_folder(tmp_path):
     data = json.loads(r.stdout)
     # Pythia README: 1,414,647,808 parameters for pythia-1.4b.
     assert data["name"] == "my-model" and data["params"] == 1_414_647_808
+
+
+def test_plan_json_gives_the_memory_a_chip_is_sold_with(capsys):
+    # Apple sells the iPhone 15 Pro's memory as 8 GB: eight binary gigabytes, 8 x 2^30 bytes
+    # (the catalogue's memory_marketed_GB; the ladder's usable-memory line shows it).
+    data = _plan_json(capsys, "--model", "llama-3.2-1b", "--hardware", "apple-a17-pro",
+                      "--format", "int4", "--context", "4096")
+    assert data["hardware"]["memory_marketed_GB"] == 8.0
+    assert data["hardware"]["memory_marketed_bytes"] == 8_589_934_592.0
+    # An H100 is sold as 80 GB, 80 x 2^30 bytes, of which CUDA hands out 79.11 GiB.
+    data = _plan_json(capsys, "--hardware", "h100-sxm")
+    assert data["hardware"]["memory_marketed_bytes"] == 85_899_345_920.0
+    assert data["memory"]["capacity_bytes"] < data["hardware"]["memory_marketed_bytes"]

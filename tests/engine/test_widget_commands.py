@@ -57,10 +57,8 @@ PLAN_WIDGETS = (
 # Llama 3.1 was really trained on, a published count no plan computes; the roofline's notes
 # give the share of each roof that real kernels reach in general, not a figure of this plan;
 # the parallelism picture's note compares the server's two links (why tensor parallelism
-# stays inside it), a property of the hardware that no plan prints; the ladder's usable-memory
-# line gives a phone's and a Mac's memory as sold (the catalogue's, `python -m engine catalog`).
-NOT_THE_PLANS = {"device_ladder": re.compile(r"Llama 3\.1 really used about [\d.,]+ \w+"
-                                             r"|of its [\d.,]+ GB \(sold as [\d.,]+ GB"),
+# stays inside it), a property of the hardware that no plan prints.
+NOT_THE_PLANS = {"device_ladder": re.compile(r"Llama 3\.1 really used about [\d.,]+ \w+"),
                  "roofline_chart": re.compile(r"real kernels reach about [\d-]+ %"),
                  "parallelism_picture": re.compile(r"gives each GPU \d+ times the bandwidth")}
 # States per widget taken from the corpus's (its defaults and every control moved): the
@@ -156,11 +154,12 @@ def figures(text: str) -> Iterator[tuple[str, float, float, str]]:
 
 
 def _numbers(data: object, key: str = "") -> Iterator[tuple[str, float]]:
-    """Each number in ``data`` with the key it is under."""
+    """Each number in ``data`` with the key it is under (one under a key ending in _GB, such
+    as the memory a chip is sold with, in bytes)."""
     if isinstance(data, bool):
         return
     if isinstance(data, int | float):
-        yield key, float(data)
+        yield key, float(data) * (1e9 if key.endswith("_GB") else 1.0)
     elif isinstance(data, dict):
         for name, value in data.items():
             yield from _numbers(value, str(name))

@@ -28,7 +28,9 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
         "model": {"id": p.model.id, "name": p.model.name,
                   "params": float(p.model.params),
                   "active_params": float(p.model.active_params)},
-        "hardware": {"id": p.hardware.id, "name": p.hardware.name},
+        "hardware": {"id": p.hardware.id, "name": p.hardware.name,
+                     "memory_marketed_GB": p.hardware.memory_marketed_GB,
+                     "memory_marketed_bytes": p.hardware.memory_marketed_bytes},
         "gpus": p.gpus,
         "memory": {
             "per_gpu_bytes": mem.per_gpu_bytes,
