@@ -23,6 +23,9 @@ LLAMA_3_1_PRETRAINING_TOKENS = 15e12
 # Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3 (pre-training): the 405B
 # was pre-trained on 15.6T text tokens.
 LLAMA_3_1_405B_PRETRAINING_TOKENS = 15.6e12
+# The same paper, section 3.4.1 and Table 4: on 16,384 H100s the 405B took 16M tokens per
+# optimiser step (2,048 sequences of 8,192 tokens), the batch of most of its pretraining.
+LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS = 16_777_216
 
 RUNS = {
     "demo": DEMO_PRETRAINING_TOKENS,

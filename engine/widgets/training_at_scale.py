@@ -11,9 +11,10 @@ from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
 from engine.numbers.training_choices import SHARDINGS
+from engine.numbers.training_runs import LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.charts import memory_bar
-from engine.render.fields import one_of
+from engine.render.fields import Amount, one_of
 from engine.render.html import definition_list, esc, table, tag
 from engine.render.options import (
     CONFIG,
@@ -54,6 +55,12 @@ GPU_COUNT = GPUS.but(default="16384")
 SHARDING = one_of("sharding", "Sharding", "zero3", SHARDINGS, SHARDING_LABELS)
 TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP_OPTIONS,
                         quantity=quantities.TENSOR_PARALLEL_IN_SERVER)
+# Meta's batch for this run: at the default layout (2,048 data-parallel ranks of 8 GPUs) every
+# rank gets two sequences of 4,096 tokens a step, where the engine's smaller default batch
+# would leave half the ranks idle.
+GLOBAL_BATCH = Amount("global_batch", "Global batch", f"{LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS}",
+                      unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
+                      hint="Tokens per optimiser step; Llama 3.1 405B's run: 16M.")
 
 
 def render(values: Values) -> str:
@@ -65,6 +72,7 @@ def render(values: Values) -> str:
     days = values[TARGET_DAYS]
     sharding = values[SHARDING]
     tp = values[TP]
+    global_batch = values[GLOBAL_BATCH]
     quantities.check_multiple_of_tp(gpus, tp, "gpus")
     p = plan(
         model=model,
@@ -76,6 +84,7 @@ def render(values: Values) -> str:
         target_days=days,
         sharding=sharding,
         tp=tp,
+        global_batch_tokens=global_batch,
     )
     t = p.train
     assert t is not None
@@ -84,7 +93,8 @@ def render(values: Values) -> str:
     one_gpu = compute.training_seconds(t.model_flops, 1, t.peak_flops_per_s, mfu)
     modelled = expected_train(model, gpu, tokens=tokens, gpus=gpus, tp=tp, sharding=sharding,
                               micro_batch=mem.micro_batch, seq_len=mem.seq_len,
-                              recompute=mem.recompute, compute_format=t.compute_format)
+                              recompute=mem.recompute, compute_format=t.compute_format,
+                              global_batch_tokens=global_batch)
 
     fits = mem.fits
     on_time = t.seconds <= days * SECONDS_PER_DAY
@@ -207,7 +217,7 @@ def command(values: Values) -> Command:
     gpus, tp = values[GPU_COUNT], values[TP]
     run = {"hardware": values[HARDWARE], "gpus": gpus, "task": "train",
            "tokens": values[TOKENS], "mfu": values[MFU], "target_days": values[TARGET_DAYS],
-           "sharding": values[SHARDING], "tp": tp}
+           "sharding": values[SHARDING], "tp": tp, "global_batch_tokens": values[GLOBAL_BATCH]}
     p = plan(model=chosen_model(values, MODEL), **run)
     counts = [1, p.min_gpus, p.train.gpus_for_target if p.train is not None else None]
     return plan_commands(values, MODEL, run, {**run, "mfu": None},
@@ -217,7 +227,8 @@ def command(values: Values) -> Command:
 WIDGET = Widget(
     name="training_at_scale",
     title="Train a big model on many GPUs",
-    fields=(MODEL, CONFIG, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP),
+    fields=(MODEL, CONFIG, TOKENS, HARDWARE, MFU, GPU_COUNT, TARGET_DAYS, SHARDING, TP,
+            GLOBAL_BATCH),
     render=noting_your_model(render, MODEL),
     command=command,
     summary="A big model on many GPUs: memory per GPU with sharded state, wall-clock time, the "

@@ -230,12 +230,22 @@ def test_training_at_scale_defaults_give_the_lessons_numbers() -> None:
     assert "it fits" in text
 
 
+def test_training_at_scale_defaults_feed_every_gpu() -> None:
+    # Meta's batch for the 405B on 16,384 H100s (Llama 3 Herd of Models, Table 4): 16M tokens,
+    # 16,777,216. At 4,096 tokens a sequence that is 4,096 micro-batches for 16,384 / 8 =
+    # 2,048 data-parallel ranks: two each, none idle.
+    assert get_widget("training_at_scale").control("global_batch").default == "16777216"
+    text = text_of(render("training_at_scale"))
+    assert "no micro-batch" not in text and "get none and wait" not in text
+    assert "--global-batch 16777216" in text
+
+
 def test_training_at_scale_keeps_its_expected_line_in_the_details_with_its_layout() -> None:
-    # The widget has no pipeline stages, so its modelled MFU (16 % here) sits far below the
+    # The widget has no pipeline stages, so its modelled MFU (15.4 % here) sits far below the
     # 38-43 % Meta measured with tensor parallel 8 x 16 pipeline stages (Llama 3 Herd of
     # Models, arXiv 2407.21783, Table 4): it must not stand beside the headline unlabelled.
     e = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"), tokens=15.6e12, gpus=16384, tp=8,
-                       sharding="zero3")
+                       sharding="zero3", global_batch_tokens=16_777_216)
     html = render("training_at_scale")
     opened, closed = html.split("<details", 1)
     line = (f"Expected with ZeRO-3 and tensor parallel 8, no pipeline stages (kernel "
@@ -296,6 +306,7 @@ def test_training_at_scale_price_from_the_catalogue() -> None:
         ("target_days", "0"),
         ("sharding", HOSTILE),
         ("tp", "16"),
+        ("global_batch", "0"),
         ("model", HOSTILE),
         ("hardware", "nope"),
     ],
@@ -457,15 +468,27 @@ def test_no_widget_output_carries_nan_or_hostile_markup(name: str) -> None:
 
 
 def test_an_expected_mfu_outside_the_band_says_why_in_the_engines_words() -> None:
-    # Llama 3.1 405B on 16,384 H100s, ZeRO-3 and tensor parallel 8 without pipeline stages:
-    # half the data-parallel ranks get no micro-batch and the gradient reduction is exposed.
+    # Llama 3.1 405B on 16,384 H100s, ZeRO-3 and tensor parallel 8 without pipeline stages,
+    # at the engine's default batch of 4,194,304 tokens: 1,024 sequences of 4,096 for 2,048
+    # data-parallel ranks, so half the ranks (8,192 GPUs) get no micro-batch, and the
+    # gradient reduction is exposed.
     modelled = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"),
                               tokens=15.6e12, gpus=16384, tp=8, sharding="zero3", seq_len=4096)
     assert modelled.mfu < GOOD_MFU_LOW
     why = mfu_band_words(modelled)
     assert why is not None and "8,192 of 16,384 GPUs get no micro-batch" in why
     assert "waits for communication" in why and "35 to 55 %" in why
-    assert why in text_of(render("training_at_scale"))
+    assert why in text_of(render("training_at_scale", global_batch="4194304"))
+    # The widget's own batch, Meta's 16,777,216 tokens: 4,096 sequences for the 2,048 ranks,
+    # two each, so none idles; the reason left is the exposed communication.
+    fed = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"),
+                         tokens=15.6e12, gpus=16384, tp=8, sharding="zero3", seq_len=4096,
+                         global_batch_tokens=16_777_216)
+    assert fed.warnings == () and fed.accumulation == 2
+    fed_why = mfu_band_words(fed)
+    assert fed_why is not None and "no micro-batch" not in fed_why
+    assert "waits for communication" in fed_why
+    assert fed_why in text_of(render("training_at_scale"))
     # Inside the band, nothing to explain: Llama 3.1 8B on dgx-1's eight H100s.
     inside = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e12,
                             gpus=8, sharding="zero3", seq_len=4096)
