@@ -243,10 +243,16 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
 @cache
 def published_prices() -> tuple[tuple[PurchasePrice, ...], tuple[CloudPrice, ...]]:
     """The catalogue's published prices the break-even's range is taken over: dgx-1's
-    purchases (the whole server) and the cloud offers for its GPU."""
+    purchases (the whole server) and the current cloud offers for its GPU (a price its
+    provider has since cut is left out: :func:`superseded_prices`)."""
     p = prices()
     return (tuple(b for b in p.purchases if b.system == SYSTEM),
-            p.cloud_for(get_system(SYSTEM).gpu.id))
+            tuple(c for c in p.cloud_for(get_system(SYSTEM).gpu.id) if c.current))
+
+
+def superseded_prices() -> tuple[CloudPrice, ...]:
+    """The cloud offers for dgx-1's GPU that no longer stand, named beside the range."""
+    return tuple(c for c in prices().cloud_for(get_system(SYSTEM).gpu.id) if not c.current)
 
 
 def spread(r: RentVsOwn) -> BreakEvenSpread:
@@ -290,6 +296,9 @@ def render(values: Values) -> str:
                  for b in purchases]
     published += [f"In the range: {c.provider} {c.offer}, {format_usd(c.usd_per_gpu_hour)} per "
                   f"GPU-hour ({c.date}; {c.source})" for c in clouds]
+    published += [f"Left out of the range: {c.provider} {c.offer}, {format_usd(c.usd_per_gpu_hour)} "
+                  f"per GPU-hour ({c.date}; {c.source}), superseded: {c.superseded}"
+                  for c in superseded_prices()]
     notes = plain_list((*rent_vs_own_assumptions(r), *published))
     more = secondary("The figures, the arithmetic and the sources", figures + arithmetic + notes)
     return verdict + sensitivity + cost_chart(r) + more

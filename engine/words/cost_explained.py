@@ -29,13 +29,13 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
 
 
 def break_even_spread_words(spread: BreakEvenSpread, purchase: str, rent: str) -> str:
-    """One sentence: the break-even over the published prices of ``purchase`` (what is
-    bought, e.g. 'dgx-1') and ``rent`` (what is rented, e.g. 'an H100 SXM')."""
+    """One sentence: the break-even over the current published prices of ``purchase`` (what
+    is bought, e.g. 'dgx-1') and ``rent`` (what is rented, e.g. 'an H100 SXM')."""
     def share(x: float | None) -> str:
         return format_percent(x) if x is not None else "never"
 
     s = spread
-    return (f"Across the catalogue's published prices ({purchase} bought for "
+    return (f"Across the catalogue's current published prices ({purchase} bought for "
             f"{format_usd(s.purchase_usd_low)} to {format_usd(s.purchase_usd_high)}, {rent} "
             f"rented for {format_usd(s.rent_usd_per_gpu_hour_low)} to "
             f"{format_usd(s.rent_usd_per_gpu_hour_high)} an hour) the break-even runs from "

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from engine.numbers.catalog import (
+    CloudPrice,
     as_hardware,
     as_model,
     catalog_dict,
@@ -89,6 +90,16 @@ def test_prices_dated_and_sourced():
     assert p.power_usd_per_kWh == pytest.approx(0.0806) and p.pue == pytest.approx(1.58)
     with pytest.raises(EngineError):
         p.default_cloud("l4")
+
+
+def test_a_superseded_price_stays_with_its_history_but_is_never_a_default():
+    p = prices()
+    aws = next(c for c in p.cloud_for("h100-sxm") if c.offer.startswith("p5.48xlarge"))
+    assert aws.usd_per_gpu_hour == 12.29 and not aws.current and "June 2025" in aws.superseded
+    assert all(c.current for c in p.cloud if c.default)
+    with pytest.raises(EngineError):
+        CloudPrice(provider="X", offer="y", hardware="h100-sxm", usd_per_gpu_hour=1.0,
+                   date="2025-01-01", source="z", default=True, superseded="cut")
 
 
 def test_generic_model_keeps_typed_count_and_states_shapes():

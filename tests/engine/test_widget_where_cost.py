@@ -278,17 +278,21 @@ def test_own_vs_rent_gives_the_break_even_over_the_published_prices() -> None:
     html = render("own_vs_rent")
     # Fixed cost per GPU-hour at $270,000 for 8 GPUs over 4 years with 11.6 % a year
     # overhead: 33,750 / 35,064 + 33,750 x 0.116 / 8,766 = $1.409; power 1.275 kW x 1.58 x
-    # $0.0806 = $0.1624 a busy hour. Dearest rent (AWS p5 on-demand, $12.29):
-    # 1.409 / (12.29 - 0.1624) = 11.6 %; dearest purchase ($375,000 reseller) and cheapest
-    # rent ($2.99): 1.409 x 375 / 270 / (2.99 - 0.1624) = 69.2 %.
-    assert ("Across the catalogue's published prices (dgx-1 bought for $270,000 to $375,000, "
-            "one NVIDIA H100 SXM5 80GB rented for $2.99 to $12.29 an hour) the break-even runs "
-            "from 11.6 % to 69.2 % utilisation") in text_of(shown_part(html))
+    # $0.0806 = $0.1624 a busy hour. Dearest current rent (Google Cloud a3-highgpu
+    # on-demand, $11.06; AWS p5's $12.29 of March 2025 was cut in June 2025, so it is left
+    # out): 1.409 / (11.06 - 0.1624) = 12.9 %; dearest purchase ($375,000 reseller) and
+    # cheapest rent ($2.99): 1.409 x 375 / 270 / (2.99 - 0.1624) = 69.2 %.
+    assert ("Across the catalogue's current published prices (dgx-1 bought for $270,000 to "
+            "$375,000, one NVIDIA H100 SXM5 80GB rented for $2.99 to $11.06 an hour) the "
+            "break-even runs from 12.9 % to 69.2 % utilisation") in text_of(shown_part(html))
     assert "In the range: DGX H100 (8x H100 SXM), reseller quote, $375,000" in text_of(html)
+    assert "In the range: AWS p5.48xlarge" not in text_of(html)
+    assert ("Left out of the range: AWS p5.48xlarge (8x H100 SXM) on-demand, us-east-1, "
+            "$12.29 per GPU-hour") in text_of(html)
     # The reader's own inputs move the range with them: free power and no overhead.
     cheap = text_of(render("own_vs_rent", overhead_percent="0", usd_per_kWh="0"))
-    # 0.9625 / 12.29 = 7.83 %; 0.9625 x 375 / 270 / 2.99 = 44.7 %.
-    assert "from 7.83 % to 44.7 % utilisation" in cheap
+    # 0.9625 / 11.06 = 8.70 % (written 8.7 %); 0.9625 x 375 / 270 / 2.99 = 44.7 %.
+    assert "from 8.7 % to 44.7 % utilisation" in cheap
 
 
 def test_own_vs_rent_defaults_are_the_catalogues() -> None:

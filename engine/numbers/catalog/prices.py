@@ -12,7 +12,8 @@ from engine.numbers.records import JsonShape, Record
 
 @dataclass(frozen=True, slots=True)
 class CloudPrice(Record):
-    """One cloud offer: USD per GPU-hour on ``date`` (ISO), from ``source``."""
+    """One cloud offer: USD per GPU-hour on ``date`` (ISO), from ``source``; ``superseded``
+    says what replaced it when it no longer stands (empty while it does)."""
 
     provider: str
     offer: str
@@ -22,10 +23,18 @@ class CloudPrice(Record):
     source: str
     confidence: str = "medium"
     default: bool = False
+    superseded: str = ""
 
     def __post_init__(self) -> None:
         if not self.usd_per_gpu_hour > 0:
             raise EngineError(f"Cloud price for {self.offer!r} must be > 0.")
+        if self.superseded and self.default:
+            raise EngineError(f"Cloud price for {self.offer!r} is superseded: it cannot be a default.")
+
+    @property
+    def current(self) -> bool:
+        """Whether the price still stands (nothing has superseded it)."""
+        return not self.superseded
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +80,13 @@ class Prices(Record):
     overhead_source: str
 
     def cloud_for(self, hardware_id: str) -> tuple[CloudPrice, ...]:
+        """Every cloud offer for ``hardware_id``, superseded ones included."""
         return tuple(p for p in self.cloud if p.hardware == hardware_id)
 
     def default_cloud(self, hardware_id: str) -> CloudPrice:
-        """The engine's usual cloud price for ``hardware_id``; EngineError if none."""
-        offers = self.cloud_for(hardware_id)
+        """The engine's usual cloud price for ``hardware_id`` (a current one); EngineError if
+        none."""
+        offers = tuple(p for p in self.cloud_for(hardware_id) if p.current)
         for p in offers:
             if p.default:
                 return p
