@@ -139,7 +139,8 @@ def render(values: Values) -> str:
         model, chosen, context_tokens=0, batch=1, weight_format=weight_format
     )
     verdict_text = (
-        f"At most {format_tokens_per_s(step.tokens_per_s_per_user)} for one user, about "
+        f"At most {format_tokens_per_s(step.tokens_per_s_per_user)} for one user with no "
+        "context yet, about "
         f"{format_tokens_per_s(1.0 / expected_s).removesuffix(' tokens/s')} expected."
     )
     if not mine.fits:
@@ -185,7 +186,7 @@ def render(values: Values) -> str:
                 f"1 ÷ {format_seconds(step.seconds)} = {format_tokens_per_s(step.tokens_per_s_per_user)}",
             ),
             (
-                "Expected on a well-tuned server",
+                "Expected on a well-tuned server, no context yet",
                 f"{format_seconds(expected_s)} per token ({format_tokens_per_s(1.0 / expected_s)}): "
                 "real kernels read memory below its datasheet speed and each layer adds fixed costs",
             ),

@@ -34,6 +34,11 @@ def curve_batch() -> str:
     return f"{_end('full').concurrency:,}"
 
 
+def curve_prompt() -> str:
+    """Each request's prompt on the curve, in tokens: '1,024'."""
+    return f"{dgx_load.PROMPT_TOKENS:,}"
+
+
 def curve_output(at: object = "one") -> str:
     """Output tokens/s per GPU at one end of the curve: '147 tokens/s'."""
     return format_tokens_per_s(_end(at).output_tokens_per_s_per_gpu)
@@ -44,4 +49,4 @@ def curve_tpot(at: object = "one") -> str:
     return dgx_curve.milliseconds(_end(at).tpot_p50_seconds)
 
 
-LOAD_CURVE_FIGURES = (curve_batch, curve_output, curve_tpot)
+LOAD_CURVE_FIGURES = (curve_batch, curve_prompt, curve_output, curve_tpot)
