@@ -410,7 +410,7 @@ def render(values: Values) -> Rendered:
         class_="race-lanes",
     )
     rule = (
-        "2 × parameters × prompt tokens, plus attention"
+        "2 × parameters (all but the input embedding) × prompt tokens, plus attention"
         if task == "prefill"
         else "6 × active parameters × tokens + attention"
     )

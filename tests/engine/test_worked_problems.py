@@ -84,3 +84,14 @@ def test_the_drills_feedback_links_to_the_worked_problem_on_its_page() -> None:
         out = json.loads(update(name, json.dumps(
             {"seed": "7", "answer": "1", "fits": "yes", "limit": "memory", "action": "check"})))
         assert 'href="#worked-problem"' in out["html"], (name, out)
+
+
+def test_the_prompt_on_the_cpus_counts_the_weights_a_token_multiplies_and_says_so() -> None:
+    # Llama 3.1 8B: 8,030,261,248 parameters less the input embedding (128,256 x 4,096 =
+    # 525,336,576, looked up) and the 65 norm vectors of 4,096 (counted as 0 FLOPs) leaves
+    # 7,504,658,432 multiplied weights: 2 x that x 2,000 tokens = 3.0019 x 10^13 FLOPs, not
+    # 2 x 8.03 billion x 2,000 = 3.21 x 10^13.
+    assert get_figure("tokens_flops")("llama-3.1-8b", tokens=2000) == "3.00 × 10^13 FLOPs"
+    text = (ROOT / "docs" / "steps" / "same-prompt-on-cpus.md").read_text(encoding="utf-8")
+    flops_step = text.split("1. **FLOPs:**", 1)[1].split("2. **", 1)[0]
+    assert "but the input embedding" in flops_step

@@ -76,8 +76,9 @@ def typical_lengths() -> str:
 
 
 def tokens_flops(model: str, tokens: int) -> str:
-    """About 2 x parameters FLOPs for each of ``tokens`` tokens through the model (attention's
-    share left out): '32.1 trillion FLOPs' for 2,000 tokens of Llama 3.1 8B."""
+    """About 2 x parameters FLOPs for each of ``tokens`` tokens through the model: 2 per
+    weight a token multiplies, so the input embedding (a lookup) is not counted, nor is
+    attention: '3.00 × 10^13 FLOPs' for 2,000 tokens of Llama 3.1 8B (2 x 7.50 billion)."""
     n = _count(tokens, quantities.PROMPT_TOKENS, "tokens", "Tokens")
     return format_flops(model_flops_per_token(resolve_model(model_id=model)) * n)
 
@@ -100,9 +101,9 @@ def _side(server: SystemSpec, side: str) -> tuple[HardwareSpec, int]:
 
 def server_tokens_time(model: str, tokens: int, system: str = "dgx-1", side: str = "cpu",
                        path: str = "matrix") -> str:
-    """``tokens`` tokens through ``model`` (about 2 x parameters FLOPs each) on all of a
-    server's CPUs or GPUs at their dense peak, the bound: '140 ms' for 2,000 tokens of
-    Llama 3.1 8B on dgx-1's two Xeons."""
+    """``tokens`` tokens through ``model`` (about 2 x parameters FLOPs each, as
+    :func:`tokens_flops`) on all of a server's CPUs or GPUs at their dense peak, the bound:
+    '131 ms' for 2,000 tokens of Llama 3.1 8B on dgx-1's two Xeons."""
     chip, count = _side(get_system(system), side)
     n = _count(tokens, quantities.PROMPT_TOKENS, "tokens", "Tokens")
     flops = model_flops_per_token(resolve_model(model_id=model)) * n
