@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.lesson import cluster
 from engine.lesson.dgx_load import closed_loop, deployment, full_batch, under_load
 from engine.numbers.architecture import check_tensor_parallel
-from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
@@ -90,7 +90,7 @@ def beside(job: cluster.Job, hardware: HardwareSpec, choice: str,
         if 2 * tp > gpu_count:
             return f"Tensor parallel over {2 * tp} GPUs needs more than dgx-1's {gpu_count}."
         try:
-            check_tensor_parallel(get_model(job.model_id), 2 * tp, "tp")
+            check_tensor_parallel(cluster.model_named(job.model_id), 2 * tp, "tp")
         except EngineError as error:
             return error.message
         return deployment(job, hardware, tp=2 * tp)

@@ -30,7 +30,7 @@ from functools import lru_cache
 from engine.lesson import cluster
 from engine.lesson.dgx_batch import batch_html
 from engine.numbers import quantities
-from engine.numbers.catalog import HardwareSpec, get_hardware, get_model
+from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.formats import FORMATS, FormatId
 from engine.numbers.load.kv_blocks import blocks_for, kv_cache_blocks
@@ -71,7 +71,7 @@ def deployment(job: cluster.Job, hardware: HardwareSpec, *, replicas: int = 1,
     parallel over ``tp`` GPUs (the job's own count when None)."""
     tp = tp or len(job.gpus)
     return serve_request(
-        get_model(job.model_id), hardware, gpus=tp * replicas, serve_tp=tp,
+        cluster.model_named(job.model_id), hardware, gpus=tp * replicas, serve_tp=tp,
         batch=job.batch * replicas, weight_format=weight_format or job.weight_format,
         kv_format=KV_FORMAT, context_tokens=job.context_tokens, prompt_tokens=PROMPT_TOKENS,
         output_tokens=OUTPUT_TOKENS)
@@ -296,7 +296,7 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
     if job is None:
         return tag("p", esc(f"No model is serving on {state.system_id}: deploy one above, "
                             "then start traffic."), class_="dgx-load-off")
-    model = get_model(job.model_id).name
+    model = cluster.model_named(job.model_id).name
     where = cluster.gpu_list(job.gpus)
     if traffic is None or not traffic.on:
         return tag("p", esc(f"Traffic off: {job.id} ({model} on {where}) waits for requests. "

@@ -16,7 +16,6 @@ import json
 from engine.lesson import cluster
 from engine.lesson.dgx_load import busy_shares
 from engine.numbers import bounded_json
-from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
 from engine.render.fields import Text, hidden
@@ -90,7 +89,7 @@ def clock_text(seconds: float) -> str:
 
 
 def _job_words(job: cluster.Job) -> str:
-    model = get_model(job.model_id).name
+    model = cluster.model_named(job.model_id).name
     if job.kind == "serve":
         return (
             f"serving {model} ({job.weight_format} weights, {job.batch:,} × "
@@ -206,7 +205,7 @@ def _expected_words(state: cluster.ClusterState, job: cluster.Job) -> str:
     """'; a well-tuned stack: about N tokens/s (M% MFU)', the engine's expected speed of the
     job beside the MFU it was launched with; empty if the engine cannot model the job."""
     try:
-        e = expected_train(get_model(job.model_id), state.system.gpu, tokens=job.tokens,
+        e = expected_train(cluster.model_named(job.model_id), state.system.gpu, tokens=job.tokens,
                            gpus=len(job.gpus), sharding=job.sharding, recompute=job.recompute,
                            micro_batch=job.micro_batch, seq_len=job.seq_len)
     except EngineError:

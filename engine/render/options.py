@@ -56,12 +56,16 @@ def grouped_model_field(f: Choice, own: tuple[tuple[str, str], ...] = ()) -> Cho
     )
 
 
-def catalog_model_field(default: str = "llama-3.1-8b", *, your_model: bool = False) -> Choice:
-    """The "Model" select over the catalogue's lesson models (no typed parameter count), and
-    with ``your_model`` the reader's own config.json and the config library's models too (the
-    widget then also takes :data:`CONFIG` and reads the model with :func:`chosen_model`)."""
+def catalog_model_field(default: str = "llama-3.1-8b", *, your_model: bool = False,
+                        library: bool = False) -> Choice:
+    """The "Model" select over the catalogue's lesson models (no typed parameter count); with
+    ``library`` the config library's models too, and with ``your_model`` the reader's own
+    config.json as well (the widget then also takes :data:`CONFIG` and reads the model with
+    :func:`chosen_model`)."""
     f = Choice("model", "Model", default, options=model_options(with_custom=False))
-    return grouped_model_field(f, ((YOUR_MODEL, YOUR_MODEL_LABEL),)) if your_model else f
+    if your_model:
+        return grouped_model_field(f, ((YOUR_MODEL, YOUR_MODEL_LABEL),))
+    return grouped_model_field(f) if library else f
 
 
 MODEL = Choice("model", "Model", "llama-3.1-8b", options=model_options())

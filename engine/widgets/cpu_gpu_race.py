@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from engine.numbers import memory, quantities
 from engine.numbers.architecture import check_tensor_parallel
-from engine.numbers.catalog import HardwareSpec, ModelSpec, get_model, get_system
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_system
 from engine.numbers.catalog.efficiency import memory_fraction
 from engine.numbers.code_paths import PATHS, PathId, PathTime, code_path, time_on_path
 from engine.numbers.compute import training_flops_per_token
@@ -39,6 +39,8 @@ from engine.render.options import (
     ELAPSED,
     PROMPT_TOKENS,
     catalog_model_field,
+    chosen_model,
+    noting_your_model,
     speed_field,
 )
 from engine.render.plot import WIDTH, Bar, bar_rows, chart
@@ -91,7 +93,7 @@ def _gpu_options() -> tuple[tuple[str, str], ...]:
 
 RACE = hidden("race", "Race on screen", "")
 TASK = Choice("task", "Race", "prefill", options=TASKS)
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(library=True)
 GPUS = Choice("gpus", "GPU side", _gpu_options()[0][0], options=_gpu_options())
 PATH = OneOf("path", "CPU code path", "matrix", options=_path_options(), ids=PATHS)
 TOKENS_PER_STEP = Amount(
@@ -323,7 +325,7 @@ class Race:
 
 def race_of(values: Values) -> Race:
     task = values[TASK]
-    model = get_model(values[MODEL])
+    model = chosen_model(values, MODEL)
     prompt_tokens = values[
         PROMPT_TOKENS.but(quantity=quantities.context_for(model, quantities.PROMPT_TOKENS))
     ]
@@ -345,7 +347,8 @@ def race_of(values: Values) -> Race:
     if not (math.isfinite(t_cpu) and math.isfinite(t_gpu) and t_cpu > 0 and t_gpu > 0):
         raise EngineError("These lengths give no time to race over.", "prompt_tokens")
     length = prompt_tokens if task == "prefill" else tokens_per_step
-    key = f"{task};{model.id};{length:.17g};{gpus};{path}"
+    # The model as chosen: every config read has the id "config".
+    key = f"{task};{values[MODEL]};{length:.17g};{gpus};{path}"
     return Race(task, model, prompt_tokens, tokens_per_step, cpu, gpu, times, key)
 
 
@@ -460,7 +463,7 @@ WIDGET = Widget(
     name="cpu_gpu_race",
     title="CPUs against GPUs",
     fields=(ELAPSED, RACE, TASK, MODEL, GPUS, PATH, PROMPT_TOKENS, TOKENS_PER_STEP, SPEED),
-    render=render,
+    render=noting_your_model(render, MODEL),
     clock=True,
     running_seconds=watching_seconds,
     summary="The same prefill, or a training step, on dgx-1's two Xeon CPUs (AMX matrix units "

@@ -12,12 +12,18 @@ from __future__ import annotations
 
 from engine.lesson import cluster, dgx_view
 from engine.numbers import memory, quantities
-from engine.numbers.catalog import get_model, get_system
+from engine.numbers.catalog import get_system
 from engine.numbers.errors import EngineError
 from engine.render.charts import memory_bar
 from engine.render.fields import Choice
 from engine.render.html import definition_list, esc, tag
-from engine.render.options import BATCH, CONTEXT, catalog_model_field, weight_format_field
+from engine.render.options import (
+    BATCH,
+    CONTEXT,
+    catalog_model_field,
+    noting_your_model,
+    weight_format_field,
+)
 from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_GB
@@ -36,7 +42,7 @@ def _gpu_options() -> tuple[tuple[str, str], ...]:
     return tuple((str(g), f"GPU {g}") for g in range(get_system(dgx_view.SYSTEM).gpu_count))
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(library=True)
 GPU = Choice("gpu", "GPU", "0", options=_gpu_options())
 FORMAT = weight_format_field()
 
@@ -120,7 +126,7 @@ def _result(result: cluster.ActionResult) -> str:
 def render(values: Values) -> Rendered:
     state = dgx_view.load_state(values[dgx_view.state_field()])
     model_id = values[MODEL]
-    model = get_model(model_id)
+    model = cluster.model_named(model_id)
     gpu = int(values[GPU])
     weight_format = values[FORMAT]
     # The same ranges the simulation checks: this model's context, its batch limit.
@@ -153,7 +159,7 @@ WIDGET = Widget(
     title="Deploy a model onto a dgx-1 GPU",
     fields=(MODEL, GPU, FORMAT, CONTEXT, BATCH, dgx_view.state_field()),
     actions=(Action("deploy", "Deploy", primary=True), Action("stop", "Stop last job")),
-    render=render,
+    render=noting_your_model(render, MODEL),
     store=dgx_view.STORE,
     summary="Deploy a model onto one GPU of the simulated dgx-1: weights, KV cache, working "
     "space, and the context and concurrency the rest of the GPU holds.",

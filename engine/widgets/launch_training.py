@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from engine.lesson import cluster, dgx_view
 from engine.numbers import memory
-from engine.numbers.catalog import get_model, get_system, list_models
+from engine.numbers.catalog import get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.training_choices import SHARDINGS
 from engine.render.charts import memory_bar
 from engine.render.fields import Choice, one_of
 from engine.render.html import esc, tag
-from engine.render.options import catalog_model_field
+from engine.render.options import catalog_model_field, noting_your_model
 from engine.render.secondary import secondary_list
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_GB
@@ -75,7 +75,7 @@ def _memory_chart(result: cluster.ActionResult) -> str:
         return ""
     system = result.state.system
     mem = memory.training_memory(
-        get_model(job.model_id),
+        cluster.model_named(job.model_id),
         system.gpu,
         gpus=len(job.gpus),
         sharding=job.sharding,
@@ -160,7 +160,7 @@ def _preview(
     state: cluster.ClusterState, model_id: str, gpus: tuple[int, ...], sharding: str
 ) -> str:
     """Before any button: the job as set, and the memory free on its GPUs now."""
-    model = next(m for m in list_models() if m.id == model_id)
+    model = cluster.model_named(model_id)
     free = min(state.free_bytes()[g] for g in gpus)
     where = f"GPU {gpus[0]}" if len(gpus) == 1 else f"GPUs {gpus[0]}-{gpus[-1]}"
     shard = state_sharding(sharding)
@@ -182,7 +182,7 @@ def _way_out_index(action: str) -> int:
     return int(digits)
 
 
-MODEL = catalog_model_field()
+MODEL = catalog_model_field(library=True)
 GPUS = Choice("gpus", "GPUs to use", "0", options=_gpu_options())
 SHARDING = one_of("sharding", "Sharding", "none", SHARDINGS, SHARDING_LABELS)
 
@@ -233,7 +233,7 @@ WIDGET = Widget(
         *(Action(f"way-out-{i}", f"Apply way out {i + 1}", hidden=True)
           for i in range(MAX_WAYS_OUT)),
     ),
-    render=render,
+    render=noting_your_model(render, MODEL),
     store=dgx_view.STORE,
     summary="Submit a training job to the simulated dgx-1: admitted or refused before it "
     "starts, by arithmetic; a refusal lists the ways out, each with its numbers.",

@@ -22,6 +22,7 @@ Rules of the simulation (each stated where it applies):
 Units: bytes (GB = 10^9 bytes), seconds of simulated time, tokens.
 
 The package, one subject a module, each importing only those before it in this list:
+:mod:`~engine.lesson.cluster.models` (the models jobs name, by id),
 :mod:`~engine.lesson.cluster.words` (how messages name GPUs),
 :mod:`~engine.lesson.cluster.sizing` (a job's memory and run from its settings alone),
 :mod:`~engine.lesson.cluster.state` (constants, records, values derived at the clock),
@@ -47,6 +48,7 @@ from engine.lesson.cluster.actions import (
 )
 from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
+from engine.lesson.cluster.models import model_named
 from engine.lesson.cluster.serving import KV_RULE, deploy
 from engine.lesson.cluster.sizing import serve_kv_blocks
 from engine.lesson.cluster.state import (
@@ -92,6 +94,7 @@ __all__ = [
     "gpu_list",
     "job_progress",
     "launch_training",
+    "model_named",
     "new_cluster",
     "reset",
     "serve_kv_blocks",

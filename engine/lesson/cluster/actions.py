@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.lesson.cluster.from_dict import check_state
 from engine.lesson.cluster.log import settle, with_log
+from engine.lesson.cluster.models import model_named
 from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.state import (
     CURVE_BESIDE,
@@ -27,7 +28,7 @@ from engine.lesson.cluster.state import (
 from engine.lesson.cluster.training import launch_training
 from engine.lesson.cluster.words import gpu_list
 from engine.numbers import validate
-from engine.numbers.catalog import get_model, get_system
+from engine.numbers.catalog import get_system
 from engine.numbers.errors import EngineError
 from engine.words.format import format_count, format_GB, format_percent, plural
 
@@ -84,7 +85,7 @@ def stop(state: ClusterState | Mapping[str, object], job_id: object) -> ActionRe
         raise EngineError(f"{job.id} is not running: it has {job.status}.", "job_id")
     stopped = replace(job, status="stopped", ended_seconds=st.clock_seconds)
     jobs = tuple(stopped if j.id == job.id else j for j in st.jobs)
-    model = get_model(job.model_id)
+    model = model_named(job.model_id)
     message = f"Stopped {job.id} ({model.name}); {format_GB(job.bytes_per_gpu)} freed on " \
               f"{plural(len(job.gpus), 'GPU') if len(job.gpus) > 1 else gpu_list(job.gpus)}."
     if job.kind == "train":

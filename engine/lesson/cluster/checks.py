@@ -1,13 +1,14 @@
 """Checks of an action's arguments, as the browser sends them: GPU indexes on this system, a
-catalogue model, a context length it reads and a training job's numbers (the state itself is
+model of the lesson or the config library, a context length it reads and a training job's numbers (the state itself is
 checked by :mod:`engine.lesson.cluster.from_dict`). Bad input raises EngineError naming its
 field.
 """
 
 from __future__ import annotations
 
+from engine.lesson.cluster.models import model_named
 from engine.numbers import quantities, validate
-from engine.numbers.catalog import ModelSpec, SystemSpec, get_model
+from engine.numbers.catalog import ModelSpec, SystemSpec
 from engine.numbers.errors import EngineError
 from engine.words.format import plural
 
@@ -43,11 +44,12 @@ def check_gpu_indexes(gpus: object, system: SystemSpec) -> tuple[int, ...]:
 
 
 def check_model(model_id: object) -> ModelSpec:
-    """A catalogue model the lesson uses (not one kept only as a reference)."""
+    """A catalogue model the lesson uses (not one kept only as a reference) or a model of the
+    config library, by its id."""
     if not isinstance(model_id, str):
-        raise EngineError("Model must be a catalogue model id such as 'llama-3.1-8b'.",
-                          "model_id")
-    model = get_model(model_id)
+        raise EngineError("Model must be a model id such as 'llama-3.1-8b' or "
+                          "'openai/gpt-oss-20b'.", "model_id")
+    model = model_named(model_id)
     if model.reference_only:
         raise EngineError(f"{model.name} is in the catalogue only to check the engine against "
                           "published figures; choose one of the lesson's models.", "model_id")

@@ -20,6 +20,7 @@ from engine.lesson.cluster.checks import (
     check_training_numbers,
 )
 from engine.lesson.cluster.log import settle
+from engine.lesson.cluster.models import model_named
 from engine.lesson.cluster.sizing import serve_memory, train_memory, training_run_inputs
 from engine.lesson.cluster.state import (
     CURVE_BESIDE,
@@ -38,7 +39,7 @@ from engine.lesson.cluster.state import (
     Traffic,
 )
 from engine.numbers import records, validate
-from engine.numbers.catalog import SystemSpec, get_model, get_system
+from engine.numbers.catalog import SystemSpec, get_system
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.training_choices import OPTIMIZERS, RECOMPUTE, SHARDINGS, checked
@@ -215,7 +216,7 @@ def _job_from_dict(raw: object, system: SystemSpec, clock: float, next_job: int)
     else:
         _expect(job.ended_seconds is not None and job.ended_seconds >= job.started_seconds,
                 f"job {job.id} must end after it started.")
-    model = get_model(job.model_id)
+    model = model_named(job.model_id)
     hw = system.gpu
     if kind == "serve":
         ctx = check_context(model, job.context_tokens)

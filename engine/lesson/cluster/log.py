@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine.lesson.cluster.models import model_named
 from engine.lesson.cluster.state import (
     MAX_JOBS,
     MAX_LOG_ENTRIES,
@@ -16,7 +17,6 @@ from engine.lesson.cluster.state import (
     training_seconds,
 )
 from engine.lesson.cluster.words import gpu_list
-from engine.numbers.catalog import get_model
 from engine.words.format import format_count, format_seconds
 
 
@@ -51,7 +51,7 @@ def settle(state: ClusterState) -> ClusterState:
         end = j.started_seconds + training_seconds(state, j)
         if end <= state.clock_seconds:
             jobs[i] = replace(j, status="finished", ended_seconds=end)
-            model = get_model(j.model_id)
+            model = model_named(j.model_id)
             entries.append(LogEntry(
                 end, "finished",
                 f"{j.id} finished: {model.name} trained on {format_count(j.tokens)} tokens in "

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
+from engine.lesson.cluster.models import model_named
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.compute import DEFAULT_TRAINING_SEQ_LEN, training_flops_per_token
 from engine.numbers.formats import FormatId
@@ -60,7 +61,7 @@ def training_run_inputs(model_id: str, tokens: float, gpus: int, hardware_id: st
     """The run at ``mfu`` (model FLOPs: recomputation does not change the speed at a given
     MFU, it raises the hardware FLOPs the GPUs execute). EngineError if the run is out of
     range (its length, or an MFU the recomputation makes impossible)."""
-    model = get_model(model_id)
+    model = model_named(model_id)
     system_gpu = get_hardware(hardware_id)
     per_token = training_flops_per_token(model, seq_len or DEFAULT_TRAINING_SEQ_LEN, recompute)
     per_token.hardware_utilisation(mfu)
