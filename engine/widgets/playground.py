@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from engine.lesson.plans.compare_view import comparison_to_dict
-from engine.lesson.plans.config_model import config_notes, shape_rows
+from engine.lesson.plans.config_model import config_notes, library_source, shape_rows
 from engine.lesson.plans.fields import (
     CHIP_FILE,
     PLAN_FIELDS,
@@ -47,6 +47,7 @@ from engine.lesson.plans.pinned import (
 )
 from engine.lesson.plans.plan_json import plan_json
 from engine.numbers.catalog import ModelSpec
+from engine.numbers.catalog.config_library import is_library_id, library_entry
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.catalog.user_hardware import FIGURES_ARE_THE_USERS
 from engine.numbers.compare import compare_plans
@@ -61,6 +62,7 @@ from engine.render.options import (
     CONFIG,
     MODEL,
     MODEL_OR_CONFIG,
+    library_read,
     model_from,
     pasted_config,
 )
@@ -81,22 +83,30 @@ from engine.words.training import train_warnings_words
 
 
 def chosen_model(values: Values) -> tuple[ModelSpec, ConfigModel | None]:
-    """The model the inputs name, and the config it was read from when it was pasted.
+    """The model the inputs name, and the config it was read from when it was pasted or is
+    the config library's.
 
     The pasted config is read only when its choice is made (the box is hidden otherwise);
     the typed count is checked even when unused, as the address carries it all the same.
     """
-    read = pasted_config(values, MODEL_OR_CONFIG)
+    read = pasted_config(values, MODEL_OR_CONFIG) or library_read(values, MODEL_OR_CONFIG)
     if read is not None:
         return read.model, read
     return model_from(values), None
 
 
-def _config_part(read: ConfigModel) -> str:
+def _config_part(read: ConfigModel, model_id: str) -> str:
+    """What the config reader read of the pasted config.json, or of the library model
+    ``model_id``'s (with where that config.json was found)."""
     notes = config_notes(read)
     items = tag("ul", "".join(tag("li", esc(n)) for n in notes), class_="widget-notes") \
         if notes else ""
-    return (tag("h2", "Your model, as read from its config.json", class_="playground-heading")
+    if is_library_id(model_id):
+        heading = f"{model_id}, as read from its config.json"
+        where = tag("p", esc(library_source(library_entry(model_id))), class_="config-source")
+    else:
+        heading, where = "Your model, as read from its config.json", ""
+    return (tag("h2", esc(heading), class_="playground-heading") + where
             + definition_list(shape_rows(read)) + items)
 
 
@@ -230,7 +240,8 @@ def _train_part(p: Plan) -> Part:
 
 
 def planned(values: Values) -> tuple[Plan, ConfigModel | None]:
-    """The plan the inputs describe, and the config it was read from when it was pasted."""
+    """The plan the inputs describe, and the config it was read from (pasted or the
+    library's)."""
     model, read = chosen_model(values)
     # Only the inputs the current choices show: a field they hide (the typed parameter count
     # beside a catalogue model) is neither read nor checked, so an error never sits where the
@@ -310,7 +321,7 @@ def render(values: Values) -> Rendered:
     return Rendered(
         head
         + compared
-        + (_config_part(read) if read else "")
+        + (_config_part(read, values[MODEL_OR_CONFIG]) if read else "")
         + (_chip_part(values) if own_chip(values) is not None else "")
         + tag("h2", "Memory per GPU", class_="playground-heading")
         + bar

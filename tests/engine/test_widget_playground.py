@@ -370,3 +370,26 @@ def test_hostile_name_in_config_is_escaped() -> None:
     data["_name_or_path"] = "<img src=x onerror=alert(1)>"
     html = render(model=YOUR_MODEL, config=json.dumps(data))
     assert "<img" not in html and "&lt;img src=x" in html
+
+
+def test_a_library_model_shows_what_the_reader_read_and_where_its_config_came_from() -> None:
+    from engine.numbers.catalog.config_library import library_entry
+    from engine.render.options import YOUR_MODEL
+
+    library = render(model="meta-llama/Llama-3.1-8B")
+    pasted = render(model=YOUR_MODEL, config=config_text("Llama-3.1-8B"))
+    section = re.compile(r"as read from its config\.json</h2>(?:<p class=\"config-source\">"
+                         r"(.*?)</p>)?(<dl .*?</dl>)")
+    mine, theirs = section.search(library), section.search(pasted)
+    assert mine and theirs
+    assert "meta-llama/Llama-3.1-8B, as read from its config.json" in library
+    # The same reading, row for row, as the same config.json pasted.
+    assert mine.group(2) == theirs.group(2) and "8.03 billion (8,030,261,248)" in mine.group(2)
+    entry = library_entry("meta-llama/Llama-3.1-8B")
+    assert mine.group(1) == esc(f"Its published config.json, as vendored on GitHub in "
+                                f"{entry.repo}: {entry.path} ({entry.entry}), at commit "
+                                f"{entry.commit}.")
+    assert theirs.group(1) is None
+    # Without an entry inside the file, none is named.
+    assert "EchoCog/gpt-oss-20b: config.json, at commit" in render(model="openai/gpt-oss-20b")
+    assert "as read from its config.json" not in render(model="llama-3.1-8b")

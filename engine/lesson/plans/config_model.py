@@ -3,6 +3,7 @@ left unused as sentences, and the same as plain JSON values (``python -m engine 
 
 from __future__ import annotations
 
+from engine.numbers.catalog.config_library import LibraryConfig
 from engine.numbers.catalog.hf_config import ConfigModel
 from engine.numbers.catalog.models import ModelSpec
 from engine.numbers.formats import FormatId
@@ -87,6 +88,14 @@ def shape_rows(c: ConfigModel) -> list[tuple[str, str]]:
     rows.append((f"KV cache per token ({KV_FORMAT})",
                  format_bytes(kv_cache_bytes_per_token(m, KV_FORMAT))))
     return rows
+
+
+def library_source(e: LibraryConfig) -> str:
+    """Where a library model's config.json was found: the GitHub repository, the file, the
+    entry in it (when the file holds more than the one config) and the commit."""
+    entry = f" ({e.entry})" if e.entry else ""
+    return (f"Its published config.json, as vendored on GitHub in {e.repo}: {e.path}{entry}, "
+            f"at commit {e.commit}.")
 
 
 def config_notes(c: ConfigModel) -> list[str]:
