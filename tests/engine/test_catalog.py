@@ -137,3 +137,23 @@ def test_reference_only_models_are_found_but_not_listed():
     everything = {m.id for m in list_models(include_reference=True)}
     assert {"llama-2-7b", "llama-2-70b"} <= everything - listed
     assert get_model("llama-2-7b").params == 6_738_415_616  # released checkpoint's count
+
+
+def test_the_newer_chips_are_priced_only_where_a_price_is_published():
+    p = prices()
+    # Rent: a cloud's on-demand price per chip-hour.
+    assert p.default_cloud("tpu-v6e").usd_per_gpu_hour == pytest.approx(2.70)
+    # Purchase: a maker's list or launch price, per item.
+    bought = {b.hardware: b for b in p.purchases}
+    assert bought["rtx-3090"].usd == 1499 and bought["rtx-5090"].usd == 1999
+    assert bought["gaudi-3"].usd_per_gpu == pytest.approx(125000 / 8)
+    assert "base price" in bought["apple-m4-max"].item and "base price" in bought["apple-m3-ultra"].item
+    for chip in ("tpu-v6e", "gaudi-3", "rtx-3090", "rtx-5090", "apple-m4-max", "apple-m3-ultra"):
+        offers = [*p.cloud_for(chip), *(b for b in p.purchases if b.hardware == chip)]
+        assert offers and all(o.date and o.source for o in offers), chip
+    # None published: no price, and the engine says so.
+    for chip in ("h20", "b300", "gb200", "mi250x", "mi325x", "mi355x", "t4", "apple-m3-max",
+                 "jetson-agx-orin"):
+        assert not p.cloud_for(chip) and chip not in bought, chip
+        with pytest.raises(EngineError, match="No cloud price in the catalogue"):
+            p.default_cloud(chip)
