@@ -30,6 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from engine.numbers.load.kv_blocks import blocks_for
+from engine.numbers.load.step_time import PrefillChunk
 
 
 @dataclass(slots=True, eq=False)
@@ -60,10 +61,16 @@ class Sequence:
 @dataclass(frozen=True, slots=True)
 class Scheduled:
     """One step's work: (sequence, tokens it computes) in order, and how many requests were
-    preempted to make room."""
+    preempted to make room; the same work as the step-time model reads it: each prefill
+    chunk, and the tokens each decode's next token attends to (itself included), in order.
+    A decode computes its next token (or verifies a draft), a prefill chunk a part of its
+    prompt (or of its recomputation after a preemption)."""
 
     work: tuple[tuple[Sequence, int], ...]
     preempted: int
+    prefills: tuple[PrefillChunk, ...]
+    decode_contexts: tuple[int, ...]
+    prefill_tokens: int  # the prefill chunks' tokens together
 
 
 class Scheduler:
@@ -112,22 +119,30 @@ class Scheduler:
         """The next step's work (empty when nothing can run)."""
         budget = self.max_batched_tokens
         work: list[tuple[Sequence, int]] = []
+        prefills: list[PrefillChunk] = []
+        decodes: list[int] = []
+        prefill_tokens = 0
         preempted = 0
         i = 0
         bt = self.block_tokens
         running = self.running
         verify = self.spec_tokens + 1
+        # One pass over the running requests: each one's tokens, blocks and kind at once
+        # (this loop runs for every request of every step).
         while i < len(running) and budget > 0:
             seq = running[i]
-            n = seq.prompt + seq.generated - seq.computed
-            if n == 1 and verify > 1 and seq.generated:
+            computed = seq.computed
+            generated = seq.generated
+            left = seq.prompt + generated - computed
+            n = left
+            if n == 1 and verify > 1 and generated:
                 if verify > budget:
                     break
                 n = verify
             if n > budget:
                 n = budget
             # Most steps are decodes within the blocks already held: no call at all.
-            if (seq.computed + n + bt - 1) // bt > seq.blocks + seq.cached // bt:
+            if (computed + n + bt - 1) // bt > seq.blocks + seq.cached // bt:
                 placed = True
                 while not self._grow(seq, n):
                     preempted += 1
@@ -137,52 +152,85 @@ class Scheduler:
                 if not placed:
                     break
             work.append((seq, n))
+            if (n == 1 and generated > 0) or n > left:
+                decodes.append(computed + 1)
+            else:
+                prefills.append(PrefillChunk(n, computed))
+                prefill_tokens += n
             budget -= n
             i += 1
         if not preempted:
-            while self.waiting and budget > 0 and len(self.running) < self.max_running:
-                seq = self.waiting[0]
-                n = min(seq.tokens - seq.computed, budget)
+            waiting = self.waiting
+            while waiting and budget > 0 and len(running) < self.max_running:
+                seq = waiting[0]
+                computed = seq.computed
+                left = seq.tokens - computed
+                n = min(left, budget)
                 if not self._grow(seq, n):
                     break
-                self.waiting.popleft()
-                self.running.append(seq)
+                waiting.popleft()
+                running.append(seq)
                 work.append((seq, n))
+                if (n == 1 and seq.generated > 0) or n > left:
+                    decodes.append(computed + 1)
+                else:
+                    prefills.append(PrefillChunk(n, computed))
+                    prefill_tokens += n
                 budget -= n
-        return Scheduled(tuple(work), preempted)
+        return Scheduled(tuple(work), preempted, tuple(prefills), tuple(decodes),
+                         prefill_tokens)
 
     def complete(self, step: Scheduled, now: float) -> list[Sequence]:
         """Apply ``step``, which ended at ``now`` (s): tokens computed, tokens sampled,
         finished requests out (their blocks freed). Returns those finished."""
         done = []
         gaps = self.gaps
+        # Most of a step's decodes emitted their last token at the same moment (the end of
+        # the step before): their gaps are counted together, once that moment is known.
+        last = -1.0
+        same = 0
         for seq, n in step.work:
-            if seq.computed + n > seq.prompt + seq.generated:  # a verification
+            generated = seq.generated
+            computed = seq.computed + n
+            target = seq.prompt + generated
+            if computed > target:  # a verification
                 before = seq.credit
                 seq.credit += self.spec_tokens_per_step
-                emitted = min(int(seq.credit) - int(before), seq.output - seq.generated)
+                emitted = min(int(seq.credit) - int(before), seq.output - generated)
                 seq.computed += emitted
-                seq.generated += emitted
+                seq.generated = generated + emitted
                 gap = now - seq.last_token
                 gaps[gap] = gaps.get(gap, 0) + 1
                 seq.last_token = now
                 if seq.generated == seq.output:
                     done.append(seq)
                 continue
-            seq.computed += n
-            if seq.computed == seq.prompt + seq.generated:
-                seq.generated += 1
+            seq.computed = computed
+            if computed == target:
+                generated += 1
+                seq.generated = generated
                 if seq.first_token < 0:
                     seq.first_token = now
                 else:
-                    gap = now - seq.last_token
-                    gaps[gap] = gaps.get(gap, 0) + 1
+                    before_seconds = seq.last_token
+                    if before_seconds == last:
+                        same += 1
+                    else:
+                        if same:
+                            gap = now - last
+                            gaps[gap] = gaps.get(gap, 0) + same
+                        last = before_seconds
+                        same = 1
                 seq.last_token = now
-                if seq.generated == seq.output:
+                if generated == seq.output:
                     done.append(seq)
+        if same:
+            gap = now - last
+            gaps[gap] = gaps.get(gap, 0) + same
         if done:
+            running = self.running
             for s in done:
-                self.running.remove(s)
+                running.remove(s)
             for s in done:
                 self.free_blocks += s.blocks
                 s.blocks = 0

@@ -36,7 +36,7 @@ from engine.numbers.load.results import (
 from engine.numbers.load.scheduler import Scheduled, Scheduler, Sequence
 from engine.numbers.load.snapshot import Phase, RunningRequest, StepSnapshot
 from engine.numbers.load.speculative import SpecDecode
-from engine.numbers.load.step_time import PrefillChunk, StepTime
+from engine.numbers.load.step_time import StepTime
 
 TIMELINE_POINTS = 64
 
@@ -179,13 +179,8 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         step = sched.schedule()
         if not step.work:
             raise EngineError("A request does not fit the KV cache even alone.", "prompt_tokens")
-        prefills = []
-        decodes = []
-        for seq, n in step.work:
-            if _is_decode(seq, n):
-                decodes.append(seq.computed + 1)
-            else:
-                prefills.append(PrefillChunk(n, seq.computed))
+        prefills = step.prefills
+        decodes = step.decode_contexts
         if spec is None:
             steady = (not prefills and not step.preempted
                       and len(decodes) == len(sched.running))
@@ -210,7 +205,7 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
                     nxt.arrival = t
                     sched.add(nxt)
         events.append(StepEvent(start, dt, len(step.work), len(sched.waiting),
-                                sum(p.tokens for p in prefills), len(decodes), used,
+                                step.prefill_tokens, len(decodes), used,
                                 step.preempted, finished))
         if steady and not done:
             next_arrival = (pending[0].arrival if concurrency is None and pending

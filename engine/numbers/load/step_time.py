@@ -209,17 +209,29 @@ class StepTime:
         seconds, and the (layer, token) pairs its decodes read: ``windowed`` in layers whose
         window is full, ``growing`` in the others; ``computed``: the pairs their attention
         computes in each (None: those read, one token per decode)."""
-        bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         w_done, g_done = (windowed, growing) if computed is None else computed
-        # Full windows read a fixed share: streamed beside the weights (as the decode
-        # costs' segments do), the growing share beside attention.
-        a = overlap((weights + windowed * self.kv_bytes_per_layer_token) / bw,
-                    (matmul_flops + w_done * self.attention_flops_per_layer_token) / pk
-                    * self.matmul_seconds_per_raw)
-        per_c = overlap(growing * self.kv_bytes_per_layer_token / bw,
-                        g_done * self.attention_flops_per_layer_token / pk
+        return self._decode_tail(self._streamed_seconds(weights, matmul_flops, windowed, w_done),
+                                 growing, g_done, fixed)
+
+    def _streamed_seconds(self, weights: float, matmul_flops: float, windowed: float,
+                          w_done: float) -> float:
+        """A decode step's weights and full windows against its matmuls and their attention:
+        full windows read a fixed share, streamed beside the weights (as the decode costs'
+        segments do)."""
+        return overlap((weights + windowed * self.kv_bytes_per_layer_token)
+                       / self.bandwidth_bytes_per_s,
+                       (matmul_flops + w_done * self.attention_flops_per_layer_token)
+                       / self.peak_flops_per_s * self.matmul_seconds_per_raw)
+
+    def _decode_tail(self, streamed: float, growing: float, g_done: float,
+                     fixed: float) -> float:
+        """A decode step's seconds from :meth:`_streamed_seconds` and the pairs of growing
+        layers its decodes read (``growing``) and compute (``g_done``): those streamed
+        beside attention, then the fixed seconds."""
+        per_c = overlap(growing * self.kv_bytes_per_layer_token / self.bandwidth_bytes_per_s,
+                        g_done * self.attention_flops_per_layer_token / self.peak_flops_per_s
                         * self.attention_seconds_per_raw)
-        return a + per_c + fixed
+        return streamed + per_c + fixed
 
     def _verify_seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int],
                         decode_tokens: int) -> float:
@@ -274,10 +286,14 @@ class StepTime:
         for c in ordered:
             below.append(below[-1] + c)
         moe = self._moe(tokens)
-        return DecodeRun(self, tokens, self._weights(tokens),
-                         tokens * self.forward_flops_per_token + moe.extra_matmul_flops,
-                         self._fixed(tokens, moe),
-                         architecture.attention_layer_groups(m), tuple(ordered), tuple(below))
+        weights = self._weights(tokens)
+        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
+        groups = architecture.attention_layer_groups(m)
+        # Without a window the streamed part is the same every step of the run.
+        streamed = (None if any(w for _, w in groups)
+                    else self._streamed_seconds(weights, matmul_flops, 0.0, 0.0))
+        return DecodeRun(self, tokens, weights, matmul_flops, self._fixed(tokens, moe), groups,
+                         tuple(ordered), tuple(below), streamed)
 
     def host_seconds(self, sequences: int) -> float:
         """The host's seconds between two steps of ``sequences`` sequences (0 for none)."""
@@ -312,12 +328,17 @@ class DecodeRun:
     groups: tuple[tuple[int, int], ...]
     contexts: tuple[int, ...]
     below: tuple[int, ...]
+    streamed_seconds: float | None  # every step's, when no layer has a window; else None
 
     def seconds(self, later: int) -> float:
         """GPU seconds of the step ``later`` steps after the first (0: the first)."""
+        b = self.tokens
+        if self.streamed_seconds is not None:
+            growing = float(self.groups[0][0] * (self.below[b] + b * later))
+            return self.step_time._decode_tail(self.streamed_seconds, growing, growing,
+                                               self.fixed_seconds)
         windowed = 0
         growing = 0
-        b = self.tokens
         for n, w in self.groups:
             if not w:
                 growing += n * (self.below[b] + b * later)
