@@ -115,9 +115,12 @@ class Scheduler:
         self.waiting.appendleft(victim)
         return victim
 
-    def schedule(self) -> Scheduled:
-        """The next step's work (empty when nothing can run)."""
-        budget = self.max_batched_tokens
+    def schedule(self, reserved: int = 0) -> Scheduled:
+        """The next step's work (empty when nothing can run). ``reserved``: running requests
+        kept outside ``running``, ahead of it (the oldest), each decoding one token this step
+        in blocks already given to it: their tokens come out of the budget first and they
+        count against the cap on running requests."""
+        budget = self.max_batched_tokens - reserved
         work: list[tuple[Sequence, int]] = []
         prefills: list[PrefillChunk] = []
         decodes: list[int] = []
@@ -161,7 +164,8 @@ class Scheduler:
             i += 1
         if not preempted:
             waiting = self.waiting
-            while waiting and budget > 0 and len(running) < self.max_running:
+            cap = self.max_running - reserved
+            while waiting and budget > 0 and len(running) < cap:
                 seq = waiting[0]
                 computed = seq.computed
                 left = seq.tokens - computed

@@ -24,6 +24,7 @@ from collections.abc import Sequence as Seq
 from dataclasses import replace
 
 from engine.numbers.errors import EngineError
+from engine.numbers.load.decoding_front import DecodingFront
 from engine.numbers.load.kv_blocks import blocks_for
 from engine.numbers.load.prefix_cache import PrefixCache
 from engine.numbers.load.results import (
@@ -165,26 +166,45 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
     t = 0.0
     finished = 0
     seconds, step_seconds = step_time.seconds, step_time.step_seconds
+    # The oldest plain decodes kept as counts (see decoding_front), where nothing reads the
+    # requests one by one between steps.
+    front = (DecodingFront(sched.block_tokens)
+             if spec is None and until is None and not fullest
+             and not step_time.model.sliding_window else None)
     while True:
         if concurrency is None:
             while pending and pending[0].arrival <= t:
                 sched.add(pending.popleft())
-        if not sched.running and not sched.waiting:
+        if not sched.running and not sched.waiting and not front:
             if until is not None and (not pending or pending[0].arrival > until):
                 return events, _snapshot(sched, None, count, len(pending), 0.0, 0.0, until)
             if not pending:
                 return events, best
             t = pending[0].arrival
             continue
-        step = sched.schedule()
-        if not step.work:
+        ahead = 0  # the front's decodes this step
+        if front:
+            need = front.blocks_needed()
+            if need <= sched.free_blocks and len(front) <= sched.max_batched_tokens:
+                sched.free_blocks -= need
+                ahead = len(front)
+            else:
+                front.release(sched)
+        step = sched.schedule(ahead)
+        if not step.work and not ahead:
             raise EngineError("A request does not fit the KV cache even alone.", "prompt_tokens")
         prefills = step.prefills
         decodes = step.decode_contexts
         if spec is None:
             steady = (not prefills and not step.preempted
                       and len(decodes) == len(sched.running))
-            dt = step_seconds(seconds(prefills, decodes), len(step.work))
+            if front is not None:
+                gpu = step_time.summed_seconds(
+                    prefills, ahead + len(decodes),
+                    (front.context_tokens() if ahead else 0) + sum(decodes))
+            else:
+                gpu = seconds(prefills, decodes)
+            dt = step_seconds(gpu, ahead + len(step.work))
         else:
             steady = False
             dt = step_seconds(seconds(prefills, decodes, decode_tokens=spec.tokens + 1)
@@ -196,18 +216,23 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             best, best_used = _snapshot(sched, step, count, len(pending), t, dt, t), used
         start = t
         t += dt
-        done = sched.complete(step, t)
-        finished += len(done)
+        done = len(sched.complete(step, t))
+        if ahead:
+            assert front is not None
+            done += front.step_done(sched, t, start)
+        finished += done
         if concurrency is not None:
-            for _ in done:
+            for _ in range(done):
                 if pending:
                     nxt = pending.popleft()
                     nxt.arrival = t
                     sched.add(nxt)
-        events.append(StepEvent(start, dt, len(step.work), len(sched.waiting),
-                                step.prefill_tokens, len(decodes), used,
+        events.append(StepEvent(start, dt, ahead + len(step.work), len(sched.waiting),
+                                step.prefill_tokens, ahead + len(decodes), used,
                                 step.preempted, finished))
         if steady and not done:
+            if front is not None:
+                front.release(sched)
             next_arrival = (pending[0].arrival if concurrency is None and pending
                             else math.inf)
             ran = len(events)
@@ -217,6 +242,13 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             if fullest and len(events) > ran and events[-1].kv_blocks_used > best_used:
                 best_used = events[-1].kv_blocks_used
                 best = _after_decode_run(sched, events[-1], count, len(pending))
+        elif front is not None:
+            running = sched.running
+            joined = 0
+            while joined < len(running) and front.joins(running[joined], t):
+                joined += 1
+            if joined:
+                del running[:joined]
 
 
 def _sequences(prompts: Seq[int], outputs: Seq[int], arrivals: Seq[float] | None,

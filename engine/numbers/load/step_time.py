@@ -160,23 +160,39 @@ class StepTime:
             return self._verify_seconds(prefills, decode_contexts, decode_tokens)
         m = self.model
         tokens = sum(p.tokens for p in prefills) + len(decode_contexts)
+        windowed = 0
+        growing = 0
+        if not m.sliding_window:
+            growing = m.layers * sum(decode_contexts)
+        else:
+            for c in decode_contexts:
+                f, g = self._layer_tokens(c)
+                windowed += f
+                growing += g
+        return self._step_seconds(prefills, tokens, windowed, growing)
+
+    def summed_seconds(self, prefills: Sequence[PrefillChunk], decodes: int,
+                       decode_context_tokens: int) -> float:
+        """:meth:`seconds` of a step running ``prefills`` and ``decodes`` plain decodes whose
+        contexts add up to ``decode_context_tokens``, for a model without a sliding window
+        (where a decode's cost depends on its context only through that sum)."""
+        tokens = sum(p.tokens for p in prefills) + decodes
+        return self._step_seconds(prefills, tokens, 0, self.model.layers * decode_context_tokens)
+
+    def _step_seconds(self, prefills: Sequence[PrefillChunk], tokens: int, windowed: int,
+                      growing: int) -> float:
+        """A step of ``tokens`` tokens running ``prefills`` and decodes that read ``windowed``
+        (layer, token) pairs of KV cache in layers whose window is full and ``growing`` in
+        the others (whole numbers, exact in a float in any order)."""
         if tokens == 0:
             return 0.0
+        m = self.model
         weights = self._weights(tokens)
         moe = self._moe(tokens)
         matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
         fixed = self._fixed(tokens, moe)
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         if not prefills:
-            windowed = 0
-            growing = 0
-            if not m.sliding_window:
-                growing = m.layers * sum(decode_contexts)
-            else:
-                for c in decode_contexts:
-                    f, g = self._layer_tokens(c)
-                    windowed += f
-                    growing += g
             return self._decode_seconds(weights, matmul_flops, fixed, float(windowed),
                                         float(growing))
         attended = 0.0  # (layer, token) pairs attention computes
@@ -186,14 +202,7 @@ class StepTime:
             attended += (architecture.causal_attended_layer_tokens(m, end)
                          - architecture.causal_attended_layer_tokens(m, p.cached_tokens))
             kv_tokens += architecture.attended_layer_tokens(m, end)
-        # Whole numbers of (layer, token) pairs, exact in a float in any order.
-        if not m.sliding_window:
-            decoded = m.layers * sum(decode_contexts)
-        else:
-            decoded = 0
-            for c in decode_contexts:
-                f, g = self._layer_tokens(c)
-                decoded += f + g
+        decoded = windowed + growing
         attended += decoded
         kv_tokens += decoded
         attention_flops = attended * self.attention_flops_per_layer_token
