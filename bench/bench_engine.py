@@ -295,13 +295,13 @@ def print_pyodide_times() -> None:
         batch = out / "batch.py"
         batch.write_text(_PYODIDE_BATCH)
         pictured = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
-                                   str(stdlib), str(batch)], capture_output=True, text=True,
-                                  timeout=600, check=False)
+                                   str(stdlib), str(batch), *chunks], capture_output=True,
+                                  text=True, timeout=600, check=False)
         search = out / "search.py"
         search.write_text(_PYODIDE_SEARCH)
         searched = subprocess.run([node, str(ROOT / "bench" / "pyodide_time.mjs"), str(wheel),
-                                   str(stdlib), str(search)], capture_output=True, text=True,
-                                  timeout=600, check=False)
+                                   str(stdlib), str(search), *chunks], capture_output=True,
+                                  text=True, timeout=600, check=False)
     if done.returncode != 0:
         report(f"server simulation in Pyodide: failed ({done.stderr.strip()[-300:]})")
         return
