@@ -11,7 +11,7 @@ import pytest
 from engine.lesson.figures import prose as figures
 from engine.lesson.tables import cheatsheet
 from engine.lesson.tables.registry import TABLES, get_table
-from engine.numbers.catalog import get_hardware, get_model, list_hardware
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.compute import training_flops, training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import FORMATS
@@ -76,15 +76,8 @@ def caption(html: str) -> str:
 CHEAT = [name for name in TABLES if name.startswith("cheat_")]
 
 
-def test_the_six_tables_are_registered_for_authors() -> None:
-    assert set(CHEAT) == {
-        "cheat_formats",
-        "cheat_bytes_per_param",
-        "cheat_flops_rules",
-        "cheat_hardware",
-        "cheat_fits",
-        "cheat_decode_ceilings",
-    }
+def test_the_four_tables_are_registered_for_authors() -> None:
+    assert set(CHEAT) == {"cheat_formats", "cheat_fits", "cheat_hardware", "cheat_flops_rules"}
     for name in CHEAT:
         assert get_table(name) is cheatsheet.CHEAT_TABLES[name]
 
@@ -99,104 +92,108 @@ def test_each_table_renders_finite_numbers_with_a_caption_and_row_headers(name: 
     assert grid(html)
 
 
-def test_formats_table_is_bytes_per_number_and_weights_size() -> None:
+TRAIN_ROW = (
+    "Train with Adam: weights 2 + gradients 2 + fp32 master weights 4 + Adam first moment 4 "
+    "+ Adam second moment 4"
+)
+
+
+def test_formats_table_is_bytes_per_parameter_and_weights_size() -> None:
     cells = grid(cheatsheet.cheat_formats())
     m8, m70 = get_model("llama-3.1-8b"), get_model("llama-3.1-70b")
-    for f in FORMATS.values():
+    assert list(cells) == [FORMATS[f].label for f in cheatsheet.SHEET_FORMATS] + [TRAIN_ROW]
+    for format_id in cheatsheet.SHEET_FORMATS:
+        f = FORMATS[format_id]
         row = cells[f.label]
-        assert row["Bytes per number"] == f"{f.bytes_per_number:g}"
-        assert row["Bits"] == str(f.bits)
-        assert row["Llama 3.1 8B weights"] == format_GB(m8.params * f.bytes_per_number)
-        assert row["Llama 3.1 70B weights"] == format_GB(m70.params * f.bytes_per_number)
-    assert cells["BF16 (bfloat16)"]["Llama 3.1 8B weights"] == figures.weights("llama-3.1-8b")
+        assert row["Bytes per parameter"] == f"{f.bytes_per_number:g}"
+        assert row["Llama 3.1 8B"] == format_GB(m8.params * f.bytes_per_number)
+        assert row["Llama 3.1 70B"] == format_GB(m70.params * f.bytes_per_number)
+    assert cells["BF16 (bfloat16)"]["Llama 3.1 8B"] == figures.weights("llama-3.1-8b")
     # Independent anchors: 8,030,261,248 and 70,553,706,496 parameters (Meta's model cards)
     # times 2 and 0.5 bytes, worked by hand.
-    assert cells["BF16 (bfloat16)"]["Llama 3.1 8B weights"] == "16.06 GB"
-    assert cells["BF16 (bfloat16)"]["Llama 3.1 70B weights"] == "141.1 GB"
-    assert cells["INT4"]["Llama 3.1 8B weights"] == "4.02 GB"
+    assert cells["BF16 (bfloat16)"]["Llama 3.1 8B"] == "16.06 GB"
+    assert cells["BF16 (bfloat16)"]["Llama 3.1 70B"] == "141.1 GB"
+    assert cells["INT4"]["Llama 3.1 8B"] == "4.02 GB"
 
 
-def test_bytes_per_param_table_has_the_16_18_20_conventions_from_the_engine() -> None:
-    cells = grid(cheatsheet.cheat_bytes_per_param())
-    m = get_model("llama-3.1-8b")
-    totals = {}
-    for convention in CONVENTIONS:
-        if not convention.startswith("mixed-"):
-            continue
-        total = sum(state_bpp("adam", convention).values())
-        row = cells[f"Train, adam, {convention}"]
-        assert row["Bytes per parameter"] == f"{total:g}"
-        assert row["Llama 3.1 8B"] == format_GB(m.params * total)
-        totals[convention] = total
-    # The lesson's three conventions, as the engine sums them.
-    assert sorted(totals.values()) == [16, 18, 20]
-    assert cells["Train, adam, mixed-16"]["Llama 3.1 8B"] == figures.train_state("llama-3.1-8b")
-    # The lesson's numbers: 8.03e9 x 16 = 128.5 GB; x 20 = 160.6 GB.
-    assert cells["Train, adam, mixed-16"]["Llama 3.1 8B"] == "128.5 GB"
-    assert cells["Train, adam, mixed-20"]["Llama 3.1 8B"] == "160.6 GB"
-    assert cells["Serve, bf16 weights"]["Bytes per parameter"] == "2"
-    assert cells["Serve, int4 weights"]["Bytes per parameter"] == "0.5"
+def test_formats_table_ends_with_the_lessons_training_state() -> None:
+    train = grid(cheatsheet.cheat_formats())[TRAIN_ROW]
+    assert train["Bytes per parameter"] == f"{sum(state_bpp('adam', 'mixed-16').values()):g}"
+    assert train["Llama 3.1 8B"] == figures.train_state("llama-3.1-8b")
+    # The lesson's numbers: 8.03e9 x 16 = 128.5 GB.
+    assert (train["Bytes per parameter"], train["Llama 3.1 8B"]) == ("16", "128.5 GB")
+    other = grid(cheatsheet.cheat_formats(convention="mixed-20", formats="bf16"))
+    assert [row["Bytes per parameter"] for row in other.values()] == ["2", "20"]
+    assert "mixed-20" in CONVENTIONS
 
 
 def test_flops_rules_are_the_engines_multipliers() -> None:
     m = get_model("llama-3.1-8b")
     cells = grid(cheatsheet.cheat_flops_rules())
-    use, train, full = (
-        cells["Use it (one token in or out)"],
-        cells["Train (forward + backward)"],
-        cells["Train, full recomputation"],
-    )
-    assert use["Rule (N = parameters)"] == "2 × N per token"
-    assert train["Rule (N = parameters)"] == f"{training_flops(1, 1):g} × N per token + attention"
-    assert full["Rule (N = parameters)"] == (
-        f"{training_flops(1, 1, 'full'):g} × N per token + attention")
-    assert [r["Rule (N = parameters)"][0] for r in (use, train, full)] == ["2", "6", "8"]
-    assert use["Llama 3.1 8B, per token"] == figures.flops_per_token("llama-3.1-8b")
-    assert train["Llama 3.1 8B, per token"] == (
-        f"{format_count(training_flops_per_token(m).model)} FLOPs")
-    assert (use["Llama 3.1 8B, per token"], train["Llama 3.1 8B, per token"],
-            full["Llama 3.1 8B, per token"]) == (
+    use, train = cells["Use it (one token in or out)"], cells["Train (forward + backward)"]
+    assert use["Rule"] == "2 × N"
+    assert train["Rule"] == f"{training_flops(1, 1):g} × N + attention"
+    assert [r["Rule"][0] for r in (use, train)] == ["2", "6"]
+    assert use["Llama 3.1 8B"] == figures.flops_per_token("llama-3.1-8b")
+    assert train["Llama 3.1 8B"] == f"{format_count(training_flops_per_token(m).model)} FLOPs"
+    assert (use["Llama 3.1 8B"], train["Llama 3.1 8B"]) == (
         "15.0 billion FLOPs",  # 2 x 7.505e9 matmul weights (the embedding is a lookup)
         # 6 x 7.505e9 + causal attention 12 x 32 x 4,096 x 4,097 / 2 = 48.25e9
         "48.2 billion FLOPs",
-        "64.3 billion FLOPs",  # x 8/6 with full recomputation = 64.33e9
     )
 
 
-def test_hardware_table_has_ridge_points_for_bf16_and_fp8_where_the_chip_has_it() -> None:
+def test_hardware_table_has_the_sheets_chips_their_ridges_and_decode_ceilings() -> None:
     cells = grid(cheatsheet.cheat_hardware())
-    for h in list_hardware():
-        name = cheatsheet.short_name(h)
-        if h.kind not in ("gpu", "tpu"):
-            assert name not in cells
-            continue
-        row = cells[name]
+    chips = [get_hardware(i) for i in cheatsheet.SHEET_GPUS]
+    assert list(cells) == [cheatsheet.short_name(h) for h in chips]
+    for h in chips:
+        row = cells[cheatsheet.short_name(h)]
+        assert row["Memory"] == format_GB(h.memory_bytes)
         assert row["BF16 ridge"] == f"{ridge_point(h, 'bf16'):,.0f}"
         if h.has_peak("fp8"):
             assert row["FP8 ridge"] == f"{ridge_point(h, 'fp8'):,.0f}"
         else:
             assert row["FP8 ridge"] == cheatsheet.NOT_AVAILABLE
-    assert cells["H100 SXM5 80GB"]["BF16 ridge"] == "295"  # the lesson's figure
-    assert cells["A100 SXM4 80GB"]["FP8 TFLOP/s"] == cheatsheet.NOT_AVAILABLE
-    only_cpus = grid(cheatsheet.cheat_hardware(kind="cpu"))
-    assert set(only_cpus) == {cheatsheet.short_name(h) for h in list_hardware() if h.kind == "cpu"}
+    h100 = cells["H100 SXM5 80GB"]
+    assert h100["BF16 ridge"] == "295"  # the lesson's figure
+    assert cells["A100 SXM4 80GB"]["FP8 ridge"] == cheatsheet.NOT_AVAILABLE
+    assert h100["Llama 3.1 8B decode"] == figures.decode_ceiling("llama-3.1-8b")
+    assert cells["H200 SXM 141GB"]["Llama 3.1 8B decode"] == (
+        figures.decode_ceiling("llama-3.1-8b", hardware="h200"))
+    m70, h = get_model("llama-3.1-70b"), get_hardware("h100-sxm")
+    n = min_gpus_to_serve(serving_memory(m70, h))
+    assert n is not None and n > 1
+    step = decode_step(m70, h, gpus=n)
+    assert h100["Llama 3.1 70B decode"] == f"{step.tokens_per_s_per_user:,.0f} tokens/s on {n} GPUs"
+    assert cells["B200 (HGX, 1000 W)"]["Llama 3.1 70B decode"].endswith("tokens/s")  # on one
+
+
+def test_the_a100_80gb_lists_more_bytes_than_the_h100_80gb_and_the_caption_says_why() -> None:
+    a100, h100 = get_hardware("a100-80gb"), get_hardware("h100-sxm")
+    # Both carry 80 GiB; a program gets 79.25 GiB of the A100's, 79.11 GiB of the H100's.
+    assert a100.memory_marketed_GB == h100.memory_marketed_GB == 80
+    assert a100.memory_bytes > h100.memory_bytes
+    assert "the A100 and H100 each carry 80 GiB; the H100 reserves more" in caption(
+        cheatsheet.cheat_hardware())
+    assert cheatsheet.same_name_memory_note([a100, get_hardware("h200")]) == ""
 
 
 def test_fits_matrix_is_serving_memory_on_one_gpu() -> None:
     html = cheatsheet.cheat_fits()
     cells = grid(html)
     assert "8,192 tokens" in caption(html)
-    for model_id in cheatsheet.FIT_MODELS:
+    assert list(cells) == [get_model(i).name for i in cheatsheet.SHEET_MODELS]
+    for model_id in cheatsheet.SHEET_MODELS:
         m = get_model(model_id)
         row = cells[m.name]
         for hw_id in cheatsheet.SHEET_GPUS:
             h = get_hardware(hw_id)
             mem = serving_memory(m, h)
             assert row["Needs"] == format_GB(mem.per_gpu_bytes)
-            assert row[cheatsheet.chip_header(h)] == ("fits" if mem.fits else "no")
-    h100 = cheatsheet.chip_header(get_hardware("h100-sxm"))
-    assert cells["Llama 3.1 8B"][h100] == "fits"
-    assert cells["Llama 3.1 70B"][h100] == "no"
+            assert row[cheatsheet.short_name(h)] == ("fits" if mem.fits else "no")
+    assert cells["Llama 3.1 8B"]["H100 SXM5 80GB"] == "fits"
+    assert cells["Llama 3.1 70B"]["H100 SXM5 80GB"] == "no"
     assert cells["Llama 3.1 8B"]["Needs"] == figures.serve_total("llama-3.1-8b")
 
 
@@ -205,23 +202,8 @@ def test_fits_matrix_follows_its_arguments() -> None:
     m, h = get_model("llama-3.1-70b"), get_hardware("h100-sxm")
     mem = serving_memory(m, h, weight_format="fp8")
     assert cells == {
-        m.name: {"Model": m.name, "Needs": format_GB(mem.per_gpu_bytes),
-                 "H100 SXM5 80GB · 84.94 GB": "fits"}
+        m.name: {"Model": m.name, "Needs": format_GB(mem.per_gpu_bytes), "H100 SXM5 80GB": "fits"}
     }
-
-
-def test_decode_ceilings_are_bandwidth_bound_decode_steps() -> None:
-    cells = grid(cheatsheet.cheat_decode_ceilings())
-    h100 = cells["H100 SXM5 80GB"]
-    assert h100["Llama 3.1 8B"].startswith(figures.decode_ceiling("llama-3.1-8b"))
-    assert f"({figures.decode_time('llama-3.1-8b')})" in h100["Llama 3.1 8B"]
-    m70, h = get_model("llama-3.1-70b"), get_hardware("h100-sxm")
-    n = min_gpus_to_serve(serving_memory(m70, h))
-    assert n is not None and n > 1
-    step = decode_step(m70, h, gpus=n)
-    assert h100["Llama 3.1 70B"].endswith(f"on {n} GPUs")
-    assert h100["Llama 3.1 70B"].startswith(f"{step.tokens_per_s_per_user:,.0f} tokens/s")
-    assert cells["B200 (HGX, 1000 W)"]["Llama 3.1 70B"].endswith(")")  # fits on one
 
 
 @pytest.mark.parametrize(
@@ -232,11 +214,13 @@ def test_decode_ceilings_are_bandwidth_bound_decode_steps() -> None:
         ("cheat_fits", {"context": "-1"}, "context"),
         ("cheat_fits", {"format": "fp7"}, "format"),
         ("cheat_fits", {"models": " , "}, "models"),
-        ("cheat_decode_ceilings", {"models": "llama-3.1-8b,nope"}, "model"),
-        ("cheat_hardware", {"kind": "quantum"}, "kind"),
+        ("cheat_hardware", {"models": "llama-3.1-8b,nope"}, "model"),
+        ("cheat_hardware", {"hardware": "quantum"}, "hardware"),
+        ("cheat_hardware", {"format": "fp7"}, "format"),
         ("cheat_formats", {"models": "x"}, "model"),
-        ("cheat_bytes_per_param", {"optimizer": "lion"}, "optimizer"),
-        ("cheat_bytes_per_param", {"serve_formats": "bf16,fp5"}, "format"),
+        ("cheat_formats", {"optimizer": "lion"}, "optimizer"),
+        ("cheat_formats", {"convention": "mixed-17"}, "convention"),
+        ("cheat_formats", {"formats": "bf16,fp5"}, "format"),
         ("cheat_flops_rules", {"model": "<b>"}, "model"),
     ],
 )

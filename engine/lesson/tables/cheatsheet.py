@@ -9,19 +9,19 @@ cell by its row and column.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from engine.numbers import quantities
-from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model, list_hardware
+from engine.numbers.catalog import HardwareSpec, ModelSpec, get_hardware, get_model
 from engine.numbers.compute import flops_per_token, training_flops, training_flops_per_token
 from engine.numbers.errors import EngineError
-from engine.numbers.formats import FORMATS, get_format
+from engine.numbers.formats import get_format
 from engine.numbers.memory import (
     min_gpus_to_serve,
     serving_memory,
     training_state_bytes_per_param,
 )
-from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import decode_step
 from engine.numbers.training_choices import MEMORY_CONVENTIONS, OPTIMIZERS, checked
@@ -29,36 +29,16 @@ from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import (
     format_bandwidth,
     format_count,
-    format_flops,
     format_GB,
-    format_seconds,
     format_tokens_per_s,
 )
-from engine.words.labels import part_label
+from engine.words.labels import OPTIMIZER_LABELS, part_words
 
-# The lesson's models, smallest to largest, and the GPUs a reader is likely to meet.
-FIT_MODELS = (
-    "llama-3.2-3b",
-    "llama-3.1-8b",
-    "gemma-2-9b",
-    "mixtral-8x7b",
-    "llama-3.1-70b",
-    "qwen2.5-72b",
-    "llama-3.1-405b",
-    "deepseek-v3",
-)
-SHEET_GPUS = (
-    "l4",
-    "rtx-4090",
-    "a100-40gb",
-    "l40s",
-    "a100-80gb",
-    "h100-sxm",
-    "h200",
-    "b200",
-    "mi300x",
-)
-DECODE_MODELS = ("llama-3.1-8b", "llama-3.1-70b")
+# The lesson's cases: the models it serves, the formats it stores weights in, and the GPUs
+# of the generations it names (oldest first, so the A100 precedes dgx-1's H100).
+SHEET_MODELS = ("llama-3.1-8b", "llama-3.1-70b")
+SHEET_GPUS = ("a100-80gb", "h100-sxm", "h200", "b200")
+SHEET_FORMATS = ("bf16", "fp8", "int4")
 EXAMPLE_MODEL = "llama-3.1-8b"
 NOT_AVAILABLE = "—"
 
@@ -122,139 +102,27 @@ def _sheet(
     )
 
 
-def cheat_formats(models: str = "") -> str:
-    """Number formats: bits, bytes per number, and what the example models' weights weigh."""
-    ms = _models(models, DECODE_MODELS)
-    headers = ["Format", "Bits", "Bytes per number"] + [f"{m.name} weights" for m in ms]
-    rows = [
-        [f.label, str(f.bits), f"{f.bytes_per_number:g}"]
-        + [format_GB(m.params * f.bytes_per_number) for m in ms]
-        for f in FORMATS.values()
-    ]
-    return _sheet("cheat_formats", headers, rows, caption="Size = parameters × bytes per number")
-
-
-def cheat_bytes_per_param(
-    model: str = EXAMPLE_MODEL, optimizer: str = "adam", serve_formats: str = "bf16,fp8,int4"
+def cheat_formats(
+    models: str = "", formats: str = "", optimizer: str = "adam", convention: str = "mixed-16"
 ) -> str:
-    """Bytes held per parameter: serving (the weights only) and training with Adam under
-    each mixed-precision convention (16, 18, 20 bytes), with the example model's total."""
-    m = get_model(model)
+    """Bytes per parameter and what the example models weigh: serving, the weights in each
+    of ``formats``; training with ``optimizer`` under ``convention``, each part's bytes."""
+    ms = _models(models, SHEET_MODELS)
     opt = checked(optimizer, "optimizer", OPTIMIZERS)
-    rows: list[list[str]] = []
-    for fmt_id in _ids(serve_formats, "serve_formats", ("bf16",)):
-        f = get_format(fmt_id)
-        rows.append(
-            [
-                f"Serve, {f.id} weights",
-                f"{part_label('weights')} {f.bytes_per_number:g}",
-                f"{f.bytes_per_number:g}",
-                format_GB(m.params * f.bytes_per_number),
-            ]
-        )
-    for convention in MEMORY_CONVENTIONS:
-        if not convention.startswith("mixed-"):
-            continue
-        parts = training_state_bytes_per_param(opt, convention)
-        total = sum(parts.values())
-        rows.append(
-            [
-                f"Train, {optimizer}, {convention}",
-                " + ".join(f"{part_label(k)} {v:g}" for k, v in parts.items()),
-                f"{total:g}",
-                format_GB(m.params * total),
-            ]
-        )
-    headers = ("Task", "What each parameter holds (bytes)", "Bytes per parameter", m.name)
-    caption = (
-        "Bytes per parameter before KV cache and activations "
-        f"(optimiser choices: {', '.join(OPTIMIZERS)})"
-    )
-    return _sheet("cheat_bytes_per_param", headers, rows, caption=caption)
-
-
-def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
-    """FLOPs rules: 2 N per token to use a model, 6 N (+ attention) per training token, 8 N
-    (+ attention) executed with full recomputation; the rules' multipliers come from
-    engine.numbers.compute's rule of thumb, the example model's values from its shapes."""
-    m = get_model(model)
-    use_rule = training_flops(1, 1) / 3.0
-    train = training_flops(1, 1)
-    full = training_flops(1, 1, recompute="full")
-    run_tokens = CHINCHILLA_TOKENS_PER_PARAM * m.params
-    trained = training_flops_per_token(m)
-    recomputed = training_flops_per_token(m, recompute="full")
-
+    conv = checked(convention, "convention", MEMORY_CONVENTIONS)
     rows = [
-        [
-            "Use it (one token in or out)",
-            f"{use_rule:g} × N per token",
-            f"{format_count(flops_per_token(m))} FLOPs",
-            NOT_AVAILABLE,
-        ],
-        [
-            "Train (forward + backward)",
-            f"{train:g} × N per token + attention",
-            f"{format_count(trained.model)} FLOPs",
-            format_flops(trained.model * run_tokens),
-        ],
-        [
-            "Train, full recomputation",
-            f"{full:g} × N per token + attention",
-            f"{format_count(recomputed.hardware)} FLOPs",
-            format_flops(recomputed.hardware * run_tokens),
-        ],
+        [f.label, f"{f.bytes_per_number:g}", *(format_GB(m.params * f.bytes_per_number) for m in ms)]
+        for f in (get_format(i) for i in _ids(formats, "formats", SHEET_FORMATS))
     ]
-    headers = (
-        "Work",
-        "Rule (N = parameters)",
-        f"{m.name}, per token",
-        f"{m.name}, {CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter",
+    parts = training_state_bytes_per_param(opt, conv)
+    total = math.fsum(parts.values())
+    held = " + ".join(f"{part_words(k)} {v:g}" for k, v in parts.items())
+    rows.append(
+        [f"Train with {OPTIMIZER_LABELS[opt]}: {held}", f"{total:g}", *(format_GB(m.params * total) for m in ms)]
     )
+    headers = ["Format, or task", "Bytes per parameter", *(m.name for m in ms)]
     return _sheet(
-        "cheat_flops_rules",
-        headers,
-        rows,
-        caption=f"FLOPs; N = active parameters (the embedding lookup is free; a mixture of "
-        f"experts counts only the experts a token uses); causal attention over {trained.seq_len:,}-token "
-        "samples; time = model FLOPs ÷ (GPUs × peak FLOP/s × MFU)",
-    )
-
-
-def cheat_hardware(kind: str = "gpu,tpu") -> str:
-    """The hardware catalogue: memory, bandwidth, dense bf16 and fp8 peaks and ridge points
-    (FLOP per byte at which the chip turns compute-bound)."""
-    kinds = _ids(kind, "kind", ("gpu", "tpu"))
-    rows = []
-    for h in list_hardware():
-        if h.kind not in kinds:
-            continue
-        row = [short_name(h), format_GB(h.memory_bytes), format_bandwidth(h.bandwidth_bytes_per_s)]
-        for fmt in ("bf16", "fp8"):
-            if h.has_peak(fmt):
-                row += [
-                    f"{h.peak_flops_per_s(fmt) / 1e12:,.0f}",
-                    f"{ridge_point(h, fmt):,.0f}",
-                ]
-            else:
-                row += [NOT_AVAILABLE, NOT_AVAILABLE]
-        rows.append(row)
-    if not rows:
-        raise EngineError(f"No hardware of kind {kind[:40]!r}.", "kind")
-    headers = (
-        "Chip",
-        "Memory",
-        "Bandwidth",
-        "BF16 TFLOP/s",
-        "BF16 ridge",
-        "FP8 TFLOP/s",
-        "FP8 ridge",
-    )
-    return _sheet(
-        "cheat_hardware",
-        headers,
-        rows,
-        caption="Dense peaks; ridge point = peak ÷ bandwidth, in FLOP per byte",
+        "cheat_formats", headers, rows, caption="Size = parameters × bytes per parameter"
     )
 
 
@@ -262,8 +130,8 @@ def cheat_fits(
     models: str = "", hardware: str = "", format: str = "bf16", context: str = "8192"
 ) -> str:
     """Which model fits where: serving on ONE GPU (weights, KV cache for one request of
-    ``context`` tokens, activations, overhead) against each GPU's memory."""
-    ms = _models(models, FIT_MODELS)
+    ``context`` tokens, activations, overhead) against each GPU's memory (cheat_hardware)."""
+    ms = _models(models, SHEET_MODELS)
     gpus = _gpus(hardware, SHEET_GPUS)
     fmt = get_format(format)
     tokens = quantities.CONTEXT_TOKENS.check_integer(context, "context", "Context")
@@ -273,50 +141,113 @@ def cheat_fits(
         # Memory needed does not depend on the GPU (one GPU, nothing split); capacity does.
         cells = ["fits" if p.fits else "no" for p in plans]
         rows.append([m.name, format_GB(plans[0].per_gpu_bytes), *cells])
-    headers = ["Model", "Needs", *(chip_header(h) for h in gpus)]
-    caption = (
-        f"Serve in {fmt.id} on one GPU, one request of {tokens:,} tokens: "
-        "needs (GB per GPU) vs memory"
-    )
+    headers = ["Model", "Needs", *(short_name(h) for h in gpus)]
+    caption = f"Serve in {fmt.id} on one GPU, one request of {tokens:,} tokens"
     return _sheet("cheat_fits", headers, rows, caption=caption)
 
 
-def cheat_decode_ceilings(models: str = "", hardware: str = "", format: str = "bf16") -> str:
-    """Decode ceilings: the most tokens/s one user gets when each token reads every weight
-    once (bandwidth-bound, no context yet). Where one GPU cannot hold the model, the fewest
-    GPUs that can (tensor parallel) are used and named."""
-    ms = _models(models, DECODE_MODELS)
+def same_name_memory_note(gpus: Sequence[HardwareSpec]) -> str:
+    """Why two chips sold with the same memory list different bytes, or "" when none do.
+
+    The catalogue's memory is what a program can allocate; the figure in a card's name is
+    the memory it carries, in GiB. Where two chips name the same figure, the one with fewer
+    bytes reserves more of it (its driver and firmware keep it back from programs). Chips
+    are named by the first word of their short names ('A100')."""
+    notes = []
+    for i, a in enumerate(gpus):
+        for b in gpus[i + 1 :]:
+            same = a.memory_marketed_GB > 0 and a.memory_marketed_GB == b.memory_marketed_GB
+            if same and a.memory_bytes != b.memory_bytes:
+                less = min(a, b, key=lambda h: h.memory_bytes)
+                first, second, reserves = (short_name(h).split()[0] for h in (a, b, less))
+                notes.append(
+                    f"the {first} and {second} each carry {a.memory_marketed_GB:g} GiB; "
+                    f"the {reserves} reserves more"
+                )
+    return "; ".join(notes)
+
+
+def cheat_hardware(hardware: str = "", models: str = "", format: str = "bf16") -> str:
+    """The chips: memory a program can allocate, bandwidth, dense bf16 peak, bf16 and fp8
+    ridge points (FLOP per byte at which the chip turns compute-bound), and each model's
+    single-user decode ceiling in ``format`` (every weight read once a token, no context
+    yet), on the fewest GPUs (tensor parallel) that hold it where one cannot."""
     gpus = _gpus(hardware, SHEET_GPUS)
+    ms = _models(models, SHEET_MODELS)
     fmt = get_format(format)
     rows = []
     for h in gpus:
-        row = [short_name(h), format_bandwidth(h.bandwidth_bytes_per_s)]
+        row = [
+            short_name(h),
+            format_GB(h.memory_bytes),
+            format_bandwidth(h.bandwidth_bytes_per_s),
+            f"{h.peak_flops_per_s('bf16') / 1e12:,.0f}" if h.has_peak("bf16") else NOT_AVAILABLE,
+        ]
+        row += [
+            f"{ridge_point(h, f):,.0f}" if h.has_peak(f) else NOT_AVAILABLE for f in ("bf16", "fp8")
+        ]
         for m in ms:
             n = min_gpus_to_serve(serving_memory(m, h, weight_format=fmt.id))
             if n is None:
                 row.append(NOT_AVAILABLE)
                 continue
             step = decode_step(m, h, weight_format=fmt.id, gpus=n)
-            cell = f"{format_tokens_per_s(step.tokens_per_s_per_user)} ({format_seconds(step.seconds)})"
+            cell = format_tokens_per_s(step.tokens_per_s_per_user)
             row.append(cell if n == 1 else f"{cell} on {n} GPUs")
         rows.append(row)
-    headers = ["GPU", "Bandwidth", *(m.name for m in ms)]
+    headers = [
+        "Chip",
+        "Memory",
+        "Bandwidth",
+        "BF16 TFLOP/s",
+        "BF16 ridge",
+        "FP8 ridge",
+        *(f"{m.name} decode" for m in ms),
+    ]
+    note = same_name_memory_note(gpus)
     caption = (
-        f"Single-user decode ceiling in {fmt.id}: tokens/s (time per token) = bandwidth ÷ "
-        "weight bytes; where one GPU cannot hold the model, on the fewest that can "
-        "(tensor parallel)"
+        "Memory a program can allocate" + (f" ({note})" if note else "")
+        + f"; dense peak; ridge = peak ÷ bandwidth; decode in {fmt.id}, one user: "
+        + "bandwidth ÷ weight bytes"
     )
-    return _sheet("cheat_decode_ceilings", headers, rows, caption=caption)
+    return _sheet("cheat_hardware", headers, rows, caption=caption)
+
+
+def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
+    """FLOPs rules: 2 N per token to use a model, 6 N (+ attention) per training token; the
+    multipliers come from engine.numbers.compute's rule of thumb, the example model's values
+    from its shapes."""
+    m = get_model(model)
+    train = training_flops(1, 1)
+    trained = training_flops_per_token(m)
+    rows = [
+        [
+            "Use it (one token in or out)",
+            f"{train / 3.0:g} × N",
+            f"{format_count(flops_per_token(m))} FLOPs",
+        ],
+        [
+            "Train (forward + backward)",
+            f"{train:g} × N + attention",
+            f"{format_count(trained.model)} FLOPs",
+        ],
+    ]
+    headers = ("Per token", "Rule", m.name)
+    return _sheet(
+        "cheat_flops_rules",
+        headers,
+        rows,
+        caption=f"FLOPs; N = parameters a token uses; attention over {trained.seq_len:,}-token "
+        "samples; time = FLOPs ÷ (GPUs × peak × MFU)",
+    )
 
 
 CHEAT_TABLES = {
     f.__name__: f
     for f in (
         cheat_formats,
-        cheat_bytes_per_param,
-        cheat_flops_rules,
-        cheat_hardware,
         cheat_fits,
-        cheat_decode_ceilings,
+        cheat_hardware,
+        cheat_flops_rules,
     )
 }
