@@ -237,7 +237,7 @@ def cheat_flops_rules(model: str = EXAMPLE_MODEL) -> str:
         "cheat_flops_rules",
         headers,
         rows,
-        caption=f"FLOPs; N = parameters a token uses; attention over {trained.seq_len:,}-token "
+        caption=f"N = parameters a token uses; attention over {trained.seq_len:,}-token "
         "samples; time = FLOPs ÷ (GPUs × peak × MFU)",
     )
 
