@@ -143,8 +143,8 @@ def render(values: Values) -> str:
     share = definition_list([("Sum as a share of 2 × parameters", format_percent(total_flops / two_x))])
     # One layer's matrices are the step's content, in view; the sums over the model wait.
     details = secondary("How the layers add up to the model",
-                        totals_table + share + attention_line + why)
-    return figures + layer_table + details
+                        figures + totals_table + share + attention_line + why)
+    return layer_table + details
 
 
 WIDGET = Widget(

@@ -15,7 +15,7 @@ from engine.render.options import (
     model_from,
     noting_your_model,
 )
-from engine.render.secondary import secondary_list
+from engine.render.secondary import plain_list, secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import format_count, format_GB
 
@@ -38,12 +38,16 @@ def render(values: Values) -> str:
             ("FLOPs per token", flops),
         ]
     )
-    arithmetic = secondary_list(
+    # The figures repeat the step's prose for its model: with the working, one click away.
+    arithmetic = secondary(
         "The arithmetic",
-        (
-            f"{model.params:,} parameters × {number_format.bytes_per_number:g} bytes per number "
-            f"in {number_format.label} = {format_GB(weights_bytes)}",
-            f"FLOPs per token: about 2 × {used}, {flops} (a multiply and an add per weight)",
+        figures
+        + plain_list(
+            (
+                f"{model.params:,} parameters × {number_format.bytes_per_number:g} bytes per "
+                f"number in {number_format.label} = {format_GB(weights_bytes)}",
+                f"FLOPs per token: about 2 × {used}, {flops} (a multiply and an add per weight)",
+            )
         ),
     )
     verdict_class = "fits" if plan.fits else "refused"
@@ -55,7 +59,7 @@ def render(values: Values) -> str:
     bar = memory_bar(
         plan.parts, plan.capacity_bytes, label=f"Memory of one {gpu.name}", used_label=False
     )
-    return figures + verdict + bar + arithmetic
+    return verdict + bar + arithmetic
 
 
 WIDGET = Widget(

@@ -86,8 +86,8 @@ def test_bandwidth_says_the_decode_time_is_a_minimum_for_the_weights_alone() -> 
 
 def test_roofline_says_in_view_why_296_and_where_the_kv_cache_stops_the_rule() -> None:
     prose = _in_view("roofline.md")
-    assert "while weight reads dominate" in prose and "just past the ridge (each request does 2 " \
-        "FLOPs per 2-byte weight)" in prose
+    assert "while weight reads dominate (2 FLOPs per 2-byte weight per request)" in prose
+    assert "just past the ridge" in prose
     assert '{{ figure("decode_kv_ceiling", context=8192) }}' in prose
     # The chart opens at 1,024 tokens: the rule's cap there is in view too, and below the ridge.
     assert '{{ figure("decode_kv_ceiling", context=1024) }}' in prose
