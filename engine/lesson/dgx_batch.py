@@ -115,10 +115,10 @@ def batch_svg(shot: StepSnapshot, states: dict[int, str]) -> str:
 
 
 def batch_html(shot: StepSnapshot, requests: tuple[int, ...], block_tokens: int,
-               preemptions: int) -> str:
+               preemptions: int, filling: str) -> str:
     """``shot`` in a closed <details> (the reader opens it on purpose): its moment, the
-    pictures, their key with counts, the blocks in words, and what a preemption does
-    (``preemptions``: the run's)."""
+    pictures, their key with counts, the blocks in words, what a preemption does
+    (``preemptions``: the run's) and ``filling``, a sentence on when the cache fills."""
     states = request_states(shot, requests)
     counts = state_counts(states)
     when = format_seconds(shot.time_seconds) if shot.time_seconds > 0 else "0 s"
@@ -153,5 +153,6 @@ def batch_html(shot: StepSnapshot, requests: tuple[int, ...], block_tokens: int,
                          "in the order they arrived, then the KV cache's blocks. "
                          + figures))
             + tag("div", batch_svg(shot, states), class_="dgx-batch-figure")
-            + key + tag("p", esc(blocks)) + tag("p", esc(preempt)))
+            + key + tag("p", esc(blocks)) + tag("p", esc(preempt))
+            + tag("p", esc(filling), data_batch="filling"))
     return tag("details", tag("summary", esc(summary)) + body, class_="widget-notes dgx-batch")

@@ -93,16 +93,22 @@ def one_replica(serve: ServeRequest) -> ServeRequest:
     return replace(serve, replicas=1)
 
 
-def full_batch(serve: ServeRequest) -> int:
-    """The most requests one replica of ``serve`` runs at once with each one's KV cache
-    whole (a prompt and answer of the typical lengths), at most vLLM's running limit."""
+def whole_requests(serve: ServeRequest) -> int:
+    """The requests whose KV caches (a prompt and answer of the typical lengths) one
+    replica of ``serve`` holds whole at once, whatever vLLM's running limit."""
     limits = scheduler_limits(serve.hardware)
     blocks = kv_cache_blocks(serve.model, serve.hardware, weight_format=serve.weight_format,
                              kv_format=serve.kv_format, gpus=serve.tp,
                              max_running=limits.max_running, block_tokens=limits.block_tokens)
     # The last output token is never stored in the cache.
     per_request = blocks_for(serve.prompt_tokens + serve.output_tokens - 1, limits.block_tokens)
-    return max(1, min(limits.max_running, blocks // per_request))
+    return blocks // per_request
+
+
+def full_batch(serve: ServeRequest) -> int:
+    """The most requests one replica of ``serve`` runs at once with each one's KV cache
+    whole (:func:`whole_requests`), at most vLLM's running limit."""
+    return max(1, min(scheduler_limits(serve.hardware).max_running, whole_requests(serve)))
 
 
 @lru_cache(maxsize=64)
@@ -122,6 +128,26 @@ def capacity_per_s(serve: ServeRequest) -> float:
     :func:`full_batch` (see the module's note), times the replicas (each has its own
     scheduler and its share of the requests, so they add up)."""
     return closed_loop(serve, full_batch(serve)).requests_per_s * serve.replicas
+
+
+def filling_words(serve: ServeRequest, requests_per_replica: int) -> str:
+    """When one replica of ``serve``'s KV cache fills: with as many requests running as its
+    blocks hold whole, as in the saturation run behind its capacity (:func:`full_batch`),
+    unless vLLM's running limit comes first; and whether ``requests_per_replica``, the
+    reader's run on each replica, can get there at any rate."""
+    whole = whole_requests(serve)
+    full = full_batch(serve)
+    peak = format_percent(closed_loop(serve, full).kv_cache_peak_fraction)
+    run = (f"the saturation run behind “at most {capacity_per_s(one_replica(serve)):,.1f} "
+           f"requests/s” ({peak} at its fullest)")
+    tokens = f"{serve.prompt_tokens + serve.output_tokens:,} tokens"
+    if whole > full:
+        return (f"vLLM runs at most {full:,} requests at once, fewer than the blocks hold "
+                f"whole ({whole:,} of {tokens}), so the cache never fills, not even in {run}.")
+    reach = (f"; this run's {requests_per_replica:,} requests never get there, at any rate"
+             if requests_per_replica < full else "")
+    return (f"The blocks hold {plural(whole, 'request')} of {tokens} whole, so the cache "
+            f"fills only with about that many running at once, as in {run}{reach}.")
 
 
 def _load(*, rate: float | None = None, concurrency: int | None = None,
@@ -303,7 +329,8 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
                             "Choose a rate and press Start."), class_="dgx-load-off")
     hardware = job_gpu(state, job)
     rate = traffic.rate_per_s
-    main = outcome("as deployed", deployment(job, hardware), rate)
+    main_serve = deployment(job, hardware)
+    main = outcome("as deployed", main_serve, rate)
     r = main.result
     head = (f"{rate:g} requests/s to {job.id} ({model}, {job.weight_format}, on {where}): "
             f"{REQUESTS} requests of {PROMPT_TOKENS:,} tokens in, {OUTPUT_TOKENS:,} out, over "
@@ -312,8 +339,9 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
     out += frames_html(r, animate)
     out += definition_list(latency_words(r))
     if r.fullest is not None:
-        out += batch_html(r.fullest, tuple(range(0, r.requests, r.replicas)), r.block_tokens,
-                          r.preemptions)
+        requests = tuple(range(0, r.requests, r.replicas))
+        out += batch_html(r.fullest, requests, r.block_tokens, r.preemptions,
+                          filling_words(main_serve, len(requests)))
     out += tag("p", esc(verdict_words(main)),
                class_="widget-verdict " + ("refused" if main.saturated else "fits"),
                data_saturated="true" if main.saturated else "false")

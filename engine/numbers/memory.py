@@ -18,6 +18,7 @@ from engine.numbers.activations import micro_batches_in_flight
 from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import training_defaults
+from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import check_context_split, check_expert_parallel, split_batch
 from engine.numbers.records import JsonShape, Record
@@ -106,10 +107,11 @@ class ServingMemory(Record):
     ``kv_cache_bytes_per_token``: KV bytes per token of context at ``context_tokens``
     (averaged over the context, so lower than the full-attention rate for sliding-window
     models), times ``kv_replication`` copies when there are more GPUs than KV heads.
-    ``max_context_tokens_that_fit``: tokens of KV cache the rest of the GPU(s) can hold;
-    ``max_concurrent_requests``: the most requests of ``context_tokens`` that fit at once,
-    each with its KV cache and its share of the working space (a plan at that batch fits;
-    one more does not). ``host_weight_bytes``: the weights one replica leaves in host memory
+    ``max_context_tokens_that_fit``: tokens of KV cache the GPU(s) hold as a serving
+    engine sizes its cache, whatever the batch (:func:`kv_cache_room_bytes`, in whole
+    blocks of the scheduler's block size: the dgx-1 simulation's cache, for a model without
+    sliding windows); ``max_concurrent_requests``: the most requests of ``context_tokens``
+    that cache holds at once, each in whole blocks (a plan at that batch fits). ``host_weight_bytes``: the weights one replica leaves in host memory
     (layers offloaded, :mod:`engine.numbers.offload`), not in ``parts``; 0 without offload.
     """
 
@@ -161,6 +163,41 @@ def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int
     return tokens_in_flight * (2 * model.hidden + 2 * ffn) * 2.0 + batch * model.vocab * LOGITS_BYTES
 
 
+def serving_working_space_bytes(model: ModelSpec, *, max_running: int,
+                                block_tokens: int) -> float:
+    """The working space a serving engine keeps on each GPU for its fullest step, whatever
+    the requests of the moment (bytes): the logits of its scheduler's ``max_running``
+    sequences and the buffers of the tokens in flight, a prefill chunk's (or, when fewer,
+    one block of ``block_tokens`` for each sequence). vLLM runs such a step at start-up and
+    gives its KV cache what is left."""
+    tokens = min(PREFILL_CHUNK_TOKENS, max_running * block_tokens)
+    return activation_bytes_serving(model, tokens, max_running)
+
+
+def kv_cache_room_bytes(model: ModelSpec, hardware: HardwareSpec, *, weight_format: FormatId,
+                        gpus: int, max_running: int | None = None,
+                        host_weight_bytes: float = 0.0) -> float:
+    """Bytes of each GPU a serving engine gives its KV cache, as vLLM sizes it: all the
+    memory its share of the weights, :func:`serving_working_space_bytes` (at ``max_running``
+    sequences, the scheduler's default on ``hardware`` when None) and the runtime overhead
+    leave; negative when they do not fit. vLLM's default ``gpu_memory_utilization`` of 0.9
+    would keep a tenth of the memory back as well."""
+    limits = scheduler_limits(hardware)
+    space = serving_working_space_bytes(
+        model, max_running=limits.max_running if max_running is None else max_running,
+        block_tokens=limits.block_tokens)
+    weights = (weights_bytes(model.params, weight_format) - host_weight_bytes) / gpus
+    return hardware.memory_bytes - weights - space - serving_overhead_bytes(hardware)
+
+
+def kv_blocks_that_fit(room_bytes: float, block_bytes: float) -> int:
+    """Whole KV-cache blocks of ``block_bytes`` bytes in ``room_bytes`` (0 when no room): a
+    serving engine's cache is blocks of a fixed count of tokens, never part of one."""
+    if room_bytes <= 0:
+        return 0
+    return int(room_bytes // block_bytes)
+
+
 def serving_memory(
     model: ModelSpec,
     hardware: HardwareSpec,
@@ -197,8 +234,12 @@ def serving_memory(
 
     total = per_gpu(b)
     cap = hw.memory_bytes
-    free = cap - weights - act - overhead
-    max_tokens = int(free * g // kv_token) if free > 0 else 0
+    block_tokens = scheduler_limits(hw).block_tokens
+    room = kv_cache_room_bytes(m, hw, weight_format=wf.id, gpus=g,
+                               host_weight_bytes=host_weight_bytes)
+    max_tokens = kv_blocks_that_fit(room * g, kv_token * block_tokens) * block_tokens
+    # A request holds whole blocks: its context rounded up to the block size.
+    request_tokens = -(-ctx // block_tokens) * block_tokens
 
     return ServingMemory(
         model=m, hardware=hw, weight_format=wf.id, kv_format=kf.id, context_tokens=ctx,
@@ -206,7 +247,7 @@ def serving_memory(
         fits=total <= cap, headroom_bytes=cap - total, kv_cache_bytes_per_token=kv_token,
         max_context_tokens_that_fit=max_tokens,
         max_concurrent_requests=_most_that_fit(lambda n: per_gpu(n) <= cap,
-                                               max(max_tokens // ctx, 0)),
+                                               max_tokens // request_tokens),
         activation_tokens=in_flight, host_weight_bytes=host_weight_bytes,
     )
 
@@ -222,6 +263,17 @@ def _most_that_fit(fits: Callable[[int], bool], most: int) -> int:
         else:
             high = mid - 1
     return low
+
+
+def kv_tokens_at_utilization(mem: ServingMemory, utilization: float) -> int:
+    """``mem``'s ``max_context_tokens_that_fit`` had the serving engine used only
+    ``utilization`` of each GPU's memory (vLLM's ``gpu_memory_utilization``)."""
+    block_tokens = scheduler_limits(mem.hardware).block_tokens
+    room = kv_cache_room_bytes(mem.model, mem.hardware, weight_format=mem.weight_format,
+                               gpus=mem.gpus, host_weight_bytes=mem.host_weight_bytes)
+    room -= (1.0 - utilization) * mem.capacity_bytes
+    blocks = kv_blocks_that_fit(room * mem.gpus, mem.kv_cache_bytes_per_token * block_tokens)
+    return blocks * block_tokens
 
 
 def min_gpus_to_serve(mem: ServingMemory) -> int | None:

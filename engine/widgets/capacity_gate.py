@@ -23,7 +23,8 @@ from engine.render.options import (
 )
 from engine.render.secondary import secondary
 from engine.render.widget import Command, Values, Widget
-from engine.words.format import format_count, format_GB
+from engine.words.format import format_count, format_GB, plural
+from engine.words.memory_explained import KV_ROOM_RULE
 
 SMALLER_FORMATS: tuple[FormatId, ...] = ("fp8", "int4")
 BIGGER_GPUS = ("h200", "b200", "mi300x")
@@ -132,7 +133,7 @@ def _room(plan: ServingMemory) -> str:
         return "none: it does not fit"
     return (
         f"{plan.max_context_tokens_that_fit:,} tokens "
-        f"({plan.max_concurrent_requests:,} requests of {plan.context_tokens:,})"
+        f"({plural(plan.max_concurrent_requests, 'request')} of {plan.context_tokens:,})"
     )
 
 
@@ -158,7 +159,8 @@ def ways_out_table(rows: list[WayOut], *, refused: bool) -> str:
     return table_box(
         column_heads(headers),
         "".join(body),
-        caption="Ways out, each planned by the engine" if refused else "Other ways to run it",
+        caption=("Ways out, each planned by the engine" if refused else "Other ways to run it")
+        + f"; room for KV cache: {KV_ROOM_RULE}",
         label="Ways out",
         extra_class="gate-ways",
     )

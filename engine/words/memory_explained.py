@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
+from engine.numbers.catalog.server import default_memory_utilization, scheduler_limits
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import (
     PREFILL_CHUNK_TOKENS,
@@ -17,12 +18,17 @@ from engine.numbers.memory import (
     ServingMemory,
     TrainingMemory,
     kv_cache_bytes_per_token,
+    kv_tokens_at_utilization,
 )
 from engine.words.adapters_explained import adapter_setup_words
 from engine.words.format import a_or_an, format_GB
 from engine.words.labels import part_words
 from engine.words.offload_explained import offload_memory_words
 from engine.words.sharding import sharding_name, what_is_split
+
+# How a serving KV cache is sized (engine.numbers.memory.kv_cache_room_bytes), said beside
+# its figure wherever it is shown: the plans' and the dgx-1 simulation's rule.
+KV_ROOM_RULE = "all the memory the weights and a full step's working space leave, as vLLM takes it"
 
 CONVENTION_SOURCES = {
     "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
@@ -93,6 +99,7 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
         f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
         serving_overhead_words(mem.hardware),
         capacity_words(mem.hardware),
+        kv_room_words(mem),
     ]
     offloaded = offload_memory_words(mem)
     if offloaded:
@@ -123,6 +130,19 @@ def serving_overhead_words(hardware: HardwareSpec) -> str:
     return (f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
             "GPU for the CUDA context, cuBLAS workspaces and framework buffers (an assumption; "
             "real engines vary by about 0.5-3 GB).")
+
+
+def kv_room_words(mem: ServingMemory) -> str:
+    """The KV cache's room and its basis: 'Room for KV cache: 508,928 tokens in blocks of
+    16: all the memory ...; its default gpu_memory_utilization of 0.9 would leave 64,816
+    fewer.'"""
+    limits = scheduler_limits(mem.hardware)
+    share = default_memory_utilization().value
+    fewer = mem.max_context_tokens_that_fit - kv_tokens_at_utilization(mem, share)
+    return (f"Room for KV cache: {mem.max_context_tokens_that_fit:,} tokens in blocks of "
+            f"{limits.block_tokens}: {KV_ROOM_RULE} (a full step: {limits.max_running:,} "
+            f"sequences' logits, a {PREFILL_CHUNK_TOKENS:,}-token prefill chunk); its "
+            f"default gpu_memory_utilization of {share:g} would leave {fewer:,} fewer.")
 
 
 def _kv_adjusted_words(mem: ServingMemory) -> str:

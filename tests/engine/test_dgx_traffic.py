@@ -4,6 +4,7 @@ and its settings travel in the dgx-1 state."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -13,9 +14,11 @@ import pytest
 
 from engine.cli import main
 from engine.lesson import cluster, dgx_load, dgx_view
+from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
+from engine.numbers.memory import serving_memory
 from engine.widgets.dgx_traffic import WIDGET
-from engine.words.format import format_seconds, format_tokens_per_s
+from engine.words.format import format_percent, format_seconds, format_tokens_per_s
 
 
 def deployed() -> str:
@@ -143,6 +146,17 @@ def test_the_batch_picture_is_the_clis_run_at_its_fullest_step() -> None:
     assert counted["kv-decode"] == decoding
     assert counted["kv-finished"] == shot.finished and counted["kv-later"] == shot.not_arrived
     assert "<details open" not in out.html  # closed: the reader opens it on purpose
+    # When the cache fills, from the engine: 31,808 blocks hold 397 requests of 1,024 + 256
+    # tokens whole (80 blocks each for the 1,279 stored), the saturation run's batch; 200
+    # requests, at any rate, never hold that many blocks.
+    serve = dgx_load.deployment(job, dgx_load.job_gpu(state, job))
+    assert dgx_load.whole_requests(serve) == dgx_load.full_batch(serve) == 397
+    peak = dgx_load.closed_loop(serve, 397).kv_cache_peak_fraction
+    assert peak > 0.95
+    assert ("The blocks hold 397 requests of 1,280 tokens whole, so the cache fills only with "
+            "about that many running at once, as in the saturation run behind “at most 19.9 "
+            f"requests/s” ({format_percent(peak)} at its fullest); this run's 200 requests "
+            "never get there, at any rate.") in html.unescape(picture)
 
 
 def test_the_deployments_room_is_the_simulations_kv_cache() -> None:
@@ -163,3 +177,8 @@ def test_the_deployments_room_is_the_simulations_kv_cache() -> None:
     assert "room for 258,448 tokens" in shared.message
     # The CLI serves an empty GPU: the first deployment's figure.
     assert cli_load("8")["kv_blocks_per_replica"] == 508_928 // 16
+    # And the plan's room (steps 14, 19, 21) is the same figure, whatever its batch.
+    for batch in (1, 16):
+        mem = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"),
+                             context_tokens=8192, batch=batch)
+        assert mem.max_context_tokens_that_fit == 508_928

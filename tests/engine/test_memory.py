@@ -12,6 +12,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
     RUNTIME_OVERHEAD_BYTES,
     kv_cache_bytes_per_token,
+    kv_tokens_at_utilization,
     min_gpus_to_serve,
     min_gpus_to_train,
     serving_memory,
@@ -53,6 +54,22 @@ def test_serving_parts_sum_and_verdict():
     assert len(memory_assumptions(s)) >= 4
     d = s.to_dict()
     assert d["fits"] is True and set(d["parts"]) == set(s.parts)
+
+
+def test_the_kv_caches_room_is_what_a_serving_engine_leaves_in_whole_blocks():
+    # Llama 3.1 8B bf16 on one H100, by hand: 84,943,715,697 B (79.11 GiB) less the weights
+    # 16,060,522,496, the working space of vLLM's fullest step there (a 2,048-token prefill
+    # chunk x (2 x 4,096 + 2 x 14,336) x 2 B = 150,994,944, plus 1,024 sequences' logits x
+    # 128,256 x 4 B = 525,336,576) and the 1.5 GB overhead: 66,706,861,681 B; over 16-token
+    # blocks of 131,072 B a token, 31,808 whole blocks = 508,928 tokens, at any batch.
+    m, h = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
+    for context, batch in ((16384, 1), (8192, 16), (1024, 8)):
+        s = serving_memory(m, h, context_tokens=context, batch=batch)
+        assert s.max_context_tokens_that_fit == 508_928
+    assert serving_memory(m, h, context_tokens=16384).max_concurrent_requests == 31
+    # vLLM's default gpu_memory_utilization 0.9 keeps 8,494,371,570 B back: 4,051 blocks
+    # fewer (31,808 - floor(58,212,490,111 / 2,097,152) = 31,808 - 27,757), 64,816 tokens.
+    assert kv_tokens_at_utilization(serving_memory(m, h), 0.9) == 508_928 - 64_816
 
 
 def test_serving_split_over_gpus_and_min_gpus():
@@ -274,15 +291,19 @@ def test_a_system_and_a_rent_or_own_record_carry_their_sums() -> None:
 ])
 def test_max_concurrent_requests_is_a_batch_that_fits(model, gpus, weight_format, kv_format,
                                                       context) -> None:
-    # Each request brings its KV cache and its own working space (a logits row of the
-    # vocabulary in fp32): the count is the largest batch at which the same plan fits.
     def serving(batch: int):
         return serving_memory(get_model(model), get_hardware("h100-sxm"), gpus=gpus,
                               weight_format=weight_format, kv_format=kv_format,
                               context_tokens=context, batch=batch)
     n = serving(1).max_concurrent_requests
     assert n > 1
-    assert serving(n).fits and not serving(n + 1).fits
+    assert serving(n).fits
+    # The count is what the serving engine's cache holds, in whole 16-token blocks, unless
+    # the batch's own logits (past the scheduler's 1,024 running sequences) run out first.
+    room = serving(1).max_context_tokens_that_fit
+    request = -(-context // 16) * 16
+    assert n * request <= room
+    assert (n + 1) * request > room or not serving(n + 1).fits
     assert serving(n).max_concurrent_requests == n  # the same count whatever the batch
 
 

@@ -209,7 +209,12 @@ def test_the_ways_out_show_one_line_each_and_the_full_table_waits_in_the_details
     fp8 = memory.serving_memory(get_model("llama-3.1-70b"), get_hardware("h100-sxm"), weight_format="fp8")
     h200 = memory.serving_memory(get_model("llama-3.1-70b"), get_hardware("h200"))
     assert "Ways out (room left for requests of 8,192 tokens):" in shown
-    assert "Split over 2 GPUs (each holds half of every matrix): fits, 9 requests" in shown
+    # By hand, each H100's 84,943,715,697 B less half the weights (70,553,706,496), vLLM's
+    # fullest step (2,048 tokens x 73,728 x 2 B = 301,989,888 and 1,024 logits rows of
+    # 128,256 x 4 B = 525,336,576) and 1.5 GB: 12,062,682,737 B, twice that over 16-token
+    # blocks of 327,680 B a token = 4,601 blocks, 73,616 tokens: 8 requests of 8,192 (the
+    # working space of one request instead, as before, left room for 9).
+    assert "Split over 2 GPUs (each holds half of every matrix): fits, 8 requests" in shown
     assert f"fp8 weights: fits, {fp8.max_concurrent_requests:,} requests" in shown
     assert f"One NVIDIA H200 SXM 141GB: fits, {h200.max_concurrent_requests:,} requests" in shown
     # one way of each kind in view (a split, a smaller format, a bigger chip); all in the table

@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 from engine.browser import update
+from engine.lesson import dgx_load
 from engine.lesson.figures.prose import get_figure
-from engine.numbers.catalog import resolve_model
+from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.memory import kv_cache_bytes, kv_cache_bytes_per_token
+from engine.numbers.serve_request import serve_request
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = '<details class="worked-problem" id="worked-problem" markdown>'
@@ -67,6 +69,20 @@ def test_the_replica_count_is_at_least_what_keeps_up_and_meets_the_target() -> N
     within = get_figure("replicas_ttft")("llama-3.1-8b", rate=50, ttft_s=0.05)
     assert over.endswith(" ms") and float(over.split()[0]) > 50
     assert within.endswith(" ms") and float(within.split()[0]) <= 50
+
+
+def test_one_replicas_capacity_is_dgx_1s_saturation_rate() -> None:
+    # Step 19's capacity is the figure step 8's traffic verdict says: the same closed loop,
+    # as many requests at once as the H100's 31,808 KV blocks hold whole (80 blocks each
+    # for 1,024 + 255 stored tokens: 397), twice that many in all.
+    model, hardware = resolve_model(model_id="llama-3.1-8b"), get_hardware("h100-sxm")
+    serve = serve_request(model, hardware, gpus=1, serve_tp=1, batch=1, weight_format="bf16",
+                          kv_format="bf16", context_tokens=1280, prompt_tokens=1024,
+                          output_tokens=256)
+    assert dgx_load.full_batch(serve) == 397
+    capacity = dgx_load.capacity_per_s(serve)
+    assert get_figure("replica_capacity")("llama-3.1-8b") == f"{capacity:,.1f} requests/s"
+    assert get_figure("replica_capacity")("llama-3.1-8b") == "19.9 requests/s"
 
 
 def test_a_measured_runs_days_follow_from_its_own_mfu_and_gpus() -> None:

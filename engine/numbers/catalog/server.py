@@ -33,6 +33,8 @@ def _data() -> dict[str, Any]:
     for key in ("per_step_seconds", "per_sequence_seconds"):
         if not float(data["host"][key]) >= 0:
             raise EngineError(f"server.toml host.{key} must be >= 0.")
+    if not 0 < float(data["memory"]["default_gpu_memory_utilization"]) <= 1:
+        raise EngineError("server.toml memory.default_gpu_memory_utilization must be in (0, 1].")
     return data
 
 
@@ -45,6 +47,14 @@ def scheduler_limits(hw: HardwareSpec) -> SchedulerLimits:
     size = "large" if large else "small"
     return SchedulerLimits(int(s[f"{size}_max_running"]), int(s[f"{size}_max_batched_tokens"]),
                            int(s["block_tokens"]), s["source"])
+
+
+def default_memory_utilization() -> Basis:
+    """vLLM's default share of each GPU's memory it may use (its KV cache takes what the
+    weights and working space leave of that share); the lesson's caches use all of it."""
+    m = _data()["memory"]
+    return Basis("vLLM's default gpu_memory_utilization (share of GPU memory)",
+                 float(m["default_gpu_memory_utilization"]), m["source"])
 
 
 def host_seconds_per_step() -> Basis:

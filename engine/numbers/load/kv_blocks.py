@@ -1,10 +1,11 @@
 """The KV cache of a simulated server as paged blocks (vLLM's PagedAttention): a request
 holds ceil(tokens / block) blocks of ``block_tokens`` tokens each.
 
-How many blocks a replica has comes from the engine's serving memory model
-(:func:`engine.numbers.memory.serving_memory`): each GPU's capacity less its share of the
-weights, the working space of a full step (``max_running`` sequences' logits, the prefill
-chunk's buffers) and the runtime's fixed overhead, divided by the bytes of one block. A
+How many blocks a replica has is the room the serving memory model gives a KV cache
+(:func:`engine.numbers.memory.kv_cache_room_bytes`): each GPU's capacity less its share of
+the weights, the working space of a full step (``max_running`` sequences' logits, the
+prefill chunk's buffers) and the runtime's fixed overhead, in whole blocks; a plan's
+``max_context_tokens_that_fit`` is the same room. A
 block costs every layer's keys and values for its tokens (a sliding-window layer's blocks
 are counted as a full layer's: vLLM's simplest allocator keeps them). With a speculative
 decoding draft model on the same GPUs, its weights come out of that room and each block
@@ -16,7 +17,12 @@ from __future__ import annotations
 from engine.numbers import architecture
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.formats import FormatId
-from engine.numbers.memory import kv_cache_bytes_per_token, serving_memory, weights_bytes
+from engine.numbers.memory import (
+    kv_blocks_that_fit,
+    kv_cache_bytes_per_token,
+    kv_cache_room_bytes,
+    weights_bytes,
+)
 
 
 def blocks_for(tokens: int, block_tokens: int) -> int:
@@ -29,16 +35,13 @@ def kv_cache_blocks(model: ModelSpec, hardware: HardwareSpec, *, weight_format: 
                     draft: ModelSpec | None = None) -> int:
     """KV-cache blocks of one replica of ``gpus`` tensor-parallel GPUs (0 when the weights
     and working space leave no room); ``draft``: a draft model served beside it."""
-    mem = serving_memory(model, hardware, weight_format=weight_format, kv_format=kv_format,
-                         context_tokens=block_tokens, batch=max_running, gpus=gpus)
-    room = mem.capacity_bytes - (mem.per_gpu_bytes - mem.parts["kv_cache"])
+    room = kv_cache_room_bytes(model, hardware, weight_format=weight_format, gpus=gpus,
+                               max_running=max_running)
     if draft is not None:
         room -= weights_bytes(draft.params, weight_format) / gpus
-    if room <= 0:
-        return 0
     block_bytes = (kv_cache_bytes_per_token(model, kv_format)
                    * architecture.kv_replication(model, gpus) * block_tokens)
     if draft is not None:
         block_bytes += (kv_cache_bytes_per_token(draft, kv_format)
                         * architecture.kv_replication(draft, gpus) * block_tokens)
-    return int(room * gpus // block_bytes)
+    return kv_blocks_that_fit(room * gpus, block_bytes)
