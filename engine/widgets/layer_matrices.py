@@ -30,16 +30,16 @@ _SCOPE_WORDS = {
 
 
 def _shape(c: Component) -> str:
+    """The tensor's shape, led by its copies where the model holds more than one (norms,
+    experts), and the share of them a token uses."""
     shape = f"{c.rows:,} × {c.cols:,}" if c.cols != 1 else f"{c.rows:,}"
     if c.bias:
         shape += f" + bias {c.bias:,}"
-    return shape
-
-
-def _copies(c: Component) -> str:
+    if c.copies > 1:
+        shape = f"{c.copies:,} × {shape}"
     if c.active_fraction < 1.0:
-        return f"{c.copies:,} ({format_percent(c.active_fraction)} used per token)"
-    return f"{c.copies:,}"
+        shape += f" ({format_percent(c.active_fraction)} used per token)"
+    return shape
 
 
 def _layers_in_scope(model_layers: int, dense_layers: int, experts: int, scope: str) -> int:
@@ -63,21 +63,13 @@ def render(values: Values) -> str:
     context = values[EARLIER_TOKENS]
     layer = layer_components(model)
     layer_rows = [
-        (
-            c.name,
-            c.kind,
-            _shape(c),
-            _copies(c),
-            f"{c.params:,}",
-            f"{c.flops_per_token:,.0f}",
-        )
-        for c in layer
+        (c.name, _shape(c), f"{c.params:,}", f"{c.flops_per_token:,.0f}") for c in layer
     ]
     layer_params = sum(c.params for c in layer)
     layer_flops = sum(c.flops_per_token for c in layer)
-    layer_rows.append(("One layer in all", "", "", "", f"{layer_params:,}", f"{layer_flops:,.0f}"))
+    layer_rows.append(("One layer in all", "", f"{layer_params:,}", f"{layer_flops:,.0f}"))
     layer_table = table(
-        ("Matrix", "Kind", "Shape (rows × columns)", "Copies", "Parameters", "FLOPs per token"),
+        ("Matrix", "Shape (copies × rows × columns)", "Parameters", "FLOPs per token"),
         layer_rows,
         caption=f"The matrices of one {model.name} layer",
     )

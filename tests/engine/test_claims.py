@@ -55,7 +55,7 @@ def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
 def test_roofline_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
     prose = " ".join((STEPS / "roofline.md").read_text(encoding="utf-8").split())
     assert "never the sum" not in prose
-    assert "whichever takes longer: the bound" in prose and "is the sum: the upper end" in prose
+    assert "whichever is longer: the bound" in prose and "is the sum: the upper end" in prose
 
 
 def _in_view(step: str) -> str:
