@@ -212,8 +212,9 @@ def render(values: Values) -> str:
 def command(values: Values) -> Command:
     """The plan on the chosen GPUs; the same without ``--mfu`` (the command line then models
     the MFU: the expected line); then the run on each count the table compares (one GPU, the
-    fewest that fit, the fewest to finish in time: tensor parallel 1, since the time at an
-    MFU does not depend on the split)."""
+    fewest that fit, the fewest to finish in time). A count the chosen tensor parallel size
+    divides keeps it, so the fewest that fit fit there too; another runs at tensor parallel 1,
+    which gives the same time at an MFU (the time does not depend on the split)."""
     gpus, tp = values[GPU_COUNT], values[TP]
     run = {"hardware": values[HARDWARE], "gpus": gpus, "task": "train",
            "tokens": values[TOKENS], "mfu": values[MFU], "target_days": values[TARGET_DAYS],
@@ -221,7 +222,8 @@ def command(values: Values) -> Command:
     p = plan(model=chosen_model(values, MODEL), **run)
     counts = [1, p.min_gpus, p.train.gpus_for_target if p.train is not None else None]
     return plan_commands(values, MODEL, run, {**run, "mfu": None},
-                         *({**run, "gpus": n, "tp": 1} for n in counts if n is not None))
+                         *({**run, "gpus": n, "tp": tp if n % tp == 0 else 1}
+                           for n in counts if n is not None))
 
 
 WIDGET = Widget(
