@@ -28,7 +28,8 @@ from engine.words.sharding import sharding_name, what_is_split
 
 # How a serving KV cache is sized (engine.numbers.memory.kv_cache_room_bytes), said beside
 # its figure wherever it is shown: the plans' and the dgx-1 simulation's rule.
-KV_ROOM_RULE = "all the memory the weights and a full step's working space leave, as vLLM takes it"
+KV_ROOM_RULE = ("all the memory the weights and a full step's working space leave (vLLM given the "
+                "whole GPU)")
 
 CONVENTION_SOURCES = {
     "mixed-16": "bf16 weights 2 + bf16 gradients 2 + fp32 master weights 4 (+ optimiser "
@@ -134,14 +135,14 @@ def serving_overhead_words(hardware: HardwareSpec) -> str:
 
 def kv_room_words(mem: ServingMemory) -> str:
     """The KV cache's room and its basis: 'Room for KV cache: 508,928 tokens in blocks of
-    16: all the memory ...; its default gpu_memory_utilization of 0.9 would leave 64,816
+    16: all the memory ...; vLLM's default gpu_memory_utilization of 0.9 would leave 64,816
     fewer.'"""
     limits = scheduler_limits(mem.hardware)
     share = default_memory_utilization().value
     fewer = mem.max_context_tokens_that_fit - kv_tokens_at_utilization(mem, share)
     return (f"Room for KV cache: {mem.max_context_tokens_that_fit:,} tokens in blocks of "
-            f"{limits.block_tokens}: {KV_ROOM_RULE} (a full step: {limits.max_running:,} "
-            f"sequences' logits, a {PREFILL_CHUNK_TOKENS:,}-token prefill chunk); its "
+            f"{limits.block_tokens}: {KV_ROOM_RULE}, a full step being {limits.max_running:,} "
+            f"sequences' logits and a {PREFILL_CHUNK_TOKENS:,}-token prefill chunk; vLLM's "
             f"default gpu_memory_utilization of {share:g} would leave {fewer:,} fewer.")
 
 
