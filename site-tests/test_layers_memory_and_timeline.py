@@ -56,14 +56,18 @@ def test_the_layer_matrices_follow_the_model_chosen(watched: Watched, root_site:
     page.goto(root_site.page_url(PAGES["layer_matrices"]))
     wait_live(page)
     matrices = widget(page, "layer_matrices")
-    assert "8,030,261,248" in visible_text(result(matrices))
+    # One layer's matrices are in view (their sum, 218,112,000 for the 8B); the whole model's
+    # sums wait in the closed details.
+    assert "218,112,000" in visible_text(result(matrices))
+    assert "8,030,261,248" in hidden_in_details(result(matrices))
     matrices.get_by_label("Model", exact=True).select_option("llama-3.1-70b")
-    wait_for_text(page, "[data-widget=layer_matrices]", "70,553,706,496")
+    wait_for_text(page, "[data-widget=layer_matrices]", "The matrices of one Llama 3.1 70B layer")
     text = visible_text(result(matrices))
-    assert "8,030,261,248" not in text
-    # The per-matrix tables wait in the closed details, updated with the rest.
+    assert "218,112,000" not in text
+    # The sums over the model wait in the closed details, updated with the rest.
     tables = hidden_in_details(result(matrices))
-    assert "80 × one layer" in tables and "8,030,261,248" not in tables
+    assert "80 × one layer" in tables and "70,553,706,496" in tables
+    assert "8,030,261,248" not in tables
     assert "80 × one layer" not in text
     assert_matches_cpython(watched, "layer_matrices")
 
