@@ -27,6 +27,7 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_GB
+from engine.words.memory_explained import KV_ROOM_RULE
 
 ENGINE_FIELDS = {
     "model_id": "model",
@@ -91,7 +92,7 @@ def _figures(state: cluster.ClusterState, gpu: int, mem: memory.ServingMemory, c
     )
     figures = definition_list(
         [
-            (f"Context the rest of GPU {gpu} holds", f"{tokens:,} tokens: {cluster.KV_RULE}"),
+            (f"Context the rest of GPU {gpu} holds", f"{tokens:,} tokens: {KV_ROOM_RULE}"),
             (f"Concurrent requests at {context:,} tokens each", f"{tokens // context:,}"),
         ]
     )

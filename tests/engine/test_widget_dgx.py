@@ -20,6 +20,7 @@ from engine.numbers.expected_training import expected_train
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Rendered, render_actions
 from engine.words.format import format_GB, format_percent
+from engine.words.memory_explained import KV_ROOM_RULE
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -283,7 +284,7 @@ def test_deploy_preview_shows_memory_and_what_the_rest_holds() -> None:
     assert f"{format_GB(mem.parts['weights'])} (bf16)" in text
     assert format_GB(mem.parts["kv_cache"]) in text
     tokens = kv_room("llama-3.1-8b")  # an empty GPU
-    assert f"holds {tokens:,} tokens: {cluster.KV_RULE}" in text
+    assert f"holds {tokens:,} tokens: {KV_ROOM_RULE}" in text
     assert f"Concurrent requests at 8,192 tokens each {tokens // 8192:,}" in text
 
 

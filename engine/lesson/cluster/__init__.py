@@ -49,7 +49,7 @@ from engine.lesson.cluster.actions import (
 from engine.lesson.cluster.checks import SERVE_BATCH
 from engine.lesson.cluster.from_dict import state_from_dict
 from engine.lesson.cluster.models import model_named
-from engine.lesson.cluster.serving import KV_RULE, deploy
+from engine.lesson.cluster.serving import deploy
 from engine.lesson.cluster.sizing import serve_kv_blocks
 from engine.lesson.cluster.state import (
     CURVE_BESIDE,
@@ -76,7 +76,6 @@ __all__ = [
     "DEFAULT_MFU",
     "DEFAULT_SEQ_LEN",
     "DEFAULT_TOKENS",
-    "KV_RULE",
     "MAX_LOG_ENTRIES",
     "SERVE_BATCH",
     "TRAFFIC_RATES",

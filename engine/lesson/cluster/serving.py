@@ -38,11 +38,7 @@ from engine.numbers.catalog import ModelSpec, list_models
 from engine.numbers.formats import FORMATS, FormatId, get_format, parse_format
 from engine.numbers.memory import ServingMemory, min_gpus_to_serve
 from engine.words.format import format_count, format_GB, plural
-from engine.words.memory_explained import KV_ROOM_RULE, memory_assumptions
-
-# How a serving job's KV cache is sized (serve_kv_blocks), said beside its figure: the
-# plans' rule, which the traffic's simulation follows too.
-KV_RULE = KV_ROOM_RULE
+from engine.words.memory_explained import memory_assumptions
 
 
 def _serve_lines(mem: ServingMemory) -> list[str]:
