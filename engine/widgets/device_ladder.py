@@ -392,7 +392,8 @@ def render(values: Values) -> str:
         f"Training time at {format_percent(mfu)} MFU",
     )
     grid = table_box(column_heads(headers), "".join(rows), caption=caption, extra_class="ladder-table")
-    basis = f"{format_count(token_count)} tokens at {format_percent(mfu)} MFU, perfect scaling"
+    per_param = "" if tokens is not None else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
+    basis = f"{format_count(token_count)} tokens{per_param} at {format_percent(mfu)} MFU, perfect scaling"
     short = table_box(
         column_heads(("Device", "Serving: one user decodes, at best", f"Training: {basis}")),
         "".join(short_rows),

@@ -209,7 +209,7 @@ def test_ladder_labels_training_time_a_bound_and_says_where_the_batch_stops_scal
     shown = text_of(shown_part(html))
     # The column says its basis: 20 tokens per parameter of Llama 3.1 8B, the MFU, perfect scaling.
     tokens = format_count(20 * get_model("llama-3.1-8b").params)
-    assert f"Training: {tokens} tokens at 40 % MFU, perfect scaling" in shown
+    assert f"Training: {tokens} tokens (20 per parameter) at 40 % MFU, perfect scaling" in shown
     assert ("Smallest rung that can serve Llama 3.1 8B: phone, one app's share; hold its "
             "training state: top-end desktop (Mac Studio).") in shown
     # The catalogue's 4,194,304-token batch (Llama 2 / Llama 3 papers) in 4,096-token
