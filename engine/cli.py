@@ -274,21 +274,28 @@ def _library_model(model_id: object) -> ConfigModel | None:
     return library_model(str(model_id)) if is_library_id(model_id) else None
 
 
+def _read_bounded(path: str, *, max_bytes: int, what: str, field: str) -> bytes:
+    """The bytes of the file at ``path``, at most ``max_bytes`` of them; EngineError naming
+    ``field`` when it cannot be read or is larger than ``what`` can be."""
+    try:
+        with open(path, "rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            if size > max_bytes:
+                raise EngineError(f"{path!r} is {size:,} bytes; {what} (at most {max_bytes:,} "
+                                  "are read).", field)
+            return source.read(max_bytes + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        raise EngineError(f"Cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}.",
+                          field) from None
+
+
 def _read_config(path: str) -> ConfigModel:
     """The model of the config.json at ``path``; EngineError when it cannot be read (the
     file is read only up to the size a config.json may have)."""
     from engine.numbers.catalog.hf_config import MAX_CONFIG_CHARS, model_from_config
 
-    try:
-        with open(path, "rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            if size > MAX_CONFIG_CHARS:
-                raise EngineError(f"{path!r} is {size:,} bytes; a config.json is a few thousand "
-                                  f"(at most {MAX_CONFIG_CHARS:,} are read).", "config")
-            text = source.read(MAX_CONFIG_CHARS + 1)
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-        raise EngineError(f"Cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}.",
-                          "config") from None
+    text = _read_bounded(path, max_bytes=MAX_CONFIG_CHARS, what="a config.json is a few thousand",
+                         field="config")
     stem = os.path.splitext(os.path.basename(path))[0]
     if stem == "config":  # named after its folder, as a downloaded model's is
         stem = os.path.basename(os.path.dirname(os.path.abspath(path)))
@@ -304,17 +311,8 @@ def _read_hardware_spec(path: str) -> UserHardware:
         user_hardware_from_dict,
     )
 
-    try:
-        with open(path, "rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            if size > MAX_SPEC_CHARS:
-                raise EngineError(f"{path!r} is {size:,} bytes; a hardware spec is a few "
-                                  f"hundred (at most {MAX_SPEC_CHARS:,} are read).",
-                                  "hardware_spec")
-            text = source.read(MAX_SPEC_CHARS + 1)
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-        raise EngineError(f"Cannot read {path!r}: {getattr(exc, 'strerror', None) or exc}.",
-                          "hardware_spec") from None
+    text = _read_bounded(path, max_bytes=MAX_SPEC_CHARS, what="a hardware spec is a few hundred",
+                         field="hardware_spec")
     return user_hardware_from_dict(parse_spec_text(text), source=os.path.basename(path))
 
 

@@ -63,3 +63,18 @@ def loads(
         return json.loads(text)
     except (ValueError, RecursionError):
         raise EngineError(f"{what} is not valid JSON.", field) from None
+
+
+def json_kind(value: object) -> str:
+    """What a parsed JSON value is, in words for a refusal ("not an object", "not text")."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return "a number"

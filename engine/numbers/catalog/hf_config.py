@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.numbers.bounded_json import nesting_depth
+from engine.numbers.bounded_json import json_kind, nesting_depth
 from engine.numbers.catalog.models import ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
@@ -234,19 +234,9 @@ def _no_constant(name: str) -> object:
 
 
 def _kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
     if isinstance(value, HugeNumber):
         return f"a number of {value.digits:,} digits"
-    return "a number"
+    return json_kind(value)
 
 
 class _Reader:

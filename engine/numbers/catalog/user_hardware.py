@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.numbers import quantities
-from engine.numbers.bounded_json import nesting_depth
+from engine.numbers.bounded_json import json_kind, nesting_depth
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.catalog.links import LinkSpec, stated_links
 from engine.numbers.errors import EngineError
@@ -194,7 +194,7 @@ def _number(value: object, key: str, quantity: Quantity) -> float:
                           f"figure; give one {quantity.range_words()}.", FIELD)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise EngineError(f"{_label(key)} must be a number {quantity.range_words()}, not "
-                          f"{_kind(value)}.", FIELD)
+                          f"{json_kind(value)}.", FIELD)
     return quantity.check(value, FIELD, _label(key))
 
 
@@ -209,24 +209,10 @@ def _text(value: object, key: str, longest: int) -> str:
     return value.strip()
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "text"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    return "a number"
-
-
 def _peaks(value: object) -> tuple[tuple[str, float], ...]:
     if not isinstance(value, dict):
         raise EngineError(f"{_label('peak_TFLOP_per_s')} must be an object of dense peaks by "
-                          f"format, e.g. {{\"bf16\": 989.4}}, not {_kind(value)}.", FIELD)
+                          f"format, e.g. {{\"bf16\": 989.4}}, not {json_kind(value)}.", FIELD)
     _no_unknown(value, frozenset(PEAK_KEYS), "peak_TFLOP_per_s")
     if "bf16" not in value:
         raise EngineError(f"{_label('peak_TFLOP_per_s')} needs a bf16 peak (the others are "
@@ -247,7 +233,7 @@ def _links(value: object, name: str) -> LinkSpec:
             source=f"Default links of a spec without any: one card per server; {_PCIE_SOURCE}; "
                    f"{_NIC_SOURCE}")
     if not isinstance(value, dict):
-        raise EngineError(f"{_label('links')} must be an object, not {_kind(value)}.", FIELD)
+        raise EngineError(f"{_label('links')} must be an object, not {json_kind(value)}.", FIELD)
     _no_unknown(value, _LINK_KEYS, "links")
     for key in ("gpus_per_server", "scale_up_GB_per_s_each_way"):
         if key not in value:
