@@ -26,6 +26,9 @@ LLAMA_3_1_405B_PRETRAINING_TOKENS = 15.6e12
 # The same paper, section 3.4.1 and Table 4: on 16,384 H100s the 405B took 16M tokens per
 # optimiser step (2,048 sequences of 8,192 tokens), the batch of most of its pretraining.
 LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS = 16_777_216
+# The same section: sequences of 8,192 tokens after the first 252M tokens, so for all but a
+# sliver of the run; its model FLOPs count attention at that length.
+LLAMA_3_1_405B_SEQ_LEN = 8192
 
 RUNS = {
     "demo": DEMO_PRETRAINING_TOKENS,

@@ -220,8 +220,10 @@ def test_number_formats():
 
 def test_the_405b_flops_row_says_why_the_lessons_count_is_higher() -> None:
     # The reality page's 6 N D (Meta's convention) and the training-at-scale step's count
-    # (attention included) are two figures for one run: the row names the step's.
+    # (attention included, over the run's 8,192-token sequences) are two figures for one run:
+    # the row names the step's, 3.94e25 (tests/engine/test_widget_training.py works it by hand).
     row = next(c for c in published.COMPARISONS if c.id == "llama3-405b-flops")
-    steps = get_figure("train_flops")("llama-3.1-405b", "llama-3.1-405b")
+    steps = get_figure("train_flops")("llama-3.1-405b", "llama-3.1-405b", seq_len=8192)
+    assert steps == "3.94 × 10^25 FLOPs"
     assert steps in row.reading and "attention" in row.reading
     assert published.compare(row).engine < float(steps.split(" ")[0]) * 1e25

@@ -19,6 +19,7 @@ from engine.numbers.architecture import layer_components
 from engine.numbers.catalog import get_hardware, resolve_model
 from engine.numbers.compute import (
     DEFAULT_MFU,
+    DEFAULT_TRAINING_SEQ_LEN,
     GOOD_MFU_HIGH,
     GOOD_MFU_LOW,
     training_flops_per_token,
@@ -172,10 +173,12 @@ def time_per_token(
     return format_seconds(run.tpot_seconds)
 
 
-def _model_training_flops(model: str, tokens: float | str) -> float:
-    """Model FLOPs of a run (``tokens`` a count or a run's name, 'demo' or 'llama-3.1'):
-    about 6 x active parameters x tokens, plus attention."""
-    return training_flops_per_token(resolve_model(model_id=model)).model * tokens_or_run(tokens)
+def _model_training_flops(model: str, tokens: float | str,
+                          seq_len: int = DEFAULT_TRAINING_SEQ_LEN) -> float:
+    """Model FLOPs of a run (``tokens`` a count or a run's name, 'demo' or 'llama-3.1') on
+    sequences of ``seq_len`` tokens: about 6 x active parameters x tokens, plus attention."""
+    s = quantities.SEQ_LEN.check_integer(seq_len, "seq_len", "Sequence length")
+    return training_flops_per_token(resolve_model(model_id=model), s).model * tokens_or_run(tokens)
 
 
 def run_tokens(run: str) -> str:
@@ -184,18 +187,18 @@ def run_tokens(run: str) -> str:
     return f"{run_tokens_count(run) / 1e12:g} trillion"
 
 
-def train_flops(model: str, tokens: float | str) -> str:
-    """Training FLOPs, about 6 x parameters x tokens plus attention: '3.86 × 10^25 FLOPs'
-    for Llama 3.1 405B's 15.6 trillion tokens."""
-    return format_flops(_model_training_flops(model, tokens))
+def train_flops(model: str, tokens: float | str, seq_len: int = DEFAULT_TRAINING_SEQ_LEN) -> str:
+    """Training FLOPs, about 6 x parameters x tokens plus attention at ``seq_len``:
+    '3.94 × 10^25 FLOPs' for Llama 3.1 405B's 15.6 trillion tokens of 8,192."""
+    return format_flops(_model_training_flops(model, tokens, seq_len))
 
 
 def train_time(
     model: str, tokens: float | str, gpus: int = 1, hardware: str = "h100-sxm",
-    mfu: float = DEFAULT_MFU,
+    mfu: float = DEFAULT_MFU, seq_len: int = DEFAULT_TRAINING_SEQ_LEN,
 ) -> str:
     """Wall-clock time to train at ``mfu`` on ``gpus`` GPUs (bf16 peak): '67.8 days'."""
-    total = _model_training_flops(model, tokens)
+    total = _model_training_flops(model, tokens, seq_len)
     peak = get_hardware(hardware).peak_flops_per_s("bf16")
     g = quantities.GPUS.check_integer(gpus, "gpus", "GPU count")
     u = quantities.MFU.check(mfu, "mfu", "MFU")

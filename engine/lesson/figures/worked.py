@@ -151,13 +151,14 @@ def _measured_mfu(measurement: str) -> Measurement:
 
 
 def _run_flops(m: Measurement) -> float:
-    """The model FLOPs of a published run: 6 x parameters x tokens plus attention."""
-    return training_flops_per_token(resolve_model(model_id=m.model)).model * m.tokens
+    """The model FLOPs of a published run: 6 x parameters x tokens plus attention at the
+    run's own sequence length."""
+    return training_flops_per_token(resolve_model(model_id=m.model), m.seq_len).model * m.tokens
 
 
 def measured_run_days(measurement: str) -> str:
     """A published training run's time at its own measured MFU, GPUs and tokens: the model
-    FLOPs over GPUs x bf16 peak x MFU: '69.1 days' for Llama 3.1 405B on 16,384 H100s at 41 %."""
+    FLOPs over GPUs x bf16 peak x MFU: '68.6 days' for Llama 3.1 405B on 16,384 H100s at 41 %."""
     m = _measured_mfu(measurement)
     peak = get_hardware(m.hardware).peak_flops_per_s("bf16")
     return format_seconds(training_seconds(_run_flops(m), m.gpus, peak, m.value))
@@ -169,7 +170,7 @@ def measured_run_gpus(measurement: str) -> str:
 
 
 def measured_run_flops(measurement: str) -> str:
-    """The model FLOPs of a published training run: '3.86 × 10^25 FLOPs'."""
+    """The model FLOPs of a published training run: '3.94 × 10^25 FLOPs'."""
     return format_flops(_run_flops(_measured_mfu(measurement)))
 
 

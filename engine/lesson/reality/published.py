@@ -31,7 +31,7 @@ from engine.numbers.compute import (
 from engine.numbers.energy import plan_energy
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
-from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
+from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS, LLAMA_3_1_405B_SEQ_LEN
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.words.format import format_count, format_flops, format_percent, format_TFLOP_per_s
@@ -146,10 +146,11 @@ def _flops_rule(params: float, tokens: float, *, full: bool = False) -> tuple[fl
 
 def _llama3_405b_flops_reading() -> str:
     """Why this row's 6 N D and the lesson's own count of the same run (training-at-scale
-    step: 6 N D plus causal attention) are two figures."""
+    step: 6 N D plus causal attention over the run's 8,192-token sequences) are two figures."""
     model = get_model("llama-3.1-405b")
     rule, _ = _flops_rule(model.params, LLAMA_3_1_405B_PRETRAINING_TOKENS)
-    with_attention = training_flops_per_token(model).model * LLAMA_3_1_405B_PRETRAINING_TOKENS
+    with_attention = (training_flops_per_token(model, LLAMA_3_1_405B_SEQ_LEN).model
+                      * LLAMA_3_1_405B_PRETRAINING_TOKENS)
     return (
         "Meta states the total to two figures; 6 N D on the released parameter count and the "
         "15.6 trillion tokens lands on it. The lesson's steps count attention too: "
