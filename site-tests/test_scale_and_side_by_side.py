@@ -3,6 +3,7 @@ table renders both jobs and goes live."""
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
 from support import (
     Site,
     Watched,
@@ -17,6 +18,10 @@ from support import (
 
 from engine.numbers.plan import plan
 from engine.words.format import format_seconds
+
+# The calculator's defaults, Meta's layout for the 405B (tests/engine/test_widget_training.py).
+META_LAYOUT = {"sharding": "zero1", "tp": 8, "pp": 16, "interleave": 2, "seq_len": 8192,
+               "global_batch_tokens": 16_777_216}
 
 
 def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Site) -> None:
@@ -35,9 +40,8 @@ def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Si
             task="train",
             tokens=15.6e12,
             mfu=0.4,
-            sharding="zero3",
-            tp=8,
             target_days=90,
+            **META_LAYOUT,
         )
         assert p.train is not None
         return p.train.seconds
@@ -54,6 +58,28 @@ def test_training_at_scale_follows_the_gpu_count(watched: Watched, root_site: Si
     # A count the tensor-parallel size does not divide: the engine's message, at the field.
     gpu_count.fill("1001")
     assert "multiple of the tensor-parallel size" in wait_for_error(gpu_count)
+
+
+def test_training_at_scale_takes_its_pipeline_stages_from_the_address_and_the_field(
+        watched: Watched, root_site: Site) -> None:
+    # Meta's layout but 8 pipeline stages: each GPU holds twice the layers, and the state no
+    # longer fits (95.75 GB of 84.94 GB); 8 x 3 does not divide 16,384 GPUs.
+    page = watched.page
+    page.goto(root_site.page_url("steps/training-at-scale/") + "?training_at_scale.pp=8")
+    scale = widget(page, "training_at_scale")
+    stages = scale.locator("[name=pp]")
+    wait_live(page)
+    expect(stages).to_have_value("8")
+    wait_matches_cpython(page, "training_at_scale")
+    eight = plan(model="llama-3.1-405b", hardware="h100-sxm", gpus=16384, task="train",
+                 tokens=15.6e12, mfu=0.4, target_days=90, **{**META_LAYOUT, "pp": 8})
+    assert not eight.memory.fits
+    assert "it does not fit" in result(scale).text_content()
+    stages.fill("3")
+    assert "multiple of tensor parallel × pipeline stages" in wait_for_error(stages)
+    stages.fill("16")
+    wait_matches_cpython(page, "training_at_scale")
+    assert "it fits" in result(scale).text_content()
 
 
 def test_side_by_side_shows_both_jobs_before_and_after_going_live(watched: Watched, root_site: Site) -> None:

@@ -10,12 +10,13 @@ import pytest
 from widget_text import render, text_of
 
 from engine.browser import update
+from engine.lesson.figures.prose import get_figure
 from engine.numbers import compute, cost, memory, quantities, roofline
 from engine.numbers.catalog import get_hardware, get_model, get_system
 from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_training import expected_train
-from engine.numbers.plan import plan
+from engine.numbers.plan import Plan, plan
 from engine.numbers.training_run import (
     CHINCHILLA_E,
     TrainingRun,
@@ -202,21 +203,25 @@ def test_training_run_hostile_text_comes_back_as_a_message_not_markup() -> None:
 # ------------------------------------------------------------------ training_at_scale (training-at-scale)
 
 
+# Meta's layout for Llama 3.1 405B on 16,384 H100s (The Llama 3 Herd of Models, arXiv
+# 2407.21783, section 3.3.2 and Table 4): TP 8 x PP 16 x DP 128, 8,192-token sequences, 16M
+# tokens a step; ZeRO-1 and 2 chunks per GPU as the reality page's row of this run.
+META_LAYOUT = {"sharding": "zero1", "tp": 8, "pp": 16, "interleave": 2, "seq_len": 8192,
+               "global_batch_tokens": 16_777_216}
+
+
+def _meta_plan(gpus: int = 16384, mfu: float | None = 0.4) -> Plan:
+    return plan(model="llama-3.1-405b", hardware="h100-sxm", gpus=gpus, task="train",
+                tokens=15.6e12, mfu=mfu, target_days=90, **META_LAYOUT)
+
+
 def test_training_at_scale_defaults_give_the_lessons_numbers() -> None:
-    p = plan(
-        model="llama-3.1-405b",
-        hardware="h100-sxm",
-        gpus=16384,
-        task="train",
-        tokens=15.6e12,
-        mfu=0.4,
-        target_days=90,
-        sharding="zero3",
-        tp=8,
-    )
+    p = _meta_plan()
     assert p.train is not None
-    # Meta's 3.8e25 (6 N D) plus attention at 4,096 tokens: 3.94e25 model FLOPs.
-    assert 3.8e25 < p.train.model_flops < 4.0e25
+    # By hand: the matmuls, 3 x 2 x (405,853,388,800 - 128,256 x 16,384 embedding) = 2.4225e12
+    # a token, plus attention at 8,192 tokens, 12 x 126 layers x 16,384 x 8,193 / 2 = 1.015e11:
+    # 2.524e12 a token x 15.6e12 tokens = 3.937e25 model FLOPs (Meta's 3.8e25 is 6 N D alone).
+    assert p.train.model_flops == pytest.approx(3.937e25, rel=1e-3)
     one = compute.training_seconds(p.train.model_flops, 1, p.train.peak_flops_per_s, 0.4)
     assert one / (365.25 * 86400) > 1000  # thousands of years
     assert 30 < p.train.seconds / 86400 < 90  # a couple of months
@@ -225,51 +230,65 @@ def test_training_at_scale_defaults_give_the_lessons_numbers() -> None:
     assert format_seconds(one) in text
     assert format_seconds(p.train.seconds) in text
     assert f"{p.min_gpus:,} GPUs" in text
-    assert f"GPUs to finish in 90 days {p.train.gpus_for_target:,}" in text
+    assert f"GPUs to finish in 90 days at 40 % MFU {p.train.gpus_for_target:,}" in text
     assert f"{format_GB(p.memory.per_gpu_bytes)} of {format_GB(p.memory.capacity_bytes)}" in text
     assert "it fits" in text
 
 
 def test_training_at_scale_defaults_feed_every_gpu() -> None:
     # Meta's batch for the 405B on 16,384 H100s (Llama 3 Herd of Models, Table 4): 16M tokens,
-    # 16,777,216. At 4,096 tokens a sequence that is 4,096 micro-batches for 16,384 / 8 =
-    # 2,048 data-parallel ranks: two each, none idle.
+    # 16,777,216, 2,048 sequences of 8,192 tokens for 16,384 / (8 x 16) = 128 data-parallel
+    # pipelines: 16 micro-batches each a step, none idle.
     assert get_widget("training_at_scale").control("global_batch").default == "16777216"
     text = text_of(render("training_at_scale"))
     assert "no micro-batch" not in text and "get none and wait" not in text
     assert "--global-batch 16777216" in text
+    assert "--pp 16 --interleave 2 --seq-len 8192" in text
 
 
-def test_training_at_scale_keeps_its_expected_line_in_the_details_with_its_layout() -> None:
-    # The widget has no pipeline stages, so its modelled MFU (15.4 % here) sits far below the
-    # 38-43 % Meta measured with tensor parallel 8 x 16 pipeline stages (Llama 3 Herd of
-    # Models, arXiv 2407.21783, Table 4): it must not stand beside the headline unlabelled.
-    e = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"), tokens=15.6e12, gpus=16384, tp=8,
-                       sharding="zero3", global_batch_tokens=16_777_216)
+def test_training_at_scale_judges_the_target_on_the_layouts_expected_time() -> None:
+    # Meta's layout, modelled (kernels, communication, the pipeline's bubble): inside the band
+    # the lesson teaches, below the 41 % Meta measured (Table 4), and the verdict's deadline
+    # is judged on that expected time, the chosen MFU's time beside it as a condition.
+    p = _meta_plan(mfu=None)
+    assert p.train is not None
+    e = p.train.expected
+    assert GOOD_MFU_LOW <= e.mfu <= GOOD_MFU_HIGH and e.mfu < 0.41
+    assert p.train.seconds < e.seconds < 90 * 86400
     html = render("training_at_scale")
     opened, closed = html.split("<details", 1)
-    line = (f"Expected with ZeRO-3 and tensor parallel 8, no pipeline stages (kernel "
-            "efficiencies and communication; no failures, stragglers or power limits) "
-            f"{format_percent(e.mfu)} MFU")
+    verdict = text_of(opened)
+    assert (f"{format_seconds(p.train.bound_seconds)} at best, {format_seconds(e.seconds)} "
+            f"expected at this layout's {format_percent(e.mfu)} MFU, within the 90-day target; "
+            f"{format_seconds(_meta_plan().train.seconds)} if 40 % MFU is reached.") in verdict
+    line = ("Expected with ZeRO-1, tensor parallel 8 and 16 pipeline stages, 2 chunks per GPU "
+            "(kernel efficiencies, communication and the pipeline's bubble; no failures, "
+            f"stragglers or power limits) {format_percent(e.mfu)} MFU")
     assert line in text_of(closed)
-    assert f"{format_percent(e.mfu)} MFU" not in text_of(opened)
+    # Without its interleaving the bubble grows and the expected time misses the target.
+    plain = text_of(render("training_at_scale", interleave="1"))
+    assert "beyond the 90-day target" in plain and "is pipeline bubble" in plain
+
+
+def test_step_6s_figures_are_the_widgets_defaults() -> None:
+    # The prose of training-at-scale quotes the run at Meta's layout; its calculator starts there.
+    run = {"model": "llama-3.1-405b", "tokens": "llama-3.1-405b"}
+    layout = {"gpus": 16384, "tp": 8, "pp": 16, "interleave": 2, "global_batch": 16777216}
+    text = text_of(render("training_at_scale"))
+    for figure in (get_figure("train_flops")(**run, seq_len=8192),
+                   get_figure("train_time")(**run, gpus=1, seq_len=8192),
+                   get_figure("cluster_train_time")(**run, **layout, basis="bound"),
+                   get_figure("cluster_train_time")(**run, **layout),
+                   get_figure("cluster_mfu")(model="llama-3.1-405b", **layout)):
+        assert figure in text, figure
 
 
 @pytest.mark.parametrize("gpus", [2048, 8192, 32768])
 def test_training_at_scale_time_follows_the_gpu_count(gpus: int) -> None:
-    p = plan(
-        model="llama-3.1-405b",
-        hardware="h100-sxm",
-        gpus=gpus,
-        task="train",
-        tokens=15.6e12,
-        mfu=0.4,
-        sharding="zero3",
-        tp=8,
-    )
+    p = _meta_plan(gpus)
     assert p.train is not None
     text = text_of(render("training_at_scale", gpus=str(gpus)))
-    assert f"Wall-clock time on {gpus:,} GPUs {format_seconds(p.train.seconds)}" in text
+    assert f"Wall-clock time on {gpus:,} GPUs at 40 % MFU {format_seconds(p.train.seconds)}" in text
 
 
 def test_training_at_scale_without_sharding_nothing_fits() -> None:
@@ -279,15 +298,7 @@ def test_training_at_scale_without_sharding_nothing_fits() -> None:
 
 
 def test_training_at_scale_price_from_the_catalogue() -> None:
-    p = plan(
-        model="llama-3.1-405b",
-        hardware="h100-sxm",
-        gpus=16384,
-        task="train",
-        tokens=15.6e12,
-        sharding="zero3",
-        tp=8,
-    )
+    p = _meta_plan()
     assert p.train is not None and p.usd_per_gpu_hour is not None
     bill = cost.training_run_cost(
         gpus=16384, seconds=p.train.seconds, usd_per_gpu_hour=p.usd_per_gpu_hour
@@ -306,6 +317,13 @@ def test_training_at_scale_price_from_the_catalogue() -> None:
         ("target_days", "0"),
         ("sharding", HOSTILE),
         ("tp", "16"),
+        ("pp", "0"),
+        ("pp", "3"),  # 8 x 3 does not divide 16,384 GPUs
+        ("pp", "200"),  # more stages than the 405B's 126 layers
+        ("interleave", "0"),
+        ("interleave", "20"),  # 16 stages x 20 chunks outnumber the layers
+        ("seq_len", "0"),
+        ("seq_len", HOSTILE),
         ("global_batch", "0"),
         ("model", HOSTILE),
         ("hardware", "nope"),
@@ -478,8 +496,9 @@ def test_an_expected_mfu_outside_the_band_says_why_in_the_engines_words() -> Non
     why = mfu_band_words(modelled)
     assert why is not None and "8,192 of 16,384 GPUs get no micro-batch" in why
     assert "waits for communication" in why and "35 to 55 %" in why
-    assert why in text_of(render("training_at_scale", global_batch="4194304"))
-    # The widget's own batch, Meta's 16,777,216 tokens: 4,096 sequences for the 2,048 ranks,
+    no_pipeline = {"sharding": "zero3", "pp": "1", "interleave": "1", "seq_len": "4096"}
+    assert why in text_of(render("training_at_scale", global_batch="4194304", **no_pipeline))
+    # Meta's batch, 16,777,216 tokens: 4,096 sequences for the 2,048 ranks,
     # two each, so none idles; the reason left is the exposed communication.
     fed = expected_train(get_model("llama-3.1-405b"), get_hardware("h100-sxm"),
                          tokens=15.6e12, gpus=16384, tp=8, sharding="zero3", seq_len=4096,
@@ -488,7 +507,7 @@ def test_an_expected_mfu_outside_the_band_says_why_in_the_engines_words() -> Non
     fed_why = mfu_band_words(fed)
     assert fed_why is not None and "no micro-batch" not in fed_why
     assert "waits for communication" in fed_why
-    assert fed_why in text_of(render("training_at_scale"))
+    assert fed_why in text_of(render("training_at_scale", **no_pipeline))
     # Inside the band, nothing to explain: Llama 3.1 8B on dgx-1's eight H100s.
     inside = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e12,
                             gpus=8, sharding="zero3", seq_len=4096)
