@@ -208,7 +208,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     v = interleave
     if v > 1 and p * v > m.layers:
         raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
-                          "would leave some chunks with none.", "interleave")
+                          "would leave some chunks with none; stages × chunks may be at most "
+                          f"{m.layers}.", "interleave")
     shard = sharding
     rec = recompute
     mb = micro_batch

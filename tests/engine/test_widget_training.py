@@ -525,3 +525,12 @@ def test_no_step_widget_shows_an_mfu_outside_the_band_without_a_reason(widget: s
     for share in re.findall(r"([0-9.]+) % MFU", text):
         if not GOOD_MFU_LOW * 100 <= float(share) <= GOOD_MFU_HIGH * 100:
             assert f"{share} % is below the" in text or f"{share} % is above the" in text
+
+
+def test_training_at_scale_says_what_layout_a_smaller_model_takes() -> None:
+    # Llama 3.2 1B has 16 layers: the 405B's 16 stages of 2 chunks leave chunks empty, and the
+    # refusal at the chunks field says how many stages x chunks the model can take.
+    with pytest.raises(EngineError) as caught:
+        render("training_at_scale", model="llama-3.2-1b")
+    assert caught.value.field == "interleave"
+    assert "stages × chunks may be at most 16" in str(caught.value)
