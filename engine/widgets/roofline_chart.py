@@ -18,7 +18,7 @@ from engine.numbers.catalog import HardwareSpec, get_hardware
 from engine.numbers.expected_serving import expected_decode_step_seconds
 from engine.numbers.formats import FormatId
 from engine.numbers.memory import ServingMemory, serving_memory
-from engine.numbers.quantities import Quantity
+from engine.numbers.quantities import TYPICAL_PROMPT_TOKENS, Quantity
 from engine.numbers.roofline import ridge_point
 from engine.numbers.serving import DecodeStep, Prefill, decode_step, prefill
 from engine.render.fields import Count
@@ -375,7 +375,9 @@ def _fits_text(mem: ServingMemory) -> str:
 MODEL = catalog_model_field(your_model=True)
 HARDWARE = hardware_field()
 FORMAT = format_field("format", "Weights stored as", "bf16", "bf16", "fp8", "int4")
-ROOFLINE_CONTEXT = CONTEXT.but(default="1024")
+# The lesson's one context for a user's time per token: the typical prompt the plan, the
+# load curve and the roofline step's prose use too.
+ROOFLINE_CONTEXT = CONTEXT.but(default=str(TYPICAL_PROMPT_TOKENS))
 BATCH_LOG2 = Count(
     "batch_log2",
     "Batch (powers of two)",
@@ -480,7 +482,7 @@ def render(values: Values) -> str:
                 "Time per token, each user",
                 at_best_and_expected(chosen.seconds, expected_decode_step_seconds(
                     model, hw, context_tokens=context, batch=batch, weight_format=fmt,
-                    kv_format=KV_FORMAT)),
+                    kv_format=KV_FORMAT)) + f" ({context:,}-token context)",
             ),
             ("Throughput, all users", format_tokens_per_s(chosen.tokens_per_s)),
         ]

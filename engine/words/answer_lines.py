@@ -42,8 +42,10 @@ def _limit_line(p: Plan) -> str:
     if p.serve is not None:
         s = p.serve
         limit = "Memory bandwidth" if s.first_step.bound == "memory" else "Compute"
+        # The speed's basis said beside it: the fit above is for the context field's tokens.
         return (f"{limit}: {format_seconds(s.tpot_seconds)} per token at best, about "
-                f"{format_seconds(s.expected.decode_seconds_per_token)} expected.")
+                f"{format_seconds(s.expected.decode_seconds_per_token)} expected "
+                f"({s.prompt_tokens:,}-token prompt).")
     t = p.train
     assert t is not None
     expected = "" if t.expected.mfu_given else (

@@ -95,15 +95,18 @@ def _limit_words(p: Plan) -> str:
         d = s.first_step
         if d.bound == "memory":
             spread = f" across {p.gpus:,} chips" if p.gpus > 1 else ""
-            head = (f"Decoding is memory-bandwidth-bound: each step reads "
+            head = (f"Decoding is memory-bandwidth-bound: its first step reads "
                     f"{format_GB(d.bytes_read)}{spread} at "
                     f"{format_bandwidth(hw.bandwidth_bytes_per_s)}{' each' if spread else ''}")
         else:
             head = (f"Decoding is compute-bound at batch {d.batch}: {d.flops:.3g} FLOPs per "
                     f"step at {format_TFLOP_per_s(hw.compute_peak(p.weight_format)[0])}")
         e = s.expected
+        # The time is the mean over the answer, whose KV cache grows: say so beside the first
+        # step's bytes or FLOPs.
         return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
-                f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best. The prefill of "
+                f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best over the "
+                f"{s.output_tokens:,}-token answer. The prefill of "
                 f"{s.prompt_tokens:,} tokens is {s.joining.bound}-bound: "
                 f"{format_seconds(s.ttft_at_batch_seconds)} to the first token at best for "
                 f"{ttft_basis_words(d.batch)}"

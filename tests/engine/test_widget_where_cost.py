@@ -456,7 +456,8 @@ def test_five_questions_are_the_plans_answers() -> None:
         assert html_lib.escape(short[key]) in shown
         assert html_lib.escape(answer) not in shown and html_lib.escape(answer) in html
     assert short["fits"] == "Yes: 18.79 GB of 84.94 GB per GPU."
-    assert short["limit"] == "Memory bandwidth: 4.53 ms per token at best, about 6.52 ms expected."
+    assert short["limit"] == ("Memory bandwidth: 4.53 ms per token at best, about 6.52 ms "
+                              "expected (1,024-token prompt).")
     # The cost is a bound for one request at a time, and says so (side_by_side batches 16).
     assert short["cost"] == ("At best $3.76 per million output tokens at $2.99 per GPU-hour, "
                              "one request at a time; batching cuts it.")
