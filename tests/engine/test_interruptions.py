@@ -53,3 +53,18 @@ def test_serving_and_runs_that_do_not_fit_say_nothing_of_interruptions() -> None
     oom = answers(plan(model="llama-3.1-405b", hardware="h100-sxm", gpus=8, task="train",
                        sharding="zero3"))["failure"]
     assert "interruptions" not in oom
+
+
+def test_the_five_questions_give_the_observed_failures_where_they_ask_why_a_job_fails() -> None:
+    # Step 19's "Why did it fail?" quotes Meta's count: 419 in 54 days on 16,384 H100s,
+    # one every 54 x 24 / 419 = 3.09 hours, from the catalogue, not typed.
+    from pathlib import Path
+
+    from engine.lesson.figures.network import observed_interruptions
+
+    said = observed_interruptions()
+    assert said == ("419 unexpected interruptions in 54 days on 16,384 H100s, about one every "
+                    "3.1 hours")
+    page = (Path(__file__).parents[2] / "docs/steps/five-questions.md").read_text()
+    why = page[page.index("**Why did it fail?**"):page.index("5. **What does it cost?**")]
+    assert '{{ figure("observed_interruptions") }}' in why

@@ -113,5 +113,16 @@ def published(measurement: str) -> str:
     raise EngineError(f"No measurement {str(measurement)[:40]!r}.", "measurement")
 
 
+def observed_interruptions() -> str:
+    """The interruptions Meta observed training Llama 3 405B, as a clause: '419 unexpected
+    interruptions in 54 days on 16,384 H100s, about one every 3.1 hours'."""
+    from engine.numbers.catalog.efficiency import interruption_record
+
+    seen = interruption_record()
+    hours_between = seen.days * 24.0 / seen.interruptions
+    return (f"{seen.interruptions:,} unexpected interruptions in {seen.days:g} days on "
+            f"{seen.gpus:,} H100s, about one every {hours_between:.1f} hours")
+
+
 NETWORK_FIGURES = (hop_bandwidth, hop_times_slower, bubble_share, tp_step, tp_speedup,
-                   cluster_mfu, cluster_train_time, published)
+                   cluster_mfu, cluster_train_time, published, observed_interruptions)
