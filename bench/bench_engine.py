@@ -233,10 +233,11 @@ rows = []
 for rate in (8.0, 64.0):
     load = load_request(rate=rate, requests=dgx_load.REQUESTS)
     run = serve_load(serve, load, fullest=True)
+    filling = dgx_load.filling_words(serve, run.requests)
     rows.append((rate, median(lambda: serve_load(serve, load)),
                  median(lambda: serve_load(serve, load, fullest=True)),
                  median(lambda: batch_html(run.fullest, tuple(range(run.requests)),
-                                           run.block_tokens, run.preemptions))))
+                                           run.block_tokens, run.preemptions, filling))))
 notch = str(cluster.TRAFFIC_RATES.index(8.0))
 kept = dgx_view.dump_state(state)
 def update():

@@ -93,7 +93,12 @@ def overlap(memory_seconds: float, maths_seconds: float) -> float:
     """Seconds of a kernel (or a pass) that streams for ``memory_seconds`` and computes for
     ``maths_seconds``: (memory^p + maths^p)^(1/p), between their max and their sum. Linear in
     both together, so a + b c per context token stays a + b c."""
-    p = overlap_exponent().value
+    return overlap_at(memory_seconds, maths_seconds, overlap_exponent().value)
+
+
+def overlap_at(memory_seconds: float, maths_seconds: float, p: float) -> float:
+    """:func:`overlap` at the exponent ``p`` (for a model that reads it from the catalogue
+    once, as the simulated server's step times do)."""
     top = max(memory_seconds, maths_seconds)
     if top <= 0:
         return 0.0

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.numbers import architecture
@@ -42,6 +42,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
     kernel_seconds_per_layer,
     memory_fraction,
+    overlap_exponent,
     prefill_host_seconds_per_layer,
 )
 from engine.numbers.catalog.server import host_seconds_per_sequence, host_seconds_per_step
@@ -50,7 +51,7 @@ from engine.numbers.expected_serving import (
     ep_all_to_all_seconds,
     expected_weight_bytes_read,
     maths_rates,
-    overlap,
+    overlap_at,
     tp_all_reduce_seconds,
 )
 from engine.numbers.formats import FormatId, get_format
@@ -96,8 +97,13 @@ class StepTime:
     link: GroupLink
     host_fixed_seconds: float
     host_per_sequence_seconds: float
+    overlap_p: float  # the exponent of overlap() (engine.numbers.expected_serving)
     scheduling: Scheduling = "synchronous"
     ep: int = 1  # expert-parallel groups of the routed experts (engine.numbers.expert_parallel)
+    # tokens -> _token_costs(tokens): a step's costs that depend only on its tokens, kept
+    # for this model's lifetime (its fields are frozen, so they never go stale).
+    _by_tokens: dict[int, tuple[float, float, float]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def _weights(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads (the busiest expert group's, as
@@ -120,6 +126,18 @@ class StepTime:
             return NO_MOE
         return serving_moe_cost(self.model, self.hardware, self.compute_format, tokens,
                                 self.gpus, self.ep)
+
+    def _token_costs(self, tokens: int) -> tuple[float, float, float]:
+        """(weight bytes read, matmul FLOPs, fixed seconds: :meth:`_fixed`) of a step of
+        ``tokens`` tokens, worked out once per count of tokens."""
+        costs = self._by_tokens.get(tokens)
+        if costs is None:
+            moe = self._moe(tokens)
+            costs = (self._weights(tokens),
+                     tokens * self.forward_flops_per_token + moe.extra_matmul_flops,
+                     self._fixed(tokens, moe))
+            self._by_tokens[tokens] = costs
+        return costs
 
     def _layer_tokens(self, context_tokens: int) -> tuple[int, int]:
         """(tokens of layers whose window is full, tokens of layers still growing) that one
@@ -187,10 +205,7 @@ class StepTime:
         if tokens == 0:
             return 0.0
         m = self.model
-        weights = self._weights(tokens)
-        moe = self._moe(tokens)
-        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
-        fixed = self._fixed(tokens, moe)
+        weights, matmul_flops, fixed = self._token_costs(tokens)
         bw, pk = self.bandwidth_bytes_per_s, self.peak_flops_per_s
         if not prefills:
             return self._decode_seconds(weights, matmul_flops, fixed, float(windowed),
@@ -209,7 +224,7 @@ class StepTime:
         maths = (matmul_flops * self.matmul_seconds_per_raw
                  + attention_flops * self.prefill_attention_seconds_per_raw) / pk
         memory = (weights + kv_tokens * self.kv_bytes_per_layer_token) / bw
-        return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
+        return max(overlap_at(memory, maths, self.overlap_p) + fixed, self.eager_host_seconds)
 
     def _decode_seconds(self, weights: float, matmul_flops: float, fixed: float,
                         windowed: float, growing: float,
@@ -227,19 +242,19 @@ class StepTime:
         """A decode step's weights and full windows against its matmuls and their attention:
         full windows read a fixed share, streamed beside the weights (as the decode costs'
         segments do)."""
-        return overlap((weights + windowed * self.kv_bytes_per_layer_token)
-                       / self.bandwidth_bytes_per_s,
-                       (matmul_flops + w_done * self.attention_flops_per_layer_token)
-                       / self.peak_flops_per_s * self.matmul_seconds_per_raw)
+        return overlap_at((weights + windowed * self.kv_bytes_per_layer_token)
+                          / self.bandwidth_bytes_per_s,
+                          (matmul_flops + w_done * self.attention_flops_per_layer_token)
+                          / self.peak_flops_per_s * self.matmul_seconds_per_raw, self.overlap_p)
 
     def _decode_tail(self, streamed: float, growing: float, g_done: float,
                      fixed: float) -> float:
         """A decode step's seconds from :meth:`_streamed_seconds` and the pairs of growing
         layers its decodes read (``growing``) and compute (``g_done``): those streamed
         beside attention, then the fixed seconds."""
-        per_c = overlap(growing * self.kv_bytes_per_layer_token / self.bandwidth_bytes_per_s,
-                        g_done * self.attention_flops_per_layer_token / self.peak_flops_per_s
-                        * self.attention_seconds_per_raw)
+        per_c = overlap_at(growing * self.kv_bytes_per_layer_token / self.bandwidth_bytes_per_s,
+                           g_done * self.attention_flops_per_layer_token / self.peak_flops_per_s
+                           * self.attention_seconds_per_raw, self.overlap_p)
         return streamed + per_c + fixed
 
     def _verify_seconds(self, prefills: Sequence[PrefillChunk], decode_contexts: Sequence[int],
@@ -251,10 +266,7 @@ class StepTime:
         tokens = sum(p.tokens for p in prefills) + decode_tokens * len(decode_contexts)
         if tokens == 0:
             return 0.0
-        weights = self._weights(tokens)
-        moe = self._moe(tokens)
-        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
-        fixed = self._fixed(tokens, moe)
+        weights, matmul_flops, fixed = self._token_costs(tokens)
         w_read = g_read = w_done = g_done = 0
         if not m.sliding_window:
             n = len(decode_contexts)
@@ -283,7 +295,7 @@ class StepTime:
                  + attended * self.attention_flops_per_layer_token
                  * self.prefill_attention_seconds_per_raw) / self.peak_flops_per_s
         memory = (weights + kv_tokens * self.kv_bytes_per_layer_token) / self.bandwidth_bytes_per_s
-        return max(overlap(memory, maths) + fixed, self.eager_host_seconds)
+        return max(overlap_at(memory, maths, self.overlap_p) + fixed, self.eager_host_seconds)
 
     def decode_run(self, contexts: Sequence[int]) -> DecodeRun:
         """The pure decode steps of one batch whose decodes attend to ``contexts`` tokens in
@@ -294,14 +306,12 @@ class StepTime:
         below = [0]
         for c in ordered:
             below.append(below[-1] + c)
-        moe = self._moe(tokens)
-        weights = self._weights(tokens)
-        matmul_flops = tokens * self.forward_flops_per_token + moe.extra_matmul_flops
+        weights, matmul_flops, fixed = self._token_costs(tokens)
         groups = architecture.attention_layer_groups(m)
         # Without a window the streamed part is the same every step of the run.
         streamed = (None if any(w for _, w in groups)
                     else self._streamed_seconds(weights, matmul_flops, 0.0, 0.0))
-        return DecodeRun(self, tokens, weights, matmul_flops, self._fixed(tokens, moe), groups,
+        return DecodeRun(self, tokens, weights, matmul_flops, fixed, groups,
                          tuple(ordered), tuple(below), streamed)
 
     def host_seconds(self, sequences: int) -> float:
@@ -390,5 +400,6 @@ def step_time_model(model: ModelSpec, hardware: HardwareSpec, *, weight_format: 
         link=group_link(hw.link_spec(), g),
         host_fixed_seconds=host_seconds_per_step().value if host_costs else 0.0,
         host_per_sequence_seconds=host_seconds_per_sequence().value if host_costs else 0.0,
+        overlap_p=overlap_exponent().value,
         scheduling=scheduling, ep=ep,
     )
