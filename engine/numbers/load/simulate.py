@@ -81,16 +81,25 @@ def _record(sched: Scheduler, running: list[RunningRequest], held: int, requests
         free_blocks=sched.free_blocks)
 
 
-def _after_decode_run(sched: Scheduler, last: StepEvent, requests: int,
-                      not_arrived: int) -> StepSnapshot:
-    """The replica during ``last``, the last step of a decode run just fast-forwarded
-    (:func:`_decode_run`): every running request decoded one token, now counted, into the
-    blocks it holds now."""
-    running = [RunningRequest(seq.index, seq.computed - 1, seq.blocks, 1, "decode")
+def _in_decode_run(sched: Scheduler, step: StepEvent, after: int, requests: int,
+                   not_arrived: int) -> StepSnapshot:
+    """The replica during ``step``, a step of a decode run just fast-forwarded
+    (:func:`_decode_run`) that ``after`` more steps of the run followed, none of them taking
+    a block: every running request decoded one token in it, into the blocks it holds now."""
+    running = [RunningRequest(seq.index, seq.computed - 1 - after, seq.blocks, 1, "decode")
                for seq in sched.running]
     held = sum(r.blocks for r in running)
-    return _record(sched, running, held, requests, not_arrived, last.start_seconds,
-                   last.seconds, last.start_seconds)
+    return _record(sched, running, held, requests, not_arrived, step.start_seconds,
+                   step.seconds, step.start_seconds)
+
+
+def _first_fullest(events: list[StepEvent], start: int) -> int:
+    """The first of ``events[start:]`` (steps whose blocks held only grow) that holds as
+    many as the last."""
+    most = events[-1].kv_blocks_used
+    while events[start].kv_blocks_used < most:
+        start += 1
+    return start
 
 
 def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
@@ -238,10 +247,13 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
             ran = len(events)
             t = _decode_run(step_time, sched, t, finished, next_arrival, events,
                             math.inf if until is None else until)
-            # Within a run the blocks held only grow: its last step holds the most.
+            # Within a run the blocks held only grow: its last step holds the most, and
+            # the first step that holds as many is the one kept.
             if fullest and len(events) > ran and events[-1].kv_blocks_used > best_used:
                 best_used = events[-1].kv_blocks_used
-                best = _after_decode_run(sched, events[-1], count, len(pending))
+                first = _first_fullest(events, ran)
+                best = _in_decode_run(sched, events[first], len(events) - 1 - first, count,
+                                      len(pending))
         elif front is not None:
             running = sched.running
             joined = 0
