@@ -102,6 +102,22 @@ def _first_fullest(events: list[StepEvent], start: int) -> int:
     return start
 
 
+def _decodes_next(sched: Scheduler, t: float) -> bool:
+    """Whether the next step, if nothing arrives before it, decodes one token for every
+    running request and admits nobody: none waits, the budget holds them all, and each has
+    its prompt and all its tokens but the newest computed, the newest from the step that
+    ended at ``t`` (s). (Each holds the blocks for exactly its computed tokens, as without
+    speculative decoding every running request does.)"""
+    running = sched.running
+    if sched.waiting or not running or len(running) > sched.max_batched_tokens:
+        return False
+    for seq in running:
+        if (seq.last_token != t or not seq.generated
+                or seq.prompt + seq.generated - seq.computed != 1):
+            return False
+    return True
+
+
 def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
                 next_arrival: float, events: list[StepEvent], end_by: float) -> float:
     """Run on from a step in which every running sequence decoded and none finished, as
@@ -239,7 +255,10 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         events.append(StepEvent(start, dt, ahead + len(step.work), len(sched.waiting),
                                 step.prefill_tokens, ahead + len(decodes), used,
                                 step.preempted, finished))
-        if steady and not done:
+        # A decode run goes on from a step of decodes only that admitted nobody, or from
+        # any step after which nobody waits and everyone running decodes next.
+        if (steady and not done) or (front is None and spec is None
+                                     and _decodes_next(sched, t)):
             if front is not None:
                 front.release(sched)
             next_arrival = (pending[0].arrival if concurrency is None and pending
