@@ -237,6 +237,17 @@ def test_counted_percentiles_are_those_of_the_repeated_values(values: list[float
     assert counted_percentiles(counts) == percentiles(values)
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.floats(min_value=0.0, max_value=10.0), st.integers(1, 3000),
+                       max_size=12))
+def test_counted_percentiles_of_values_repeated_thousands_of_times(
+        counts: dict[float, int]) -> None:
+    # Counts from 64 on are summed as doublings (v, 2v, 4v, ... by the count's bits): the
+    # mean must be the repeated list's fsum to the last bit all the same.
+    values = [v for v, c in counts.items() for _ in range(c)]
+    assert counted_percentiles(counts) == percentiles(values)
+
+
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "mistral-7b", "gemma-2-9b"])
 def test_a_run_of_decode_steps_is_timed_as_each_step_alone(model: str) -> None:
     # Contexts on both sides of a 4,096-token window, crossing it during the run.

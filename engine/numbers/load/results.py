@@ -63,6 +63,24 @@ def percentiles(values: Sequence[float]) -> Percentiles:
                        percentile(ordered, 99), mean)
 
 
+# From this count on, a value's repeats are summed as its doublings (fewer numbers).
+_SPLIT_COUNT = 64
+
+
+def _doublings(value: float, count: int) -> list[float]:
+    """``value`` times each power of two in ``count``: each exact (a float times a power of
+    two), together exactly ``value`` x ``count``. math.fsum, correctly rounded, gives the
+    same sum of them as of ``value`` repeated ``count`` times (value x count would round)."""
+    out = []
+    power = 1.0
+    while count:
+        if count & 1:
+            out.append(value * power)
+        count >>= 1
+        power *= 2.0
+    return out
+
+
 def counted_percentiles(counts: Mapping[float, int]) -> Percentiles:
     """The :class:`Percentiles` of the values that ``counts`` holds as value -> how many
     times it occurs: exactly those of the list with each value repeated that many times."""
@@ -76,9 +94,9 @@ def counted_percentiles(counts: Mapping[float, int]) -> Percentiles:
     def value_at(rank: int) -> float:
         return values[bisect.bisect_right(ends, rank)]
 
-    # fsum of the repeated values (not of value x count, which rounds): the list's mean.
     mean = math.fsum(itertools.chain.from_iterable(
-        itertools.repeat(v, c) for v, c in items)) / count
+        itertools.repeat(v, c) if c < _SPLIT_COUNT else _doublings(v, c)
+        for v, c in items)) / count
     return Percentiles(_at_rank(count, 50, value_at), _at_rank(count, 90, value_at),
                        _at_rank(count, 99, value_at), mean)
 

@@ -300,19 +300,20 @@ class StepTime:
     def decode_run(self, contexts: Sequence[int]) -> DecodeRun:
         """The pure decode steps of one batch whose decodes attend to ``contexts`` tokens in
         its first step, one more each step after (see :class:`DecodeRun`)."""
-        m = self.model
         tokens = len(contexts)
+        weights, matmul_flops, fixed = self._token_costs(tokens)
+        groups = architecture.attention_layer_groups(self.model)
+        if not any(w for _, w in groups):
+            # Without a window the streamed part is the same every step of the run, and
+            # the contexts count only through their sum.
+            return DecodeRun(self, tokens, weights, matmul_flops, fixed, groups, sum(contexts),
+                             (), (), self._streamed_seconds(weights, matmul_flops, 0.0, 0.0))
         ordered = sorted(contexts)
         below = [0]
         for c in ordered:
             below.append(below[-1] + c)
-        weights, matmul_flops, fixed = self._token_costs(tokens)
-        groups = architecture.attention_layer_groups(m)
-        # Without a window the streamed part is the same every step of the run.
-        streamed = (None if any(w for _, w in groups)
-                    else self._streamed_seconds(weights, matmul_flops, 0.0, 0.0))
-        return DecodeRun(self, tokens, weights, matmul_flops, fixed, groups,
-                         tuple(ordered), tuple(below), streamed)
+        return DecodeRun(self, tokens, weights, matmul_flops, fixed, groups, below[-1],
+                         tuple(ordered), tuple(below), None)
 
     def host_seconds(self, sequences: int) -> float:
         """The host's seconds between two steps of ``sequences`` sequences (0 for none)."""
@@ -335,9 +336,10 @@ class StepTime:
 @dataclass(frozen=True, slots=True)
 class DecodeRun:
     """Consecutive pure decode steps of one unchanging batch of ``tokens`` decodes, whose
-    contexts are ``contexts`` (sorted; ``below[i]`` the sum of the first i) in the first
-    step and grow by one token a step: what :meth:`StepTime.seconds` gives each of those
-    steps, without building their contexts. Built by :meth:`StepTime.decode_run`."""
+    contexts in the first step add up to ``context_sum`` and are ``contexts`` (sorted;
+    ``below[i]`` the sum of the first i; both empty when no layer has a window), and grow by
+    one token a step: what :meth:`StepTime.seconds` gives each of those steps, without
+    building their contexts. Built by :meth:`StepTime.decode_run`."""
 
     step_time: StepTime
     tokens: int
@@ -345,6 +347,7 @@ class DecodeRun:
     matmul_flops: float
     fixed_seconds: float
     groups: tuple[tuple[int, int], ...]
+    context_sum: int
     contexts: tuple[int, ...]
     below: tuple[int, ...]
     streamed_seconds: float | None  # every step's, when no layer has a window; else None
@@ -353,14 +356,14 @@ class DecodeRun:
         """GPU seconds of the step ``later`` steps after the first (0: the first)."""
         b = self.tokens
         if self.streamed_seconds is not None:
-            growing = float(self.groups[0][0] * (self.below[b] + b * later))
+            growing = float(self.groups[0][0] * (self.context_sum + b * later))
             return self.step_time._decode_tail(self.streamed_seconds, growing, growing,
                                                self.fixed_seconds)
         windowed = 0
         growing = 0
         for n, w in self.groups:
             if not w:
-                growing += n * (self.below[b] + b * later)
+                growing += n * (self.context_sum + b * later)
                 continue
             # Decodes whose context has reached the window read all of it; the others
             # read their context.
