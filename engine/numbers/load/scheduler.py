@@ -64,13 +64,15 @@ class Scheduled:
     preempted to make room; the same work as the step-time model reads it: each prefill
     chunk, and the tokens each decode's next token attends to (itself included), in order.
     A decode computes its next token (or verifies a draft), a prefill chunk a part of its
-    prompt (or of its recomputation after a preemption)."""
+    prompt (or of its recomputation after a preemption); ``partial_prefills``: the chunks
+    that leave some of it for a later step."""
 
     work: tuple[tuple[Sequence, int], ...]
     preempted: int
     prefills: tuple[PrefillChunk, ...]
     decode_contexts: tuple[int, ...]
     prefill_tokens: int  # the prefill chunks' tokens together
+    partial_prefills: int
 
 
 class Scheduler:
@@ -125,6 +127,7 @@ class Scheduler:
         prefills: list[PrefillChunk] = []
         decodes: list[int] = []
         prefill_tokens = 0
+        partial = 0
         preempted = 0
         i = 0
         bt = self.block_tokens
@@ -160,6 +163,8 @@ class Scheduler:
             else:
                 prefills.append(PrefillChunk(n, computed))
                 prefill_tokens += n
+                if n < left:
+                    partial += 1
             budget -= n
             i += 1
         if not preempted:
@@ -180,9 +185,11 @@ class Scheduler:
                 else:
                     prefills.append(PrefillChunk(n, computed))
                     prefill_tokens += n
+                    if n < left:
+                        partial += 1
                 budget -= n
         return Scheduled(tuple(work), preempted, tuple(prefills), tuple(decodes),
-                         prefill_tokens)
+                         prefill_tokens, partial)
 
     def complete(self, step: Scheduled, now: float) -> list[Sequence]:
         """Apply ``step``, which ended at ``now`` (s): tokens computed, tokens sampled,

@@ -102,28 +102,26 @@ def _first_fullest(events: list[StepEvent], start: int) -> int:
     return start
 
 
-def _decodes_next(sched: Scheduler, t: float) -> bool:
-    """Whether the next step, if nothing arrives before it, decodes one token for every
-    running request and admits nobody: none waits, the budget holds them all, and each has
-    its prompt and all its tokens but the newest computed, the newest from the step that
-    ended at ``t`` (s). (Each holds the blocks for exactly its computed tokens, as without
-    speculative decoding every running request does.)"""
-    running = sched.running
-    if sched.waiting or not running or len(running) > sched.max_batched_tokens:
-        return False
-    for seq in running:
-        if (seq.last_token != t or not seq.generated
-                or seq.prompt + seq.generated - seq.computed != 1):
-            return False
-    return True
+def _decodes_next(sched: Scheduler, step: Scheduled, done: int) -> bool:
+    """Whether the step after ``step`` (just completed, ``done`` requests finished in it),
+    if nothing arrives before it, decodes one token for every running request and admits
+    nobody: none waits, the budget holds them all, and ``step`` gave each its tokens and
+    prefilled none only in part, so each has its prompt and all its tokens but the newest
+    computed, the newest from ``step``. (Each holds the blocks for exactly its computed
+    tokens, as without speculative decoding every running request does.)"""
+    running = len(sched.running)
+    return (not sched.waiting and 0 < running <= sched.max_batched_tokens
+            and not step.partial_prefills and len(step.work) == running + done)
 
 
 def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
                 next_arrival: float, events: list[StepEvent], end_by: float) -> float:
-    """Run on from a step in which every running sequence decoded and none finished, as
-    long as the next step would be the same batch of decodes: until one step before the
-    first of them finishes, an arrival is due, the blocks its decodes need run out, or a
-    step would end after ``end_by`` (s; a snapshot's moment, left to the caller).
+    """Run on from a step after which every running sequence decodes next and nobody is
+    admitted (a step of decodes alone that finished and admitted nobody, or one after which
+    nobody waits: :func:`_decodes_next`), as long as the next step would be the same batch
+    of decodes: until one step before the first of them finishes, an arrival is due, the
+    blocks its decodes need run out, or a step would end after ``end_by`` (s; a snapshot's
+    moment, left to the caller).
     Such a step admits nobody (nothing that kept the queue waiting has changed) and its
     decodes grow their blocks in a fixed pattern, so the steps are computed without
     scheduling them; the sequences and the pool end as the scheduler would leave them.
@@ -258,7 +256,7 @@ def _run_replica(step_time: StepTime, sched: Scheduler, seqs: list[Sequence],
         # A decode run goes on from a step of decodes only that admitted nobody, or from
         # any step after which nobody waits and everyone running decodes next.
         if (steady and not done) or (front is None and spec is None
-                                     and _decodes_next(sched, t)):
+                                     and _decodes_next(sched, step, done)):
             if front is not None:
                 front.release(sched)
             next_arrival = (pending[0].arrival if concurrency is None and pending
