@@ -126,17 +126,22 @@ def _decode_run(step_time: StepTime, sched: Scheduler, t: float, finished: int,
     decodes grow their blocks in a fixed pattern, so the steps are computed without
     scheduling them; the sequences and the pool end as the scheduler would leave them.
     Appends the steps to ``events``; returns the time after them."""
+    if next_arrival <= t:
+        return t
     running = sched.running
     batch = len(running)
-    steps = min(s.output - s.generated for s in running) - 1
-    if steps <= 0 or next_arrival <= t:
-        return t
     bt = sched.block_tokens
     # A decode of a sequence with c tokens computed takes a new block in the run's step k
     # (from 0) when c + k is a multiple of the block size.
     by_residue = [0] * bt
+    first_done = math.inf  # the fewest tokens any of them has left to produce
     for s in running:
         by_residue[-s.computed % bt] += 1
+        if s.output - s.generated < first_done:
+            first_done = s.output - s.generated
+    steps = first_done - 1
+    if steps <= 0:
+        return t
     run = step_time.decode_run([s.computed + 1 for s in running])
     free = sched.free_blocks
     used = sched.total_blocks - free
