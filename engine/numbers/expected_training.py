@@ -14,7 +14,9 @@ micro-batch, per GPU:
   rates, the memory-bound ops at a stream's bandwidth, recomputation, each kernel's fixed
   cost; the last stage's output head and loss);
 - tensor parallelism: four all-reduces per layer (two forward, two backward) of micro_batch x
-  seq_len x hidden x 2 bytes (/ cp), on the critical path;
+  seq_len x hidden x 2 bytes (/ cp), on the critical path, unless the stack runs them under
+  the GEMMs (``tp_comm`` 'overlapped': Megatron-LM's --tp-comm-overlap, torchtitan's async
+  TP), where only what outlasts each direction's layer GEMMs is exposed;
 - context parallelism (``cp`` GPUs share each sequence): per layer the keys and values of the
   other cp - 1 chunks come round a ring in the forward pass, and again with their gradients
   in the backward (three sends of a chunk per ring step), beside attention: only what
@@ -33,13 +35,19 @@ same model FLOPs at every GPU's dense peak (compute.bound_seconds): the time at 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from engine.numbers import architecture
 from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
-from engine.numbers.catalog.efficiency import Basis, collective_sm_share, training_defaults
+from engine.numbers.catalog.efficiency import (
+    Basis,
+    collective_sm_share,
+    tp_comm_overlap_source,
+    training_defaults,
+)
 from engine.numbers.catalog.kernel_rates import fp8_training_peak
 from engine.numbers.communication import (
     ACTIVATION_BYTES,
@@ -65,7 +73,7 @@ from engine.numbers.parallelism import (
     split_batch,
 )
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute, Sharding
+from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute, Sharding, TpComm
 from engine.numbers.training_ops import StepShape, training_ops
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
@@ -168,6 +176,22 @@ def _kv_chunk_bytes(model: ModelSpec, tokens: int, tp: int) -> float:
     return tokens * kv_heads / tp * (qk + v) * ACTIVATION_BYTES
 
 
+def _tp_exposed(tp_comm_mb: float, micro_batch: tuple[Op, ...]) -> tuple[float, float]:
+    """Tensor parallelism's all-reduces of one micro-batch run under the layers' GEMMs:
+    half of ``tp_comm_mb`` (two of each layer's four) beside the forward GEMMs, half beside
+    the backward's (the output head's apart: it has no tensor-parallel collective beside
+    it). Returns (exposed, hidden) seconds: what outlasts its direction's GEMMs, and what
+    runs beside them."""
+    exposed = hidden = 0.0
+    for direction in ("(forward)", "(backward)"):
+        gemms = math.fsum(o.seconds for o in micro_batch if o.name.startswith("matmul: ")
+                          and o.name.endswith(direction) and "output head" not in o.name)
+        half = tp_comm_mb / 2.0
+        exposed += max(0.0, half - gemms)
+        hidden += min(half, gemms)
+    return exposed, hidden
+
+
 def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, gpus: int = 1,
                    tp: int = 1, sharding: Sharding = "none", micro_batch: int = 1,
                    seq_len: int = 4096, recompute: Recompute = "selective",
@@ -175,7 +199,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    global_batch_tokens: float | None = None, interleave: int = 1,
                    ep: int | None = None, cp: int = 1, fp8: bool = False,
                    adapter: AdapterSetup | None = None, kernels: Kernels = "fused",
-                   attention: AttentionKernel = "fa2") -> ExpectedTrain:
+                   attention: AttentionKernel = "fa2", tp_comm: TpComm = "exposed"
+                   ) -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -195,7 +220,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     (its dW GEMMs skipped, engine.numbers.training_ops), only the adapters' gradients
     reduced and stepped. ``kernels``: the stack's memory-bound kernels, fused or eager
     PyTorch's (engine.numbers.training_ops); ``attention``: its attention kernel, FlashAttention-2
-    or the Triton port LLM Foundry's MPT ran (training_choices.AttentionKernel).
+    or the Triton port LLM Foundry's MPT ran (training_choices.AttentionKernel); ``tp_comm``:
+    'exposed', the tensor-parallel all-reduces on the critical path, or 'overlapped', each
+    direction's under that direction's layer GEMMs (:func:`_tp_exposed`).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -251,6 +278,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     tp_link = group_link(links, t)
     tp_comm_mb = 4 * split.stage_layers * all_reduce_seconds(
         tokens_gpu * m.hidden * ACTIVATION_BYTES, tp_link)
+    tp_exposed_mb, tp_hidden_mb = (_tp_exposed(tp_comm_mb, ops.micro_batch)
+                                   if tp_comm == "overlapped" and t > 1
+                                   else (tp_comm_mb, 0.0))
     cp_comm_mb = cp_exposed_mb = 0.0
     kv_bytes = 0.0
     if c > 1:
@@ -293,17 +323,19 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    + reduce_scatter_seconds(grad_bytes, dp_link))
         dp_comm = accum * comm_mb
         dp_exposed = accum * max(0.0, comm_mb - compute_mb)
-        contention_mb = slowed * min(comm_mb + a2a_mb + cp_comm_mb - cp_exposed_mb, compute_mb)
+        contention_mb = slowed * min(comm_mb + a2a_mb + cp_comm_mb - cp_exposed_mb
+                                     + tp_hidden_mb, compute_mb)
         contention_step = 0.0
     else:
         dp_comm = all_reduce_seconds(grad_bytes, dp_link)
         dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
-        contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb, compute_mb)
+        contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb + tp_hidden_mb,
+                                     compute_mb)
         contention_step = slowed * min(dp_comm, compute_mb * 2.0 / 3.0)
-    stage_mb = compute_mb + tp_comm_mb + p2p_mb + contention_mb + cp_exposed_mb
+    stage_mb = compute_mb + tp_exposed_mb + p2p_mb + contention_mb + cp_exposed_mb
     compute_step = accum * compute_mb
     contention = accum * contention_mb + contention_step
-    exposed = accum * (tp_comm_mb + p2p_mb + cp_exposed_mb) + dp_exposed + contention
+    exposed = accum * (tp_exposed_mb + p2p_mb + cp_exposed_mb) + dp_exposed + contention
     bubble = (p - 1) * stage_mb / v
     step = compute_step + exposed + bubble + optimizer_seconds
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb + cp_comm_mb) + dp_comm
@@ -352,6 +384,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                            "Attention' (arXiv 2310.01889)"))
         basis.append(Basis(f"context-parallel link: {cp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", cp_link.bytes_per_s, links.source))
+    if t > 1 and tp_comm == "overlapped":
+        basis.append(Basis("tensor-parallel all-reduces under the layers' GEMMs (each "
+                           "direction's beside that direction's; what outlasts them is "
+                           "exposed)", 1.0, tp_comm_overlap_source()))
     if t > 1:
         basis.append(Basis(f"tensor-parallel link: {tp_link.name}, bytes/s each way per GPU "
                            "after the collective efficiency", tp_link.bytes_per_s, links.source))
@@ -362,7 +398,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         basis.append(Basis(f"pipeline link: {pp_link.name}, bytes/s each way per GPU after "
                            "the collective efficiency", pp_link.bytes_per_s, links.source))
     step_ops = [*repeated(ops.micro_batch, accum)]
-    for name, seconds in (("tensor-parallel all-reduces", accum * tp_comm_mb),
+    tp_name = ("tensor-parallel all-reduces (not hidden)" if tp_comm == "overlapped"
+               else "tensor-parallel all-reduces")
+    for name, seconds in ((tp_name, accum * tp_exposed_mb),
                           ("pipeline sends", accum * p2p_mb),
                           ("context-parallel K/V exchange (not hidden)", accum * cp_exposed_mb),
                           ("data-parallel gradient reduction (not hidden)", dp_exposed),

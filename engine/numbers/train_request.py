@@ -21,12 +21,14 @@ from engine.numbers.training_choices import (
     OPTIMIZERS,
     RECOMPUTE,
     SHARDINGS,
+    TP_COMMS,
     AttentionKernel,
     Convention,
     Kernels,
     Optimizer,
     Recompute,
     Sharding,
+    TpComm,
     checked,
 )
 
@@ -42,7 +44,8 @@ class TrainRequest:
     ``adapter``: fine-tuning with LoRA or QLoRA adapters of ``rank`` on ``targets`` (None:
     full training; rank and targets then unused). ``kernels``: the stack's memory-bound
     kernels (training_choices.Kernels); ``attention``: its attention kernel
-    (training_choices.AttentionKernel)."""
+    (training_choices.AttentionKernel); ``tp_comm``: how its tensor-parallel collectives run
+    (training_choices.TpComm)."""
 
     gpus: int
     tp: int
@@ -65,6 +68,7 @@ class TrainRequest:
     targets: Targets = "all-linear"
     kernels: Kernels = "fused"
     attention: AttentionKernel = "fa2"
+    tp_comm: TpComm = "exposed"
 
 
 def _given(value: object) -> bool:
@@ -77,7 +81,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         target_days: object, global_batch_tokens: object,
                         interleave: object, ep: object = None, cp: object = 1,
                         adapter: object = "none", rank: object = 16, targets: object = "all",
-                        kernels: object = "fused", attention: object = "fa2") -> TrainRequest:
+                        kernels: object = "fused", attention: object = "fa2",
+                        tp_comm: object = "exposed") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -112,4 +117,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         targets=PLAN_TARGETS[target],
         kernels=checked(kernels, "kernels", KERNELS),
         attention=checked(attention, "attention", ATTENTION_KERNELS),
+        tp_comm=checked(tp_comm, "tp_comm", TP_COMMS),
     )

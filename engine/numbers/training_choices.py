@@ -40,6 +40,12 @@ KERNELS: tuple[Kernels, ...] = get_args(Kernels)
 AttentionKernel = Literal["fa2", "triton"]
 ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
 
+# How a stack runs tensor parallelism's collectives: 'exposed', each on the critical path
+# (Megatron-LM's default); 'overlapped', split into chunks sent under the layer's GEMMs
+# (Megatron-LM's --tp-comm-overlap with Transformer Engine, torchtitan's async TP).
+TpComm = Literal["exposed", "overlapped"]
+TP_COMMS: tuple[TpComm, ...] = get_args(TpComm)
+
 C = TypeVar("C", bound=str)
 
 

@@ -107,6 +107,11 @@ ATTENTION_KERNEL_LABELS = {
     "triton": "FlashAttention's Triton port",
 }
 
+TP_COMM_LABELS = {
+    "exposed": "On the critical path",
+    "overlapped": "Under the GEMMs (Megatron-LM --tp-comm-overlap, async TP)",
+}
+
 
 def side_name(chip: HardwareSpec, count: int) -> str:
     """'2 × Intel Xeon Platinum 8480C (one socket)' reads oddly: drop the per-socket note."""

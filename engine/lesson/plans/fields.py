@@ -29,7 +29,7 @@ from engine.numbers.memory import (
     TrainingMemory,
 )
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, TP_COMMS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -60,6 +60,7 @@ from engine.words.labels import (
     RECOMPUTE_LABELS,
     SHARDING_LABELS,
     TASK_LABELS,
+    TP_COMM_LABELS,
 )
 
 # The KV cache formats some runtime offers (each format's kv_cache says which).
@@ -184,6 +185,11 @@ CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
         "attention", "Attention kernel", "fa2", ATTENTION_KERNEL_LABELS, ATTENTION_KERNELS,
         hint="Training: the stack's attention kernel, timed at its measured rates (triton: "
              "the Triton port of FlashAttention that LLM Foundry's MPT ran).",
+    ),
+    "tp_comm": _choice(
+        "tp_comm", "Tensor-parallel communication", "exposed", TP_COMM_LABELS, TP_COMMS,
+        hint="Training: overlapped runs the tensor-parallel collectives under the GEMMs "
+             "(Megatron-LM's --tp-comm-overlap).",
     ),
 }
 CLI_PLAN_FIELDS: dict[str, Field[Any]] = {**PLAN_FIELDS, **CLI_ONLY_FIELDS}

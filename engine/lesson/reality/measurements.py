@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, TP_COMMS
 
 DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
 
@@ -76,6 +76,7 @@ _KNOWN_KEYS = frozenset(
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
         "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
+        "tp_comm", "tp_comm_basis",
         *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
@@ -141,6 +142,8 @@ class Measurement:
     kernels_basis: str = ""
     attention: str = "fa2"
     attention_basis: str = ""
+    tp_comm: str = "exposed"
+    tp_comm_basis: str = ""
     concurrency: int | None = None
     rate: float | None = None
     requests: int | None = None
@@ -228,6 +231,14 @@ class Measurement:
             raise bad("a training row that ran another attention kernel than "
                       "FlashAttention-2 says where that is read (attention_basis).",
                       "attention_basis")
+        if self.tp_comm not in TP_COMMS:
+            raise bad(f"unknown tensor-parallel communication {self.tp_comm!r}; choose one "
+                      f"of: {', '.join(TP_COMMS)}.", "tp_comm")
+        if self.tp_comm != "exposed" and (self.task != "train" or self.tp < 2
+                                          or not self.tp_comm_basis.strip()):
+            raise bad("a training row whose tensor-parallel collectives ran under the GEMMs "
+                      "has tp > 1 and says where that is read (tp_comm_basis).",
+                      "tp_comm_basis")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)
@@ -291,6 +302,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         kernels_basis=str(raw.get("kernels_basis", "")),
         attention=str(raw.get("attention", "fa2")),
         attention_basis=str(raw.get("attention_basis", "")),
+        tp_comm=str(raw.get("tp_comm", "exposed")),
+        tp_comm_basis=str(raw.get("tp_comm_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
         rate=float(raw["rate"]) if "rate" in raw else None,
         requests=int(raw["requests"]) if "requests" in raw else None,

@@ -210,6 +210,12 @@ def collective_sm_share() -> Basis:
                  float(t["collective_sm_share"]), t["collective_sm_source"])
 
 
+def tp_comm_overlap_source() -> str:
+    """Where the rule that hides tensor parallelism's collectives under the layers' GEMMs
+    comes from (training_choices.TpComm 'overlapped')."""
+    return str(_data()["training"]["tp_comm_overlap_source"])
+
+
 def training_defaults() -> TrainingDefaults:
     t = _data()["training"]
     return TrainingDefaults(int(t["global_batch_tokens"]), t["global_batch_source"],
