@@ -25,7 +25,10 @@ micro-batch, per GPU:
 Per step: the optimiser (Adam over the GPU's share of the parameters, and gradient clipping's
 read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
-exposed. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
+exposed. With ZeRO-1/2 (a distributed optimiser) they are reduce-scattered there instead, and
+the updated weights all-gathered after the step: beside the next step's first forward pass
+(1/3 of its compute; ``param_gather`` 'overlapped', Megatron-LM's --overlap-param-gather) or
+exposed ('after-step', DeepSpeed). ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
 micro-batch, overlapped with that micro-batch's compute. Compute that runs beside a
 collective (the gradients' reduction, ZeRO-3's gathers, a mixture's all-to-alls) runs on the
 SMs the collective leaves it: the slowdown counts as exposed communication. MFU = model FLOPs per token
@@ -45,6 +48,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
     Basis,
     collective_sm_share,
+    param_gather_basis,
     tp_comm_overlap_source,
     training_defaults,
 )
@@ -73,7 +77,14 @@ from engine.numbers.parallelism import (
     split_batch,
 )
 from engine.numbers.records import JsonShape, Record
-from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute, Sharding, TpComm
+from engine.numbers.training_choices import (
+    AttentionKernel,
+    Kernels,
+    ParamGather,
+    Recompute,
+    Sharding,
+    TpComm,
+)
 from engine.numbers.training_ops import StepShape, training_ops
 
 WEIGHT_BYTES = 2.0  # ZeRO-3 gathers bf16 weights
@@ -199,8 +210,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    global_batch_tokens: float | None = None, interleave: int = 1,
                    ep: int | None = None, cp: int = 1, fp8: bool = False,
                    adapter: AdapterSetup | None = None, kernels: Kernels = "fused",
-                   attention: AttentionKernel = "fa2", tp_comm: TpComm = "exposed"
-                   ) -> ExpectedTrain:
+                   attention: AttentionKernel = "fa2", tp_comm: TpComm = "exposed",
+                   param_gather: ParamGather = "overlapped") -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -222,7 +233,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     PyTorch's (engine.numbers.training_ops); ``attention``: its attention kernel, FlashAttention-2
     or the Triton port LLM Foundry's MPT ran (training_choices.AttentionKernel); ``tp_comm``:
     'exposed', the tensor-parallel all-reduces on the critical path, or 'overlapped', each
-    direction's under that direction's layer GEMMs (:func:`_tp_exposed`).
+    direction's under that direction's layer GEMMs (:func:`_tp_exposed`); ``param_gather``:
+    where ZeRO-1/2's all-gather of the updated weights runs, 'overlapped' beside the next
+    step's first forward pass (Megatron-LM's --overlap-param-gather) or 'after-step',
+    exposed (DeepSpeed's ZeRO-1/2).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -326,16 +340,29 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         contention_mb = slowed * min(comm_mb + a2a_mb + cp_comm_mb - cp_exposed_mb
                                      + tp_hidden_mb, compute_mb)
         contention_step = 0.0
+        gather_exposed = 0.0
     else:
-        dp_comm = all_reduce_seconds(grad_bytes, dp_link)
-        dp_exposed = max(0.0, dp_comm - compute_mb * 2.0 / 3.0)
+        reduce_s, gather_s = all_reduce_seconds(grad_bytes, dp_link), 0.0
+        if shard != "none":
+            # The distributed optimizer: the gradients reduce-scattered, each rank stepping its
+            # shard, then the updated 16-bit weights all-gathered. The gather cannot start
+            # before the step: beside the next step's first forward pass, or after the step.
+            reduce_s = reduce_scatter_seconds(grad_bytes, dp_link)
+            gather_s = all_gather_seconds(
+                grad_bytes / defaults.grad_bytes_per_param * WEIGHT_BYTES, dp_link)
+        dp_comm = reduce_s + gather_s
+        hidden_gather = min(gather_s, compute_mb / 3.0) if param_gather == "overlapped" else 0.0
+        hidden = min(reduce_s, compute_mb * 2.0 / 3.0) + hidden_gather
+        gather_exposed = gather_s - hidden_gather
+        dp_exposed = dp_comm - hidden - gather_exposed
         contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb + tp_hidden_mb,
                                      compute_mb)
-        contention_step = slowed * min(dp_comm, compute_mb * 2.0 / 3.0)
+        contention_step = slowed * hidden
     stage_mb = compute_mb + tp_exposed_mb + p2p_mb + contention_mb + cp_exposed_mb
     compute_step = accum * compute_mb
     contention = accum * contention_mb + contention_step
-    exposed = accum * (tp_exposed_mb + p2p_mb + cp_exposed_mb) + dp_exposed + contention
+    exposed = (accum * (tp_exposed_mb + p2p_mb + cp_exposed_mb) + dp_exposed + gather_exposed
+               + contention)
     bubble = (p - 1) * stage_mb / v
     step = compute_step + exposed + bubble + optimizer_seconds
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb + cp_comm_mb) + dp_comm
@@ -364,6 +391,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
              Basis("gradient bytes per parameter", defaults.grad_bytes_per_param,
                    defaults.grad_bytes_source),
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
+    if shard in ("zero1", "zero2") and dp > 1:
+        basis.append(param_gather_basis(param_gather))
     if contention:
         basis.append(sm_share)
     if g > 1:
@@ -404,6 +433,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                           ("pipeline sends", accum * p2p_mb),
                           ("context-parallel K/V exchange (not hidden)", accum * cp_exposed_mb),
                           ("data-parallel gradient reduction (not hidden)", dp_exposed),
+                          ("data-parallel weight gather (not hidden)", gather_exposed),
                           ("compute beside collectives (the SMs they take)", contention),
                           ("pipeline bubble", bubble)):
         if seconds > 0:

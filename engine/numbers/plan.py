@@ -240,6 +240,7 @@ def plan(
     kernels: object = "fused",
     attention: object = "fa2",
     tp_comm: object = "exposed",
+    param_gather: object = "overlapped",
     gpu_layers: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
@@ -263,7 +264,9 @@ def plan(
     'eager-fused-norm' (eager with a fused RMSNorm); ``attention``: its attention kernel,
     'fa2' (FlashAttention-2) or 'triton' (the Triton port LLM Foundry's MPT ran);
     ``tp_comm``: 'exposed' (tensor parallelism's all-reduces on the critical path) or
-    'overlapped' (under the GEMMs: Megatron-LM's --tp-comm-overlap). ``gpu_layers`` (serving): the layers
+    'overlapped' (under the GEMMs: Megatron-LM's --tp-comm-overlap); ``param_gather``: ZeRO-1/2's
+    all-gather of the updated weights beside the next forward pass ('overlapped') or after
+    the step ('after-step', DeepSpeed). ``gpu_layers`` (serving): the layers
     kept on each replica's GPUs, as llama.cpp's ``-ngl``; the others stay in host memory and
     are read over the chip's host link every pass (engine.numbers.offload). Empty: every
     layer on the GPU.
@@ -289,7 +292,8 @@ def plan(
                                pp=pp, tokens=tokens, mfu=mfu, target_days=target_days,
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
                                ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets,
-                               kernels=kernels, attention=attention, tp_comm=tp_comm)
+                               kernels=kernels, attention=attention, tp_comm=tp_comm,
+                               param_gather=param_gather)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -356,7 +360,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            pp=tmem.pp, global_batch_tokens=r.global_batch_tokens,
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
                            fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels,
-                           attention=r.attention, tp_comm=r.tp_comm)
+                           attention=r.attention, tp_comm=r.tp_comm,
+                           param_gather=r.param_gather)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

@@ -19,6 +19,7 @@ from engine.numbers.training_choices import (
     CONVENTIONS,
     KERNELS,
     OPTIMIZERS,
+    PARAM_GATHERS,
     RECOMPUTE,
     SHARDINGS,
     TP_COMMS,
@@ -26,6 +27,7 @@ from engine.numbers.training_choices import (
     Convention,
     Kernels,
     Optimizer,
+    ParamGather,
     Recompute,
     Sharding,
     TpComm,
@@ -45,7 +47,8 @@ class TrainRequest:
     full training; rank and targets then unused). ``kernels``: the stack's memory-bound
     kernels (training_choices.Kernels); ``attention``: its attention kernel
     (training_choices.AttentionKernel); ``tp_comm``: how its tensor-parallel collectives run
-    (training_choices.TpComm)."""
+    (training_choices.TpComm); ``param_gather``: where ZeRO-1/2's gather of the updated
+    weights runs (training_choices.ParamGather)."""
 
     gpus: int
     tp: int
@@ -69,6 +72,7 @@ class TrainRequest:
     kernels: Kernels = "fused"
     attention: AttentionKernel = "fa2"
     tp_comm: TpComm = "exposed"
+    param_gather: ParamGather = "overlapped"
 
 
 def _given(value: object) -> bool:
@@ -82,7 +86,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         interleave: object, ep: object = None, cp: object = 1,
                         adapter: object = "none", rank: object = 16, targets: object = "all",
                         kernels: object = "fused", attention: object = "fa2",
-                        tp_comm: object = "exposed") -> TrainRequest:
+                        tp_comm: object = "exposed",
+                        param_gather: object = "overlapped") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -118,4 +123,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         kernels=checked(kernels, "kernels", KERNELS),
         attention=checked(attention, "attention", ATTENTION_KERNELS),
         tp_comm=checked(tp_comm, "tp_comm", TP_COMMS),
+        param_gather=checked(param_gather, "param_gather", PARAM_GATHERS),
     )

@@ -45,6 +45,11 @@ ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
 # (Megatron-LM's --tp-comm-overlap with Transformer Engine, torchtitan's async TP).
 TpComm = Literal["exposed", "overlapped"]
 TP_COMMS: tuple[TpComm, ...] = get_args(TpComm)
+# Where ZeRO-1/2's all-gather of the updated weights runs: 'overlapped', beside the next
+# step's first forward pass (Megatron-LM's --overlap-param-gather); 'after-step', at the end
+# of the optimiser step, exposed (DeepSpeed's ZeRO-1/2).
+ParamGather = Literal["overlapped", "after-step"]
+PARAM_GATHERS: tuple[ParamGather, ...] = get_args(ParamGather)
 
 C = TypeVar("C", bound=str)
 

@@ -107,6 +107,11 @@ ATTENTION_KERNEL_LABELS = {
     "triton": "FlashAttention's Triton port",
 }
 
+PARAM_GATHER_LABELS = {
+    "overlapped": "Beside the next forward pass (Megatron-LM --overlap-param-gather)",
+    "after-step": "After the optimiser step (DeepSpeed ZeRO-1/2)",
+}
+
 TP_COMM_LABELS = {
     "exposed": "On the critical path",
     "overlapped": "Under the GEMMs (Megatron-LM --tp-comm-overlap, async TP)",

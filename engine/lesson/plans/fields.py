@@ -29,7 +29,7 @@ from engine.numbers.memory import (
     TrainingMemory,
 )
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, TP_COMMS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, PARAM_GATHERS, TP_COMMS
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -57,6 +57,7 @@ from engine.words.labels import (
     CONVENTION_LABELS,
     KERNEL_LABELS,
     OPTIMIZER_LABELS,
+    PARAM_GATHER_LABELS,
     RECOMPUTE_LABELS,
     SHARDING_LABELS,
     TASK_LABELS,
@@ -190,6 +191,12 @@ CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
         "tp_comm", "Tensor-parallel communication", "exposed", TP_COMM_LABELS, TP_COMMS,
         hint="Training: overlapped runs the tensor-parallel collectives under the GEMMs "
              "(Megatron-LM's --tp-comm-overlap).",
+    ),
+    "param_gather": _choice(
+        "param_gather", "Parameter gather", "overlapped", PARAM_GATHER_LABELS,
+        PARAM_GATHERS,
+        hint="Training, ZeRO-1/2: where the updated weights are gathered, beside the next "
+             "forward pass or after the step (DeepSpeed).",
     ),
 }
 CLI_PLAN_FIELDS: dict[str, Field[Any]] = {**PLAN_FIELDS, **CLI_ONLY_FIELDS}

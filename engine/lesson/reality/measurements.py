@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, TP_COMMS
+from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, PARAM_GATHERS, TP_COMMS
 
 DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
 
@@ -76,7 +76,7 @@ _KNOWN_KEYS = frozenset(
         "gpus", "tp", "pp", "sharding", "metric", "scope", "value", "value_text", "stack",
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
         "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
-        "tp_comm", "tp_comm_basis",
+        "tp_comm", "tp_comm_basis", "param_gather", "param_gather_basis",
         *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
@@ -144,6 +144,8 @@ class Measurement:
     attention_basis: str = ""
     tp_comm: str = "exposed"
     tp_comm_basis: str = ""
+    param_gather: str = "overlapped"
+    param_gather_basis: str = ""
     concurrency: int | None = None
     rate: float | None = None
     requests: int | None = None
@@ -239,6 +241,13 @@ class Measurement:
             raise bad("a training row whose tensor-parallel collectives ran under the GEMMs "
                       "has tp > 1 and says where that is read (tp_comm_basis).",
                       "tp_comm_basis")
+        if self.param_gather not in PARAM_GATHERS:
+            raise bad(f"unknown parameter gather {self.param_gather!r}; choose one of: "
+                      f"{', '.join(PARAM_GATHERS)}.", "param_gather")
+        if self.param_gather != "overlapped" and (
+                self.sharding not in ("zero1", "zero2") or not self.param_gather_basis.strip()):
+            raise bad("a ZeRO-1/2 row whose weights were gathered after the step says where "
+                      "that is read (param_gather_basis).", "param_gather_basis")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)
@@ -304,6 +313,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         attention_basis=str(raw.get("attention_basis", "")),
         tp_comm=str(raw.get("tp_comm", "exposed")),
         tp_comm_basis=str(raw.get("tp_comm_basis", "")),
+        param_gather=str(raw.get("param_gather", "overlapped")),
+        param_gather_basis=str(raw.get("param_gather_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
         rate=float(raw["rate"]) if "rate" in raw else None,
         requests=int(raw["requests"]) if "requests" in raw else None,

@@ -216,6 +216,18 @@ def tp_comm_overlap_source() -> str:
     return str(_data()["training"]["tp_comm_overlap_source"])
 
 
+def param_gather_basis(placement: str) -> Basis:
+    """Where ZeRO-1/2's all-gather of the updated weights runs (training_choices.ParamGather),
+    as a basis entry: 1 when beside the next step's forward pass, 0 when exposed."""
+    t = _data()["training"]
+    if placement == "overlapped":
+        return Basis("ZeRO-1/2 all-gather of the updated weights beside the next step's first "
+                     "forward pass (1/3 of a micro-batch's compute)", 1.0,
+                     str(t["param_gather_overlapped_source"]))
+    return Basis("ZeRO-1/2 all-gather of the updated weights after the optimiser step, "
+                 "exposed", 0.0, str(t["param_gather_after_step_source"]))
+
+
 def training_defaults() -> TrainingDefaults:
     t = _data()["training"]
     return TrainingDefaults(int(t["global_batch_tokens"]), t["global_batch_source"],
