@@ -262,7 +262,8 @@ def plan(
     base, data parallel only). ``kernels``: the stack's memory-bound kernels, 'fused' (one
     kernel per op: Transformer Engine, torch.compile), 'eager' (eager PyTorch, unfused) or
     'eager-fused-norm' (eager with a fused RMSNorm); ``attention``: its attention kernel,
-    'fa2' (FlashAttention-2) or 'triton' (the Triton port LLM Foundry's MPT ran);
+    'fa2' (FlashAttention-2), 'triton' (the Triton port LLM Foundry's MPT ran) or 'cudnn'
+    (cuDNN's fused attention, Transformer Engine's choice on Hopper);
     ``tp_comm``: 'exposed' (tensor parallelism's all-reduces on the critical path) or
     'overlapped' (under the GEMMs: Megatron-LM's --tp-comm-overlap); ``param_gather``: ZeRO-1/2's
     all-gather of the updated weights beside the next forward pass ('overlapped') or after

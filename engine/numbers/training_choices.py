@@ -36,8 +36,9 @@ Kernels = Literal["fused", "eager", "eager-fused-norm"]
 KERNELS: tuple[Kernels, ...] = get_args(Kernels)
 # The attention kernel a stack trains with: 'fa2' (FlashAttention-2: PyTorch SDPA's flash
 # backend, Megatron-LM, torchtitan) or 'triton' (the Triton port of FlashAttention that
-# LLM Foundry's MPT ran as attn_impl 'triton' before FlashAttention-2).
-AttentionKernel = Literal["fa2", "triton"]
+# LLM Foundry's MPT ran as attn_impl 'triton' before FlashAttention-2) or 'cudnn' (cuDNN's
+# fused attention, which Transformer Engine picks on Hopper: Megatron-Core, NeMo).
+AttentionKernel = Literal["fa2", "triton", "cudnn"]
 ATTENTION_KERNELS: tuple[AttentionKernel, ...] = get_args(AttentionKernel)
 
 # How a stack runs tensor parallelism's collectives: 'exposed', each on the critical path

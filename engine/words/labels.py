@@ -105,6 +105,7 @@ KERNEL_LABELS = {
 ATTENTION_KERNEL_LABELS = {
     "fa2": "FlashAttention-2",
     "triton": "FlashAttention's Triton port",
+    "cudnn": "cuDNN fused attention (Transformer Engine on Hopper)",
 }
 
 PARAM_GATHER_LABELS = {

@@ -185,7 +185,8 @@ CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
     "attention": _choice(
         "attention", "Attention kernel", "fa2", ATTENTION_KERNEL_LABELS, ATTENTION_KERNELS,
         hint="Training: the stack's attention kernel, timed at its measured rates (triton: "
-             "the Triton port of FlashAttention that LLM Foundry's MPT ran).",
+             "the Triton port of FlashAttention that LLM Foundry's MPT ran; cudnn: cuDNN's "
+             "fused attention, Transformer Engine's on Hopper).",
     ),
     "tp_comm": _choice(
         "tp_comm", "Tensor-parallel communication", "exposed", TP_COMM_LABELS, TP_COMMS,

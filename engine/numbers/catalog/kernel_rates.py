@@ -27,7 +27,7 @@ from engine.numbers.catalog.efficiency import (
 from engine.numbers.catalog.hardware import HardwareSpec
 from engine.numbers.errors import EngineError
 
-ATTENTION_KERNELS = ("fa1", "fa2", "fa3", "triton")
+ATTENTION_KERNELS = ("fa1", "fa2", "fa3", "triton", "cudnn")
 ATTENTION_DIRECTIONS = ("forward", "backward", "forward_backward")
 
 
@@ -414,6 +414,30 @@ def _rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
                   f"{ratio_chip} ({parts[0][1]}; {table['stand_in_source']})")
 
 
+def _backward_rate(chip: str, kernel: str, head_dim: int, causal: bool,
+                   seqlen: int) -> tuple[float, str] | None:
+    """FLOP/s of ``kernel``'s backward pass measured alone: its run with the mask, or, where
+    it is measured without a mask only, that rate times the training kernel's (FlashAttention-
+    2's) own causal / no-mask backward ratio on ``chip`` at the same length and head size (its
+    causal backward being its forward + backward time less its forward's); None when neither
+    is measured."""
+    own = _measured_rate(chip, kernel, "backward", head_dim, causal, seqlen)
+    if own is not None or not causal:
+        return own
+    plain = _measured_rate(chip, kernel, "backward", head_dim, False, seqlen)
+    ref = str(_data()["flash_attention"]["training_kernel"])
+    ref_plain = _measured_rate(chip, ref, "backward", head_dim, False, seqlen)
+    ref_fwd = _measured_rate(chip, ref, "forward", head_dim, True, seqlen)
+    ref_both = _measured_rate(chip, ref, "forward_backward", head_dim, True, seqlen)
+    if plain is None or ref_plain is None or ref_fwd is None or ref_both is None:
+        return None
+    ref_causal = BACKWARD_FLOPS_PER_FORWARD / (
+        (1 + BACKWARD_FLOPS_PER_FORWARD) / ref_both[0] - 1 / ref_fwd[0])
+    return (plain[0] * ref_causal / ref_plain[0],
+            f"{plain[1]}, x {ref}'s causal / no-mask backward ({ref_both[1]}; {ref_fwd[1]}; "
+            f"{ref_plain[1]})")
+
+
 def _measured_rate(chip: str, kernel: str, direction: str, head_dim: int, causal: bool,
                    seqlen: int) -> tuple[float, str] | None:
     """FLOP/s of one measured run, linear in log2(seqlen) between its lengths and linear in
@@ -462,6 +486,9 @@ def training_attention_kernel(kernel: str = "") -> Basis:
         default = str(t["training_kernel"])
         return Basis(f"attention kernel of a training step ({default.upper()})",
                      float(default[-1]), str(t["training_kernel_source"]))
+    if kernel == "cudnn":
+        return Basis("attention kernel of a training step (cuDNN fused attention, as "
+                     "Transformer Engine runs it on Hopper)", 0.0, str(t["cudnn_source"]))
     if kernel != "triton":
         raise EngineError(f"Unknown training attention kernel {kernel!r}.", "attention")
     return Basis("attention kernel of a training step (FlashAttention's Triton port, as the "
@@ -512,6 +539,11 @@ def _attention_rates(hw: HardwareSpec, head_dim: int, causal: bool, seqlen: int,
             Basis(f"attention forward efficiency ({label})", fwd[0] / peak, fwd[1]),
             Basis(f"attention backward efficiency ({label}: forward + backward time less "
                   f"the forward's)", bwd_rate / peak, f"{both[1]}; {fwd[1]}"))
+    backward = _backward_rate(chip, k, head_dim, causal, seqlen) if fwd is not None else None
+    if fwd is not None and backward is not None:
+        return AttentionRates(
+            Basis(f"attention forward efficiency ({label})", fwd[0] / peak, fwd[1]),
+            Basis(f"attention backward efficiency ({label})", backward[0] / peak, backward[1]))
     rate, source = both if both is not None else fwd  # type: ignore[misc]
     return AttentionRates(
         Basis(f"attention forward efficiency ({label}: the forward + backward rate)",
