@@ -34,9 +34,6 @@ from engine.numbers.training_choices import Convention, Optimizer, Recompute, Sh
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
 RUNTIME_OVERHEAD_BYTES = 1.5e9
-# Serving engines run prompts through in chunks (chunked prefill); the transient buffers
-# scale with the tokens in flight, capped at this many (vLLM's scheduler works this way).
-PREFILL_CHUNK_TOKENS = 2048
 LOGITS_BYTES = 4.0  # logits are kept in fp32
 
 
@@ -164,14 +161,15 @@ def activation_bytes_serving(model: ModelSpec, tokens_in_flight: int, batch: int
 
 
 def serving_working_space_bytes(model: ModelSpec, *, max_running: int,
-                                block_tokens: int) -> float:
+                                max_batched_tokens: int) -> float:
     """The working space a serving engine keeps on each GPU for its fullest step, whatever
-    the requests of the moment (bytes): the logits of its scheduler's ``max_running``
-    sequences and the buffers of the tokens in flight, a prefill chunk's (or, when fewer,
-    one block of ``block_tokens`` for each sequence). vLLM runs such a step at start-up and
-    gives its KV cache what is left."""
-    tokens = min(PREFILL_CHUNK_TOKENS, max_running * block_tokens)
-    return activation_bytes_serving(model, tokens, max_running)
+    the requests of the moment (bytes): the buffers of ``max_batched_tokens`` tokens in
+    flight and the logits of the sequences they are spread over (``max_running``, at most
+    one a token). vLLM runs such a step at start-up (its profiling pass, of its scheduler's
+    max_num_batched_tokens tokens over at most max_num_seqs requests, then the sampler on
+    their logits) and gives its KV cache what is left."""
+    return activation_bytes_serving(model, max_batched_tokens,
+                                    min(max_running, max_batched_tokens))
 
 
 def kv_cache_room_bytes(model: ModelSpec, hardware: HardwareSpec, *, weight_format: FormatId,
@@ -185,7 +183,7 @@ def kv_cache_room_bytes(model: ModelSpec, hardware: HardwareSpec, *, weight_form
     limits = scheduler_limits(hardware)
     space = serving_working_space_bytes(
         model, max_running=limits.max_running if max_running is None else max_running,
-        block_tokens=limits.block_tokens)
+        max_batched_tokens=limits.max_batched_tokens)
     weights = (weights_bytes(model.params, weight_format) - host_weight_bytes) / gpus
     return hardware.memory_bytes - weights - space - serving_overhead_bytes(hardware)
 
@@ -221,7 +219,9 @@ def serving_memory(
                 ) * architecture.kv_replication(m, g)
     weights = (m.params * wf.bytes_per_number - host_weight_bytes) / g
     kv = kv_token * ctx * b / g
-    in_flight = min(ctx * b, PREFILL_CHUNK_TOKENS)
+    limits = scheduler_limits(hw)
+    # Prompts go through in chunks: at most the scheduler's token budget a step.
+    in_flight = min(ctx * b, limits.max_batched_tokens)
     act = activation_bytes_serving(m, in_flight, b)
     overhead = serving_overhead_bytes(hw)
     parts = {"weights": weights, "kv_cache": kv, "activations": act,
@@ -229,12 +229,12 @@ def serving_memory(
 
     def per_gpu(n: int) -> float:
         # n requests bring their KV cache and their own working space (a logits row each).
-        act_n = activation_bytes_serving(m, min(ctx * n, PREFILL_CHUNK_TOKENS), n)
+        act_n = activation_bytes_serving(m, min(ctx * n, limits.max_batched_tokens), n)
         return weights + kv_token * ctx * n / g + act_n + overhead
 
     total = per_gpu(b)
     cap = hw.memory_bytes
-    block_tokens = scheduler_limits(hw).block_tokens
+    block_tokens = limits.block_tokens
     room = kv_cache_room_bytes(m, hw, weight_format=wf.id, gpus=g,
                                host_weight_bytes=host_weight_bytes)
     max_tokens = kv_blocks_that_fit(room * g, kv_token * block_tokens) * block_tokens

@@ -13,7 +13,6 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.server import default_memory_utilization, scheduler_limits
 from engine.numbers.formats import FormatId, get_format
 from engine.numbers.memory import (
-    PREFILL_CHUNK_TOKENS,
     RUNTIME_OVERHEAD_BYTES,
     ServingMemory,
     TrainingMemory,
@@ -87,6 +86,7 @@ def memory_assumptions(mem: ServingMemory | TrainingMemory) -> tuple[str, ...]:
 
 def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
     m = mem.model
+    chunk = scheduler_limits(mem.hardware).max_batched_tokens
     fmt = get_format(mem.weight_format)
     out = [
         f"Weights: {m.params:,} parameters × {fmt.bytes_per_number:g} bytes "
@@ -96,7 +96,7 @@ def serving_assumptions(mem: ServingMemory) -> tuple[str, ...]:
         + f"; × {mem.context_tokens:,} tokens × batch {mem.batch} = "
         f"{format_GB(mem.kv_cache_bytes_total)}.",
         f"Activations: transient buffers for the {mem.activation_tokens:,} tokens in flight "
-        f"(prefill chunks of at most {PREFILL_CHUNK_TOKENS:,}) × (2 × hidden + 2 × FFN "
+        f"(prefill chunks of at most {chunk:,}) × (2 × hidden + 2 × FFN "
         f"width) × 2 bytes, plus logits of batch × {m.vocab:,} vocabulary × 4 bytes.",
         serving_overhead_words(mem.hardware),
         capacity_words(mem.hardware),
@@ -134,16 +134,18 @@ def serving_overhead_words(hardware: HardwareSpec) -> str:
 
 
 def kv_room_words(mem: ServingMemory) -> str:
-    """The KV cache's room and its basis: 'Room for KV cache: 508,928 tokens in blocks of
+    """The KV cache's room and its basis: 'Room for KV cache: 505,472 tokens in blocks of
     16: all the memory ...; vLLM's default gpu_memory_utilization of 0.9 would leave 64,816
     fewer.'"""
     limits = scheduler_limits(mem.hardware)
+    chunk = limits.max_batched_tokens  # vLLM profiles a step of this many tokens
     share = default_memory_utilization().value
     fewer = mem.max_context_tokens_that_fit - kv_tokens_at_utilization(mem, share)
     return (f"Room for KV cache: {mem.max_context_tokens_that_fit:,} tokens in blocks of "
-            f"{limits.block_tokens}: {KV_ROOM_RULE}, a full step being {limits.max_running:,} "
-            f"sequences' logits and a {PREFILL_CHUNK_TOKENS:,}-token prefill chunk; vLLM's "
-            f"default gpu_memory_utilization of {share:g} would leave {fewer:,} fewer.")
+            f"{limits.block_tokens}: {KV_ROOM_RULE}, a full step, vLLM's profiling pass: "
+            f"{limits.max_running:,} sequences' logits and {chunk:,} tokens "
+            f"(max_num_batched_tokens); vLLM's default gpu_memory_utilization of {share:g} "
+            f"would leave {fewer:,} fewer.")
 
 
 def _kv_adjusted_words(mem: ServingMemory) -> str:

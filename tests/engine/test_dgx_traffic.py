@@ -146,14 +146,14 @@ def test_the_batch_picture_is_the_clis_run_at_its_fullest_step() -> None:
     assert counted["kv-decode"] == decoding
     assert counted["kv-finished"] == shot.finished and counted["kv-later"] == shot.not_arrived
     assert "<details open" not in out.html  # closed: the reader opens it on purpose
-    # When the cache fills, from the engine: 31,808 blocks hold 397 requests of 1,024 + 256
+    # When the cache fills, from the engine: 31,592 blocks hold 394 requests of 1,024 + 256
     # tokens whole (80 blocks each for the 1,279 stored), the saturation run's batch; 200
     # requests, at any rate, never hold that many blocks.
     serve = dgx_load.deployment(job, dgx_load.job_gpu(state, job))
-    assert dgx_load.whole_requests(serve) == dgx_load.full_batch(serve) == 397
-    peak = dgx_load.closed_loop(serve, 397).kv_cache_peak_fraction
+    assert dgx_load.whole_requests(serve) == dgx_load.full_batch(serve) == 394
+    peak = dgx_load.closed_loop(serve, 394).kv_cache_peak_fraction
     assert peak > 0.95
-    assert ("The blocks hold 397 requests of 1,280 tokens whole, so the cache fills only with "
+    assert ("The blocks hold 394 requests of 1,280 tokens whole, so the cache fills only with "
             "about that many running at once, as in the saturation run behind “at most 19.9 "
             f"requests/s” ({format_percent(peak)} at its fullest); this run's 200 requests "
             "never get there, at any rate.") in html.unescape(picture)
@@ -173,12 +173,12 @@ def test_the_deployments_room_is_the_simulations_kv_cache() -> None:
         tokens = run.kv_blocks_per_replica * run.block_tokens
         assert f"room for {tokens:,} tokens of context" in result.message
     # A second model on the GPU leaves the newest less room than the first had.
-    assert "room for 508,928 tokens" in alone.message
-    assert "room for 258,448 tokens" in shared.message
+    assert "room for 505,472 tokens" in alone.message
+    assert "room for 254,992 tokens" in shared.message
     # The CLI serves an empty GPU: the first deployment's figure.
-    assert cli_load("8")["kv_blocks_per_replica"] == 508_928 // 16
+    assert cli_load("8")["kv_blocks_per_replica"] == 505_472 // 16
     # And the plan's room (steps 14, 19, 21) is the same figure, whatever its batch.
     for batch in (1, 16):
         mem = serving_memory(get_model("llama-3.1-8b"), get_hardware("h100-sxm"),
                              context_tokens=8192, batch=batch)
-        assert mem.max_context_tokens_that_fit == 508_928
+        assert mem.max_context_tokens_that_fit == 505_472

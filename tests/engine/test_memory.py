@@ -12,6 +12,7 @@ from engine.numbers.errors import EngineError
 from engine.numbers.memory import (
     RUNTIME_OVERHEAD_BYTES,
     kv_cache_bytes_per_token,
+    kv_cache_room_bytes,
     kv_tokens_at_utilization,
     min_gpus_to_serve,
     min_gpus_to_train,
@@ -58,18 +59,37 @@ def test_serving_parts_sum_and_verdict():
 
 def test_the_kv_caches_room_is_what_a_serving_engine_leaves_in_whole_blocks():
     # Llama 3.1 8B bf16 on one H100, by hand: 84,943,715,697 B (79.11 GiB) less the weights
-    # 16,060,522,496, the working space of vLLM's fullest step there (a 2,048-token prefill
-    # chunk x (2 x 4,096 + 2 x 14,336) x 2 B = 150,994,944, plus 1,024 sequences' logits x
-    # 128,256 x 4 B = 525,336,576) and the 1.5 GB overhead: 66,706,861,681 B; over 16-token
-    # blocks of 131,072 B a token, 31,808 whole blocks = 508,928 tokens, at any batch.
+    # 16,060,522,496, the working space of vLLM's fullest step there (its profiling pass,
+    # vllm/v1/worker/gpu_model_runner.py profile_run -> _dummy_run(self.max_num_tokens), with
+    # max_num_tokens = max_num_batched_tokens, 8,192 on an H100 (EngineArgs.get_batch_defaults):
+    # 8,192 tokens x (2 x 4,096 + 2 x 14,336) x 2 B = 603,979,776, plus the sampler's dummy run
+    # on min(8,192, max_num_seqs 1,024) = 1,024 sequences' logits x 128,256 x 4 B =
+    # 525,336,576) and the 1.5 GB overhead: 66,253,876,849 B; over 16-token blocks of
+    # 131,072 B a token, 31,592 whole blocks = 505,472 tokens, at any batch.
     m, h = get_model("llama-3.1-8b"), get_hardware("h100-sxm")
     for context, batch in ((16384, 1), (8192, 16), (1024, 8)):
         s = serving_memory(m, h, context_tokens=context, batch=batch)
-        assert s.max_context_tokens_that_fit == 508_928
-    assert serving_memory(m, h, context_tokens=16384).max_concurrent_requests == 31
+        assert s.max_context_tokens_that_fit == 505_472
+    assert serving_memory(m, h, context_tokens=16384).max_concurrent_requests == 30
     # vLLM's default gpu_memory_utilization 0.9 keeps 8,494,371,570 B back: 4,051 blocks
-    # fewer (31,808 - floor(58,212,490,111 / 2,097,152) = 31,808 - 27,757), 64,816 tokens.
-    assert kv_tokens_at_utilization(serving_memory(m, h), 0.9) == 508_928 - 64_816
+    # fewer (31,592 - floor(57,759,505,279 / 2,097,152) = 31,592 - 27,541), 64,816 tokens.
+    assert kv_tokens_at_utilization(serving_memory(m, h), 0.9) == 505_472 - 64_816
+
+
+def test_a_smaller_gpu_profiles_its_own_smaller_token_budget():
+    # An L4 (under 70 GiB) gets vLLM's smaller defaults, max_num_batched_tokens 2,048 and
+    # max_num_seqs 256 (EngineArgs.get_batch_defaults), so its profiling pass is 2,048 tokens:
+    # 24,152,899,584 B less the weights 16,060,522,496, 2,048 x 36,864 x 2 B = 150,994,944,
+    # 256 x 128,256 x 4 B = 131,334,144 and the 1.5 GB overhead: 6,310,048,000 B, and the
+    # plan's in-flight tokens are at most those 2,048.
+    m, h = get_model("llama-3.1-8b"), get_hardware("l4")
+    assert kv_cache_room_bytes(m, h, weight_format="bf16", gpus=1) == 6_310_048_000
+    s = serving_memory(m, h, context_tokens=8192)
+    assert s.activation_tokens == 2048
+    # floor(6,310,048,000 / 2,097,152) = 3,008 blocks of 16 tokens.
+    assert s.max_context_tokens_that_fit == 48_128
+    assert serving_memory(m, get_hardware("h100-sxm"), context_tokens=8192
+                          ).activation_tokens == 8192
 
 
 def test_serving_split_over_gpus_and_min_gpus():

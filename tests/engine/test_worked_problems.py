@@ -73,13 +73,13 @@ def test_the_replica_count_is_at_least_what_keeps_up_and_meets_the_target() -> N
 
 def test_one_replicas_capacity_is_dgx_1s_saturation_rate() -> None:
     # Step 19's capacity is the figure step 8's traffic verdict says: the same closed loop,
-    # as many requests at once as the H100's 31,808 KV blocks hold whole (80 blocks each
-    # for 1,024 + 255 stored tokens: 397), twice that many in all.
+    # as many requests at once as the H100's 31,592 KV blocks hold whole (80 blocks each
+    # for 1,024 + 255 stored tokens: 394), twice that many in all.
     model, hardware = resolve_model(model_id="llama-3.1-8b"), get_hardware("h100-sxm")
     serve = serve_request(model, hardware, gpus=1, serve_tp=1, batch=1, weight_format="bf16",
                           kv_format="bf16", context_tokens=1280, prompt_tokens=1024,
                           output_tokens=256)
-    assert dgx_load.full_batch(serve) == 397
+    assert dgx_load.full_batch(serve) == 394
     capacity = dgx_load.capacity_per_s(serve)
     assert get_figure("replica_capacity")("llama-3.1-8b") == f"{capacity:,.1f} requests/s"
     assert get_figure("replica_capacity")("llama-3.1-8b") == "19.9 requests/s"

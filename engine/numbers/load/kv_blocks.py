@@ -4,7 +4,8 @@ holds ceil(tokens / block) blocks of ``block_tokens`` tokens each.
 How many blocks a replica has is the room the serving memory model gives a KV cache
 (:func:`engine.numbers.memory.kv_cache_room_bytes`): each GPU's capacity less its share of
 the weights, the working space of a full step (``max_running`` sequences' logits, the
-prefill chunk's buffers) and the runtime's fixed overhead, in whole blocks; a plan's
+buffers of the scheduler's token budget, as vLLM profiles it) and the runtime's fixed
+overhead, in whole blocks; a plan's
 ``max_context_tokens_that_fit`` is the same room. A
 block costs every layer's keys and values for its tokens (a sliding-window layer's blocks
 are counted as a full layer's: vLLM's simplest allocator keeps them). With a speculative
