@@ -18,6 +18,7 @@ from engine.numbers.compute import flops_per_token, training_flops, training_flo
 from engine.numbers.errors import EngineError
 from engine.numbers.formats import get_format
 from engine.numbers.memory import (
+    ServingMemory,
     min_gpus_to_serve,
     serving_memory,
     training_state_bytes_per_param,
@@ -138,12 +139,23 @@ def cheat_fits(
     rows = []
     for m in ms:
         plans = [serving_memory(m, h, weight_format=fmt.id, context_tokens=tokens) for h in gpus]
-        # Memory needed does not depend on the GPU (one GPU, nothing split); capacity does.
+        # Memory needed hardly depends on the GPU (one GPU, nothing split): only the working
+        # space does, a prefill step of the chip's own scheduler budget; capacity does.
         cells = ["fits" if p.fits else "no" for p in plans]
-        rows.append([m.name, format_GB(plans[0].per_gpu_bytes), *cells])
+        rows.append([m.name, _needs(plans), *cells])
     headers = ["Model", "Needs", *(short_name(h) for h in gpus)]
-    caption = f"Serve in {fmt.id} on one GPU, one request of {tokens:,} tokens"
+    caption = f"Serve in {fmt.id} on one GPU, one {tokens:,}-token request"
     return _sheet("cheat_fits", headers, rows, caption=caption)
+
+
+def _needs(plans: Sequence[ServingMemory]) -> str:
+    """The memory ``plans`` need, one figure where they agree, else the least to the most:
+    '18.79–19.24 GB'."""
+    low = min(p.per_gpu_bytes for p in plans)
+    high = max(p.per_gpu_bytes for p in plans)
+    if format_GB(low) == format_GB(high):
+        return format_GB(high)
+    return f"{format_GB(low)[:-3]}–{format_GB(high)}"
 
 
 def same_name_memory_note(gpus: Sequence[HardwareSpec]) -> str:
