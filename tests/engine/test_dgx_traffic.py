@@ -15,6 +15,7 @@ import pytest
 from engine.cli import main
 from engine.lesson import cluster, dgx_load, dgx_view
 from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import serving_memory
 from engine.widgets.dgx_traffic import WIDGET
@@ -172,9 +173,15 @@ def test_the_deployments_room_is_the_simulations_kv_cache() -> None:
                                   8.0)
         tokens = run.kv_blocks_per_replica * run.block_tokens
         assert f"room for {tokens:,} tokens of context" in result.message
-    # A second model on the GPU leaves the newest less room than the first had.
+    # A second model on the GPU leaves the newest less room than the first had; vLLM reads the
+    # device's whole 80 GiB, so the second server keeps an H100's defaults (8,192 tokens a
+    # step, 1,024 sequences: its working space and logits as the first one's), not a small
+    # GPU's.
     assert "room for 505,472 tokens" in alone.message
-    assert "room for 254,992 tokens" in shared.message
+    assert "room for 250,784 tokens" in shared.message
+    shared_gpu = shared.state.gpu_as_found((0,))
+    assert shared_gpu.memory_bytes < 70 * 2**30
+    assert scheduler_limits(shared_gpu) == scheduler_limits(get_hardware("h100-sxm"))
     # The CLI serves an empty GPU: the first deployment's figure.
     assert cli_load("8")["kv_blocks_per_replica"] == 505_472 // 16
     # And the plan's room (steps 14, 19, 21) is the same figure, whatever its batch.

@@ -181,6 +181,14 @@ def list_hardware() -> list[HardwareSpec]:
     return list(_all().values())
 
 
+def device_memory_bytes(hw: HardwareSpec) -> float:
+    """The memory of ``hw``'s device as its driver reports it (bytes): the catalogue chip's
+    whole memory where ``hw`` is a catalogue chip seen with part of it taken by other jobs
+    (``memory_bytes`` shrunk), else ``hw.memory_bytes``."""
+    catalogued = _all().get(hw.id)
+    return catalogued.memory_bytes if catalogued is not None else hw.memory_bytes
+
+
 def get_hardware(hardware_id: object) -> HardwareSpec:
     """The catalogue chip called ``hardware_id`` (e.g. 'h100-sxm')."""
     return validate.lookup(hardware_id, _all(), "hardware", "hardware")

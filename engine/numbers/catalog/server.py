@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.numbers.catalog._data import load
 from engine.numbers.catalog.efficiency import Basis
-from engine.numbers.catalog.hardware import HardwareSpec
+from engine.numbers.catalog.hardware import HardwareSpec, device_memory_bytes
 from engine.numbers.errors import EngineError
 
 
@@ -40,9 +40,10 @@ def _data() -> dict[str, Any]:
 
 def scheduler_limits(hw: HardwareSpec) -> SchedulerLimits:
     """vLLM's OpenAI server defaults on ``hw``: the larger budget on a GPU of 70 GiB or more
-    that is not an A100, the smaller on every other chip."""
+    that is not an A100, the smaller on every other chip. vLLM reads the device's whole
+    memory, so a GPU that other jobs partly fill keeps its own defaults."""
     s = _data()["scheduler"]
-    large = (hw.kind == "gpu" and hw.memory_bytes >= float(s["large_gpu_bytes"])
+    large = (hw.kind == "gpu" and device_memory_bytes(hw) >= float(s["large_gpu_bytes"])
              and "a100" not in hw.id)
     size = "large" if large else "small"
     return SchedulerLimits(int(s[f"{size}_max_running"]), int(s[f"{size}_max_batched_tokens"]),
