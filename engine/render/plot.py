@@ -10,14 +10,19 @@ gives the same figures as the picture.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.render.html import esc, scroll_box, tag
+from engine.render.placer import text_width
 from engine.render.svg import group, line, rect, svg, text
 
 WIDTH = 640  # user units across every chart
 NARROW_WIDTH = 320  # user units across a chart's narrow drawing: a 390 px phone draws it 1:1
+# User units across the narrow drawing of a chart that may sit in a widget's inner panel,
+# 277 px wide on a 390 px phone: drawn at least this many px (docs/css/lesson.css), its 11 px
+# text stays 11 px or more.
+PHONE_WIDTH = 270
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +195,7 @@ def chart(
         return wide
     small = svg(
         narrow.content,
-        css=f"chart chart-narrow {css}-narrow",
+        css=f"chart chart-narrow {css}-narrow" + (" chart-phone" if narrow.width <= PHONE_WIDTH else ""),
         width=narrow.width,
         height=narrow.height,
         label=label,
@@ -201,6 +206,23 @@ def chart(
         wide + scroll_box(small, label=f"Chart: {name}", kind="chart", extra_class="narrow"),
         class_="chart-pair",
     )
+
+
+def chart_for_both(
+    draw: Callable[[int], tuple[str, float]],
+    *,
+    css: str,
+    name: str,
+    label: str,
+    data: Mapping[str, str] | None = None,
+) -> str:
+    """A :func:`chart` drawn twice by ``draw(width) -> (content, height in user units)``:
+    :data:`WIDTH` wide for a wide screen and :data:`PHONE_WIDTH` wide for a narrow one (the
+    same figures; ``draw`` places its labels for the width it is given)."""
+    content, height = draw(WIDTH)
+    small, small_height = draw(PHONE_WIDTH)
+    return chart(content, css=css, name=name, label=label, height=height, data=data,
+                 narrow=Narrow(small, small_height, PHONE_WIDTH))
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +240,35 @@ class Bar:
     bold: bool = False
 
 
+CAPTION_LINE_H = 13  # user units between the lines of a wrapped caption (11 px text)
+
+
+def caption_lines(caption: str, wrap_w: float | None) -> list[str]:
+    """``caption`` in lines no wider than ``wrap_w`` user units (estimated, at word breaks;
+    a word wider than that keeps a line of its own); one line when ``wrap_w`` is None."""
+    if wrap_w is None:
+        return [caption]
+    lines: list[str] = []
+    for word in caption.split(" "):
+        if lines and text_width(f"{lines[-1]} {word}") <= wrap_w:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def narrow_wrap(width: float, usable: float) -> float | None:
+    """Where a chart drawn ``width`` units wide wraps its bars' captions: at ``usable`` units
+    in a narrow drawing, nowhere in the wide one (its captions fit on one line)."""
+    return usable if width < WIDTH else None
+
+
+def extra_caption_height(bars: Sequence[Bar], wrap_w: float | None) -> float:
+    """The user units the captions of ``bars`` take beyond one line each, wrapped at
+    ``wrap_w``: :func:`bar_rows` moves the bars down as much, so the chart is that much taller."""
+    return CAPTION_LINE_H * sum(len(caption_lines(bar.caption, wrap_w)) - 1 for bar in bars)
+
+
 def bar_rows(
     bars: Sequence[Bar],
     *,
@@ -229,14 +280,24 @@ def bar_rows(
     track_w: float | None = None,
     caption_gap: float = 3,
     rx: float = 3,
+    wrap_w: float | None = None,
 ) -> str:
     """Horizontal bars one under another, ``pitch`` apart, the first bar's top at
     ``first_y``, each captioned above; a bar is never thinner than 1 unit, so a tiny value
-    still shows. With ``track_w`` each bar lies on a track that wide."""
+    still shows. With ``track_w`` each bar lies on a track that wide. With ``wrap_w`` a
+    caption wider than that is wrapped (:func:`caption_lines`) and the bars below move down."""
     rows = []
+    moved = 0.0
     for i, bar in enumerate(bars):
-        y = first_y + i * pitch
-        shapes = text(x, y - caption_gap, bar.caption, font_weight="700" if bar.bold else None)
+        lines = caption_lines(bar.caption, wrap_w)
+        moved += (len(lines) - 1) * CAPTION_LINE_H
+        y = first_y + i * pitch + moved
+        weight = "700" if bar.bold else None
+        shapes = "".join(
+            text(x, y - caption_gap - (len(lines) - 1 - j) * CAPTION_LINE_H, words,
+                 font_weight=weight)
+            for j, words in enumerate(lines)
+        )
         if track_w is not None:
             shapes += rect(x, y, track_w, bar_h, class_="track", rx=rx)
         w = max(bar.value * units_per_value, 1.0)

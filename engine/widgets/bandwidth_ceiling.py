@@ -19,7 +19,7 @@ from engine.render.options import (
     noting_your_model,
     weight_format_field,
 )
-from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.plot import Bar, bar_rows, chart_for_both, extra_caption_height, narrow_wrap
 from engine.render.secondary import secondary
 from engine.render.svg import text
 from engine.render.widget import Command, Values, Widget
@@ -81,37 +81,42 @@ def _line(c: Ceiling, *, per_token: bool = True) -> str:
     return text
 
 
-def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str, width: int = WIDTH) -> str:
+def ceiling_chart(rows: list[Ceiling], *, chosen: str, label: str) -> str:
     """Horizontal bars of tokens/s to one scale, one per device, with a text alternative."""
     top = max(c.step.tokens_per_s_per_user for c in rows) * 1.02
-    left, usable, row_h, heading_h = 4, width - 8, 36, 18
-    bars = [
-        Bar(
-            _line(c, per_token=False),
-            c.step.tokens_per_s_per_user,
-            ("part-2" if c.hardware.id == chosen else "part-0")
-            + ("" if c.fits else " ceiling-nofit"),
-            row={"data_device": c.hardware.id},
-            bold=c.hardware.id == chosen,
+    row_h, heading_h = 36, 18
+
+    def draw(width: int) -> tuple[str, float]:
+        left, usable = 4, width - 8
+        wrap_w = narrow_wrap(width, usable)
+        bars = [
+            Bar(
+                _line(c, per_token=False),
+                c.step.tokens_per_s_per_user,
+                ("part-2" if c.hardware.id == chosen else "part-0")
+                + ("" if c.fits else " ceiling-nofit"),
+                row={"data_device": c.hardware.id},
+                bold=c.hardware.id == chosen,
+            )
+            for c in rows
+        ]
+        content = text(left, 12, CHART_UNIT) + bar_rows(
+            bars,
+            x=left,
+            first_y=17 + heading_h,
+            bar_h=12,
+            pitch=row_h,
+            units_per_value=usable / top,
+            track_w=usable,
+            caption_gap=5,
+            rx=2,
+            wrap_w=wrap_w,
         )
-        for c in rows
-    ]
-    content = text(left, 12, CHART_UNIT) + bar_rows(
-        bars,
-        x=left,
-        first_y=17 + heading_h,
-        bar_h=12,
-        pitch=row_h,
-        units_per_value=usable / top,
-        track_w=usable,
-        caption_gap=5,
-        rx=2,
-    )
+        extra = extra_caption_height(bars, wrap_w)
+        return content, len(rows) * row_h + heading_h + 4 + extra
+
     description = f"{label}. " + "; ".join(_line(c) for c in rows) + "."
-    return chart(
-        content, css="ceiling-chart", name=label, label=description, width=width,
-        height=len(rows) * row_h + heading_h + 4,
-    )
+    return chart_for_both(draw, css="ceiling-chart", name=label, label=description)
 
 
 # The bars' one unit, said once above them rather than after every figure.

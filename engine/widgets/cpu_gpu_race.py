@@ -43,7 +43,7 @@ from engine.render.options import (
     noting_your_model,
     speed_field,
 )
-from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.plot import Bar, bar_rows, chart_for_both, extra_caption_height, narrow_wrap
 from engine.render.secondary import secondary
 from engine.render.widget import Rendered, Values, Widget
 from engine.words.expected import at_best_and_expected
@@ -191,27 +191,33 @@ def _lane(side: Side, kind: str, time: PathTime, elapsed: float) -> str:
     )
 
 
-def _to_scale(cpu: Side, gpu: Side, t_cpu: float, t_gpu: float, *, width: int = WIDTH) -> str:
+def _to_scale(cpu: Side, gpu: Side, t_cpu: float, t_gpu: float) -> str:
     """The two expected finishing times on one time axis, so the gap is seen as well as read."""
     top = max(t_cpu, t_gpu)
-    left, bar_h, gap = 4, 16, 26
-    usable = width - 2 * left
-    # Captions name the sides only: each lane above already gives its time in words.
-    bars = [
-        Bar(side_count(side.chip, side.count), t, css,
-            title=f"{side.name}: {format_seconds(t)}")
-        for side, css, t in ((cpu, "part-2", t_cpu), (gpu, "part-0", t_gpu))
-    ]
-    rows = bar_rows(
-        bars, x=left, first_y=14, bar_h=bar_h, pitch=bar_h + gap, units_per_value=usable / top
-    )
-    height = 14 + 2 * (bar_h + gap) - gap + 8
+
+    def draw(width: int) -> tuple[str, float]:
+        left, bar_h, gap = 4, 16, 26
+        usable = width - 2 * left
+        wrap_w = narrow_wrap(width, usable)
+        # Captions name the sides only: each lane above already gives its time in words.
+        bars = [
+            Bar(side_count(side.chip, side.count), t, css,
+                title=f"{side.name}: {format_seconds(t)}")
+            for side, css, t in ((cpu, "part-2", t_cpu), (gpu, "part-0", t_gpu))
+        ]
+        rows = bar_rows(
+            bars, x=left, first_y=14, bar_h=bar_h, pitch=bar_h + gap, units_per_value=usable / top,
+            wrap_w=wrap_w,
+        )
+        height = 14 + 2 * (bar_h + gap) - gap + 8 + extra_caption_height(bars, wrap_w)
+        return rows, height
+
     description = (
         f"Expected time to finish, to scale: {cpu.name} {format_seconds(t_cpu)}, {gpu.name} "
         f"{format_seconds(t_gpu)}."
     )
-    return tag("p", esc("Expected finishing times, to scale"), class_="widget-subtitle") + chart(
-        rows, css="race-times", name="finishing times", label=description, width=width, height=height
+    return tag("p", esc("Expected finishing times, to scale"), class_="widget-subtitle") + chart_for_both(
+        draw, css="race-times", name="finishing times", label=description
     )
 
 

@@ -18,7 +18,7 @@ from engine.numbers.catalog import HardwareSpec, get_hardware, get_system, list_
 from engine.numbers.code_paths import CodePath, code_path, cpu_code_paths
 from engine.render.fields import Choice, Count
 from engine.render.html import column_heads, esc, table_box, tag
-from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.plot import Bar, bar_rows, chart_for_both, extra_caption_height, narrow_wrap
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.format import (
@@ -148,32 +148,37 @@ def compare(cpu: HardwareSpec, cpus: int, gpu: HardwareSpec, gpus: int) -> list[
     return metrics
 
 
-def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[HardwareSpec, int],
-                *, width: int = WIDTH) -> str:
+def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[HardwareSpec, int]) -> str:
     """Two horizontal bars, CPU side above GPU side, on one scale (the larger is full width)."""
     cpu_name, gpu_name = side_name(*cpu), side_name(*gpu)
     top = max(metric.cpu_value, metric.gpu_value)
-    left, bar_h, gap = 4, 18, 30
-    usable = width - 2 * left
-    bars = [
-        # The verdict above counts the chips; each bar names its side.
-        Bar(f"{side_kind(*chips)}: {text}", value, css, title=f"{name}: {text}",
-            fill={"data_side": side})
-        for side, css, chips, name, value, text in (
-            ("cpu", "part-2", cpu, cpu_name, metric.cpu_value, metric.cpu_text),
-            ("gpu", "part-0", gpu, gpu_name, metric.gpu_value, metric.gpu_text),
+
+    def draw(width: int) -> tuple[str, float]:
+        left, bar_h, gap = 4, 18, 30
+        usable = width - 2 * left
+        wrap_w = narrow_wrap(width, usable)
+        bars = [
+            # The verdict above counts the chips; each bar names its side.
+            Bar(f"{side_kind(*chips)}: {text}", value, css, title=f"{name}: {text}",
+                fill={"data_side": side})
+            for side, css, chips, name, value, text in (
+                ("cpu", "part-2", cpu, cpu_name, metric.cpu_value, metric.cpu_text),
+                ("gpu", "part-0", gpu, gpu_name, metric.gpu_value, metric.gpu_text),
+            )
+        ]
+        rows = bar_rows(
+            bars,
+            x=left,
+            first_y=14,
+            bar_h=bar_h,
+            pitch=bar_h + gap,
+            units_per_value=usable / top,
+            track_w=usable,
+            wrap_w=wrap_w,
         )
-    ]
-    rows = bar_rows(
-        bars,
-        x=left,
-        first_y=14,
-        bar_h=bar_h,
-        pitch=bar_h + gap,
-        units_per_value=usable / top,
-        track_w=usable,
-    )
-    height = 14 + 2 * (bar_h + gap) - gap + 8
+        height = 14 + 2 * (bar_h + gap) - gap + 8 + extra_caption_height(bars, wrap_w)
+        return rows, height
+
     description = (
         f"{metric.label}: {cpu_name} {metric.cpu_text}; {gpu_name} {metric.gpu_text}; "
         f"GPU side / CPU side = {format_ratio(metric.ratio)}."
@@ -184,9 +189,8 @@ def paired_bars(metric: Metric, cpu: tuple[HardwareSpec, int], gpu: tuple[Hardwa
             + metric.aside),
         class_="widget-subtitle",
     )
-    svg = chart(
-        rows, css="paired-bars", name=metric.label, label=description, width=width, height=height, data={"metric": metric.key}
-    )
+    svg = chart_for_both(draw, css="paired-bars", name=metric.label, label=description,
+                         data={"metric": metric.key})
     return tag("div", title + svg, class_="cpu-gpu-metric")
 
 

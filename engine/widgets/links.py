@@ -9,7 +9,7 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.hops import Hop, hops
 from engine.render.html import column_heads, esc, table_box, tag
 from engine.render.options import hardware_field
-from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.plot import Bar, bar_rows, chart_for_both, extra_caption_height, narrow_wrap
 from engine.render.svg import text
 from engine.render.widget import Values, Widget
 from engine.words.format import format_bandwidth
@@ -34,25 +34,31 @@ def render(values: Values) -> str:
     found = [(hw, hops(hw)) for hw in chips]
     top = max(h.bytes_per_s for _, hs in found for h in hs)
     left, bar_h, gap, heading = 4, 16, 24, 22
-    usable = WIDTH - 2 * left
-    parts = []
-    y = 16.0
-    for hw, hs in found:
-        parts.append(text(left, y, hw.name, font_weight="700"))
-        bars = [Bar(f"{h.name}: {format_bandwidth(h.bytes_per_s)}, {times_slower(h)}",
-                    h.bytes_per_s, HOP_CSS[h.kind],
-                    title=f"{HOP_WORDS[h.kind]}: {format_bandwidth(h.bytes_per_s)}",
-                    fill={"data_hop": h.kind}) for h in hs]
-        parts.append(bar_rows(bars, x=left, first_y=y + heading, bar_h=bar_h,
-                              pitch=bar_h + gap, units_per_value=usable / top,
-                              track_w=usable))
-        y += heading + len(hs) * (bar_h + gap) + 10
+
+    def draw(width: int) -> tuple[str, float]:
+        usable = width - 2 * left
+        wrap_w = narrow_wrap(width, usable)
+        parts = []
+        y = 16.0
+        for hw, hs in found:
+            parts.append(text(left, y, hw.name, font_weight="700"))
+            bars = [Bar(f"{h.name}: {format_bandwidth(h.bytes_per_s)}, {times_slower(h)}",
+                        h.bytes_per_s, HOP_CSS[h.kind],
+                        title=f"{HOP_WORDS[h.kind]}: {format_bandwidth(h.bytes_per_s)}",
+                        fill={"data_hop": h.kind}) for h in hs]
+            parts.append(bar_rows(bars, x=left, first_y=y + heading, bar_h=bar_h,
+                                  pitch=bar_h + gap, units_per_value=usable / top,
+                                  track_w=usable, wrap_w=wrap_w))
+            y += heading + len(hs) * (bar_h + gap) + 10
+            y += extra_caption_height(bars, wrap_w)
+        return "".join(parts), y
+
     description = "Bandwidth per GPU of each hop, one scale: " + "; ".join(
         f"{hw.name}: " + ", ".join(f"{HOP_WORDS[h.kind]} {format_bandwidth(h.bytes_per_s)}"
                                     f" ({times_slower(h)})" for h in hs)
         for hw, hs in found) + "."
-    picture = chart("".join(parts), css="link-bars", name="bandwidth of each hop",
-                    label=description, height=y)
+    picture = chart_for_both(draw, css="link-bars", name="bandwidth of each hop",
+                             label=description)
     head = column_heads(("Hop", *(hw.name for hw in chips)))
     body = "".join(
         tag("tr", tag("th", esc(HOP_WORDS[kind]), scope="row") + "".join(

@@ -24,7 +24,7 @@ from engine.render.options import (
     noting_your_model,
     tokens_text,
 )
-from engine.render.plot import WIDTH, chart
+from engine.render.plot import WIDTH, chart_for_both
 from engine.render.secondary import secondary
 from engine.render.svg import line, rect, text
 from engine.render.widget import Values, Widget
@@ -72,25 +72,31 @@ def _gpus(n: int, name: str) -> str:
     return f"{n:,} × {name}"
 
 
-def mfu_gauge(mfu: float, *, label: str, width: int = WIDTH) -> str:
-    """MFU on a 0-100 % track, the good band for large runs shaded, with a text alternative."""
-    left, usable, bar_y, bar_h = 4, width - 8, 18, 22
-    low = left + usable * GOOD_MFU_LOW
-    band = usable * (GOOD_MFU_HIGH - GOOD_MFU_LOW)
-    x = left + usable * mfu
-    below = bar_y + bar_h + 18
+def mfu_gauge(mfu: float, *, label: str) -> str:
+    """MFU on a 0-100 % track, the good band for large runs shaded, with a text alternative;
+    on the narrow drawing the band's words go on a line of their own, under the ends."""
     description = f"{label}: {format_percent(mfu)} of peak; {BAND} is good for large training runs."
-    content = (
-        rect(left, bar_y, usable, bar_h, class_="track", rx=3)
-        + rect(low, bar_y, band, bar_h, class_="mfu-band")
-        + rect(left, bar_y + 6, usable * mfu, bar_h - 12, class_="part-0")
-        + line(x, 10, x, bar_y + bar_h + 4, class_="mfu-marker")
-        + text(x, 10, f"MFU {format_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
-        + text(left, below, "0 %")
-        + text(low + band / 2, below, f"good for large runs: {BAND}", anchor="middle")
-        + text(left + usable, below, "100 % (peak)", anchor="end")
-    )
-    return chart(content, css="mfu-gauge", name=label, label=description, width=width, height=bar_y + bar_h + 26)
+
+    def draw(width: int) -> tuple[str, float]:
+        left, usable, bar_y, bar_h = 4, width - 8, 18, 22
+        low = left + usable * GOOD_MFU_LOW
+        band = usable * (GOOD_MFU_HIGH - GOOD_MFU_LOW)
+        x = left + usable * mfu
+        below = bar_y + bar_h + 18
+        band_y = below if width >= WIDTH else below + 16
+        content = (
+            rect(left, bar_y, usable, bar_h, class_="track", rx=3)
+            + rect(low, bar_y, band, bar_h, class_="mfu-band")
+            + rect(left, bar_y + 6, usable * mfu, bar_h - 12, class_="part-0")
+            + line(x, 10, x, bar_y + bar_h + 4, class_="mfu-marker")
+            + text(x, 10, f"MFU {format_percent(mfu)}", anchor="start" if mfu < 0.5 else "end")
+            + text(left, below, "0 %")
+            + text(low + band / 2, band_y, f"good for large runs: {BAND}", anchor="middle")
+            + text(left + usable, below, "100 % (peak)", anchor="end")
+        )
+        return content, band_y + 8
+
+    return chart_for_both(draw, css="mfu-gauge", name=label, label=description)
 
 
 def _verdict(mfu: float) -> tuple[str, str]:

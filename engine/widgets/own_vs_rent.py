@@ -20,7 +20,7 @@ from engine.numbers.cost import (
 )
 from engine.render.fields import Amount, Count
 from engine.render.html import definition_list, esc, tag
-from engine.render.plot import WIDTH, Frame, Scale, chart, legend, nice_axis_top, ticks
+from engine.render.plot import WIDTH, Frame, Scale, chart_for_both, legend, nice_axis_top, ticks
 from engine.render.secondary import plain_list, secondary
 from engine.render.svg import circle, line, polygon, polyline, rect, text
 from engine.render.widget import Values, Widget
@@ -144,78 +144,85 @@ def compare(values: Values) -> RentVsOwn:
     )
 
 
-def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
+def cost_chart(r: RentVsOwn, *, height: int = 276) -> str:
     """Owned cost per used GPU-hour against utilisation (the engine's curve), the flat
     rental price, the break-even and the reader's utilisation, as SVG with a text alternative.
 
     The y-axis (USD per used GPU-hour) has round ticks and a titled unit; at low utilisation
     the owned cost soars, so the curve is cut at the top and the figure where it leaves the
     chart is written beside it."""
-    f = Frame(width, height, left=62, right=16, top=30, bottom=34)
     at_full = r.curve[-1][1]
-    y_max, y_step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full))
-    x = Scale(0.0, 1.0, f.left, f.end, clamp=False)
-    y = Scale(0.0, y_max, f.base, f.top)
 
-    # The curve, cut at the top of the chart (low utilisation costs soar).
-    points: list[tuple[float, float]] = []
-    previous: tuple[float, float] | None = None
-    for u, usd in r.curve:
-        if usd <= y_max:
-            if previous is not None and previous[1] > y_max:
-                pu, pusd = previous
-                cut = pu + (u - pu) * (pusd - y_max) / (pusd - usd)
-                points.append((x(cut), y(y_max)))
-            points.append((x(u), y(usd)))
-        previous = (u, usd)
-    rent_y = y(r.rent_usd_per_gpu_hour)
-    marks = [
-        (i * y_step, format_usd(i * y_step) if i else "$0")
-        for i in range(round(y_max / y_step) + 1)
-    ]
-    parts = [
-        rect(f.left, f.top, f.plot_w, f.plot_h, class_="track"),
-        ticks("y", y, marks, f, offset=6, grid=_GRID),
-        polyline(points, class_="cost-owned"),
-        line(f.left, rent_y, f.end, rent_y, class_="cost-rent"),
-        text(
-            f.end - 4, rent_y - 5, f"rent {format_usd(r.rent_usd_per_gpu_hour)}", anchor="end"
-        ),
-        # axes
-        text(f.left - 6, f.top - 12, "USD per used GPU-hour"),
-        text(f.left, height - 18, format_percent(0.0), anchor="middle"),
-        text(x(0.5), height - 18, format_percent(0.5), anchor="middle"),
-        text(f.end, height - 18, format_percent(1.0), anchor="end"),
-        text(x(0.5), height - 3, "utilisation (% of hours busy)", anchor="middle"),
-    ]
-    first_u, first_usd = r.curve[0]
-    if first_usd > y_max:
-        parts.append(
-            text(
-                f.end,
-                f.top - 12,
-                f"off the chart at {format_percent(first_u)} busy: {format_usd(first_usd)}",
-                anchor="end",
-                class_="cost-off-top",
-            )
-        )
-    if r.break_even_utilisation is not None:
-        bx = x(r.break_even_utilisation)
-        spot = (bx + 4, "start") if r.break_even_utilisation < 0.6 else (bx - 4, "end")
-        parts += [
-            line(bx, f.top, bx, f.base, class_="capacity"),
-            text(
-                spot[0], f.top + 12, f"break-even {format_percent(r.break_even_utilisation)}", anchor=spot[1]
-            ),
+    def draw(width: int) -> tuple[str, float]:
+        # The narrow drawing writes the off-chart figure on a line of its own, above the
+        # axis's title (side by side they would meet).
+        wide = width >= WIDTH
+        f = Frame(width, height, left=62, right=16, top=30 if wide else 44, bottom=34)
+        y_max, y_step = nice_axis_top(max(3.0 * r.rent_usd_per_gpu_hour, 1.5 * at_full))
+        x = Scale(0.0, 1.0, f.left, f.end, clamp=False)
+        y = Scale(0.0, y_max, f.base, f.top)
+
+        # The curve, cut at the top of the chart (low utilisation costs soar).
+        points: list[tuple[float, float]] = []
+        previous: tuple[float, float] | None = None
+        for u, usd in r.curve:
+            if usd <= y_max:
+                if previous is not None and previous[1] > y_max:
+                    pu, pusd = previous
+                    cut = pu + (u - pu) * (pusd - y_max) / (pusd - usd)
+                    points.append((x(cut), y(y_max)))
+                points.append((x(u), y(usd)))
+            previous = (u, usd)
+        rent_y = y(r.rent_usd_per_gpu_hour)
+        marks = [
+            (i * y_step, format_usd(i * y_step) if i else "$0")
+            for i in range(round(y_max / y_step) + 1)
         ]
-    nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
-    now_title = f"{format_percent(r.utilisation)}: {format_usd(r.owned_usd_per_used_gpu_hour)}"
-    if r.owned_usd_per_used_gpu_hour > y_max:
-        # Above the chart: an arrow at the top edge pointing up, not a point that lies.
-        arrow = [(nx - 6, f.top + 9), (nx + 6, f.top + 9), (nx, f.top - 1)]
-        parts.append(polygon(arrow, title=now_title, class_="cost-now"))
-    else:
-        parts.append(circle(nx, ny, 5, title=now_title, class_="cost-now"))
+        parts = [
+            rect(f.left, f.top, f.plot_w, f.plot_h, class_="track"),
+            ticks("y", y, marks, f, offset=6, grid=_GRID),
+            polyline(points, class_="cost-owned"),
+            line(f.left, rent_y, f.end, rent_y, class_="cost-rent"),
+            text(
+                f.end - 4, rent_y - 5, f"rent {format_usd(r.rent_usd_per_gpu_hour)}", anchor="end"
+            ),
+            # axes
+            text(f.left - 6, f.top - 12, "USD per used GPU-hour"),
+            text(f.left, height - 18, format_percent(0.0), anchor="middle"),
+            text(x(0.5), height - 18, format_percent(0.5), anchor="middle"),
+            text(f.end, height - 18, format_percent(1.0), anchor="end"),
+            text(x(0.5), height - 3, "utilisation (% of hours busy)", anchor="middle"),
+        ]
+        first_u, first_usd = r.curve[0]
+        if first_usd > y_max:
+            parts.append(
+                text(
+                    f.end,
+                    f.top - 12 if wide else f.top - 28,
+                    f"off the chart at {format_percent(first_u)} busy: {format_usd(first_usd)}",
+                    anchor="end",
+                    class_="cost-off-top",
+                )
+            )
+        if r.break_even_utilisation is not None:
+            bx = x(r.break_even_utilisation)
+            spot = (bx + 4, "start") if r.break_even_utilisation < 0.6 else (bx - 4, "end")
+            parts += [
+                line(bx, f.top, bx, f.base, class_="capacity"),
+                text(
+                    spot[0], f.top + 12, f"break-even {format_percent(r.break_even_utilisation)}", anchor=spot[1]
+                ),
+            ]
+        nx, ny = x(r.utilisation), y(r.owned_usd_per_used_gpu_hour)
+        now_title = f"{format_percent(r.utilisation)}: {format_usd(r.owned_usd_per_used_gpu_hour)}"
+        if r.owned_usd_per_used_gpu_hour > y_max:
+            # Above the chart: an arrow at the top edge pointing up, not a point that lies.
+            arrow = [(nx - 6, f.top + 9), (nx + 6, f.top + 9), (nx, f.top - 1)]
+            parts.append(polygon(arrow, title=now_title, class_="cost-now"))
+        else:
+            parts.append(circle(nx, ny, 5, title=now_title, class_="cost-now"))
+        return "".join(parts), height
+
     description = (
         "Cost per used GPU-hour against utilisation: owning falls from "
         f"{format_usd(r.curve[0][1])} at {format_percent(r.curve[0][0])} to {format_usd(at_full)} at "
@@ -228,7 +235,8 @@ def cost_chart(r: RentVsOwn, *, width: int = WIDTH, height: int = 276) -> str:
         + f"; at {format_percent(r.utilisation)} owning costs "
         f"{format_usd(r.owned_usd_per_used_gpu_hour)}."
     )
-    svg = chart("".join(parts), css="cost-chart", name="cost per used GPU-hour against utilisation", label=description, width=width, height=height)
+    svg = chart_for_both(draw, css="cost-chart", name="cost per used GPU-hour against utilisation",
+                         label=description)
     # The rent line is labelled in the chart; the legend names the owned curve's colour.
     return svg + legend(
         [

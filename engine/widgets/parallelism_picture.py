@@ -15,7 +15,7 @@ from engine.render.cluster_fields import PP, SEQ_LEN, SHARDING, SYSTEM, TP
 from engine.render.cluster_fields import SERVERS as POD_SERVERS
 from engine.render.fields import Choice
 from engine.render.html import column_heads, esc, table_box, tag
-from engine.render.plot import WIDTH, Bar, bar_rows, chart
+from engine.render.plot import Bar, bar_rows, chart_for_both, extra_caption_height, narrow_wrap
 from engine.render.widget import Command, Values, Widget
 from engine.words.format import format_bytes, format_seconds, plural
 
@@ -81,19 +81,24 @@ def render(values: Values) -> str:
     top = max((x.bytes_per_step for x in e.traffic), default=0.0)
     if top > 0:
         left, bar_h, gap = 4, 16, 24
-        usable = WIDTH - 2 * left
         bars = [Bar(f"{STRATEGIES[x.strategy][0]}: {format_bytes(x.bytes_per_step)} per GPU, "
                     f"{format_seconds(x.seconds_per_step)}", x.bytes_per_step,
                     STRATEGIES[x.strategy][3], title=x.link,
                     fill={"data_strategy": x.strategy}) for x in e.traffic]
-        height = 16 + len(bars) * (bar_h + gap)
-        picture = chart(bar_rows(bars, x=left, first_y=16, bar_h=bar_h, pitch=bar_h + gap,
-                                 units_per_value=usable / top, track_w=usable),
-                        css="traffic-bars", name="bytes each strategy sends per step",
-                        label="Bytes each GPU sends per training step: " + "; ".join(
-                            f"{STRATEGIES[x.strategy][0]} {format_bytes(x.bytes_per_step)} over "
-                            f"{x.link}, {format_seconds(x.seconds_per_step)}"
-                            for x in e.traffic) + ".", height=height)
+
+        def draw(width: int) -> tuple[str, float]:
+            usable = width - 2 * left
+            wrap_w = narrow_wrap(width, usable)
+            height = 16 + len(bars) * (bar_h + gap) + extra_caption_height(bars, wrap_w)
+            return bar_rows(bars, x=left, first_y=16, bar_h=bar_h, pitch=bar_h + gap,
+                            units_per_value=usable / top, track_w=usable, wrap_w=wrap_w), height
+
+        picture = chart_for_both(
+            draw, css="traffic-bars", name="bytes each strategy sends per step",
+            label="Bytes each GPU sends per training step: " + "; ".join(
+                f"{STRATEGIES[x.strategy][0]} {format_bytes(x.bytes_per_step)} over "
+                f"{x.link}, {format_seconds(x.seconds_per_step)}"
+                for x in e.traffic) + ".")
     else:
         picture = tag("p", esc("One GPU: nothing travels between GPUs."))
     step = e.step

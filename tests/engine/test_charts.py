@@ -81,6 +81,20 @@ def test_the_same_part_has_the_same_colour_in_every_widget() -> None:
     assert all(len(c) == 1 for c in colours.values()), colours
 
 
+def drawings(html: str) -> list[tuple[float, str]]:
+    """Each <svg> of a chart (the wide drawing, then the narrow one) with its viewBox width."""
+    found = re.findall(r'<svg[^>]* viewBox="0 0 ([0-9.]+) [0-9.]+"[^>]*>.*?</svg>', html, re.S)
+    svgs = re.findall(r"<svg.*?</svg>", html, re.S)
+    assert len(found) == len(svgs) >= 1
+    return [(float(w), svg) for w, svg in zip(found, svgs, strict=True)]
+
+
+def test_a_chart_is_drawn_wide_and_again_narrow_for_a_phone() -> None:
+    html = timeline([("p", "prefill", 0.0, 0.1), ("d", "decode", 0.1, 1.0)], label="t")
+    assert [w for w, _ in drawings(html)] == [640, 270]
+    assert 'class="chart chart-narrow timeline-narrow chart-phone"' in html
+
+
 def _label_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
     boxes = []
     for attrs, text in re.findall(r"<text([^>]*)>([^<]*)</text>", svg):
@@ -105,16 +119,22 @@ def _label_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
 def test_timeline_labels_do_not_meet(
     phases: list[tuple[str, str, float, float]], scale: float, marker: float | None
 ) -> None:
-    svg = timeline(
+    html = timeline(
         phases,
         label="t",
         scale_seconds=scale,
         marker_seconds=marker,
         marker_label="first token 16.5 ms" if marker is not None else "",
     )
+    for width, svg in drawings(html):
+        _timeline_labels_apart(svg, width, marker)
+
+
+def _timeline_labels_apart(svg: str, width: float, marker: float | None) -> None:
     boxes = _label_boxes(svg)
     texts = [b[0] for b in boxes]
     assert "0 s" in texts and len(boxes) == (3 if marker is not None else 2)
+    assert all(x0 >= 0 and x1 <= width for _, x0, _, x1, _ in boxes), boxes
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
             assert not (a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]), (a, b)
@@ -135,7 +155,8 @@ def test_timeline_labels_do_not_meet(
 
 
 def test_a_short_bar_keeps_its_end_label_at_its_end() -> None:
-    svg = timeline([("d", "decode", 0.0, 0.559)], label="t", scale_seconds=19.5)
+    html = timeline([("d", "decode", 0.0, 0.559)], label="t", scale_seconds=19.5)
+    svg = drawings(html)[0][1]  # the wide drawing
     end = re.search(r'<text x="([0-9.]+)" y="\d+">559 ms</text>', svg)
     assert end, svg  # just past the bar's end, left-aligned, clear of "0 s"
     bar_end = 4 + 632 * 0.559 / (19.5 * 1.02)
@@ -145,15 +166,15 @@ def test_a_short_bar_keeps_its_end_label_at_its_end() -> None:
 def test_memory_bar_labels_stay_on_the_chart_and_off_the_capacity_line() -> None:
     # DeepSeek-V3 on one H100: 1,344 GB against 80 GB puts the capacity line near the left
     # edge, where a label ending at it would be cut and the line would cross "used ...".
-    svg = memory_bar([("Weights", 1344e9)], 80e9, label="m")
-    line = re.search(r'<line class="capacity" x1="([0-9.]+)"', svg)
-    assert line
-    cap_x = float(line.group(1))
-    assert cap_x < 60
-    for text, x0, _, x1, _ in _label_boxes(svg):
-        assert x0 >= 0 and x1 <= 640, text
-        if text.startswith("used"):
-            assert not x0 < cap_x < x1, "the capacity line crosses the total"
+    for width, svg in drawings(memory_bar([("Weights", 1344e9)], 80e9, label="m")):
+        line = re.search(r'<line class="capacity" x1="([0-9.]+)"', svg)
+        assert line
+        cap_x = float(line.group(1))
+        assert cap_x < 60
+        for text, x0, _, x1, _ in _label_boxes(svg):
+            assert x0 >= 0 and x1 <= width, text
+            if text.startswith("used"):
+                assert not x0 < cap_x < x1, "the capacity line crosses the total"
     # With room, the capacity figure ends at its line, right-aligned.
     roomy = memory_bar([("Weights", 16e9)], 80e9, label="m")
     assert re.search(r'text-anchor="end">capacity 80 GB</text>', roomy)

@@ -10,7 +10,21 @@ import pytest
 
 from engine.registry import get_widget, widget_names
 from engine.render.placer import Placer, around, overlaps, text_box
-from engine.render.plot import Bar, Frame, Narrow, Scale, bar_rows, chart, nice_axis_top, ticks
+from engine.render.plot import (
+    PHONE_WIDTH,
+    WIDTH,
+    Bar,
+    Frame,
+    Narrow,
+    Scale,
+    bar_rows,
+    caption_lines,
+    chart,
+    extra_caption_height,
+    narrow_wrap,
+    nice_axis_top,
+    ticks,
+)
 from engine.render.svg import circle, line, num, polyline, rect, text
 
 HOSTILE = "<script>alert(\"x\")</script> & 'q'"
@@ -111,16 +125,19 @@ def test_a_chart_is_an_image_with_its_text_alternative_in_a_named_scroll_box() -
 @pytest.mark.parametrize("name", widget_names())
 def test_every_chart_sits_in_its_scroll_box(name: str) -> None:
     """docs/css/lesson.css keeps a boxed chart at least 640 px wide (11 px text or more), a
-    narrow drawing at least 320 px, shown only in a pair with its wide drawing."""
+    narrow drawing at least 320 px (270 px for class chart-phone: plot.PHONE_WIDTH), shown
+    only in a pair with its wide drawing."""
     widget = get_widget(name)
     html = widget.run(widget.defaults()).html
     charts = re.findall(r'<svg class="chart ([^"]*)"[^>]*viewBox="0 0 (\d+) ', html)
     boxed = re.findall(r'<div class="chart-scroll[^"]*"[^>]*><svg class="chart ', html)
     assert len(boxed) == len(charts), name
     wide = [w for css, w in charts if not css.startswith("chart-narrow")]
-    narrow = [w for css, w in charts if css.startswith("chart-narrow")]
-    assert set(wide) <= {"640"} and set(narrow) <= {"320"}, name
-    assert html.count('<div class="chart-pair">') == len(narrow), name
+    narrow = [(w, css.endswith(" chart-phone")) for css, w in charts
+              if css.startswith("chart-narrow")]
+    assert set(wide) <= {"640"} and set(narrow) <= {("320", False), ("270", True)}, name
+    # Every chart is drawn twice (issue 28 §4): a phone sees each whole, drawn for its width.
+    assert html.count('<div class="chart-pair">') == len(narrow) == len(wide), name
 
 
 def test_a_narrow_drawing_is_paired_with_its_wide_one_in_two_boxes() -> None:
@@ -154,3 +171,21 @@ def test_every_widget_svg_is_balanced_and_uses_the_kits_elements_only(name: str)
             elif not self_closed:
                 stack.append(element)
         assert stack == [], name
+
+
+def test_a_narrow_drawing_wraps_a_long_caption_at_word_breaks_and_moves_the_bars_down() -> None:
+    long = Bar("InfiniBand NDR 400 Gb/s, one ConnectX-7 per GPU (DGX H100): 50 GB/s", 1.0, "part-0")
+    short = Bar("Memory: 3.35 TB/s", 2.0, "part-1")
+    assert caption_lines(long.caption, None) == [long.caption]
+    lines = caption_lines(long.caption, 262)
+    # 6.4 units a character (placer.CHAR_W): 262 units hold 40 characters
+    assert lines == ["InfiniBand NDR 400 Gb/s, one ConnectX-7", "per GPU (DGX H100): 50 GB/s"]
+    assert narrow_wrap(PHONE_WIDTH, 262) == 262 and narrow_wrap(WIDTH, 632) is None
+    assert extra_caption_height([long, short], 262) == 13
+    drawn = bar_rows([long, short], x=4, first_y=20, bar_h=10, pitch=30, units_per_value=1,
+                     wrap_w=262)
+    texts = re.findall(r'<text x="4" y="([0-9.]+)">([^<]*)</text>', drawn)
+    bars_y = re.findall(r'<rect class="part-[01]" x="4" y="([0-9.]+)"', drawn)
+    # the first caption's two lines above its bar (moved down one line), the next bar after it
+    assert texts == [("17", lines[0]), ("30", lines[1]), ("60", "Memory: 3.35 TB/s")]
+    assert bars_y == ["33", "63"]

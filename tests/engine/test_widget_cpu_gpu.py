@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from widget_text import render, text_of
+from widget_text import one_drawing, render, text_of
 
 from engine.browser import update
 from engine.numbers import quantities
@@ -83,7 +83,7 @@ def test_the_page_shows_every_figure_its_ratio_and_a_chart_for_each() -> None:
     assert "614.4 GB/s" in text and "26.8 TB/s" in text
     # cores and lanes are in the table only, and the vector units' peak (a sliver beside the
     # tensor cores) is in the first chart's title: two maths charts and two memory charts
-    assert html.count('role="img"') == 4
+    assert one_drawing(html).count('role="img"') == 4
     assert '<svg class="chart paired-bars" data-metric="units"' not in html
     for label in re.findall(r'aria-label="([^"]*)"', html):
         assert label.strip()
@@ -395,4 +395,4 @@ def test_the_working_is_kept_in_closed_details_and_the_fit_stays_in_view() -> No
     assert "All figures, sources and caveats" in notes
     assert "oneDNN issue #1992" in text_of(notes) and "<caption" in notes
     assert "low-confidence" in text_of(notes) and "low-confidence" not in text_of(seen)
-    assert seen.count('role="img"') == 4 and "GPU / CPU = 34.5×" in text_of(seen)
+    assert one_drawing(seen).count('role="img"') == 4 and "GPU / CPU = 34.5×" in text_of(seen)

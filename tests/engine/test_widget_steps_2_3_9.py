@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from widget_text import render, text_of
+from widget_text import one_drawing, render, text_of
 
 from engine.browser import update
 from engine.numbers import memory, quantities, serving
@@ -97,7 +97,7 @@ def test_train_vs_serve_defaults_show_16_bytes_and_8x() -> None:
     assert format_GB(serve.per_gpu_bytes) in text and "it fits." in text
     assert "128.5 GB" in text  # 16 x 8.03 B
     assert format_GB(train.parts["activations"]) in text
-    assert text.count('role="img"') == 0 and html.count('role="img"') == 2
+    assert one_drawing(text).count('role="img"') == 0 and one_drawing(html).count('role="img"') == 2
     assert "Rajbhandari" in text  # the source of the 16-byte convention
 
 
@@ -153,7 +153,7 @@ def test_request_timeline_shows_the_engine_times() -> None:
     assert format_seconds(run.total_seconds) in text
     assert run.ttft_seconds < run.total_seconds
     assert "drawn in 40 groups" in text  # 255 steps grouped
-    assert html.count('role="img"') == 3  # the request and the two comparison rows
+    assert one_drawing(html).count('role="img"') == 3  # the request and the two comparison rows
 
 
 def test_request_timeline_shows_both_times_and_the_comparison_the_rest_behind_one_details() -> None:
@@ -169,7 +169,7 @@ def test_request_timeline_shows_both_times_and_the_comparison_the_rest_behind_on
             f"{format_seconds(expected.ttft_seconds)} expected") in text
     assert (f"Time per output token {format_seconds(run.tpot_seconds)} at best, "
             f"{format_seconds(expected.decode_seconds_per_token)} expected") in text
-    assert shown.count('role="img"') == 3  # the request, then the two swapped ones
+    assert one_drawing(shown).count('role="img"') == 3  # the request, then the two swapped ones
     assert "<table" not in shown and "<table" in behind
     assert "Tokens per second for this reader" in text_of(behind)
 

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from widget_text import render, text_of
+from widget_text import one_drawing, render, text_of
 
 from engine.browser import update
 from engine.lesson.figures import prose as figures
@@ -302,6 +302,7 @@ def test_the_bars_show_tokens_per_s_and_the_time_per_token_waits_for_the_reader(
 
 def test_bars_cover_the_devices_to_one_scale_and_in_bandwidth_order() -> None:
     html = render("bandwidth_ceiling")
+    html = one_drawing(html)
     devices = re.findall(r'<g data-device="([^"]+)">', html)
     assert sorted(devices) == sorted(DEVICES)
     bandwidths = [get_hardware(d).bandwidth_bytes_per_s for d in devices]

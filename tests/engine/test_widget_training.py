@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from widget_text import render, text_of
+from widget_text import one_drawing, render, text_of
 
 from engine.browser import update
 from engine.lesson.figures.prose import get_figure
@@ -128,7 +128,7 @@ def test_a_line_chart_without_a_cut_note_draws_no_cut() -> None:
         x_text=str,
         y_text=str,
     )
-    assert svg.count('class="axis"') == 2 and "y-cut-note" not in svg
+    assert one_drawing(svg).count('class="axis"') == 2 and "y-cut-note" not in svg
 
 
 @pytest.mark.parametrize("elapsed", [1e3, 1e5, 3e6, 1e7])
@@ -418,7 +418,7 @@ def test_side_by_side_shows_four_rows_and_keeps_the_rest_behind_one_details() ->
     assert "ridge" not in text and "micro-batch" not in text
     assert "Cost per million tokens, both expected, at $2.99 per GPU-hour" in text
     assert "generated, 16 requests at once, kept busy" in text
-    assert "<svg" not in shown and behind.count('role="img"') == 2  # each GPU's memory
+    assert "<svg" not in shown and one_drawing(behind).count('role="img"') == 2  # each GPU's memory
     assert "Assumptions" in text_of(behind)
 
 
