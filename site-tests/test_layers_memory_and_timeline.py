@@ -123,8 +123,10 @@ def test_a_request_shows_its_first_token_and_total_and_decoding_dominates(
     assert format_seconds(long_a.total_seconds) in str(body.nth(1).text_content())
     # ... and shows as the page opens beside the two swapped timelines.
     assert format_seconds(long_a.total_seconds) in text
-    # The three timeline charts: labelled SVGs (counted in the markup, open or not).
-    assert timeline.locator("svg[role=img][aria-label]").count() == 3
+    # The three timeline charts: labelled SVGs (counted in the markup, open or not), each
+    # drawn wide and again narrow.
+    assert timeline.locator("svg.chart:not(.chart-narrow)[role=img][aria-label]").count() == 3
+    assert timeline.locator("svg.chart-narrow[role=img][aria-label]").count() == 3
 
 
 def test_a_bad_answer_length_shows_the_engines_message(watched: Watched, root_site: Site) -> None:
