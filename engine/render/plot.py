@@ -188,11 +188,12 @@ def chart(
     (class "chart chart-narrow <css>-narrow") shown instead where the wide one would not fit
     (a container query in docs/css/lesson.css): a phone sees all of it without scrolling."""
     picture = svg(content, css=f"chart {css}", width=width, height=height, label=label, data=data)
-    wide = scroll_box(
-        picture, label=f"Chart: {name} (scrolls sideways on narrow screens)", kind="chart"
-    )
     if narrow is None:
-        return wide
+        return scroll_box(
+            picture, label=f"Chart: {name} (scrolls sideways on narrow screens)", kind="chart"
+        )
+    # Paired, the wide drawing is shown only where it fits: its box never scrolls.
+    wide = scroll_box(picture, label=f"Chart: {name}", kind="chart")
     small = svg(
         narrow.content,
         css=f"chart chart-narrow {css}-narrow" + (" chart-phone" if narrow.width <= PHONE_WIDTH else ""),

@@ -145,7 +145,7 @@ def test_a_narrow_drawing_is_paired_with_its_wide_one_in_two_boxes() -> None:
                   narrow=Narrow("N", height=80))
     assert drawn == (
         '<div class="chart-pair"><div class="chart-scroll" role="region" tabindex="0" '
-        'aria-label="Chart: a demo (scrolls sideways on narrow screens)">'
+        'aria-label="Chart: a demo">'
         '<svg class="chart demo" viewBox="0 0 640 50" role="img" aria-label="L">W</svg></div>'
         '<div class="chart-scroll narrow" role="region" tabindex="0" aria-label="Chart: a demo">'
         '<svg class="chart chart-narrow demo-narrow" viewBox="0 0 320 80" role="img" '
