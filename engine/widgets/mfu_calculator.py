@@ -131,7 +131,8 @@ def render(values: Values) -> str:
     all_peak = gpus * peak
     peak_words = f"{gpus:,} × {format_TFLOP_per_s(peak)} = {format_flops_per_s(all_peak)}"
     per_token_words = (
-        f"3 × {format_count(flops.matmul / 3.0)} (2 forward + 4 backward per active weight) + "
+        f"6 × {format_count(flops.matmul / 6.0)} weights a token multiplies (2 forward + 4 "
+        "backward FLOPs each; the input embedding is looked up, not multiplied) + "
         f"{format_count(flops.attention)} (causal attention over {flops.seq_len:,} tokens) = "
         f"{format_count(per_token)} FLOPs"
     )

@@ -59,7 +59,8 @@ def test_mfu_from_a_measured_throughput_is_the_engines() -> None:
     assert "MFU 36.6 %" in text
     assert "Good: within the shaded band" in text and "good for large runs: 35–55 %" in text
     # The arithmetic: FLOPs per token x tokens/s / (GPUs x peak).
-    assert "3 × 15.0 billion (2 forward + 4 backward per active weight) + 3.22 billion " \
+    assert "6 × 7.50 billion weights a token multiplies (2 forward + 4 backward FLOPs each; " \
+        "the input embedding is looked up, not multiplied) + 3.22 billion " \
         "(causal attention over 4,096 tokens) = 48.2 billion FLOPs" in text
     assert "48.2 billion × 60,000 tokens/s" in text
     assert "8 × 989.4 TFLOP/s" in text
