@@ -262,7 +262,8 @@ def _notes(task: str, model: ModelSpec, cpu: Side, gpu: Side, cpu_time: PathTime
     cpu_chip = cpu.chip.name.replace(" (one socket)", "")
     notes = [
         "At best: FLOPs at the paper peak and bytes at the datasheet bandwidth; no real system "
-        "beats it. Expected: the race's times, at the measured efficiency of each side's "
+        "beats it without a cached prompt or speculative decoding, which the bound does not "
+        "count. Expected: the race's times, at the measured efficiency of each side's "
         f"matrix multiplies ({cpu.path.label}: {format_percent(cpu.path.efficiency.value)} of peak; "
         f"{gpu.path.label}: {format_percent(gpu.path.efficiency.value)})"
         + (", with the GPUs' kernel, dispatch and communication costs" if task == "prefill"
