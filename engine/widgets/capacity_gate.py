@@ -181,8 +181,7 @@ def render(values: Values) -> str:
     else:
         verdict_text = (
             f"Refused: {model.name} in {weight_format} needs {format_GB(plan.per_gpu_bytes)}; "
-            f"one {gpu.name} holds {format_GB(plan.capacity_bytes)}. Nothing runs, "
-            "however fast the chip."
+            f"one {gpu.name} holds {format_GB(plan.capacity_bytes)}."
         )
     verdict = tag(
         "p",
