@@ -34,6 +34,10 @@ from engine.numbers.errors import EngineError
 from engine.numbers.records import Record
 from engine.numbers.units import HOURS_PER_YEAR, SECONDS_PER_HOUR
 
+# Owned and rented costs within this share of each other are a tie, break-even: the prices,
+# the overhead share and the years of use are none of them known to 1 %.
+BREAK_EVEN_TIE = 0.01
+
 
 @dataclass(frozen=True, slots=True)
 class CatalogPrices(Record):
@@ -141,7 +145,7 @@ def rent_vs_own(
         if candidate <= 1.0:
             break_even = candidate
 
-    if abs(owned_used - rent) <= 1e-9 * max(rent, owned_used):
+    if abs(owned_used - rent) <= BREAK_EVEN_TIE * max(rent, owned_used):
         cheaper = "same"
     else:
         cheaper = "own" if owned_used < rent else "rent"

@@ -65,8 +65,7 @@ TENSOR_PARALLEL = (1, 2, 4, 8)
 
 CONTEXT_TO_SERVE = CONTEXT.but(
     name="context_tokens", label="Context to serve", default="4096",
-    hint="4,096 tokens is the context window of Apple's on-device model (Apple's Foundation "
-    "Models framework documentation, technote TN3193).",
+    hint="Apple's on-device model's window (technote TN3193).",
 )
 TOKENS = OptionalAmount(
     "tokens",
@@ -300,8 +299,8 @@ def _notes(serve: Plan, train: Plan, tried: tuple[FormatId, ...]) -> tuple[str, 
         f"Decode speed: the mean time per output token of one request ({s.prompt_tokens:,} "
         f"tokens in, {s.output_tokens:,} out) at raw peak and full memory bandwidth: a "
         "ceiling, not a measurement.",
-        f"Training: {t.optimizer} in {t.convention} ({t.bytes_per_param_total:g} bytes per "
-        "parameter) sharded with ZeRO-3 across the chips, with the smallest tensor-parallel "
+        f"Training: {t.optimizer} in mixed precision ({t.bytes_per_param_total:g} bytes per "
+        "parameter: bf16 weights and gradients, fp32 master weights and two moments) sharded with ZeRO-3 across the chips, with the smallest tensor-parallel "
         f"size (up to {max(TENSOR_PARALLEL)}, inside one server) that fits; sequence "
         f"{t.seq_len:,}, micro-batch {t.micro_batch}, {t.recompute} recomputation.",
         "Training time: 6 × active parameters × tokens FLOPs (+ attention) at the chips' dense bf16 peak × MFU.",
@@ -319,7 +318,8 @@ def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
     """One rung in one line, saying what it does: serves the model (one user's decode speed
     at best) or cannot; trains it in a time, or cannot hold the training state."""
     assert serve.serve is not None and train.train is not None
-    speed = (f"Serves it: {serve.serve.tokens_per_s_per_user:,.0f} tokens/s"
+    speed = (f"Serves it: {serve.serve.tokens_per_s_per_user:,.0f} at best, "
+             f"{1.0 / serve.serve.expected.decode_seconds_per_token:,.0f} expected"
              if serve.memory.fits else "Cannot serve it")
     time = (f"Trains it in {format_seconds(_training_seconds(train))}" if train.memory.fits
             else "Cannot hold its training state")
@@ -332,19 +332,36 @@ def _short_row(rung: Rung, serve: Plan, train: Plan) -> str:
     ))
 
 
+def _lends_less(rungs: tuple[Rung, ...]) -> tuple[Rung, ...]:
+    """The rungs whose chip lends a program less than its marketed memory (a phone's app, a
+    Mac's GPU)."""
+    return tuple(r for r in rungs if r.count == 1 and r.hardware.memory_marketed_bytes
+                 and r.hardware.memory_bytes < 0.95 * r.hardware.memory_marketed_bytes)
+
+
+def _role(rung: Rung) -> str:
+    return rung.role[0].lower() + rung.role[1:]
+
+
+def usable_memory_short(rungs: tuple[Rung, ...]) -> str:
+    """The in-view line: how much of its memory each such rung lends, and that the system
+    decides it; '' when none does."""
+    parts = [f"{_role(r)}, {format_GB(r.hardware.memory_bytes)} of "
+             f"{format_GB(r.hardware.memory_marketed_bytes)}" for r in _lends_less(rungs)]
+    return (f"Usable memory (the operating system's share): {'; '.join(parts)}."
+            if parts else "")
+
+
 def usable_memory_words(rungs: tuple[Rung, ...]) -> str:
-    """Where a rung's chip lends a program less than its marketed memory (a phone's app, a
-    Mac's GPU), how much and why, in one line; '' when none does."""
+    """Where a rung's chip lends a program less than its marketed memory, how much and why,
+    in one line (the full ladder's notes); '' when none does."""
     parts: list[str] = []
-    for rung in rungs:
+    for rung in _lends_less(rungs):
         hw = rung.hardware
-        marketed_bytes = hw.memory_marketed_bytes
-        if rung.count != 1 or not marketed_bytes or hw.memory_bytes >= 0.95 * marketed_bytes:
-            continue
         why = hw.memory_basis.split(":", 1)[0].strip().rstrip(".")
-        role = rung.role[0].lower() + rung.role[1:]
-        parts.append(f"{role}: {format_GB(hw.memory_bytes)} of its {format_GB(marketed_bytes)} "
-                     f"(sold as {hw.memory_marketed_GB:g} GB; {why[0].lower() + why[1:]})")
+        parts.append(f"{_role(rung)}: {format_GB(hw.memory_bytes)} of its "
+                     f"{format_GB(hw.memory_marketed_bytes)} (sold as {hw.memory_marketed_GB:g} GB; "
+                     f"{why[0].lower() + why[1:]})")
     return f"Usable memory, {'; '.join(parts)}." if parts else ""
 
 
@@ -395,7 +412,7 @@ def render(values: Values) -> str:
     per_param = "" if tokens is not None else f" ({CHINCHILLA_TOKENS_PER_PARAM} per parameter)"
     basis = f"{format_count(token_count)} tokens{per_param} at {format_percent(mfu)} MFU, perfect scaling"
     short = table_box(
-        column_heads(("Device", "Serving: one user decodes, at best", f"Training: {basis}")),
+        column_heads(("Device", "Serving: one user's tokens/s", f"Training: {basis}")),
         "".join(short_rows),
         caption="",
         label=f"{model.name} on each rung",
@@ -417,9 +434,11 @@ def render(values: Values) -> str:
         )
         words = f"{serves}; {trains}"
     verdict = tag("p", esc(words), class_="ladder-summary")
-    usable = usable_memory_words(ladder(cluster_gpus))
+    rungs = ladder(cluster_gpus)
+    usable = usable_memory_short(rungs)
     usable_line = tag("p", esc(usable), class_="ladder-usable") if usable else ""
-    notes = plain_list(_notes(*plans[-1], formats))
+    full_usable = usable_memory_words(rungs)
+    notes = plain_list(_notes(*plans[-1], formats) + ((full_usable,) if full_usable else ()))
     return (verdict + short + usable_line
             + secondary("The full ladder and its arithmetic", grid + notes))
 

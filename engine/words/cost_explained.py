@@ -5,7 +5,14 @@ assumptions with every price's source and date, written from engine.numbers.cost
 from __future__ import annotations
 
 from engine.numbers.catalog import prices
-from engine.numbers.cost import BreakEvenSpread, CatalogPrices, RentVsOwn, TokenCost, TrainingCost
+from engine.numbers.cost import (
+    BREAK_EVEN_TIE,
+    BreakEvenSpread,
+    CatalogPrices,
+    RentVsOwn,
+    TokenCost,
+    TrainingCost,
+)
 from engine.numbers.units import HOURS_PER_YEAR
 from engine.words.format import format_count, format_percent, format_seconds, format_usd, plural
 
@@ -24,7 +31,8 @@ def rent_vs_own_verdict(r: RentVsOwn) -> str:
                 f"({format_usd(fixed + power_hour)} per used GPU-hour against "
                 f"{format_usd(r.rent_usd_per_gpu_hour)})")
     which = {"own": "owning is cheaper", "rent": "renting is cheaper",
-             "same": "owning and renting cost the same"}[r.cheaper]
+             "same": ("owning and renting cost within "
+                      f"{format_percent(BREAK_EVEN_TIE)} of each other: break-even")}[r.cheaper]
     return f"At {format_percent(r.utilisation)} utilisation {which}; {when}."
 
 
@@ -51,7 +59,9 @@ def rent_vs_own_arithmetic(r: RentVsOwn) -> tuple[str, ...]:
     power_hour, rent = r.power_usd_per_busy_hour, r.rent_usd_per_gpu_hour
     out = [
         f"Per GPU: {format_usd(r.purchase_usd)} / {n:,} GPU{'s' if n != 1 else ''} = "
-        f"{format_usd(per_gpu)}; {r.power_W:,.0f} W / {n:,} = {r.power_W_per_gpu:,.0f} W.",
+        f"{format_usd(per_gpu)}; {r.power_W:,.0f} W / {n:,} = {r.power_W_per_gpu:,.0f} W "
+        "per GPU, a share of the whole purchase's draw (a server's counts its CPUs, fans and "
+        "network too: more than one GPU board's rated power).",
         f"Capital: {format_usd(per_gpu)} / ({r.years:g} years × {HOURS_PER_YEAR:,.0f} h) = "
         f"{format_usd(r.capital_usd_per_hour)} per GPU per hour, busy or idle.",
     ]

@@ -15,7 +15,7 @@ from engine.lesson.figures.prose import get_figure
 from engine.numbers.catalog import get_hardware, get_model, get_system, prices
 from engine.numbers.cost import rent_vs_own, rent_vs_own_from_catalog, training_run_cost
 from engine.numbers.errors import EngineError
-from engine.numbers.plan import plan
+from engine.numbers.plan import Plan, plan
 from engine.registry import get_widget, widget_names
 from engine.render.widget import Values
 from engine.widgets.device_ladder import busy_gpus
@@ -83,12 +83,17 @@ def test_ladder_shows_one_line_per_rung_and_the_rest_in_details() -> None:
     mac_train = plan(model="llama-3.1-8b", hardware="apple-m2-ultra", task="train",
                      sharding="zero3")
     assert phone.serve is not None and mac.serve is not None and mac_train.train is not None
-    assert shown[0] == (f" Phone, one app's share Serves it: "
-                        f"{phone.serve.tokens_per_s_per_user:,.0f} tokens/s Cannot hold its "
+    # Each rung's decode speed in view is the bound beside the expected value, one basis.
+    def speeds(p: Plan) -> str:
+        assert p.serve is not None
+        return (f"{p.serve.tokens_per_s_per_user:,.0f} at best, "
+                f"{1.0 / p.serve.expected.decode_seconds_per_token:,.0f} expected")
+
+    assert shown[0] == (f" Phone, one app's share Serves it: {speeds(phone)} Cannot hold its "
                         "training state ")
-    assert shown[1] == (f" Top-end desktop (Mac Studio) Serves it: "
-                        f"{mac.serve.tokens_per_s_per_user:,.0f} tokens/s Trains it in "
+    assert shown[1] == (f" Top-end desktop (Mac Studio) Serves it: {speeds(mac)} Trains it in "
                         f"{format_seconds(mac_train.train.seconds)} ")
+    assert "Serving: one user's tokens/s" in text_of(shown_part(html))
     assert shown[2].endswith(" Cannot hold its training state ")
     visible = text_of(shown_part(html))
     assert "The full ladder and its arithmetic" in visible
@@ -105,7 +110,7 @@ def test_ladder_opens_on_a_model_the_phone_runs_and_says_what_each_rung_does() -
                  weight_format="int4", context_tokens=4096)
     assert phone.memory.fits and phone.serve is not None
     assert shown[0].startswith(
-        f" Phone, one app's share Serves it: {phone.serve.tokens_per_s_per_user:,.0f} tokens/s ")
+        f" Phone, one app's share Serves it: {phone.serve.tokens_per_s_per_user:,.0f} at best, ")
     assert "Cannot hold its training state" in shown[0]
     server = plan(model="llama-3.2-1b", hardware="h100-sxm", gpus=8, task="train",
                   sharding="zero3")
@@ -115,9 +120,13 @@ def test_ladder_opens_on_a_model_the_phone_runs_and_says_what_each_rung_does() -
     # Why the Mac and the phone hold less than their marketed memory, in view.
     visible = text_of(shown_part(html))
     # Both sold in binary gigabytes: 8 GiB = 8.59 GB, 192 GiB = 206.2 GB (144 GiB = 75 %).
+    assert ("Usable memory (the operating system's share): phone, one app's share, 6 GB of "
+            "8.59 GB; top-end desktop (Mac Studio), 154.6 GB of 206.2 GB.") in visible
+    # The reasons and the names they are sold by, one click away in the notes.
     assert ("Usable memory, phone, one app's share: 6 GB of its 8.59 GB (sold as 8 GB; what iOS "
             "lets one app use); top-end desktop (Mac Studio): 154.6 GB of its 206.2 GB (sold as "
-            "192 GB; what Metal lets the GPU use by default).") in visible
+            "192 GB; what Metal lets the GPU use by default).") in text_of(html)
+    assert "sold as" not in visible
     # Llama 3.1's 15 T tokens are not said of another model.
     assert "Llama 3.1 really used" not in text_of(html)
     # One format asked for: a rung where it does not fit says so without "even".
