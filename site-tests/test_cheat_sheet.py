@@ -92,7 +92,6 @@ def test_the_built_cheat_sheet_shows_the_engines_numbers(root_site: Site) -> Non
 
     hardware = tables.grid("cheat_hardware")
     assert hardware["H100 SXM5 80GB"]["BF16 ridge"] == f"{ridge_point(h100, 'bf16'):,.0f}"
-    assert hardware["H100 SXM5 80GB"]["FP8 ridge"] == f"{ridge_point(h100, 'fp8'):,.0f}"
     assert hardware["H200 SXM 141GB"]["Bandwidth"] == figures.bandwidth("h200")
     assert hardware["H100 SXM5 80GB"]["Llama 3.1 8B decode"] == figures.decode_ceiling("llama-3.1-8b")
     assert hardware["H200 SXM 141GB"]["Llama 3.1 8B decode"] == (

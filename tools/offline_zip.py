@@ -23,7 +23,7 @@ cheat sheet work from disk, with no network.
 What works from disk
 - Every page and every number on it: the widgets show the numbers the engine computed
   when this copy was built, for their default inputs.
-- Search, the glossary's tooltips, printing (the cheat sheet prints on two A4 pages).
+- Search, the glossary's tooltips, printing (the cheat sheet prints on one A4 page).
 
 What needs a local server
 - Live widgets (changing an input and seeing new numbers): browsers do not run the

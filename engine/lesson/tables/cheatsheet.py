@@ -33,7 +33,7 @@ from engine.words.format import (
     format_GB,
     format_tokens_per_s,
 )
-from engine.words.labels import OPTIMIZER_LABELS, part_words
+from engine.words.labels import OPTIMIZER_LABELS
 
 # The lesson's cases: the models it serves, the formats it stores weights in, and the GPUs
 # of the generations it names (oldest first, so the A100 precedes dgx-1's H100).
@@ -117,9 +117,10 @@ def cheat_formats(
     ]
     parts = training_state_bytes_per_param(opt, conv)
     total = math.fsum(parts.values())
-    held = " + ".join(f"{part_words(k)} {v:g}" for k, v in parts.items())
+    # The parts themselves are in training-needs-more-memory; the sheet names the convention.
+    how = "mixed precision" if conv == "mixed-16" else conv
     rows.append(
-        [f"Train with {OPTIMIZER_LABELS[opt]}: {held}", f"{total:g}", *(format_GB(m.params * total) for m in ms)]
+        [f"Train with {OPTIMIZER_LABELS[opt]}, {how}", f"{total:g}", *(format_GB(m.params * total) for m in ms)]
     )
     headers = ["Format, or task", "Bytes per parameter", *(m.name for m in ms)]
     return _sheet(
@@ -180,8 +181,8 @@ def same_name_memory_note(gpus: Sequence[HardwareSpec]) -> str:
 
 
 def cheat_hardware(hardware: str = "", models: str = "", format: str = "bf16") -> str:
-    """The chips: memory a program can allocate, bandwidth, dense bf16 peak, bf16 and fp8
-    ridge points (FLOP per byte at which the chip turns compute-bound), and each model's
+    """The chips: memory a program can allocate, bandwidth, dense bf16 peak, bf16
+    ridge point (FLOP per byte at which the chip turns compute-bound), and each model's
     single-user decode ceiling in ``format`` (every weight read once a token, no context
     yet), on the fewest GPUs (tensor parallel) that hold it where one cannot."""
     gpus = _gpus(hardware, SHEET_GPUS)
@@ -195,9 +196,7 @@ def cheat_hardware(hardware: str = "", models: str = "", format: str = "bf16") -
             format_bandwidth(h.bandwidth_bytes_per_s),
             f"{h.peak_flops_per_s('bf16') / 1e12:,.0f}" if h.has_peak("bf16") else NOT_AVAILABLE,
         ]
-        row += [
-            f"{ridge_point(h, f):,.0f}" if h.has_peak(f) else NOT_AVAILABLE for f in ("bf16", "fp8")
-        ]
+        row.append(f"{ridge_point(h, 'bf16'):,.0f}" if h.has_peak("bf16") else NOT_AVAILABLE)
         for m in ms:
             n = min_gpus_to_serve(serving_memory(m, h, weight_format=fmt.id))
             if n is None:
@@ -213,13 +212,12 @@ def cheat_hardware(hardware: str = "", models: str = "", format: str = "bf16") -
         "Bandwidth",
         "BF16 TFLOP/s",
         "BF16 ridge",
-        "FP8 ridge",
         *(f"{m.name} decode" for m in ms),
     ]
     note = same_name_memory_note(gpus)
     caption = (
         "Memory a program can allocate" + (f" ({note})" if note else "")
-        + f"; dense peak; ridge = peak ÷ bandwidth; decode in {fmt.id}, one user: "
+        + f"; dense peak; ridge = peak ÷ bandwidth; decode in {fmt.id}, one user, at best: "
         + "bandwidth ÷ weight bytes"
     )
     return _sheet("cheat_hardware", headers, rows, caption=caption)
