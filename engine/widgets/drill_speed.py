@@ -48,6 +48,7 @@ VIEW = DrillView(
     answer_rule=ANSWER_RULE,
     notes=lambda q: q.notes(),
     worked_problem="worked-problem",
+    worked_problem_title="decode below the critical batch",
 )
 
 

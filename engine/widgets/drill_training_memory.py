@@ -44,6 +44,7 @@ VIEW = DrillView(
     bar=_bar,
     notes=lambda q: q.notes(),
     worked_problem="worked-problem",
+    worked_problem_title="the days to train Llama 3.1 405B",
 )
 
 

@@ -41,6 +41,7 @@ VIEW = DrillView(
     data=lambda q: {"data_task": q.task},
     notes=lambda q: q.notes(),
     worked_problem="worked-problem",
+    worked_problem_title="decode below the critical batch",
 )
 
 

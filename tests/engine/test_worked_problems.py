@@ -4,6 +4,7 @@ problem on its page."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -100,6 +101,16 @@ def test_the_drills_feedback_links_to_the_worked_problem_on_its_page() -> None:
         out = json.loads(update(name, json.dumps(
             {"seed": "7", "answer": "1", "fits": "yes", "limit": "memory", "action": "check"})))
         assert 'href="#worked-problem"' in out["html"], (name, out)
+        # The link names the problem it leads to (its summary's title on that page), and
+        # claims no more than that it works one of the section's sums.
+        title = re.search(r"<summary>Worked problem: ([^<]+)</summary>", text)
+        assert title is not None, page
+        link = re.search(r'href="#worked-problem">The worked problem below</a>([^<]+)<',
+                         out["html"])
+        assert link is not None, (name, out)
+        assert html.unescape(link.group(1)) == (
+            f", {title.group(1)}, works one of this section's sums step by step.")
+        assert "solves one such question" not in out["html"]
 
 
 def test_the_prompt_on_the_cpus_counts_the_weights_a_token_multiplies_and_says_so() -> None:

@@ -108,8 +108,10 @@ class DrillView(Generic[Q]):
     answer_rule: str = GB_ANSWER_RULE
     notes: Callable[[Q], Sequence[str]] = lambda _: ()
     # The id of the worked problem that ends the drill's section, on the drill's own page
-    # ('' for none): every feedback links to it.
+    # ('' for none): every feedback links to it, naming it by its title (the words after
+    # "Worked problem: " in its summary), so the link says what it shows.
     worked_problem: str = ""
+    worked_problem_title: str = ""
 
     def rules(self) -> tuple[str, ...]:
         """How the drill reads, checks and scores an answer, in words."""
@@ -177,7 +179,8 @@ class DrillView(Generic[Q]):
         if not self.worked_problem:
             return ""
         link = tag("a", esc("The worked problem below"), href="#" + self.worked_problem)
-        return tag("p", link + esc(" solves one such question step by step."),
+        title = f", {self.worked_problem_title}," if self.worked_problem_title else ""
+        return tag("p", link + esc(f"{title} works one of this section's sums step by step."),
                    class_="widget-notes")
 
     def render(self, values: Values) -> Rendered:
