@@ -256,12 +256,17 @@ def download_link(site_path: str, page_url: str, text: str) -> str:
 
 
 def glossary_html(path: Path) -> str:
-    """The abbreviation definitions of ``path`` (`*[TERM]: definition`) as a definition list."""
+    """The abbreviation definitions of ``path`` (`*[TERM]: definition`) as a definition list,
+    each term once: a plural whose singular has its own entry ('tokens', 'token') is there
+    only for the tooltips (an abbreviation matches whole words), not listed again."""
+    entries = [line[2:].split("]: ", 1) for line in path.read_text().splitlines()
+               if line.startswith("*[") and "]: " in line]
+    terms = {term for term, _ in entries}
     items = []
-    for line in path.read_text().splitlines():
-        if line.startswith("*[") and "]: " in line:
-            term, definition = line[2:].split("]: ", 1)
-            items.append(f"<dt>{esc(term)}</dt><dd>{esc(definition)}</dd>")
+    for term, definition in entries:
+        if term.endswith("s") and term[:-1] in terms:
+            continue
+        items.append(f"<dt>{esc(term)}</dt><dd>{esc(definition)}</dd>")
     if not items:
         raise AuthoringError(f"{path}: no glossary entries found.")
     return '<dl class="glossary">' + "".join(items) + "</dl>"

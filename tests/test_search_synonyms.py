@@ -66,3 +66,31 @@ def test_both_forms_of_the_index_are_tagged(
     text = offline.read_text()
     assert text.startswith("var __index = ")
     assert json.loads(text[len("var __index = ") :])["docs"][0]["tags"] == ["offload"]
+
+
+GLOSSARY = Path(__file__).resolve().parents[1] / "includes" / "glossary.md"
+
+
+def test_the_glossary_page_holds_each_practitioners_word_so_search_lands_on_its_text() -> None:
+    # The glossary page is indexed like any page: a word in its text is found there, with
+    # a definition, not only as a tag on a step that may not say it.
+    text = GLOSSARY.read_text(encoding="utf-8").lower()
+    for word in PRACTITIONERS_WORDS:
+        assert word.lower() in text, word
+    for term in ("GGUF", "CPU offload", "speculative decoding", "dense", "tensor cores", "PUE",
+                 "perplexity"):
+        assert f"*[{term}]: " in GLOSSARY.read_text(encoding="utf-8"), term
+
+
+def test_the_glossary_lists_each_term_once() -> None:
+    from macros.authoring import glossary_html
+
+    listed = glossary_html(GLOSSARY)
+    terms = listed.split("<dt>")[1:]
+    names = [t.split("</dt>", 1)[0] for t in terms]
+    assert len(names) == len(set(names))
+    # 'tokens' stays for the tooltips but is listed once, as 'token'; 'bandwidth-bound' is
+    # the memory-bound entry's other name, not an entry of its own.
+    assert "token" in names and "tokens" not in names and "bandwidth-bound" not in names
+    definitions = [t.split("<dd>", 1)[1].split("</dd>", 1)[0] for t in terms]
+    assert len(definitions) == len(set(definitions))
