@@ -90,11 +90,14 @@ def define_env(env: Any) -> None:
         return authoring.table_html(name, inputs)
 
     @env.macro  # type: ignore[untyped-decorator]
-    def engine_wheel(link: bool = False) -> str:
+    def engine_wheel(link: bool = False, file: bool = False) -> str:
         """The engine's wheel for CPython, as the build ships it in the site (macros/wheel.py):
-        its full address for ``pip install``, or with ``link=True`` a download link to it
-        from this page."""
+        its full address for ``pip install`` (the site_url this build was made for), with
+        ``link=True`` a download link to it from this page, with ``file=True`` its file name
+        (what ``pip install`` takes once the link has saved it)."""
         name = wheel_file_name(Path(env.project_dir))
+        if file:
+            return name
         if not link:
             return f"{env.conf['site_url']}{DOWNLOAD_DIR}/{name}"
         page_url = str(getattr(env.page, "url", ""))

@@ -19,6 +19,7 @@ from engine.lesson.reality.measurements import GROUPS, LOAD_METRICS, METRICS, SE
 from engine.lesson.tables.registry import get_table
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
+from engine.words.format import format_percent
 
 ROWS = measurements.load()
 CHECKED = measured.checked()
@@ -190,7 +191,20 @@ def test_summary_counts_the_rows():
     assert set(s.beaten) == {c.measurement.id for c in done if c.beats_bound}
     assert s.serving_within <= s.serving_with_expected <= s.serving
     html = get_table("measured_summary")()
-    assert f"{s.rows} published measurements" in html
+    # This project's own H200 runs are counted apart from the publications (their sources
+    # start "This project": 16 rows of bench/measured/h200-2026-11-30.json).
+    own = [c for c in CHECKED if c.measurement.source.startswith("This project")]
+    assert s.own == len(own) >= 16 and all(c.measurement.hardware == "h200" for c in own)
+    assert f"{s.rows} measurements ({s.rows - s.own} published by others, {s.own} made for " \
+        "this lesson)" in html
+    assert f"{s.rows} published measurements" not in html
+    # The training share is given as the serving share is: within / with an expected value.
+    training = [c for c in done if c.measurement.group == "train" and c.expected is not None]
+    share = sum(c.within for c in training) / len(training)
+    assert f"{s.training_within} of {s.training_with_expected} training rows " \
+        f"({format_percent(share)})" in html
+    mine = [c for c in own if c.measurement.group in SERVING_GROUPS and c.expected is not None]
+    assert f"{sum(c.within for c in mine)} of this lesson&#x27;s {len(mine)}" in html
     assert f"computes {s.computed} of them" in html
     assert ("Bounds beaten: none." in html) == (not s.beaten)
     for c in CHECKED:

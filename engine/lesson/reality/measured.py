@@ -342,12 +342,23 @@ class Summary:
     training_within: int
     beaten: tuple[str, ...]
     not_modelled: int = 0
+    # This project's own measurements (its source starts "This project"), counted in the
+    # figures above too: how many, and of its serving rows, how many and how many within.
+    own: int = 0
+    own_serving: int = 0
+    own_serving_within: int = 0
 
     @property
     def serving_within_share(self) -> float | None:
         if not self.serving_with_expected:
             return None
         return self.serving_within / self.serving_with_expected
+
+    @property
+    def training_within_share(self) -> float | None:
+        if not self.training_with_expected:
+            return None
+        return self.training_within / self.training_with_expected
 
 
 def summary() -> Summary:
@@ -368,7 +379,16 @@ def summary() -> Summary:
         training_within=sum(c.within for c in training),
         beaten=tuple(c.measurement.id for c in done if c.beats_bound),
         not_modelled=sum(not c.modelled for c in all_rows),
+        own=sum(is_own(c.measurement) for c in all_rows),
+        own_serving=sum(is_own(c.measurement) and c.expected is not None for c in serving),
+        own_serving_within=sum(is_own(c.measurement) and c.within for c in serving),
     )
+
+
+def is_own(m: Measurement) -> bool:
+    """Whether this project measured ``m`` itself (bench/, its source says so) rather than
+    reading it from a publication."""
+    return m.source.startswith("This project")
 
 
 # ---------------------------------------------------------------- words and tables
@@ -509,8 +529,10 @@ def table(group: str = "") -> str:
 def summary_html() -> str:
     """The summary paragraph, every number counted from the rows."""
     s = summary()
+    own = (f" ({s.rows - s.own} published by others, {s.own} made for this lesson)"
+           if s.own else "")
     parts = [
-        f"{s.rows} published measurements; the engine computes {s.computed} of them "
+        f"{s.rows} measurements{own}; the engine computes {s.computed} of them "
         f"({s.serving} serving, {s.training} training)."
     ]
     if s.not_modelled:
@@ -526,7 +548,15 @@ def summary_html() -> str:
     if share is None:
         parts.append("Expected values: pending (the engine gives none yet).")
     else:
+        training = s.training_within_share
+        others = s.serving_with_expected - s.own_serving
+        without_own = (f"; {s.serving_within - s.own_serving_within} of the {others} others"
+                       f", {format_percent((s.serving_within - s.own_serving_within) / others)}"
+                       if s.own_serving and others else "")
         parts.append(f"Expected value within ±25 % of the measurement: {s.serving_within} of "
-                     f"{s.serving_with_expected} serving rows ({format_percent(share)}), "
-                     f"{s.training_within} of {s.training_with_expected} training rows.")
+                     f"{s.serving_with_expected} serving rows ({format_percent(share)}"
+                     + (f"; {s.own_serving_within} of this lesson's {s.own_serving}"
+                        if s.own_serving else "") + without_own + "), "
+                     f"{s.training_within} of {s.training_with_expected} training rows"
+                     + (f" ({format_percent(training)})" if training is not None else "") + ".")
     return tag("p", esc(" ".join(parts)), class_="reality-summary")
