@@ -44,12 +44,32 @@ def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
     html = render("mfu_calculator")
     text = text_of(html)
-    assert time == "7.92 years"  # Llama 3.1 8B's 15e12 tokens / 60,000 tokens/s
+    # Llama 3.1 8B's 15e12 tokens / 88,600 tokens/s = 1.693e8 s / 31,557,600 s a year.
+    assert time == "5.36 years"
     assert f"= {time}" in text and f"MFU {mfu}." in text
     # The figures the prose quotes are in view as the page opens; the arithmetic is in details.
     seen = text_of(html.split("<details")[0])
     assert f"take {time}" in seen and f"MFU {mfu}." in seen
-    assert figures.get_figure("example_throughput")() == "60,000 tokens/s"
+    assert figures.get_figure("example_throughput")() == "88,600 tokens/s"
+    # 48.2e9 FLOPs a token x 88,600 tokens/s / (8 x 989.4e12) = 0.540
+    assert mfu == "54 %"
+
+
+def test_compute_quotes_step_10s_expected_training_speed_not_a_typed_one() -> None:
+    # The step's example is the lesson's own expected figure for Llama 3.1 8B on dgx-1, the
+    # one side_by_side (step 10) shows as "About 88,600 tokens/s (54 % MFU modelled".
+    beside = text_of(render("side_by_side"))
+    speed = figures.get_figure("example_throughput")()
+    assert f"About {speed.removesuffix(' tokens/s')} tokens/s (" in beside
+    mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
+    assert f"({mfu} MFU modelled" in beside
+    prose = _in_view("compute.md")
+    assert '{{ step("side-by-side") }}\'s expected figure' in prose
+    assert "good for a large run" not in prose and "60,000" not in prose
+    # The widget's arithmetic says 6 x the weights a token multiplies, not 3 x 15.0 billion.
+    working = text_of(render("mfu_calculator"))
+    assert "6 × 7.50 billion weights a token multiplies" in working
+    assert "3 × 15.0 billion" not in working
 
 
 def test_roofline_says_the_longer_is_the_bound_and_the_sum_the_upper_end() -> None:
@@ -194,3 +214,103 @@ def test_the_reality_page_quotes_llama_cpps_int8_rate_from_the_catalogue() -> No
     assert figures.get_figure("llama_cpp_int8_share")() == "33 %"
     prose = (STEPS.parent / "reality-check.md").read_text(encoding="utf-8")
     assert '{{ figure("llama_cpp_int8_share") }} of the chip' in prose
+
+
+def test_cpu_and_gpu_shows_the_measured_range_from_matrix_to_vector_units() -> None:
+    # Measured: 8 H100s x 794.5 TFLOP/s (0.803 of 989.4) over 2 sockets x 0.187 x 114.688
+    # TFLOP/s (AMX) = 148x; over 2 x 0.93 x 7.168 TFLOP/s (AVX-512 sgemm) = 477x.
+    assert figures.get_figure("server_gpu_over_cpu")(measured=True, path="vector") == "477×"
+    notes = (STEPS / "cpu-and-gpu.md").read_text(encoding="utf-8").split("<summary>Measured", 1)[1]
+    notes = " ".join(notes.split("</details>", 1)[0].split())
+    assert ('{{ figure("server_gpu_over_cpu", measured=True) }} to {{ figure("server_gpu_over_cpu", '
+            'measured=True, path="vector") }} faster on the GPUs') in notes
+    # What the range measures (a matrix multiply) and why step 12's whole jobs gain less.
+    assert "a tuned matrix multiply runs" in notes and "Whole jobs gain less" in notes
+    assert '{{ step("same-prompt-on-cpus") }}' in notes
+
+
+def test_the_reality_page_counts_the_405b_runs_attention_from_the_engine() -> None:
+    from engine.lesson.tables.registry import get_table
+    from engine.numbers.training_runs import LLAMA_3_1_405B_PRETRAINING_TOKENS
+    from engine.words.format import format_flops
+
+    model = get_model("llama-3.1-405b")
+    tokens = LLAMA_3_1_405B_PRETRAINING_TOKENS  # 15.6 trillion (Llama 3 paper)
+    rule = 6 * model.params * tokens
+    with_attention = training_flops_per_token(model).model * tokens
+    share = with_attention / rule - 1.0
+    assert 0.01 < share < 0.02  # causal attention over 8,192 tokens: a few per cent of 6 N
+    sentence = (f"The lesson's steps count attention too: {format_flops(with_attention)}, "
+                f"{format_percent(share)} more.")
+    assert sentence == "The lesson's steps count attention too: 3.86 × 10^25 FLOPs, 1.57 % more."
+    html = get_table("reality")(topic="compute")
+    assert sentence.replace("'", "&#x27;") in html
+    # The page itself types neither figure: both come from the table the engine renders.
+    prose = (STEPS.parent / "reality-check.md").read_text(encoding="utf-8")
+    assert "3.86" not in prose and "1.57" not in prose
+
+
+def test_capacity_says_what_does_not_fit_runs_only_offloaded_not_never() -> None:
+    from engine.numbers.plan import plan
+
+    prose = _in_view("capacity.md")
+    assert "what does not fit never runs at GPU speed." in prose
+    refused = text_of(render("capacity_gate"))
+    assert "Refused:" in refused and "Nothing runs" not in refused
+    # The engine itself runs it with CPU offload: Llama 3.1 70B in bf16 with 40 of its 80
+    # layers on one H100 fits, and each token waits on the host link for the other 40.
+    offloaded = plan(model="llama-3.1-70b", hardware="h100-sxm", task="serve", gpu_layers=40)
+    on_two = plan(model="llama-3.1-70b", hardware="h100-sxm", gpus=2, task="serve")
+    assert offloaded.memory.fits and offloaded.serve is not None and on_two.serve is not None
+    assert offloaded.serve.tpot_seconds > 10 * on_two.serve.tpot_seconds
+
+
+def test_where_ai_runs_calls_a_near_tie_break_even() -> None:
+    r = rent_vs_own_from_catalog()
+    # $1.41 / 0.50 + $0.162 = $2.98 owned against $2.99 rented: 0.3 % apart, a tie.
+    assert abs(r.owned_usd_per_used_gpu_hour - r.rent_usd_per_gpu_hour) < 0.01 * r.rent_usd_per_gpu_hour
+    assert r.cheaper == "same"
+    text = text_of(render("own_vs_rent"))
+    assert "owning and renting cost within 1 % of each other: break-even" in text
+    assert "owning is cheaper" not in text
+    # Farther apart than 1 % the verdict still names the cheaper side.
+    assert "owning is cheaper" in text_of(render("own_vs_rent", utilisation="90"))
+    # The power per GPU says its basis: a share of the whole server's draw.
+    assert "per GPU, a share of the whole purchase's draw" in text
+
+
+def test_the_race_qualifies_its_bound_and_the_takeaway_says_why_the_cpus_fall_behind() -> None:
+    import inspect
+
+    from engine.numbers.plan import plan
+
+    # The bound is plain work: plan() takes no speculative decoding and no cached prefix
+    # (only the load simulator, engine.numbers.load, models them), so they can beat it.
+    keywords = inspect.signature(plan).parameters
+    assert not any(k.startswith(("spec", "prefix", "draft")) for k in keywords)
+    notes = text_of(render("cpu_gpu_race"))
+    assert ("no real system beats it without a cached prompt or speculative decoding, which the "
+            "bound does not count") in notes
+    prose = " ".join((STEPS / "same-prompt-on-cpus.md").read_text(encoding="utf-8").split())
+    # One H100 against both sockets' AMX, then the share AMX reaches (oneDNN #1992: 18.7 %).
+    assert ('but AMX reaches {{ figure("matmul_share", hardware="xeon-8480c") }} of its peak, so '
+            "the CPUs finish far behind") in prose
+    assert figures.get_figure("matmul_share")(hardware="xeon-8480c") == "18.7 %"
+    assert "passes a hundred times" not in prose
+
+
+def test_cpu_and_gpu_gives_the_cpus_memory_in_gib_per_socket_and_its_channels_per_socket() -> None:
+    # DGX H100: 2 TB of DDR5 as 32 x 64 GiB DIMMs, 16 per socket: 2 x 1,024 GiB x 2^30 bytes =
+    # 2,199.0 GB for both, over 8 memory channels on each socket.
+    assert get_hardware("xeon-8480c").memory_bytes == 1024 * 2**30
+    text = text_of(render("cpu_vs_gpu"))
+    assert "2,199 GB DDR5-4800 (8 channels a socket)" in text
+    assert "1,024 GiB per socket" in text and "1,024 GB per socket" not in text
+
+
+def test_the_cheat_sheet_says_out_of_memory_is_mostly_arithmetic_as_step_19_does() -> None:
+    sheet = " ".join((STEPS / "cheat-sheet.md").read_text(encoding="utf-8").split())
+    five = " ".join((STEPS / "five-questions.md").read_text(encoding="utf-8").split())
+    assert "Out of memory is mostly arithmetic" in sheet and "Out of memory is mostly arithmetic" in five
+    assert "long inputs and allocator fragmentation can still strike mid-run" in sheet
+    assert "Out of memory is arithmetic:" not in sheet
