@@ -1,5 +1,5 @@
-"""The cheat sheet: its tables are the engine's numbers, and the page prints on at most two
-A4 pages with every table and none of the site's chrome."""
+"""The cheat sheet: its tables are the engine's numbers, and the page prints on one A4 page
+(as the offline zip's README says) with every table and none of the site's chrome."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def test_the_built_cheat_sheet_shows_the_engines_numbers(root_site: Site) -> Non
     assert fits["Llama 3.1 70B"][cheatsheet.short_name(h100)] == "no"
 
 
-def test_the_cheat_sheet_prints_on_at_most_two_a4_pages(watched: Watched, root_site: Site) -> None:
+def test_the_cheat_sheet_prints_on_one_a4_page(watched: Watched, root_site: Site) -> None:
     page = watched.page
     page.goto(root_site.page_url(CHEAT_PAGE))
     # The tables show on screen as on paper: none waits in a closed <details>.
@@ -120,7 +120,8 @@ def test_the_cheat_sheet_prints_on_at_most_two_a4_pages(watched: Watched, root_s
     pdf = page.pdf(format="A4", print_background=False)
     pages = len(PAGE_OBJECT.findall(pdf))
     print(f"the cheat sheet prints on {pages} A4 pages")
-    assert 1 <= pages <= 2, f"the cheat sheet prints on {pages} A4 pages"
+    # tools/offline_zip.py's README says one page; issue 28 allows two, the README must follow.
+    assert pages == 1, f"the cheat sheet prints on {pages} A4 pages; the offline README says one"
     # Printing hides the site's chrome but keeps every table.
     page.emulate_media(media="print")
     # Found with what print hides (a hidden element leaves the accessibility tree).
