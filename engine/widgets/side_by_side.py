@@ -26,9 +26,10 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Command, Values, Widget
 from engine.words.answers import price_note
-from engine.words.expected import ttft_basis_words
+from engine.words.expected import ttft_basis_short, ttft_basis_words
 from engine.words.format import (
     format_count,
+    format_flops,
     format_GB,
     format_percent,
     format_seconds,
@@ -117,6 +118,8 @@ def render(values: Values) -> str:
     ridge = roofline.ridge_point(gpu)
     step_intensity = roofline.micro_batch_intensity(model, micro_batch=tm.micro_batch,
                                                     seq_len=tm.seq_len)
+    step_flops, step_bytes = roofline.micro_batch_work(model, micro_batch=tm.micro_batch,
+                                                       seq_len=tm.seq_len)
     train_bound = roofline.bound(step_intensity, gpu)
     decode = s.first_step
     # Both costs per token at the expected speeds (a tuned stack), so they compare like with
@@ -134,30 +137,35 @@ def render(values: Values) -> str:
             f"{PROMPT_TOKENS:,} tokens in and {OUTPUT_TOKENS:,} out each, as they arrive",
         ),
         (
+            # Both jobs on one basis, in view: expected (a tuned stack), the bound beside.
             "What is measured",
-            f"Throughput: {t.tokens_per_s:,.0f} tokens/s if {format_percent(t.mfu)} MFU is reached",
-            f"Latency, at best: time to first token {format_seconds(s.ttft_at_batch_seconds)} "
-            f"({ttft_basis_words(batch)}), then {format_seconds(s.tpot_seconds)} per token",
+            f"Throughput: about {modelled.tokens_per_s:,.0f} tokens/s expected "
+            f"({format_percent(modelled.mfu)} MFU), {t.bound_tokens_per_s:,.0f} at best",
+            f"Latency, {ttft_basis_short(batch)}: first token about "
+            f"{format_seconds(s.expected.ttft_seconds)} expected "
+            f"({format_seconds(s.ttft_at_batch_seconds)} at best), then about "
+            f"{format_seconds(s.expected.decode_seconds_per_token)} per token "
+            f"({format_seconds(s.tpot_seconds)} at best)",
         ),
         (
-            "With a tuned stack (expected, not at best)",
-            f"About {modelled.tokens_per_s:,.0f} tokens/s ({format_percent(modelled.mfu)} MFU modelled: "
-            "measured matmul efficiency, attention, gradient traffic)"
-            + (f". {why}" if (why := mfu_band_words(modelled)) else ""),
-            f"First token about {format_seconds(s.expected.ttft_seconds)}, then "
-            f"{format_seconds(s.expected.decode_seconds_per_token)} per token (measured "
-            "efficiencies, kernel overheads, traffic between GPUs)",
+            "How the expected figures are modelled",
+            f"{format_percent(modelled.mfu)} MFU modelled: measured matmul efficiency, "
+            "attention, gradient traffic"
+            + (f". {why}" if (why := mfu_band_words(modelled)) else "")
+            + f". At the lesson's default {format_percent(t.mfu)} MFU: "
+            f"{t.tokens_per_s:,.0f} tokens/s",
+            "Measured efficiencies, kernel overheads, traffic between GPUs",
         ),
         (
             "Tail latency",
             "One slow GPU holds back every step",
-            "The slowest 1 % of requests (p99), queueing beyond the best case of "
+            f"The slowest 1 % (p99): queueing beyond the best case, "
             f"{format_seconds(request_best)}",
         ),
         (
             "How long",
-            f"The run: {format_seconds(t.seconds)} of computing (start-up and checkpoints "
-            "add a little)",
+            f"The run: about {format_seconds(modelled.seconds)} of computing expected, at best "
+            f"{format_seconds(t.bound_seconds)} (start-up and checkpoints add a little)",
             f"One request: {format_seconds(request_best)} at best; the service runs for as "
             "long as people use it",
         ),
@@ -172,7 +180,9 @@ def render(values: Values) -> str:
         ),
         (
             "FLOPs per byte read, worked out",
-            f"{step_intensity:,.0f} FLOPs per byte read for each micro-batch of "
+            f"{format_flops(step_flops)} ÷ {format_GB(step_bytes)} read "
+            "(each weight read forward and backward and its gradient added: 8 bytes a "
+            f"parameter) = {step_intensity:,.0f} FLOPs per byte read for each micro-batch of "
             f"{tm.micro_batch:,} × {tm.seq_len:,} tokens (a micro-batch: the sequences one GPU "
             "runs through in one pass, each reading the weights again); the chip's ridge "
             f"point (peak FLOP/s ÷ bandwidth) is {ridge:,.0f}",
@@ -222,17 +232,18 @@ def render(values: Values) -> str:
     )
     assumptions = (
         f"Training: {sharding_name(TRAIN_SHARDING)} sharding, sequences of {SEQ_LEN:,} tokens, "
-        f"{format_percent(t.mfu)} MFU, {format_count(TRAIN_TOKENS)} tokens.",
-        "Serving: best-case times (raw peak and full bandwidth, no queue), "
+        f"{format_count(TRAIN_TOKENS)} tokens; expected at the {format_percent(modelled.mfu)} "
+        "MFU modelled, at best at every GPU's peak.",
+        "Serving: at best, raw peak and full bandwidth; expected, a tuned stack; no queue; "
         f"{CONTEXT_TOKENS:,} tokens of KV cache kept per request; {plural(batch, 'request')} "
         f"kept running; the time to first token is for {ttft_basis_words(batch)}.",
         "Costs: the same cloud price per GPU-hour for both, each at its expected speed (a "
-        "tuned stack, as in the row above); the service's cost per token assumes it is kept "
+        "tuned stack, as in the first row); the service's cost per token assumes it is kept "
         "busy at this batch.",
         *memory_assumptions(train.memory),
     )
     rest = secondary(
-        "Other rows, memory per GPU, assumptions",
+        "Other rows and assumptions",
         _table(f"{model.name} on {gpu.name}: the rest", [r for r in rows if r not in headline])
         + bars
         + tag("p", esc("Assumptions"), class_="widget-subtitle")

@@ -30,9 +30,16 @@ def ttft_basis_words(batch: int) -> str:
     'one request on an idle server', or 'a request joining 63 running: its prompt read
     beside their decode step'."""
     if batch <= 1:
+        return ttft_basis_short(batch)
+    return f"{ttft_basis_short(batch)}: its prompt read beside their decode step"
+
+
+def ttft_basis_short(batch: int) -> str:
+    """:func:`ttft_basis_words` without the why: 'one request on an idle server', or 'a
+    request joining 63 running'."""
+    if batch <= 1:
         return "one request on an idle server"
-    return (f"a request joining {batch - 1:,} running: its prompt read beside their "
-            "decode step")
+    return f"a request joining {batch - 1:,} running"
 
 
 def together_words(batch: int) -> str:

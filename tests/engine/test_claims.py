@@ -57,12 +57,11 @@ def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
 
 def test_compute_quotes_step_10s_expected_training_speed_not_a_typed_one() -> None:
     # The step's example is the lesson's own expected figure for Llama 3.1 8B on dgx-1, the
-    # one side_by_side (step 10) shows as "About 88,600 tokens/s (54 % MFU modelled".
+    # one side_by_side (step 10) shows as "about 88,600 tokens/s expected (54 % MFU)".
     beside = text_of(render("side_by_side"))
     speed = figures.get_figure("example_throughput")()
-    assert f"About {speed.removesuffix(' tokens/s')} tokens/s (" in beside
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
-    assert f"({mfu} MFU modelled" in beside
+    assert f"about {speed.removesuffix(' tokens/s')} tokens/s expected ({mfu} MFU)" in beside
     prose = _in_view("compute.md")
     assert '{{ step("side-by-side") }}\'s expected figure' in prose
     assert "good for a large run" not in prose and "60,000" not in prose
@@ -315,3 +314,29 @@ def test_the_cheat_sheet_says_out_of_memory_is_mostly_arithmetic_as_step_19_does
     assert "Out of memory is mostly arithmetic" in sheet and "Out of memory is mostly arithmetic" in five
     assert "long inputs and allocator fragmentation can still strike mid-run" in sheet
     assert "Out of memory is arithmetic:" not in sheet
+
+
+def test_side_by_sides_worked_problem_shows_the_subtraction_behind_its_conversations() -> None:
+    # Llama 3.1 70B in bf16 over 8 H100s: 84.94 GB - 141.1 GB / 8 of weights - the working
+    # space (vLLM's 8,192-token profiling step) and 1.5 GB runtime overhead = 64.07 GB of KV
+    # cache per GPU; a 32,768-token conversation's 10.74 GB is split over the 8 (1.34 GB
+    # each): 64.07 / 1.342 = 47.7, so 47.
+    room = figures.get_figure("serve_kv_room")(model="llama-3.1-70b", gpus=8)
+    share = figures.get_figure("kv_per_request_per_gpu")(model="llama-3.1-70b", context=32768,
+                                                         gpus=8)
+    count = figures.get_figure("serve_concurrent")(model="llama-3.1-70b", context=32768, gpus=8)
+    assert (room, share, count) == ("64.07 GB", "1.34 GB", "47")
+    assert int(64.07 / 1.342) == 47
+    prose = " ".join((STEPS / "side-by-side.md").read_text(encoding="utf-8").split())
+    assert 'leave each GPU {{ figure("serve_kv_room", model="llama-3.1-70b", gpus=8) }}' in prose
+    assert '{{ figure("kv_per_request_per_gpu", model="llama-3.1-70b", context=32768, gpus=8) }}' \
+        ' on every GPU' in prose
+
+
+def test_step_1_says_why_a_token_costs_a_little_under_two_flops_per_parameter_in_view() -> None:
+    # 15.0 billion FLOPs per token, not 2 x 8.03 billion = 16.06: the untied input embedding
+    # (128,256 x 4,096) is looked up. Step 1 says so itself, not by pointing at step 2's
+    # closed details.
+    prose = _in_view("pile-of-numbers.md")
+    assert "(a little under: the token table is looked up, not multiplied)" in prose
+    assert "shows why" not in prose

@@ -130,6 +130,26 @@ def serve_concurrent(model: str, context: int, hardware: str = "h100-sxm", gpus:
     return f"{plan.max_concurrent_requests:,}"
 
 
+def serve_kv_room(model: str, hardware: str = "h100-sxm", gpus: int = 1,
+                  format: str = "bf16") -> str:
+    """What each GPU gives the KV cache once its share of the weights in ``format``, the
+    working space and the runtime overhead are in (as vLLM sizes it): '64.98 GB' for Llama
+    3.1 70B in bf16 over 8 H100s."""
+    return format_GB(memory.kv_cache_room_bytes(
+        resolve_model(model_id=model), get_hardware(hardware),
+        weight_format=parse_format(format),
+        gpus=_count(gpus, quantities.GPUS, "gpus", "GPU count")))
+
+
+def kv_per_request_per_gpu(model: str, context: int, gpus: int, format: str = "bf16") -> str:
+    """One request's KV cache of ``context`` tokens split over ``gpus`` GPUs (tensor
+    parallel splits its KV heads evenly): '1.34 GB' for Llama 3.1 70B at 32,768 tokens on 8."""
+    c = _count(context, quantities.CONTEXT_TOKENS, "context", "Context")
+    g = _count(gpus, quantities.GPUS, "gpus", "GPU count")
+    return format_GB(memory.kv_cache_bytes(resolve_model(model_id=model), c,
+                                           parse_format(format)) / g)
+
+
 def state_gpus(model: str, hardware: str = "h100-sxm") -> str:
     """The fewest GPUs whose memory holds the model's training state (16 bytes a parameter,
     mixed precision and Adam, fully sharded) before activations: '77' for Llama 3.1 405B
@@ -284,6 +304,7 @@ def replicas_ttft(model: str, rate: float, replicas: int = 0, ttft_s: float | No
 
 
 WORKED_FIGURES = (layer_matrix_shape, layer_matmul_intensity, typical_lengths, tokens_flops, server_peak, server_tokens_time,
-                  kv_per_request, serve_concurrent, state_gpus, measured_run_days,
+                  kv_per_request, serve_concurrent, serve_kv_room, kv_per_request_per_gpu,
+                  state_gpus, measured_run_days,
                   measured_run_gpus, measured_run_flops, decode_throughput, decode_price,
                   replica_capacity, replicas_from_capacity, replicas_needed, replicas_ttft)

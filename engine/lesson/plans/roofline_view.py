@@ -43,6 +43,7 @@ from engine.render.fields import Count, Field, Text, Values
 from engine.render.widget import Command
 from engine.words.format import (
     format_bandwidth,
+    format_flops,
     format_flops_per_byte,
     format_flops_per_s,
     format_GB,
@@ -196,6 +197,9 @@ def roofline_to_dict(v: RooflineView) -> dict[str, object]:
                     "tokens_per_s": pre.batch * pre.prompt_tokens / pre.seconds},
         "decode": decode,
         "train_micro_batch": {"micro_batch": v.micro_batch, "seq_len": v.seq_len,
+                              **dict(zip(("flops", "bytes"), roofline.micro_batch_work(
+                                  m, micro_batch=v.micro_batch, seq_len=v.seq_len),
+                                  strict=True)),
                               "arithmetic_intensity": v.train_intensity,
                               "bound": _bound_of(v.train_intensity, v)},
         "note": "Each pass's plain figures are the bound: raw dense peak and datasheet "
@@ -233,7 +237,10 @@ def roofline_text(v: RooflineView) -> str:
             f"{format_seconds(e.seconds)} (maths {format_seconds(e.maths_seconds)}, memory "
             f"{format_seconds(e.memory_seconds)}{comm}: {e.limit}); "
             f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)} per GPU, {fits}")
+    flops, traffic = roofline.micro_batch_work(v.model, micro_batch=v.micro_batch,
+                                               seq_len=v.seq_len)
     lines.append(f"Training micro-batch of {v.micro_batch:,} × {v.seq_len:,} tokens: "
+                 f"{format_flops(flops)} over {format_GB(traffic)} read, "
                  f"{format_flops_per_byte(v.train_intensity)}, "
                  f"{_bound_of(v.train_intensity, v)}-bound")
     return "\n".join(lines)
