@@ -38,7 +38,7 @@ from engine.words.format import (
     format_seconds,
 )
 from engine.words.sharding import sharding_name
-from engine.words.training import training_run_assumptions
+from engine.words.training import training_flops_words, training_run_assumptions
 
 MODEL = "llama-3.1-8b"
 SYSTEM = "dgx-1"
@@ -54,7 +54,7 @@ SPEEDS = (
     (str(int(30 * SECONDS_PER_DAY)), "30 days per second"),
 )
 PHASE_WORDS = {
-    "starting": "Starting up: loading the model and data, no tokens yet",
+    "starting": "Starting up: loading the model and data",
     "ramping": "Ramping up to full speed",
     "training": "Training at full speed",
     "checkpointing": "Saving a checkpoint: the GPUs wait",
@@ -133,7 +133,7 @@ def render(values: Values) -> str:
         current=(now.elapsed_seconds, now.loss),
         x_range=(0.0, run.total_seconds),
         y_range=(bottom, top),
-        y_cut_note=f"axis cut; starts at {start_loss:.2f}",
+        y_cut_note=f"loss starts at {start_loss:.2f}, off the top",
     )
     loss_words = (
         "Loss is how surprised the model is by each next token of its training text, in nats "
@@ -202,9 +202,13 @@ def render(values: Values) -> str:
                 "Tokens per second",
                 f"{now.tokens_per_s:,.0f} (full speed {run.steady_tokens_per_s:,.0f})",
             ),
-            ("MFU (useful maths / peak)", format_percent(now.mfu)),
+            ("MFU", format_percent(now.mfu)),
             ("GPU utilisation (time busy)", format_percent(now.utilisation)),
-            ("Time left", format_elapsed(now.seconds_left)),
+            # The clock runs at the MFU set; the engine's expected run and the bound beside
+            # it, so every time in view says its basis.
+            (f"Time left at {format_percent(run.inputs.mfu)} MFU", format_elapsed(now.seconds_left)),
+            ("Expected run", f"{format_seconds(expected.seconds)} ({format_percent(expected.mfu)} "
+             f"MFU); at best {format_seconds(expected.bound_seconds)}"),
         ]
     )
     worked = definition_list(
@@ -223,7 +227,7 @@ def render(values: Values) -> str:
                 f"communication but no failures, stragglers or power limits: "
                 f"{format_percent(expected.mfu)} MFU, {format_seconds(expected.seconds)}",
             ),
-            ("Training FLOPs (6 × active parameters × tokens + attention)",
+            (f"Training FLOPs ({training_flops_words(model)}, × tokens)",
              format_flops(run.total_flops)),
             ("Watching time at this speed", format_seconds(run.total_seconds / speed)),
         ]
@@ -234,7 +238,7 @@ def render(values: Values) -> str:
         f"training state sharded over the {system.gpu_count} GPUs ({sharding_name(SHARDING)}).",
     )
     more = secondary(
-        "Loss, whole run, best case, assumptions",
+        "Loss, whole run, assumptions",
         tag("p", esc(loss_words), class_="loss-explained")
         + worked
         + tag("p", esc("How these figures are computed:"))

@@ -6,7 +6,13 @@ assumed about its batch (engine.numbers.expected_training's warnings).
 
 from __future__ import annotations
 
-from engine.numbers.compute import GOOD_MFU_HIGH, GOOD_MFU_LOW
+from engine.numbers.catalog import ModelSpec
+from engine.numbers.compute import (
+    GOOD_MFU_HIGH,
+    GOOD_MFU_LOW,
+    flops_per_token,
+    training_flops_per_token,
+)
 from engine.numbers.expected_training import ExpectedTrain, TrainWarning
 from engine.numbers.training_run import TrainingRunInputs
 from engine.words.format import (
@@ -17,6 +23,16 @@ from engine.words.format import (
     format_TFLOP_per_s,
     plural,
 )
+
+
+def training_flops_words(model: ModelSpec) -> str:
+    """The training FLOPs per token as the engine counts them, in words a reader can redo:
+    '3 × 15.0 billion forward + 3.22 billion attention = 48.2 billion per token' (the
+    forward pass's matmuls three times over, 2 forward + 4 backward per weight, plus the
+    attention scores; recomputation not counted)."""
+    per = training_flops_per_token(model)
+    return (f"3 × {format_count(flops_per_token(model))} forward + "
+            f"{format_count(per.attention)} attention = {format_count(per.model)} per token")
 
 
 def training_run_assumptions(inp: TrainingRunInputs) -> tuple[str, ...]:
