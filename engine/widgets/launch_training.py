@@ -22,7 +22,6 @@ from engine.render.secondary import secondary_list
 from engine.render.widget import Action, Rendered, Values, Widget
 from engine.words.format import format_GB
 from engine.words.labels import SHARDING_LABELS
-from engine.words.sharding import state_sharding
 
 MAX_WAYS_OUT = 6  # the engine proposes at most six (other GPUs, two ZeRO-3 counts, ...)
 ENGINE_FIELDS = {"model_id": "model", "gpus": "gpus", "sharding": "sharding"}
@@ -156,22 +155,18 @@ def _last_refusal(state: cluster.ClusterState) -> cluster.LogEntry | None:
     return None
 
 
-def _preview(
-    state: cluster.ClusterState, model_id: str, gpus: tuple[int, ...], sharding: str
-) -> str:
-    """Before any button: the job as set, and the memory free on its GPUs now."""
-    model = cluster.model_named(model_id)
+def _preview(state: cluster.ClusterState, model_id: str, gpus: tuple[int, ...]) -> str:
+    """Before any button: the memory free on the job's GPUs now (the form above names the
+    model, GPUs and sharding)."""
+    cluster.model_named(model_id)  # a model it does not know is refused here, by name
     free = min(state.free_bytes()[g] for g in gpus)
     where = f"GPU {gpus[0]}" if len(gpus) == 1 else f"GPUs {gpus[0]}-{gpus[-1]}"
-    shard = state_sharding(sharding)
     free_words = (
         f"{where} has {format_GB(free)} free"
         if len(gpus) == 1
         else f"{where} have at least {format_GB(free)} free each"
     )
-    text = (
-        f"Not submitted yet: training {model.name} on {where}, {shard}. {free_words}."
-    )
+    text = f"Not submitted yet: {free_words}."
     return tag("p", esc(text), class_="launch-ready")
 
 
@@ -220,7 +215,7 @@ def render(values: Values) -> Rendered:
             return Rendered(result_html(result, note), {"state": dgx_view.dump_state(result.state)})
     except EngineError as error:
         raise dgx_view.with_field(error, ENGINE_FIELDS) from None
-    return Rendered(_preview(state, model_id, gpus, sharding))
+    return Rendered(_preview(state, model_id, gpus))
 
 
 WIDGET = Widget(

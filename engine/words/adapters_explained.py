@@ -17,7 +17,7 @@ from engine.words.format import format_count
 
 METHOD_LABELS = {
     "lora": "LoRA (frozen bf16 weights)",
-    "qlora": "QLoRA (frozen 4-bit NF4 weights)",
+    "qlora": "QLoRA (frozen 4-bit NF4 layers; embeddings and head stay bf16)",
 }
 TARGET_WORDS = {
     "attention-qv": "the query and value matrices",

@@ -533,3 +533,27 @@ def test_log_is_capped() -> None:
         s = launch_training(s, "llama-3.1-8b").state
     assert len(s.log) == MAX_LOG_ENTRIES
     assert roundtrip(s) == s
+
+
+def test_a_way_out_that_fits_by_less_than_its_overhead_allowance_says_it_is_tight() -> None:
+    # Llama 3.1 8B, ZeRO-3 over 2 H100s: 128.5 GB / 2 = 64.24 GB state + 18.25 GB activations
+    # + 1.5 GB runtime allowance = 84 GB of 84.94 GB, 0.948 GB spare: under the allowance,
+    # itself an estimate, so the sum says it fits on paper only; over 8 GPUs (35.81 GB) it has
+    # room and says nothing of the kind.
+    refused = launch_training(new_cluster(), "llama-3.1-8b", gpus=(0,))
+    two, eight = refused.ways_out[0], refused.ways_out[1]
+    assert two.label == "2 GPUs with ZeRO-3" and eight.label == "8 GPUs with ZeRO-3"
+    assert ("it fits on paper only, 0.948 GB spare (less than the 1.5 GB runtime allowance, "
+            "itself an estimate): too tight to trust") in two.text
+    assert "on paper" not in eight.text
+    accepted = try_way_out(refused.state, two)
+    assert accepted.accepted and "too tight to trust" in accepted.message
+
+
+def test_an_accepted_training_job_says_the_basis_of_its_time_and_the_expected_one() -> None:
+    r = launch_training(new_cluster(), "llama-3.1-8b", gpus=tuple(range(8)), sharding="zero3")
+    e = expected_train(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), tokens=1e9, gpus=8,
+                       sharding="zero3", seq_len=4096)
+    assert r.accepted
+    assert (f"tokens in about 4.48 hours at 40 % MFU (expected about {format_seconds(e.seconds)}, "
+            f"at {format_percent(e.mfu)} MFU)") in r.message

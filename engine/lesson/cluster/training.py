@@ -36,7 +36,7 @@ from engine.lesson.cluster.words import gpu_list
 from engine.numbers.catalog import HardwareSpec, ModelSpec, list_models
 from engine.numbers.compute import DEFAULT_MFU
 from engine.numbers.errors import EngineError
-from engine.numbers.expected_training import expected_train
+from engine.numbers.expected_training import ExpectedTrain, expected_train
 from engine.numbers.memory import (
     OPTIMIZERS,
     RECOMPUTE,
@@ -102,7 +102,7 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
             text=f"{text}: {format_GB(mem.per_gpu_bytes)} per GPU (state {format_GB(state_per_gpu)} + "
             f"activations {format_GB(mem.parts['activations'])} + overhead "
             f"{format_GB(mem.parts['runtime_overhead'])}) on {gpu_list(pick)}"
-            + ("" if ok else "; other jobs must stop first") + ".",
+            + tight_words(mem) + ("" if ok else "; other jobs must stop first") + ".",
             per_gpu_bytes=mem.per_gpu_bytes, fits_now=ok,
             action=_train_action(m.id, pick, shard, opt, rec, seq_len, micro_batch, tokens, mfu))
 
@@ -173,14 +173,34 @@ def _train_ways_out(st: ClusterState, model: ModelSpec, gpus: tuple[int, ...],
 DEFAULT_SEQ_LEN = 4096
 
 
+def tight_words(mem: TrainingMemory) -> str:
+    """Words for a job that fits with less to spare than its runtime overhead allowance (the
+    part of the sum least known: allocator fragmentation, communication buffers): it fits on
+    paper only. Empty when it does not fit, or fits with room."""
+    spare = mem.capacity_bytes - mem.per_gpu_bytes
+    allowance = mem.parts["runtime_overhead"]
+    if not mem.fits or spare >= allowance:
+        return ""
+    return (f"; it fits on paper only, {format_GB(spare)} spare (less than the "
+            f"{format_GB(allowance)} runtime allowance, itself an estimate): too tight to trust")
+
+
+def _expected(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: int, shard: Sharding,
+              rec: Recompute, mb: int, seq: int) -> ExpectedTrain | None:
+    """The engine's expected run of the job (None when the engine cannot model it)."""
+    try:
+        return expected_train(model, gpu, tokens=tokens, gpus=gpus, sharding=shard,
+                              recompute=rec, micro_batch=mb, seq_len=seq)
+    except EngineError:
+        return None
+
+
 def _expected_lines(model: ModelSpec, gpu: HardwareSpec, tokens: float, gpus: int,
                     shard: Sharding, rec: Recompute, mb: int, seq: int) -> tuple[str, ...]:
     """The engine's expected speed of the job beside the MFU it was given (none when the
     engine cannot model the job)."""
-    try:
-        e = expected_train(model, gpu, tokens=tokens, gpus=gpus, sharding=shard, recompute=rec,
-                           micro_batch=mb, seq_len=seq)
-    except EngineError:
+    e = _expected(model, gpu, tokens, gpus, shard, rec, mb, seq)
+    if e is None:
         return ()
     return (f"Expected: a well-tuned stack reaches about {format_percent(e.mfu)} MFU on these GPUs, "
             f"{e.tokens_per_s:,.0f} tokens/s: about {format_seconds(e.seconds)} (at best "
@@ -263,8 +283,13 @@ def launch_training(
                  f"{format_seconds(run.total_seconds)} for "
                  f"{format_count(budget)} tokens.")
     lines.extend(_expected_lines(model, system.gpu, budget, len(idx), shard, rec, mb, seq))
+    # The time at the MFU given, and the expected one beside it: both say their basis.
+    e = _expected(model, system.gpu, budget, len(idx), shard, rec, mb, seq)
+    expected = (f" (expected about {format_seconds(e.seconds)}, at {format_percent(e.mfu)} MFU)"
+                if e is not None else "")
     message = (f"{job.id}: training {model.name} on {where}: {format_GB(mem.per_gpu_bytes)} of "
-               f"{format_GB(mem.capacity_bytes)} per GPU; {format_count(budget)} tokens in about "
-               f"{format_seconds(run.total_seconds)}.")
+               f"{format_GB(mem.capacity_bytes)} per GPU{tight_words(mem)}; "
+               f"{format_count(budget)} tokens in about {format_seconds(run.total_seconds)} at "
+               f"{format_percent(eff)} MFU{expected}.")
     return accept(st, job, message, lines,
                    (*memory_assumptions(mem), *training_run_assumptions(run)))
