@@ -138,3 +138,28 @@ def test_the_curve_is_one_click_away_whole_on_a_phone_and_kept(
         assert w.console_errors == []
     finally:
         w.context.close()
+
+
+def test_the_rate_shows_beside_its_slider_and_hidden_controls_stay_hidden(
+    watched: Watched, root_site: Site
+) -> None:
+    page = watched.page
+    page.goto(root_site.page_url(SERVE_THE_MODEL))
+    wait_live(page)
+    settle(page)
+    shown = page.locator(TRAFFIC + " output.widget-value")
+    assert shown.inner_text() == "8 requests a second"
+    page.locator(TRAFFIC + " input[name=rate_notch]").fill(str(RATE))
+    assert shown.inner_text() == "4 requests a second"
+    # The theme's button display does not show a button the markup hides, and what is drawn
+    # beside the curve is not offered before there is traffic to draw it for.
+    assert not page.locator(TRAFFIC + " [data-action=restore]").is_visible()
+    assert not page.locator(TRAFFIC + " select[name=curve_beside]").is_visible()
+
+    deploy_and_start(page, root_site)
+    assert page.locator(TRAFFIC + " select[name=curve_beside]").is_visible()
+    frames = page.locator(TRAFFIC + " .dgx-load-frames")
+    # One frame shows at a time: no list number, and its KV cache bar on the light track.
+    assert frames.evaluate("e => getComputedStyle(e).listStyleType") == "none"
+    track = frames.locator("li:not([hidden]) .track")
+    assert track.evaluate("e => getComputedStyle(e).fill") != "rgb(0, 0, 0)"

@@ -53,6 +53,9 @@ function sayNotch(field) {
   const text = Array.isArray(texts) ? texts[notch] : undefined;
   if (typeof text === "string") input.setAttribute("aria-valuetext", text);
   else input.removeAttribute("aria-valuetext");
+  // A slider that shows its notch's words (engine Control.shows_value) keeps them in step.
+  const shown = input.parentElement?.querySelector("output.widget-value");
+  if (shown) shown.textContent = typeof text === "string" ? text : input.value;
 }
 
 // Paper has no form (docs/css/lesson.css hides it in print): a line before the result, shown

@@ -226,6 +226,12 @@ def _ms(seconds: float) -> str:
     return format_seconds(seconds)
 
 
+# What the figures' terms mean, under them (the list's terms stay short for a phone).
+LATENCY_KEY = ("p50: half the requests do better; p99: all but the slowest 1 %. Prompts "
+               "arriving share the decode steps, so each output token takes longer under "
+               "load. A preemption pauses a request for want of free KV cache blocks.")
+
+
 def latency_words(r: LoadResult) -> list[tuple[str, str]]:
     """The run's figures as (term, value) pairs."""
     return [
@@ -334,10 +340,12 @@ def traffic_html(state: cluster.ClusterState, animate: bool) -> str:
     r = main.result
     head = (f"{rate:g} requests/s to {job.id} ({model}, {job.weight_format}, on {where}): "
             f"{REQUESTS} requests of {PROMPT_TOKENS:,} tokens in, {OUTPUT_TOKENS:,} out, over "
-            f"{format_seconds(r.duration_seconds)} of simulated time.")
+            f"{format_seconds(r.duration_seconds)} of simulated time. The KV cache is kept in "
+            f"blocks of {r.block_tokens:,} tokens.")
     out = tag("p", esc(head), class_="dgx-load-head")
     out += frames_html(r, animate)
     out += definition_list(latency_words(r))
+    out += tag("p", esc(LATENCY_KEY), class_="dgx-load-key")
     if r.fullest is not None:
         requests = tuple(range(0, r.requests, r.replicas))
         out += batch_html(r.fullest, requests, r.block_tokens, r.preemptions,

@@ -51,6 +51,12 @@ class Control:
     # A slider's words for each notch from its minimum, which a screen reader says instead of
     # the bare number (aria-valuetext): "a batch of 64" for notch 6.
     value_texts: tuple[str, ...] = ()
+    # Whether a slider shows its notch's words beside it (an <output>), not only to a screen
+    # reader: for a slider whose value the result does not say until the reader acts.
+    shows_value: bool = False
+    # Whether the field starts hidden (the ``hidden`` attribute), for a widget's stylesheet
+    # to show once its result makes the field mean something.
+    starts_hidden: bool = False
     # The longest text the engine reads in this field: the page refuses longer text beside
     # the field without sending it (a pasted file of megabytes would cost every keystroke).
     max_chars: int | None = None
@@ -82,6 +88,8 @@ class Field(Generic[T]):
     options: tuple[tuple[str, str], ...] = ()
     option_groups: tuple[str, ...] = ()  # each option's group (Control.option_groups)
     value_texts: tuple[str, ...] = ()  # a slider's words per notch (Control.value_texts)
+    shows_value: bool = False  # a slider shows its notch's words beside it (Control.shows_value)
+    starts_hidden: bool = False  # shown by the widget's stylesheet later (Control.starts_hidden)
     max_chars: int | None = None  # the longest text the engine reads (Control.max_chars)
 
     def parse(self, text: str) -> T:
@@ -105,6 +113,8 @@ class Field(Generic[T]):
             unit=self.unit,
             hint=self.hint,
             value_texts=self.value_texts,
+            shows_value=self.shows_value,
+            starts_hidden=self.starts_hidden,
             max_chars=self.max_chars,
             **self._range_attributes(),
         )

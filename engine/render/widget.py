@@ -221,6 +221,11 @@ def render_control(control: Control, instance: str, value: str, note: str = "") 
             spellcheck="false" if control.kind != "text" else None,
             **common,
         )
+    shown_value = _value_text(control, value) if control.shows_value else None
+    if shown_value is not None:
+        # The notch's words in view; hidden from screen readers, which hear aria-valuetext.
+        field_html += tag("output", esc(shown_value), for_=control_id, class_="widget-value",
+                          aria_hidden="true")
     unit = tag("span", esc(control.unit), class_="widget-unit") if control.unit else ""
     hint = (
         tag("span", esc(control.hint), class_="widget-hint", id=f"{control_id}-hint")
@@ -232,7 +237,8 @@ def render_control(control: Control, instance: str, value: str, note: str = "") 
         data_error_for=control.name, role="alert",
     )
     label = tag("label", esc(control.label), for_=control_id)
-    return tag("div", label + field_html + unit + hint + error, class_="widget-field")
+    return tag("div", label + field_html + unit + hint + error, class_="widget-field",
+               hidden=control.starts_hidden or None)
 
 
 def render_actions(widget: Widget) -> str:

@@ -22,14 +22,17 @@ RATE = Count(
     "Requests arriving",
     str(DEFAULT_NOTCH),
     control_kind="range",
-    value_texts=tuple(f"{r:g} requests a second" for r in cluster.TRAFFIC_RATES),
+    value_texts=tuple(f"{r:g} request{'' if r == 1 else 's'} a second" for r in cluster.TRAFFIC_RATES),
+    shows_value=True,  # the result says the rate only once traffic runs
     quantity=Quantity("integer", "", 0, len(cluster.TRAFFIC_RATES) - 1,
                       f"notches for {cluster.TRAFFIC_RATES[0]:g} to "
                       f"{cluster.TRAFFIC_RATES[-1]:g} requests a second"),
 )
 
+# Shown with the curve's offer (docs/css/dgx.css): before traffic runs it would mean nothing.
 BESIDE = Choice("curve_beside", "Drawn beside its curve", "fp8",
-                options=tuple((key, BESIDE_LABELS[key]) for key in cluster.CURVE_BESIDE))
+                options=tuple((key, BESIDE_LABELS[key]) for key in cluster.CURVE_BESIDE),
+                starts_hidden=True)
 CURVE_OFFER = ("Latency against throughput, one button away: what a bigger batch gives "
                "each GPU and costs each user.")
 

@@ -169,12 +169,13 @@ def test_panel_refuses_an_unknown_button() -> None:
 # ------------------------------------------------------------------------ launch_training
 
 
-def test_launch_before_any_button_describes_the_job() -> None:
+def test_launch_before_any_button_says_the_memory_free_on_its_gpus() -> None:
+    # The form above it names the model, GPUs and sharding; the preview adds only what the
+    # form cannot show, the memory free now.
     out = run("launch_training")
     text = text_of(out.html)
     assert out.set_inputs == {}
-    assert "Not submitted yet" in text and "Llama 3.1 8B" in text
-    assert "GPU 0 has 84.94 GB free" in text
+    assert text.strip() == "Not submitted yet: GPU 0 has 84.94 GB free."
 
 
 def test_way_out_buttons_are_hidden_until_a_refusal_offers_them() -> None:
@@ -365,3 +366,16 @@ def test_deploy_refuses_bad_input_naming_the_field(field: str, value: str) -> No
     with pytest.raises(EngineError) as caught:
         run("deploy_model", "deploy", **{field: value})
     assert caught.value.field == field
+
+
+def test_the_traffic_rate_slider_shows_its_notch_in_words_beside_it() -> None:
+    from engine.render.widget import render_control
+
+    control = get_widget("dgx_traffic").control("rate_notch")
+    html = render_control(control, "t", control.default)
+    assert '<output for="t-rate_notch" class="widget-value" aria-hidden="true">8 requests a ' \
+        "second</output>" in html
+    assert control.value_texts[0] == "1 request a second"
+    # A slider that does not ask for it (the roofline's batch) shows no such words.
+    batch = get_widget("roofline_chart").control("batch_log2")
+    assert "<output" not in render_control(batch, "r", batch.default)

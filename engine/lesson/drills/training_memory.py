@@ -212,7 +212,7 @@ class TrainingMemoryQuestion(QuestionBase):
         each = format_GB(hw.memory_bytes)
         if self.gpus == 1:
             return f"one {hw.name}, {each} of memory"
-        return f"{self.gpus} × {hw.name}, {each} of memory each"
+        return f"{self.gpus} × {hw.name}, {each} each"
 
     @property
     def sharding_words(self) -> str:
@@ -226,8 +226,8 @@ class TrainingMemoryQuestion(QuestionBase):
     def ask(self) -> str:
         extra = ", plus activations" if self.with_activations else ""
         return (
-            "How many GB does each GPU need for weights, gradients and optimiser states"
-            f"{extra}, without runtime overhead? And does it fit?"
+            "GB per GPU for weights, gradients and optimiser states"
+            f"{extra}, without runtime overhead? Does it fit?"
         )
 
     def givens(self) -> list[tuple[str, str]]:
