@@ -211,6 +211,15 @@ def read_page(page_html: str) -> PageReading:
     return PageReading(len(parser.words), tuple(parser.widget_minutes))
 
 
+def visible_text(page_html: str) -> str:
+    """The words :func:`read_page` counts, in page order, one space between each (punctuation
+    between words dropped): what a reader sees without opening anything, for tests to read."""
+    parser = _VisibleWords()
+    parser.feed(page_html)
+    parser.close()
+    return " ".join(parser.words)
+
+
 def visible_words(page_html: str) -> int:
     """The number of words in the page's ``<article>`` a reader sees without opening anything."""
     return read_page(page_html).words

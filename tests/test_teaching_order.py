@@ -11,7 +11,13 @@ from macros.lesson_nav import STEPS_FOLDER, nav_step_slugs
 ROOT = Path(__file__).resolve().parents[1]
 # term as used -> what its explanation looks like (the bold first mention of its definition)
 EXPLAINED_BY = {
-    "KV cache": r"\*\*query\*\*.*\*\*key\*\*.*\*\*value\*\*",
+    # Glossed where its bar first shows (step 1), then explained through queries, keys and
+    # values where serving starts.
+    "KV cache": r"\*\*KV cache\*\*: each conversation's context|"
+                r"\*\*query\*\*.*\*\*key\*\*.*\*\*value\*\*",
+    "MFU": r"\*\*MFU\*\*, the share of peak",
+    "Adam": r"Adam \(the usual update\s+rule\)",
+    "inference": r"Serving \(inference\)",
     "compute-bound": r"called \*\*compute-bound\*\*",
     "memory-bound": r"\*\*memory-bound\*\*",
     "LoRA": r"Train small adapters instead \(LoRA, QLoRA\)",

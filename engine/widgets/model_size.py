@@ -51,8 +51,11 @@ def render(values: Values) -> str:
         ),
     )
     verdict_class = "fits" if plan.fits else "refused"
+    # The bar's KV cache is for the lesson's default request: say which, in view.
+    request = (f"one {plan.context_tokens:,}-token request" if plan.batch == 1
+               else f"{plan.batch:,} requests of {plan.context_tokens:,} tokens")
     verdict_text = (
-        f"Opening plan on one {gpu.name}: {format_GB(plan.per_gpu_bytes)} of "
+        f"Serving {request} on one {gpu.name}: {format_GB(plan.per_gpu_bytes)} of "
         f"{format_GB(plan.capacity_bytes)}: " + ("it fits." if plan.fits else "it does not fit.")
     )
     verdict = tag("p", esc(verdict_text), class_=f"widget-verdict {verdict_class}")
