@@ -24,7 +24,7 @@ def test_step_1_names_the_kv_cache_its_bar_shows_and_the_request_it_is_for(root_
 
 def test_step_5_says_the_basis_of_its_clock_and_the_expected_run(root_site: Site) -> None:
     text = _in_view(root_site, "training-run")
-    assert "MFU, the share of peak doing the model's maths" in text
+    assert "MFU the share of peak doing the model's maths" in text
     assert "Time left at 40 MFU 179 days Expected run 131 days 54 MFU at best 70.6 days" in text
     assert "loss starts at 11.76, off the top" in text
 
