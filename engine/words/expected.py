@@ -10,7 +10,8 @@ from __future__ import annotations
 from engine.words.format import format_seconds
 
 BOUND_WORDS = ("At best: every FLOP at the chip's peak and every byte at its full datasheet "
-               "bandwidth, nothing else. No real system beats it.")
+               "bandwidth, nothing else. No real system doing the same work beats it; "
+               "speculative decoding and a cached prompt change the work.")
 EXPECTED_SERVING_WORDS = ("Expected: what a well-tuned server (vLLM, TensorRT-LLM, SGLang) "
                           "reaches: measured matrix-multiply and memory efficiencies, a few "
                           "microseconds per kernel, and the traffic between GPUs.")
