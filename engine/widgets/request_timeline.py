@@ -20,7 +20,7 @@ from engine.render.options import (
 from engine.render.secondary import secondary
 from engine.render.widget import Values, Widget
 from engine.words.expected import BOUND_WORDS, EXPECTED_SERVING_WORDS, at_best_and_expected
-from engine.words.format import format_percent, format_seconds
+from engine.words.format import format_bandwidth, format_GB, format_percent, format_seconds
 
 # The comparison: a long question with a short answer against the reverse.
 LONG_TOKENS = 4000
@@ -94,10 +94,25 @@ def render(values: Values) -> str:
         )
     )
     notes = [BOUND_WORDS, EXPECTED_SERVING_WORDS]
+    if steps:
+        notes.append(_decode_arithmetic(run, gpu))
     if grouped:
         notes.append(f"The {steps:,} decode steps are drawn in {len(decode_phases):,} groups, "
                      "so each stays wide enough to see.")
     return chart + legend + figures + _comparison(model, gpu, more, notes)
+
+
+def _decode_arithmetic(run: RequestTimeline, gpu: HardwareSpec) -> str:
+    """How the time per output token at best comes about: each step's bytes at the chip's
+    bandwidth, the first and the last step, and their mean."""
+    first, last = run.first_step, run.last_step
+    over = format_bandwidth(gpu.bandwidth_bytes_per_s * run.gpus)
+    gpus = f" ({run.gpus} GPUs together)" if run.gpus > 1 else ""
+    return (f"At best each decode step reads the weights (of the token table, one row) and the "
+            f"KV cache so far: {format_GB(first.bytes_read)} at the first step, "
+            f"{format_GB(last.bytes_read)} at the last, at {over}{gpus}: "
+            f"{format_seconds(first.seconds)} to {format_seconds(last.seconds)}, "
+            f"{format_seconds(run.tpot_seconds)} on average.")
 
 
 def _comparison(model: ModelSpec, gpu: HardwareSpec, more: str, notes: list[str]) -> str:
