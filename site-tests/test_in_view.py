@@ -17,7 +17,8 @@ def _in_view(site: Site, slug: str) -> str:
 def test_step_1_names_the_kv_cache_its_bar_shows_and_the_request_it_is_for(root_site: Site) -> None:
     text = _in_view(root_site, "pile-of-numbers")
     assert "KV cache 1.07 GB" in text  # the bar's legend
-    assert "mostly the KV cache each conversation's context step 8" in text
+    assert "working space the KV cache each conversation's context" in text
+    assert "activations and runtime overhead" in text and "mostly the KV cache" not in text
     assert "Serving one 8,192-token request on one NVIDIA H100 SXM5 80GB" in text
     assert "Opening plan" not in text and "shows why" not in text
 
