@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.numbers import cost
 from engine.numbers.memory import ServingMemory
 from engine.numbers.plan import Plan
+from engine.numbers.plan_cost import serve_expected_cost
 from engine.words.answers import price_note
 from engine.words.format import format_GB, format_percent, format_seconds
 from engine.words.sharding import parallel_layout
@@ -81,10 +82,13 @@ def _cost_line(p: Plan) -> str:
         c = cost.cost_per_million_tokens(
             tokens_per_s=p.serve.decode_tokens_per_s, usd_per_gpu_hour=price, gpus=p.gpus
         )
-        # A bound (raw peak): the cost per token can only be higher; batching cuts it.
+        # The bound (raw peak) beside the expected cost at the same batch; batching cuts both.
+        expected = serve_expected_cost(p)
+        beside = (f", about ${expected.usd_per_million_tokens:,.2f} expected,"
+                  if expected is not None else "")
         batch = p.serve.first_step.batch
         at_once = "one request" if batch == 1 else f"{batch:,} requests"
-        return (f"At best ${c.usd_per_million_tokens:,.2f} per million output tokens at "
+        return (f"At best ${c.usd_per_million_tokens:,.2f}{beside} per million output tokens at "
                 f"${price:,.2f} per GPU-hour, {at_once} at a time; batching cuts it.")
     t = p.train
     assert t is not None

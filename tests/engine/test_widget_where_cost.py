@@ -469,9 +469,12 @@ def test_five_questions_are_the_plans_answers() -> None:
     assert short["fits"] == "Yes: 19.24 GB of 84.94 GB per GPU."
     assert short["limit"] == ("Memory bandwidth: 4.53 ms per token at best, about 6.52 ms "
                               "expected (1,024-token prompt).")
-    # The cost is a bound for one request at a time, and says so (side_by_side batches 16).
-    assert short["cost"] == ("At best $3.76 per million output tokens at $2.99 per GPU-hour, "
-                             "one request at a time; batching cuts it.")
+    # The cost at best beside the expected one, for one request at a time (side_by_side
+    # batches 16): $2.99 an hour / (3,600 s / 4.53 ms) = $3.76 per million at best; at the
+    # expected 6.52 ms per token, $2.99 / (3,600 / 6.52e-3) x 1e6 = $5.42.
+    assert short["cost"] == ("At best $3.76, about $5.42 expected, per million output tokens "
+                             "at $2.99 per GPU-hour, one request at a time; batching cuts it.")
+    assert pytest.approx(5.42, abs=0.01) == 2.99 / (3600 / 6.52e-3) * 1e6
     batched = answer_lines(plan(model="llama-3.1-8b", batch=16))["cost"]
     assert batched.startswith("At best $") and "16 requests at a time" in batched
 
