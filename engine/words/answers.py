@@ -104,7 +104,8 @@ def _limit_words(p: Plan) -> str:
         e = s.expected
         # The time is the mean over the answer, whose KV cache grows: say so beside the first
         # step's bytes or FLOPs.
-        return (f"{head}: about {format_seconds(s.tpot_seconds)} per token, "
+        return (f"{head}: {format_seconds(d.seconds)}; on average about "
+                f"{format_seconds(s.tpot_seconds)} per token, "
                 f"{s.tokens_per_s_per_user:,.0f} tokens/s per user at best over the "
                 f"{s.output_tokens:,}-token answer. The prefill of "
                 f"{s.prompt_tokens:,} tokens is {s.joining.bound}-bound: "
