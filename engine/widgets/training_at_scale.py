@@ -66,7 +66,8 @@ TP = TENSOR_PARALLEL.but(default="8", unit="", control_kind="select", options=TP
                         quantity=quantities.TENSOR_PARALLEL_IN_SERVER)
 PP = PLAN_FIELDS["pp"].but(default="16", hint="Layers cut into stages; Meta's run: 16.")
 INTERLEAVE = PLAN_FIELDS["interleave"].but(
-    default="2", hint="Above 1: interleaved. Meta's run is; 2 assumed (no count published).")
+    default="2", hint="Above 1: interleaved. Meta's run is interleaved; 2 chunks assumed (no count "
+    "published).")
 SEQUENCE = SEQ_LEN.but(default=str(LLAMA_3_1_405B_SEQ_LEN), hint="Meta's run: 8,192.")
 # Meta's batch for this run: at the default layout (128 data-parallel ranks) every pipeline
 # gets 16 sequences of 8,192 tokens a step, where the engine's smaller default batch would
@@ -74,6 +75,14 @@ SEQUENCE = SEQ_LEN.but(default=str(LLAMA_3_1_405B_SEQ_LEN), hint="Meta's run: 8,
 GLOBAL_BATCH = Amount("global_batch", "Global batch", f"{LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS}",
                       unit="tokens", quantity=quantities.GLOBAL_BATCH_TOKENS,
                       hint="Tokens per optimiser step; Llama 3.1 405B's run: 16M.")
+
+
+def layout_count(gpus: int, tp: int, pp: int) -> int:
+    """The fewest GPUs at or above ``gpus`` that a layout of ``tp`` x ``pp`` GPUs per
+    data-parallel rank can use: the time-only count to meet the target, rounded up to a
+    whole number of ranks, so the table's row (and its command) runs on the chosen layout."""
+    per_rank = tp * pp
+    return -(-gpus // per_rank) * per_rank
 
 
 def render(values: Values) -> str:
@@ -157,12 +166,13 @@ def render(values: Values) -> str:
             )
         )
     assert t.gpus_for_target is not None
+    target_gpus = layout_count(t.gpus_for_target, tp, pp)
     rows.append(
         (
-            f"{t.gpus_for_target:,}",
-            f"Fewest to finish in {days:g} days",
+            f"{target_gpus:,}",
+            f"Fewest to finish in {days:g} days (whole {tp * pp:,}-GPU ranks)",
             format_seconds(
-                compute.training_seconds(t.model_flops, t.gpus_for_target, t.peak_flops_per_s, mfu)
+                compute.training_seconds(t.model_flops, target_gpus, t.peak_flops_per_s, mfu)
             ),
         )
     )
@@ -246,7 +256,8 @@ def command(values: Values) -> Command:
            "sharding": values[SHARDING], "tp": tp, "pp": pp, "interleave": values[INTERLEAVE],
            "seq_len": values[SEQUENCE], "global_batch_tokens": values[GLOBAL_BATCH]}
     p = plan(model=chosen_model(values, MODEL), **run)
-    counts = [1, p.min_gpus, p.train.gpus_for_target if p.train is not None else None]
+    target = p.train.gpus_for_target if p.train is not None else None
+    counts = [1, p.min_gpus, layout_count(target, tp, pp) if target is not None else None]
     unsplit = {"tp": 1, "pp": 1, "interleave": 1}
     return plan_commands(values, MODEL, run, {**run, "mfu": None},
                          *({**run, "gpus": n, **({} if n % (tp * pp) == 0 else unsplit)}

@@ -564,3 +564,19 @@ def test_training_at_scale_says_what_layout_a_smaller_model_takes() -> None:
         render("training_at_scale", model="llama-3.2-1b")
     assert caught.value.field == "interleave"
     assert "stages × chunks may be at most 16" in str(caught.value)
+
+
+def test_training_at_scale_rows_counts_run_on_the_chosen_layout() -> None:
+    # 90 days at 40 % MFU needs 12,795 GPUs by time alone (3.937e25 FLOPs / (989.4e12 x 0.4 x
+    # 90 x 86,400 s) = 12,794.3); the table rounds it up to whole 8 x 16 = 128-GPU ranks,
+    # 100 of them = 12,800, so its command keeps tensor parallel 8 and 16 stages (12,795 at
+    # tensor parallel 1 would not fit a 405B on any GPU).
+    from engine.widgets.training_at_scale import layout_count
+
+    assert layout_count(12_795, 8, 16) == 12_800 and layout_count(12_800, 8, 16) == 12_800
+    html = render("training_at_scale")
+    text = text_of(html)
+    assert "12,800 Fewest to finish in 90 days (whole 128-GPU ranks)" in text
+    assert "--gpus 12800" in text
+    command = text[text.index("--gpus 12800"):][:400]
+    assert "--tp 8 --pp 16 --interleave 2" in command
