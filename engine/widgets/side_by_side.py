@@ -159,8 +159,8 @@ def render(values: Values) -> str:
         (
             "Tail latency",
             "One slow GPU holds back every step",
-            f"The slowest 1 % (p99): queueing beyond the best case, "
-            f"{format_seconds(request_best)}",
+            f"The slowest 1 % (p99): the best case of {format_seconds(request_best)} plus "
+            "queueing",
         ),
         (
             "How long",

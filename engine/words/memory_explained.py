@@ -142,7 +142,7 @@ def kv_room_words(mem: ServingMemory) -> str:
     share = default_memory_utilization().value
     fewer = mem.max_context_tokens_that_fit - kv_tokens_at_utilization(mem, share)
     return (f"Room for KV cache: {mem.max_context_tokens_that_fit:,} tokens in blocks of "
-            f"{limits.block_tokens}: {KV_ROOM_RULE}, a full step, vLLM's profiling pass: "
+            f"{limits.block_tokens}: {KV_ROOM_RULE}; a full step is vLLM's profiling pass: "
             f"{limits.max_running:,} sequences' logits and {chunk:,} tokens "
             f"(max_num_batched_tokens); vLLM's default gpu_memory_utilization of {share:g} "
             f"would leave {fewer:,} fewer.")

@@ -145,7 +145,9 @@ def cheat_fits(
         cells = ["fits" if p.fits else "no" for p in plans]
         rows.append([m.name, _needs(plans), *cells])
     headers = ["Model", "Needs", *(short_name(h) for h in gpus)]
-    caption = f"Serve in {fmt.id} on one GPU, one {tokens:,}-token request"
+    ranged = any("–" in row[1] for row in rows)
+    caption = (f"Serve in {fmt.id} on one GPU, one {tokens:,}-token request"
+               + ("; a range where the chips' working space differs" if ranged else ""))
     return _sheet("cheat_fits", headers, rows, caption=caption)
 
 
