@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXPLAINED_BY = {
     # Glossed where its bar first shows (step 1), then explained through queries, keys and
     # values where serving starts.
-    "KV cache": r"\*\*KV cache\*\*: each conversation's context|"
+    "KV cache": r"\*\*KV cache\*\* \(each conversation's context|"
                 r"\*\*query\*\*.*\*\*key\*\*.*\*\*value\*\*",
     "MFU": r"\*\*MFU\*\*, the share of peak",
     "Adam": r"Adam \(the usual update\s+rule\)",
