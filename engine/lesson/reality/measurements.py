@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -162,6 +163,11 @@ class Measurement:
         def bad(message: str, field: str) -> EngineError:
             return EngineError(f"Measurement {self.id!r}: {message}", field)
 
+        def choose(value: str, choices: Sequence[str], field: str, name: str = "") -> None:
+            if value not in choices:
+                raise bad(f"unknown {name or field} {value!r}; choose one of: "
+                          f"{', '.join(choices)}.", field)
+
         if not _ID.match(self.id):
             raise bad("the id must be lower case letters, digits, dots and dashes.", "id")
         if self.group not in GROUPS:
@@ -183,9 +189,7 @@ class Measurement:
         get_hardware(self.hardware)
         if not (math.isfinite(self.value) and self.value > 0):
             raise bad("the value must be a finite number above 0.", "value")
-        if self.precision not in PRECISIONS:
-            raise bad(f"unknown precision {self.precision!r}; choose one of: "
-                      f"{', '.join(PRECISIONS)}.", "precision")
+        choose(self.precision, PRECISIONS, "precision")
         if self.precision != "bf16" and self.task != "train":
             raise bad("precision is a training row's; serving rows give weight_format.",
                       "precision")
@@ -204,12 +208,8 @@ class Measurement:
             if (self.concurrency is not None and self.concurrency < 1) or (
                     self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0)):
                 raise bad("a concurrency is at least 1 and a rate above 0.", "concurrency")
-            if self.length_dist not in LENGTH_DISTS:
-                raise bad(f"unknown length_dist {self.length_dist!r}; choose one of: "
-                          f"{', '.join(LENGTH_DISTS)}.", "length_dist")
-            if self.scheduling not in SCHEDULINGS:
-                raise bad(f"unknown scheduling {self.scheduling!r}; choose one of: "
-                          f"{', '.join(SCHEDULINGS)}.", "scheduling")
+            choose(self.length_dist, LENGTH_DISTS, "length_dist")
+            choose(self.scheduling, SCHEDULINGS, "scheduling")
         elif any(v is not None for v in (self.concurrency, self.rate, self.requests,
                                          self.length_cv)) or self.length_dist != "fixed" or (
                 self.scheduling != "synchronous"):
@@ -217,33 +217,25 @@ class Measurement:
                       "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
             raise bad("training rows need tokens and seq_len.", "tokens")
-        if self.kernels not in KERNELS:
-            raise bad(f"unknown kernels {self.kernels!r}; choose one of: "
-                      f"{', '.join(KERNELS)}.", "kernels")
+        choose(self.kernels, KERNELS, "kernels")
         if self.task == "train" and not self.kernels_basis.strip():
             raise bad("a training row says which kernels its source ran, or that it does "
                       "not say (kernels_basis).", "kernels_basis")
         if self.task != "train" and (self.kernels != "fused" or self.kernels_basis):
             raise bad("kernels belong to a training row.", "kernels")
-        if self.attention not in ATTENTION_KERNELS:
-            raise bad(f"unknown attention kernel {self.attention!r}; choose one of: "
-                      f"{', '.join(ATTENTION_KERNELS)}.", "attention")
+        choose(self.attention, ATTENTION_KERNELS, "attention", "attention kernel")
         if self.attention != "fa2" and (self.task != "train"
                                         or not self.attention_basis.strip()):
             raise bad("a training row that ran another attention kernel than "
                       "FlashAttention-2 says where that is read (attention_basis).",
                       "attention_basis")
-        if self.tp_comm not in TP_COMMS:
-            raise bad(f"unknown tensor-parallel communication {self.tp_comm!r}; choose one "
-                      f"of: {', '.join(TP_COMMS)}.", "tp_comm")
+        choose(self.tp_comm, TP_COMMS, "tp_comm", "tensor-parallel communication")
         if self.tp_comm != "exposed" and (self.task != "train" or self.tp < 2
                                           or not self.tp_comm_basis.strip()):
             raise bad("a training row whose tensor-parallel collectives ran under the GEMMs "
                       "has tp > 1 and says where that is read (tp_comm_basis).",
                       "tp_comm_basis")
-        if self.param_gather not in PARAM_GATHERS:
-            raise bad(f"unknown parameter gather {self.param_gather!r}; choose one of: "
-                      f"{', '.join(PARAM_GATHERS)}.", "param_gather")
+        choose(self.param_gather, PARAM_GATHERS, "param_gather", "parameter gather")
         if self.param_gather != "overlapped" and (
                 self.sharding not in ("zero1", "zero2") or not self.param_gather_basis.strip()):
             raise bad("a ZeRO-1/2 row whose weights were gathered after the step says where "
