@@ -10,6 +10,7 @@ from engine.numbers.catalog import get_hardware
 from engine.numbers.expected_training import expected_train
 from engine.numbers.memory import TrainingMemory
 from engine.numbers.plan import plan
+from engine.numbers.rounding import ceil_div
 from engine.numbers.training_choices import SHARDINGS
 from engine.numbers.training_runs import (
     LLAMA_3_1_405B_GLOBAL_BATCH_TOKENS,
@@ -82,7 +83,7 @@ def layout_count(gpus: int, tp: int, pp: int) -> int:
     data-parallel rank can use: the time-only count to meet the target, rounded up to a
     whole number of ranks, so the table's row (and its command) runs on the chosen layout."""
     per_rank = tp * pp
-    return -(-gpus // per_rank) * per_rank
+    return ceil_div(gpus, per_rank) * per_rank
 
 
 def render(values: Values) -> str:
