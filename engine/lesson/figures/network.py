@@ -117,11 +117,13 @@ def observed_interruptions() -> str:
     """The interruptions Meta observed training Llama 3 405B, as a clause: '419 unexpected
     interruptions in 54 days on 16,384 H100s, about one every 3.1 hours'."""
     from engine.numbers.catalog.efficiency import interruption_record
+    from engine.numbers.interruptions import run_interruptions
+    from engine.numbers.units import SECONDS_PER_DAY
 
     seen = interruption_record()
-    hours_between = seen.days * 24.0 / seen.interruptions
+    run = run_interruptions(seen.gpus, seen.days * SECONDS_PER_DAY)  # the observed run itself
     return (f"{seen.interruptions:,} unexpected interruptions in {seen.days:g} days on "
-            f"{seen.gpus:,} H100s, about one every {hours_between:.1f} hours")
+            f"{seen.gpus:,} H100s, about one every {run.hours_between:.1f} hours")
 
 
 NETWORK_FIGURES = (hop_bandwidth, hop_times_slower, bubble_share, tp_step, tp_speedup,
