@@ -138,27 +138,26 @@ def cheat_fits(
     fmt = get_format(format)
     tokens = quantities.CONTEXT_TOKENS.check_integer(context, "context", "Context")
     rows = []
+    ranged = False
     for m in ms:
         plans = [serving_memory(m, h, weight_format=fmt.id, context_tokens=tokens) for h in gpus]
         # Memory needed hardly depends on the GPU (one GPU, nothing split): only the working
         # space does, a prefill step of the chip's own scheduler budget; capacity does.
         cells = ["fits" if p.fits else "no" for p in plans]
-        rows.append([m.name, _needs(plans), *cells])
+        low, high = _needs_range(plans)
+        ranged = ranged or low != high
+        rows.append([m.name, high if low == high else f"{low[:-3]}–{high}", *cells])
     headers = ["Model", "Needs", *(short_name(h) for h in gpus)]
-    ranged = any("–" in row[1] for row in rows)
     caption = (f"Serve in {fmt.id} on one GPU, one {tokens:,}-token request"
                + ("; a range where the chips' working space differs" if ranged else ""))
     return _sheet("cheat_fits", headers, rows, caption=caption)
 
 
-def _needs(plans: Sequence[ServingMemory]) -> str:
-    """The memory ``plans`` need, one figure where they agree, else the least to the most:
-    '18.79–19.24 GB'."""
-    low = min(p.per_gpu_bytes for p in plans)
-    high = max(p.per_gpu_bytes for p in plans)
-    if format_GB(low) == format_GB(high):
-        return format_GB(high)
-    return f"{format_GB(low)[:-3]}–{format_GB(high)}"
+def _needs_range(plans: Sequence[ServingMemory]) -> tuple[str, str]:
+    """The least and the most memory ``plans`` need, as read: ('18.79 GB', '19.24 GB');
+    one figure twice where they agree."""
+    return (format_GB(min(p.per_gpu_bytes for p in plans)),
+            format_GB(max(p.per_gpu_bytes for p in plans)))
 
 
 def same_name_memory_note(gpus: Sequence[HardwareSpec]) -> str:
