@@ -35,7 +35,7 @@ from engine.words.training import train_warnings_words
 
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 STEP_PARTS = (("compute", "part-0"), ("exposed communication", "part-4"),
-              ("pipeline bubble", "part-5"))
+              ("pipeline bubble", "part-5"), ("optimiser step", "part-2"))
 
 MODEL = Choice("model", "Model", "llama-3.1-70b",
                options=tuple((m, get_model(m).name) for m in MODELS))
@@ -88,7 +88,7 @@ def render(values: Values) -> str:
         class_="widget-verdict " + ("fits" if mem.fits else "refused"))
     bar = step_bar([(name, css, s) for (name, css), s in zip(
         STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
-                     step.bubble_seconds), strict=True)],
+                     step.bubble_seconds, step.optimizer_seconds), strict=True)],
         label=f"One training step of {model.name} on {plural(p.gpus, 'GPU')}, expected")
     stage_layers = ceil_div(model.layers, mem.pp)
     micro = e.accumulation

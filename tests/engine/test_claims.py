@@ -44,24 +44,28 @@ def test_compute_prose_quotes_the_time_its_widget_shows() -> None:
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
     html = render("mfu_calculator")
     text = text_of(html)
-    # Llama 3.1 8B's 15e12 tokens / 88,600 tokens/s = 1.693e8 s / 31,557,600 s a year.
-    assert time == "5.36 years"
+    # Llama 3.1 8B's 15e12 tokens / 86,100 tokens/s = 1.742e8 s / 31,557,600 s a year.
+    assert time == "5.52 years"
     assert f"= {time}" in text and f"MFU {mfu}." in text
     # The figures the prose quotes are in view as the page opens; the arithmetic is in details.
     seen = text_of(html.split("<details")[0])
     assert f"take {time}" in seen and f"MFU {mfu}." in seen
-    assert figures.get_figure("example_throughput")() == "88,600 tokens/s"
-    # 48.2e9 FLOPs a token x 88,600 tokens/s / (8 x 989.4e12) = 0.540
-    assert mfu == "54 %"
+    assert figures.get_figure("example_throughput")() == "86,100 tokens/s"
+    # 48.2e9 FLOPs a token x 86,100 tokens/s / (8 x 989.4e12) = 0.525
+    assert mfu == "52.5 %"
 
 
 def test_compute_quotes_step_10s_expected_training_speed_not_a_typed_one() -> None:
     # The step's example is the lesson's own expected figure for Llama 3.1 8B on dgx-1, the
-    # one side_by_side (step 10) shows as "about 88,600 tokens/s expected (54 % MFU)".
+    # one side_by_side (step 10) shows as "about 86,100 tokens/s expected (52.5 % MFU)".
     beside = text_of(render("side_by_side"))
     speed = figures.get_figure("example_throughput")()
     mfu = figures.get_figure("example_mfu")(model="llama-3.1-8b")
-    assert f"about {speed.removesuffix(' tokens/s')} tokens/s expected ({mfu} MFU)" in beside
+    shown = re.search(r"Throughput: about ([\d,]+) tokens/s expected \(([^)]*) MFU\)", beside)
+    assert shown is not None and shown.group(2) == mfu
+    # the prose rounds the widget's figure to three significant figures
+    widget_rate = float(shown.group(1).replace(",", ""))
+    assert f"{float(f'{widget_rate:.3g}'):,.0f} tokens/s" == speed
     prose = _in_view("compute.md")
     assert '{{ step("side-by-side") }}\'s expected figure' in prose
     assert "good for a large run" not in prose and "60,000" not in prose

