@@ -125,6 +125,14 @@ def training_flops_per_token(model: ModelSpec, seq_len: int = DEFAULT_TRAINING_S
                                  recompute)
 
 
+def full_attention_training_flops_per_token(model: ModelSpec, seq_len: int) -> float:
+    """Attention-score training FLOPs per token as PaLM counts them (Chowdhery et al. 2022,
+    appendix B): 3 x the forward scores of every token against the whole sequence of
+    ``seq_len`` (a sliding-window layer: its window), about twice the module's causal count.
+    Only for reading a published MFU on that basis; every figure of the engine is causal."""
+    return 3.0 * architecture.attention_flops_per_token(model, seq_len)
+
+
 def training_flops(params: float, tokens: float, recompute: Recompute = "none") -> float:
     """The rule of thumb for a bare parameter count: 6 x N x D FLOPs to train N (active)
     parameters on D tokens; 8 x N x D with full recomputation (hardware FLOPs).

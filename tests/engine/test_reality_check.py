@@ -17,6 +17,7 @@ import pytest
 from engine.lesson.reality import measured, measurements
 from engine.lesson.reality.measurements import GROUPS, LOAD_METRICS, METRICS, SERVING_GROUPS
 from engine.lesson.tables.registry import get_table
+from engine.numbers import compute
 from engine.numbers.catalog import get_model
 from engine.numbers.errors import EngineError
 from engine.words.format import format_percent
@@ -398,3 +399,42 @@ def test_training_rows_span_sizes_stacks_and_precisions():
     assert {"Megatron-Core r0.8.0", "MosaicML LLM Foundry", "torchtitan",
             "NVIDIA NeMo 24.07", "Megatron-Bridge"} <= stacks
     assert {m.precision for m in train} == {"bf16", "fp8"}
+
+
+def test_an_mfu_counted_with_full_attention_is_read_on_the_sources_count():
+    # Megatron-LM's 2024 formula counts attention as 12 x layers x hidden x sequence per
+    # token, every token against all 4,096 positions; the engine counts it causal, each
+    # token against itself and those before it (4,097 / 2 on average). The GPT 1.7B row:
+    # 24 layers, 16 heads of 128, so full attention is 12 x 24 x 2,048 x 4,096 =
+    # 2,415,919,104 FLOPs per token against the causal 1,208,254,464.
+    row = next(m for m in ROWS if m.id == "megatron-h100-gpt-1.7b-48gpus")
+    assert row.mfu_attention == "full" and "Megatron-LM" in row.mfu_attention_basis
+    model = get_model(row.model)
+    full = compute.full_attention_training_flops_per_token(model, 4096)
+    assert full == 12 * 24 * 2048 * 4096
+    train = measured._plan(row)["train"]
+    flops = train["flops_per_token"]
+    assert flops["attention"] == pytest.approx(12 * 24 * 2048 * 4097 / 2)
+    scale = measured.full_attention_mfu_scale(row, train)
+    assert scale == pytest.approx((flops["matmul"] + full) / flops["model"])
+    c = next(c for c in CHECKED if c.measurement is row)
+    # The bound (100 % MFU on the engine's count) reads as more than 100 % on the source's.
+    assert c.bound == pytest.approx(scale) and scale > 1.1
+    assert c.expected == pytest.approx(train["expected"]["mfu"] * scale)
+    assert f"multiplied by {scale:.3f}" in c.reading
+    # A row counted as the engine counts is read as it is.
+    meta = next(m for m in ROWS if m.id == "llama3-405b-8k-gpus-mfu")
+    assert measured.full_attention_mfu_scale(meta, measured._plan(meta)["train"]) == 1.0
+
+
+@pytest.mark.parametrize("changes", [{"mfu_attention": "half"},
+                                     {"mfu_attention": "full", "mfu_attention_basis": ""}])
+def test_an_mfu_attention_count_is_checked_where_it_enters(changes):
+    index = next(i for i, r in enumerate(RAW["measurement"]) if r["metric"] == "train_mfu")
+    with pytest.raises(EngineError) as e:
+        measurements.parse(_with(index, **changes))
+    assert e.value.field in ("mfu_attention", "mfu_attention_basis")
+    serving = next(i for i, r in enumerate(RAW["measurement"]) if r["task"] == "serve")
+    with pytest.raises(EngineError) as e:
+        measurements.parse(_with(serving, mfu_attention="full", mfu_attention_basis="x"))
+    assert e.value.field == "mfu_attention_basis"

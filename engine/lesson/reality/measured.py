@@ -35,6 +35,7 @@ from engine.lesson.reality.measurements import (
     load,
 )
 from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.compute import full_attention_training_flops_per_token
 from engine.numbers.errors import EngineError
 from engine.numbers.load.load_request import load_request, serve_load
 from engine.numbers.plan import plan
@@ -63,7 +64,8 @@ class Checked:
     could not be computed (then ``bound`` is None too); ``warnings``, what the engine changed or
     assumed to compute the expected value (its plan's ``train.warnings``: idle ranks, a batch
     rounded up); ``modelled`` is False for a row the engine does not model yet (an FP8
-    training run), shown without a bound."""
+    training run), shown without a bound; ``reading``, how the engine's figures were put on
+    the source's basis (an MFU counted with full attention)."""
 
     measurement: Measurement
     bound: float | None
@@ -71,6 +73,7 @@ class Checked:
     problem: str = ""
     warnings: tuple[str, ...] = ()
     modelled: bool = True
+    reading: str = ""
 
     @property
     def bound_error(self) -> float | None:
@@ -104,7 +107,7 @@ class Checked:
             "measured": m.value, "bound": self.bound, "expected": self.expected,
             "bound_error": self.bound_error, "expected_error": self.expected_error,
             "beats_bound": self.beats_bound, "problem": self.problem, "modelled": self.modelled,
-            "source": m.source,
+            "reading": self.reading, "source": m.source,
         }
 
 
@@ -141,8 +144,10 @@ def _serve_value(m: Measurement, serve: dict[str, object]) -> float | None:
     return float(rate) / (m.gpus if m.scope == "per_gpu" else 1)
 
 
-def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
-    """The row's metric from a ``train`` (or ``train.expected``) dict of the CLI contract."""
+def _train_value(m: Measurement, train: dict[str, object],
+                 mfu_scale: float = 1.0) -> float | None:
+    """The row's metric from a ``train`` (or ``train.expected``) dict of the CLI contract;
+    an MFU times ``mfu_scale`` (:func:`full_attention_mfu_scale`)."""
     key = {"train_mfu": "mfu", "train_tokens_per_s_per_gpu": "tokens_per_s"}.get(
         m.metric, "seconds")
     value = train.get(key)
@@ -154,7 +159,23 @@ def _train_value(m: Measurement, train: dict[str, object]) -> float | None:
         return float(value) / SECONDS_PER_DAY
     if m.metric == "train_tokens_per_s_per_gpu":
         return float(value) / m.gpus
+    if m.metric == "train_mfu":
+        return float(value) * mfu_scale
     return float(value)
+
+
+def full_attention_mfu_scale(m: Measurement, train: dict[str, object]) -> float:
+    """What an MFU on the engine's count (causal attention) is multiplied by to be read on a
+    source's count of full attention: (matmul + full attention) / (matmul + causal
+    attention) FLOPs per token, the matmul and causal parts from the plan's
+    ``train.flops_per_token``. 1 for a row counted as the engine counts."""
+    if m.mfu_attention == "causal" or m.model is None:
+        return 1.0
+    flops = train.get("flops_per_token")
+    assert isinstance(flops, dict)
+    matmul, causal = float(flops["matmul"]), float(flops["attention"])
+    full = full_attention_training_flops_per_token(get_model(m.model), m.seq_len)
+    return (matmul + full) / (matmul + causal)
 
 
 def _fp8_bound(at_bf16_peak: dict[str, object], train: dict[str, object]) -> dict[str, object]:
@@ -306,9 +327,15 @@ def check(m: Measurement) -> Checked:
             bound_train = _fp8_bound(bound_train, train)
         expected = train.get("expected")
         warned = train.get("warnings")
-        return Checked(m, _train_value(m, bound_train),
-                       _train_value(m, expected) if isinstance(expected, dict) else None,
-                       warnings=tuple(str(w) for w in warned) if isinstance(warned, list) else ())
+        scale = full_attention_mfu_scale(m, train)
+        reading = "" if scale == 1.0 else (
+            "The source's MFU counts attention over the whole sequence "
+            f"({m.mfu_attention_basis}); the engine counts it causal, so its bound and expected "
+            f"MFU are multiplied by {scale:.3f} to be read on the source's count.")
+        return Checked(m, _train_value(m, bound_train, scale),
+                       _train_value(m, expected, scale) if isinstance(expected, dict) else None,
+                       warnings=tuple(str(w) for w in warned) if isinstance(warned, list) else (),
+                       reading=reading)
     except EngineError as e:
         return Checked(m, None, None, f"The engine cannot compute this row yet: {e}")
 
@@ -501,8 +528,8 @@ def table(group: str = "") -> str:
     body = []
     for c in found:
         m = c.measurement
-        notes = " ".join(n for n in (m.model_note, m.hardware_note, m.note, c.problem,
-                                     *c.warnings) if n)
+        notes = " ".join(n for n in (m.model_note, m.hardware_note, m.note, c.reading,
+                                     c.problem, *c.warnings) if n)
         what = (esc(_title(m)) + tag("span", esc(workload(m)), class_="reality-inputs")
                 + (tag("span", esc(notes), class_="reality-reading") if notes else ""))
         if c.beats_bound:

@@ -65,6 +65,10 @@ SCHEDULINGS = ("synchronous", "overlapped")
 SCOPES = ("system", "per_gpu")
 # The number format of a training run's matmuls, as published.
 PRECISIONS = ("bf16", "fp8")
+# How a published MFU counts attention's FLOPs: as a causal kernel does them (the engine's
+# count, each token against itself and those before it) or every token against the whole
+# sequence (PaLM's count, and Megatron-LM's before 2025).
+MFU_ATTENTION_COUNTS = ("causal", "full")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
@@ -78,7 +82,7 @@ _KNOWN_KEYS = frozenset(
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
         "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
         "tp_comm", "tp_comm_basis", "param_gather", "param_gather_basis",
-        *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
+        "mfu_attention", "mfu_attention_basis", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
 
@@ -99,6 +103,8 @@ class Measurement:
     every training row says it. ``attention``: the attention kernel it ran
     (training_choices.AttentionKernel, FlashAttention-2 unless the row says otherwise), with
     ``attention_basis`` saying where that is read when it is not FlashAttention-2.
+    ``mfu_attention``: how a ``train_mfu`` row's source counts attention's FLOPs
+    (:data:`MFU_ATTENTION_COUNTS`; ``full`` says where that is read, ``mfu_attention_basis``).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
     all of them when a benchmark submits every request at once) or ``rate`` (Poisson
@@ -147,6 +153,8 @@ class Measurement:
     tp_comm_basis: str = ""
     param_gather: str = "overlapped"
     param_gather_basis: str = ""
+    mfu_attention: str = "causal"
+    mfu_attention_basis: str = ""
     concurrency: int | None = None
     rate: float | None = None
     requests: int | None = None
@@ -240,6 +248,13 @@ class Measurement:
                 self.sharding not in ("zero1", "zero2") or not self.param_gather_basis.strip()):
             raise bad("a ZeRO-1/2 row whose weights were gathered after the step says where "
                       "that is read (param_gather_basis).", "param_gather_basis")
+        choose(self.mfu_attention, MFU_ATTENTION_COUNTS, "mfu_attention",
+               "MFU attention count")
+        if self.mfu_attention != "causal" and (self.metric != "train_mfu" or self.model is None
+                                               or not self.mfu_attention_basis.strip()):
+            raise bad("an MFU counted with full attention is a train_mfu row of a catalogue "
+                      "model that says where the count is read (mfu_attention_basis).",
+                      "mfu_attention_basis")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)
@@ -307,6 +322,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         tp_comm_basis=str(raw.get("tp_comm_basis", "")),
         param_gather=str(raw.get("param_gather", "overlapped")),
         param_gather_basis=str(raw.get("param_gather_basis", "")),
+        mfu_attention=str(raw.get("mfu_attention", "causal")),
+        mfu_attention_basis=str(raw.get("mfu_attention_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,
         rate=float(raw["rate"]) if "rate" in raw else None,
         requests=int(raw["requests"]) if "requests" in raw else None,
