@@ -126,11 +126,13 @@ NO_MOE = MoeStepCost(0.0, 0.0, 0.0, 0.0)
 def _shape_fraction(hw: HardwareSpec, compute_format: str, m: int, n: int, k: int
                     ) -> tuple[float, float]:
     """(fraction of the peak an m x k by k x n product reaches, the chip's large-matmul
-    fraction it is capped at) in fp8 for fp8 maths, else in bf16."""
+    fraction it is capped at) in fp8 for fp8 maths, else in bf16: both short-run rates,
+    as serving's dense matmuls run at that large-matmul fraction."""
     if compute_format == "fp8":
         return (fp8_matmul_shape_fraction(hw, m, n, k).value,
                 matmul_fraction(hw, "fp8").value)
-    return matmul_shape_fraction(hw, m, n, k).value, matmul_fraction(hw, "bf16").value
+    return (matmul_shape_fraction(hw, m, n, k, training_load=False).value,
+            matmul_fraction(hw, "bf16").value)
 
 
 def _routed_shapes(model: ModelSpec, gpus: int) -> tuple[tuple[int, int, float], ...]:

@@ -77,6 +77,11 @@ def test_every_training_product_takes_the_rate_held_under_load_beyond_the_grid_t
     assert "held under a training load" in big.name
     # Inside the grid the same: 4096^3 is the grid's own 780.2, held at 697.7.
     assert matmul_shape_fraction(H100, 4096, 4096, 4096).value == pytest.approx(697.7e12 / PEAK)
+    # Serving compares a product's shape with the short-run large-matmul value (0.803), so
+    # it reads the grid's short-run rate: 780.2 at 4096^3.
+    short = matmul_shape_fraction(H100, 4096, 4096, 4096, training_load=False)
+    assert short.value == pytest.approx(780.2e12 / PEAK)
+    assert "held under a training load" not in short.name
     # The A100's measured rates had 10,000 warm-up iterations: no scale; it has no grid and
     # takes its nearest long measured product (fp16 8192^3, 253.7 of 312).
     assert sustained_load_scale(A100).value == 1.0

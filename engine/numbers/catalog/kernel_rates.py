@@ -135,15 +135,18 @@ def _long_products(chip: str) -> list[tuple[int, int, int, float]]:
             if 2.0 * m * n * k >= LONG_PRODUCT_FLOPS]
 
 
-def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
+def matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int, *,
+                          training_load: bool = True) -> Basis:
     """Fraction of ``hw``'s dense bf16 peak that one m x k by k x n bf16 product reaches
     (FLOPs 2mnk) in a training step: the chip's measured grid ([matmul_shape.*]) at that
     shape times :func:`sustained_load_scale` (a step holds the board at its power limit);
-    never above the chip's best large matmul ([matmul.*]). A chip with no grid takes its
-    nearest long measured product, else that best value.
+    never above the chip's best large matmul ([matmul.*]). With ``training_load`` False,
+    the grid's short-run rate, on the basis of that best value (what serving compares a
+    product's shape with). A chip with no grid takes its nearest long measured product,
+    else that best value.
     A chip run under a power cap ([power.*] runs_at_W) gets that times
     :func:`power_cap_scale`."""
-    return under_power_cap(hw, _matmul_shape_fraction(hw, m, n, k))
+    return under_power_cap(hw, _matmul_shape_fraction(hw, m, n, k, training_load))
 
 
 def same_die_scale(hw: HardwareSpec) -> Basis:
@@ -187,7 +190,8 @@ def sustained_load_scale(hw: HardwareSpec) -> Basis:
                  f"short-run grid's rate at that shape)", scale, str(held["sustained_source"]))
 
 
-def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
+def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int,
+                           training_load: bool = True) -> Basis:
     if min(m, n, k) < 1:
         raise EngineError("A matmul's m, n and k must be >= 1.")
     best = matmul_fraction(hw, "bf16")
@@ -206,7 +210,8 @@ def _matmul_shape_fraction(hw: HardwareSpec, m: int, n: int, k: int) -> Basis:
                      f"product, {near[0]} x {near[1]} x {near[2]})", fraction,
                      str(row.get("fp16_source", row.get("source", best.source))))
     scale = same_die_scale(hw)
-    held = sustained_load_scale(hw)
+    held = (sustained_load_scale(hw) if training_load
+            else Basis("sustained-load scale (a short run)", 1.0, ""))
     rate = _grid_rate(grid, m, n, k) * scale.value * held.value
     source = "; ".join(x for x in (grid.source, scale.source, held.source) if x)
     label = "by shape" if scale.value == 1.0 else f"by shape, x {scale.value:.3f} (same die)"
