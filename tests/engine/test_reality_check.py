@@ -438,3 +438,27 @@ def test_an_mfu_attention_count_is_checked_where_it_enters(changes):
     with pytest.raises(EngineError) as e:
         measurements.parse(_with(serving, mfu_attention="full", mfu_attention_basis="x"))
     assert e.value.field == "mfu_attention_basis"
+
+
+def test_one_table_gives_bf16_and_fp8_of_the_same_runs():
+    # NVIDIA's DGX Cloud benchmark (dgxc-benchmarking v25.04, NeMo 25.02.01) ran Llama 3.1 8B
+    # on 8 H100s in both formats: 85,459 and 112,388 tokens/s, so the per-GPU rows are those
+    # over 8, and FP8 is 1.32 x BF16. The engine gives FP8 the faster rate too.
+    by_id = {c.measurement.id: c for c in CHECKED}
+    bf16 = by_id["dgxc-h100-llama31-8b-8gpus-bf16"]
+    fp8 = by_id["dgxc-h100-llama31-8b-8gpus-fp8"]
+    assert bf16.measurement.value == pytest.approx(85_459 / 8)
+    assert fp8.measurement.value == pytest.approx(112_388 / 8)
+    assert bf16.measurement.precision == "bf16" and fp8.measurement.precision == "fp8"
+    assert bf16.expected is not None and fp8.expected is not None
+    assert fp8.expected > bf16.expected
+    # The source's 62.47 % MFU counts attention in full (4.74e14 FLOPs per 8,192-token
+    # sequence, 57.9 billion per token); on the engine's causal count the same rate is
+    # 85,459 / 8 x 51.47e9 / 989.4e12 = 55.6 %.
+    train = measured._plan(bf16.measurement)["train"]
+    causal = train["flops_per_token"]["model"]
+    assert causal == pytest.approx(51.47e9, rel=1e-3)
+    full = train["flops_per_token"]["matmul"] + compute.full_attention_training_flops_per_token(
+        get_model("llama-3.1-8b"), 8192)
+    assert full == pytest.approx(4.74e14 / 8192, rel=1e-3)
+    assert bf16.measurement.value * causal / 989.4e12 == pytest.approx(0.556, abs=5e-4)
