@@ -343,6 +343,14 @@ def test_duplicate_ids_and_empty_files_are_refused():
         measurements.parse({})
 
 
+def test_a_training_rate_gives_the_batch_it_ran():
+    index = next(i for i, r in enumerate(RAW["measurement"])
+                 if r["metric"] == "train_tokens_per_s_per_gpu")
+    with pytest.raises(EngineError) as e:
+        measurements.parse(_with(index, global_batch_tokens=None))
+    assert e.value.field == "global_batch_tokens"
+
+
 def test_an_mfu_above_one_is_refused():
     index = next(i for i, r in enumerate(RAW["measurement"]) if r["metric"] == "train_mfu")
     with pytest.raises(EngineError) as e:

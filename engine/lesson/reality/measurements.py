@@ -94,7 +94,8 @@ class Measurement:
     Serving: ``gpus`` is the tensor-parallel size; ``batch`` requests of ``prompt_tokens`` in
     and ``output_tokens`` out. Training: ``tokens`` in all, sequences of ``seq_len``, on
     ``gpus`` GPUs with ``tp``, ``pp`` pipeline stages of ``interleave`` chunks per GPU,
-    ``global_batch_tokens`` per step (None: the catalogue's), ``sharding``, ``micro_batch``
+    ``global_batch_tokens`` per step (None: the catalogue's, for a whole run only; a rate
+    or an MFU gives its own), ``sharding``, ``micro_batch``
     sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
     parallelism) is recorded, not modelled: a row with cp > 1 is shown as not modelled yet.
     ``precision`` is the format of the training's matmuls (bf16 or fp8). ``kernels``: the
@@ -225,6 +226,12 @@ class Measurement:
                       "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
             raise bad("training rows need tokens and seq_len.", "tokens")
+        # A steady rate is measured at one batch, which sets how often the gradients cross
+        # the network: the row gives it rather than taking the catalogue's.
+        if self.metric in ("train_mfu", "train_tokens_per_s_per_gpu") and (
+                self.global_batch_tokens is None):
+            raise bad("a training rate or MFU gives the global batch it ran "
+                      "(global_batch_tokens).", "global_batch_tokens")
         choose(self.kernels, KERNELS, "kernels")
         if self.task == "train" and not self.kernels_basis.strip():
             raise bad("a training row says which kernels its source ran, or that it does "
