@@ -96,8 +96,8 @@ class Measurement:
     ``gpus`` GPUs with ``tp``, ``pp`` pipeline stages of ``interleave`` chunks per GPU,
     ``global_batch_tokens`` per step (None: the catalogue's, for a whole run only; a rate
     or an MFU gives its own), ``sharding``, ``micro_batch``
-    sequences per GPU and ``recompute`` (activation checkpointing). ``cp`` (context
-    parallelism) is recorded, not modelled: a row with cp > 1 is shown as not modelled yet.
+    sequences per GPU and ``recompute`` (activation checkpointing); ``cp`` GPUs share each
+    sequence (context parallelism).
     ``precision`` is the format of the training's matmuls (bf16 or fp8). ``kernels``: the
     stack's memory-bound kernels as its source ran them (engine.numbers.training_choices
     .Kernels), and ``kernels_basis`` where that is read from (or that it is not stated):
