@@ -29,7 +29,9 @@ exposed. With ZeRO-1/2 (a distributed optimiser) they are reduce-scattered there
 the updated weights all-gathered after the step: beside the next step's first forward pass
 (1/3 of its compute; ``param_gather`` 'overlapped', Megatron-LM's --overlap-param-gather) or
 exposed ('after-step', DeepSpeed). ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
-micro-batch, overlapped with that micro-batch's compute. Compute that runs beside a
+micro-batch, overlapped with that micro-batch's compute; under a pipeline (pp > 1) it keeps
+each stage's gathered weights and unsharded gradients for the whole step, so its traffic is
+ZeRO-1/2's (engine.numbers.memory.sharding_stage). Compute that runs beside a
 collective (the gradients' reduction, ZeRO-3's gathers, a mixture's all-to-alls) runs on the
 SMs the collective leaves it: the slowdown counts as exposed communication. MFU = model FLOPs per token
 (training_flops_per_token(...).model) x tokens/s / (GPUs x dense peak), and the bound is those
@@ -51,6 +53,7 @@ from engine.numbers.catalog.efficiency import (
     param_gather_basis,
     tp_comm_overlap_source,
     training_defaults,
+    zero3_under_pipeline_source,
 )
 from engine.numbers.catalog.kernel_rates import fp8_training_peak
 from engine.numbers.communication import (
@@ -331,7 +334,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # Compute that runs beside a collective has fewer SMs: it takes 1 / (1 - share) as long.
     sm_share = collective_sm_share()
     slowed = sm_share.value / (1.0 - sm_share.value)
-    if shard == "zero3":
+    gathers_every_micro_batch = shard == "zero3" and p == 1
+    if gathers_every_micro_batch:
         comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
                                           dp_link)
                    + reduce_scatter_seconds(grad_bytes, dp_link))
@@ -370,7 +374,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     if dp > 1:
         weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
         traffic.append(Traffic("data", dp_link.name, accum * (2 * weights_gpu + grad_bytes)
-                               if shard == "zero3" else grad_bytes, dp_comm))
+                               if gathers_every_micro_batch else grad_bytes, dp_comm))
     if t > 1:
         traffic.append(Traffic("tensor", tp_link.name, 4 * split.stage_layers * accum
                                * tokens_gpu * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
@@ -392,6 +396,11 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    defaults.grad_bytes_source),
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
     if shard in ("zero1", "zero2") and dp > 1:
+        basis.append(param_gather_basis(param_gather))
+    if shard == "zero3" and p > 1 and dp * c > 1:
+        basis.append(Basis("ZeRO-3 under a pipeline: each stage's weights gathered once a step "
+                           "and its gradients reduce-scattered once, after the last "
+                           "micro-batch", 1.0, zero3_under_pipeline_source()))
         basis.append(param_gather_basis(param_gather))
     if contention:
         basis.append(sm_share)

@@ -63,6 +63,21 @@ _CONVENTION_PARTS: dict[Convention, dict[str, float]] = {
 # Which sharding stage partitions each part: 1 = optimiser states, 2 = gradients, 3 = weights.
 _ZERO_STAGE = {"weights": 3, "fp8_weights": 3, "gradients": 2, "fp32_gradients": 2}
 _STAGE: dict[Sharding, int] = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
+# Under a pipeline, ZeRO-3 keeps each stage's gathered 16-bit weights and its unsharded
+# gradients from the first micro-batch to the last (gathering them again for every
+# micro-batch would repeat the traffic dozens of times a step): only the master weights and
+# the optimiser's moments stay sharded, as with ZeRO-1.
+ZERO3_UNDER_PIPELINE = 1
+
+
+def sharding_stage(sharding: Sharding, pp: int) -> int:
+    """Which parts ``sharding`` partitions over the data-parallel GPUs (1 = optimiser states,
+    2 = and gradients, 3 = and weights) on ``pp`` pipeline stages: ZeRO-3 under a pipeline
+    partitions what ZeRO-1 does (:data:`ZERO3_UNDER_PIPELINE`; its source:
+    catalog.efficiency.zero3_under_pipeline_source)."""
+    if sharding == "zero3" and pp > 1:
+        return ZERO3_UNDER_PIPELINE
+    return _STAGE[sharding]
 
 
 def weights_bytes(params: float, format_id: FormatId = "bf16") -> float:
@@ -413,7 +428,7 @@ def training_memory(
     bpp = training_state_bytes_per_param(optimizer, convention)
     dp = split.dp
     check_expert_parallel(m, ep, dp)
-    stage = _STAGE[shard]
+    stage = sharding_stage(shard, split.pp)
     # The weights' copies are sharded over every data- and context-parallel GPU (Megatron's
     # distributed optimiser), an expert's over the copies of that expert: dp x cp / ep.
     p = m.params / t * split.stage_share
@@ -458,7 +473,7 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     data-parallel size. None when no count helps (the unsharded parts alone are too big).
     """
     t = mem.tp * mem.pp * mem.cp
-    stage = _STAGE[mem.sharding]
+    stage = sharding_stage(mem.sharding, mem.pp)
     held = mem.model.params - mem.model.routed_params * (1 - 1 / mem.ep)
     p = held / mem.tp * ceil_div(mem.model.layers, mem.pp) / mem.model.layers
     sharded = 0.0

@@ -187,7 +187,7 @@ def training_assumptions(mem: TrainingMemory) -> tuple[str, ...]:
         f"{OPTIMIZER_SOURCES[mem.optimizer]}",
         f"State: {m.params:,} parameters × {mem.bytes_per_param_total:g} bytes = "
         f"{format_GB(mem.state_bytes_total)} before sharding.",
-        sharding_words(mem.sharding, mem.dp, mem.tp),
+        sharding_words(mem.sharding, mem.dp, mem.tp, mem.pp),
         activation_words(mem),
         f"Runtime overhead: a fixed allowance of {format_GB(RUNTIME_OVERHEAD_BYTES)} per "
         "GPU (CUDA context, workspaces, communication buffers); an assumption.",
@@ -230,11 +230,18 @@ def activation_words(mem: TrainingMemory) -> str:
     return out + "; embedding output, logits and loss not included."
 
 
-def sharding_words(sharding: str, dp: int, tp: int) -> str:
-    """What a sharding stage splits, over how many data-parallel GPUs, as one sentence."""
+def sharding_words(sharding: str, dp: int, tp: int, pp: int = 1) -> str:
+    """What a sharding stage splits, over how many data-parallel GPUs, as one sentence (two
+    for ZeRO-3 under a pipeline, which splits only what ZeRO-1 does)."""
     tp_words = f" Tensor parallel over {tp} GPUs divides everything by {tp}." if tp > 1 else ""
     if sharding == "none":
         return f"Replicated data parallel: every GPU holds the full state.{tp_words}"
+    if sharding == "zero3" and pp > 1:
+        return (f"ZeRO-3 under a pipeline: each stage keeps its weights gathered and its "
+                f"gradients whole from the first micro-batch to the last (gathering them "
+                f"for every micro-batch would repeat the traffic each time), so only the "
+                f"optimiser states (master weights and moments) are split over the {dp} "
+                f"data-parallel GPUs, as with ZeRO-1.{tp_words}")
     what = what_is_split(sharding) + (" (master weights and moments)" if sharding == "zero1"
                                       else "")
     return (f"{sharding_name(sharding)} (Rajbhandari et al. 2020): {what} split over the "

@@ -71,7 +71,7 @@ def test_a_row_naming_another_kernel_says_where_it_is_read():
     fields = dict(id="x", group="train", task="train", model=None, params=1e9, model_note="m",
                   hardware="h100-sxm", hardware_note="", scope="system", note="",
                   gpus=8, metric="train_tokens_per_s_per_gpu", value=1.0, value_text="1",
-                  stack="s", source="s 2023", tokens=1e12, seq_len=2048,
+                  stack="s", source="s 2023", tokens=1e12, seq_len=2048, global_batch_tokens=524288,
                   kernels_basis="not stated", attention="triton")
     with pytest.raises(EngineError) as refused:
         Measurement(**fields)

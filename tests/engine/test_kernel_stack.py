@@ -158,7 +158,7 @@ def _row(**extra):
     row = dict(id="t", group="train", task="train", model="llama-3.1-8b", params=None,
                model_note="", hardware="h100-sxm", hardware_note="", gpus=8,
                metric="train_mfu", scope="system", value=0.4, value_text="40 %",
-               stack="a stack", source="a source, 2024", note="", tokens=1e12, seq_len=4096,
+               stack="a stack", source="a source, 2024", note="", tokens=1e12, seq_len=4096, global_batch_tokens=524288,
                kernels_basis="not stated")
     row.update(extra)
     return Measurement(**row)

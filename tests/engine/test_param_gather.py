@@ -96,7 +96,7 @@ def test_a_row_gathering_after_the_step_is_zero_1_or_2_and_says_where_that_is_re
     fields = dict(id="x", group="train", task="train", model=None, params=1e9, model_note="m",
                   hardware="h100-sxm", hardware_note="", scope="system", note="",
                   gpus=8, metric="train_mfu", value=0.4, value_text="40 %",
-                  stack="s", source="s 2022", tokens=1e12, seq_len=2048,
+                  stack="s", source="s 2022", tokens=1e12, seq_len=2048, global_batch_tokens=524288,
                   kernels_basis="not stated", param_gather="after-step")
     with pytest.raises(EngineError) as refused:
         Measurement(**fields, sharding="zero1")

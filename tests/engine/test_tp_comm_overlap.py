@@ -111,7 +111,7 @@ def test_a_row_that_overlapped_says_where_that_is_read_and_has_tensor_parallelis
     fields = dict(id="x", group="train", task="train", model=None, params=1e9, model_note="m",
                   hardware="h100-sxm", hardware_note="", scope="system", note="",
                   gpus=8, metric="train_mfu", value=0.4, value_text="40 %",
-                  stack="s", source="s 2024", tokens=1e12, seq_len=4096,
+                  stack="s", source="s 2024", tokens=1e12, seq_len=4096, global_batch_tokens=524288,
                   kernels_basis="not stated", tp_comm="overlapped")
     with pytest.raises(EngineError) as refused:
         Measurement(**fields, tp=8)

@@ -226,12 +226,6 @@ class Measurement:
                       "metric.", "concurrency")
         if self.task == "train" and (self.tokens <= 0 or self.seq_len < 1):
             raise bad("training rows need tokens and seq_len.", "tokens")
-        # A steady rate is measured at one batch, which sets how often the gradients cross
-        # the network: the row gives it rather than taking the catalogue's.
-        if self.metric in ("train_mfu", "train_tokens_per_s_per_gpu") and (
-                self.global_batch_tokens is None):
-            raise bad("a training rate or MFU gives the global batch it ran "
-                      "(global_batch_tokens).", "global_batch_tokens")
         choose(self.kernels, KERNELS, "kernels")
         if self.task == "train" and not self.kernels_basis.strip():
             raise bad("a training row says which kernels its source ran, or that it does "
@@ -262,6 +256,12 @@ class Measurement:
             raise bad("an MFU counted with full attention is a train_mfu row of a catalogue "
                       "model that says where the count is read (mfu_attention_basis).",
                       "mfu_attention_basis")
+        # A steady rate is measured at one batch, which sets how often the gradients cross
+        # the network: the row gives it rather than taking the catalogue's.
+        if self.metric in ("train_mfu", "train_tokens_per_s_per_gpu") and (
+                self.global_batch_tokens is None):
+            raise bad("a training rate or MFU gives the global batch it ran "
+                      "(global_batch_tokens).", "global_batch_tokens")
         for field in ("value_text", "stack", "source"):
             if not getattr(self, field).strip():
                 raise bad(f"{field} is empty.", field)

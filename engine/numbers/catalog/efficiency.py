@@ -216,6 +216,12 @@ def tp_comm_overlap_source() -> str:
     return str(_data()["training"]["tp_comm_overlap_source"])
 
 
+def zero3_under_pipeline_source() -> str:
+    """Where the rule that ZeRO-3 under a pipeline keeps each stage's gathered weights and
+    unsharded gradients for the whole step comes from (engine.numbers.memory.sharding_stage)."""
+    return str(_data()["training"]["zero3_under_pipeline_source"])
+
+
 def param_gather_basis(placement: str) -> Basis:
     """Where ZeRO-1/2's all-gather of the updated weights runs (training_choices.ParamGather),
     as a basis entry: 1 when beside the next step's forward pass, 0 when exposed."""
