@@ -23,7 +23,7 @@ micro-batch, per GPU:
   outlasts the attention of that direction is exposed.
 
 Per step: the optimiser (Adam over the GPU's share of the parameters, and gradient clipping's
-read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp) are all-reduced over the data-parallel
+read of the gradients) once, after the last micro-batch; the gradients (2 bytes per parameter / tp, 4 with ``grad_reduce`` fp32) are all-reduced over the data-parallel
 group during the last micro-batch's backward pass (2/3 of its compute); only the excess is
 exposed. With ZeRO-1/2 (a distributed optimiser) they are reduce-scattered there instead, and
 the updated weights all-gathered after the step: beside the next step's first forward pass
@@ -50,6 +50,7 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import (
     Basis,
     collective_sm_share,
+    grad_reduce_basis,
     param_gather_basis,
     tp_comm_overlap_source,
     training_defaults,
@@ -82,6 +83,7 @@ from engine.numbers.parallelism import (
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.training_choices import (
     AttentionKernel,
+    GradReduce,
     Kernels,
     ParamGather,
     Recompute,
@@ -214,7 +216,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    ep: int | None = None, cp: int = 1, fp8: bool = False,
                    adapter: AdapterSetup | None = None, kernels: Kernels = "fused",
                    attention: AttentionKernel = "fa2", tp_comm: TpComm = "exposed",
-                   param_gather: ParamGather = "overlapped") -> ExpectedTrain:
+                   param_gather: ParamGather = "overlapped",
+                   grad_reduce: GradReduce = "bf16") -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -239,7 +242,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     direction's under that direction's layer GEMMs (:func:`_tp_exposed`); ``param_gather``:
     where ZeRO-1/2's all-gather of the updated weights runs, 'overlapped' beside the next
     step's first forward pass (Megatron-LM's --overlap-param-gather) or 'after-step',
-    exposed (DeepSpeed's ZeRO-1/2).
+    exposed (DeepSpeed's ZeRO-1/2); ``grad_reduce``: the gradients' format on the
+    data-parallel network and in the optimiser step, bf16 (2 bytes) or fp32 (4 bytes,
+    Megatron-LM's and torchtitan's default).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -248,6 +253,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     d = tokens
     g = gpus
     split = check_context_split(m, hw, g, tp, pp, cp)
+    grad_basis = grad_reduce_basis(grad_reduce)
+    grad_bytes_per_param = grad_basis.value
     t, p = split.tp, split.pp
     v = interleave
     if v > 1 and p * v > m.layers:
@@ -286,7 +293,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     shards = dp * c if shard != "none" else 1
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
                                         shards, rec, fp8, c, adapter, kernels, attention),
-                       defaults.grad_bytes_per_param)
+                       grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds
     tokens_gpu = tokens_mb // c
@@ -323,9 +330,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # only among its dp / ep copies, and tokens travel to their experts and back by
     # all-to-all (assumed overlapped with compute, as DeepSeek-V3's DualPipe does).
     grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
-        * split.stage_share * defaults.grad_bytes_per_param
+        * split.stage_share * grad_bytes_per_param
     if adapter is not None:
-        grad_bytes = adapter.trainable_params * defaults.grad_bytes_per_param
+        grad_bytes = adapter.trainable_params * grad_bytes_per_param
     a2a_mb = 0.0
     if ep > 1:
         ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))
@@ -353,7 +360,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
             # before the step: beside the next step's first forward pass, or after the step.
             reduce_s = reduce_scatter_seconds(grad_bytes, dp_link)
             gather_s = all_gather_seconds(
-                grad_bytes / defaults.grad_bytes_per_param * WEIGHT_BYTES, dp_link)
+                grad_bytes / grad_bytes_per_param * WEIGHT_BYTES, dp_link)
         dp_comm = reduce_s + gather_s
         hidden_gather = min(gather_s, compute_mb / 3.0) if param_gather == "overlapped" else 0.0
         hidden = min(reduce_s, compute_mb * 2.0 / 3.0) + hidden_gather
@@ -392,8 +399,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     basis = [*ops.basis,
              Basis("global batch (tokens per optimiser step)", global_tokens,
                    "given by the user" if batch_given else defaults.global_batch_source),
-             Basis("gradient bytes per parameter", defaults.grad_bytes_per_param,
-                   defaults.grad_bytes_source),
+             grad_basis,
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
     if shard in ("zero1", "zero2") and dp > 1:
         basis.append(param_gather_basis(param_gather))

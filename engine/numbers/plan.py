@@ -241,6 +241,7 @@ def plan(
     attention: object = "fa2",
     tp_comm: object = "exposed",
     param_gather: object = "overlapped",
+    grad_reduce: object = "bf16",
     gpu_layers: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
@@ -267,7 +268,9 @@ def plan(
     ``tp_comm``: 'exposed' (tensor parallelism's all-reduces on the critical path) or
     'overlapped' (under the GEMMs: Megatron-LM's --tp-comm-overlap); ``param_gather``: ZeRO-1/2's
     all-gather of the updated weights beside the next forward pass ('overlapped') or after
-    the step ('after-step', DeepSpeed). ``gpu_layers`` (serving): the layers
+    the step ('after-step', DeepSpeed); ``grad_reduce``: the gradients' format on the
+    data-parallel network, 'bf16' or 'fp32' (Megatron-LM's and torchtitan's default).
+    ``gpu_layers`` (serving): the layers
     kept on each replica's GPUs, as llama.cpp's ``-ngl``; the others stay in host memory and
     are read over the chip's host link every pass (engine.numbers.offload). Empty: every
     layer on the GPU.
@@ -294,7 +297,7 @@ def plan(
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
                                ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets,
                                kernels=kernels, attention=attention, tp_comm=tp_comm,
-                               param_gather=param_gather)
+                               param_gather=param_gather, grad_reduce=grad_reduce)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -362,7 +365,7 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
                            fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels,
                            attention=r.attention, tp_comm=r.tp_comm,
-                           param_gather=r.param_gather)
+                           param_gather=r.param_gather, grad_reduce=r.grad_reduce)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,

@@ -17,6 +17,7 @@ from engine.numbers.adapter_setup import ADAPTER_CHOICES, METHODS, PLAN_TARGETS,
 from engine.numbers.training_choices import (
     ATTENTION_KERNELS,
     CONVENTIONS,
+    GRAD_REDUCES,
     KERNELS,
     OPTIMIZERS,
     PARAM_GATHERS,
@@ -25,6 +26,7 @@ from engine.numbers.training_choices import (
     TP_COMMS,
     AttentionKernel,
     Convention,
+    GradReduce,
     Kernels,
     Optimizer,
     ParamGather,
@@ -48,7 +50,8 @@ class TrainRequest:
     kernels (training_choices.Kernels); ``attention``: its attention kernel
     (training_choices.AttentionKernel); ``tp_comm``: how its tensor-parallel collectives run
     (training_choices.TpComm); ``param_gather``: where ZeRO-1/2's gather of the updated
-    weights runs (training_choices.ParamGather)."""
+    weights runs (training_choices.ParamGather); ``grad_reduce``: the gradients' format on
+    the data-parallel network (training_choices.GradReduce)."""
 
     gpus: int
     tp: int
@@ -73,6 +76,7 @@ class TrainRequest:
     attention: AttentionKernel = "fa2"
     tp_comm: TpComm = "exposed"
     param_gather: ParamGather = "overlapped"
+    grad_reduce: GradReduce = "bf16"
 
 
 def _given(value: object) -> bool:
@@ -87,7 +91,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         adapter: object = "none", rank: object = 16, targets: object = "all",
                         kernels: object = "fused", attention: object = "fa2",
                         tp_comm: object = "exposed",
-                        param_gather: object = "overlapped") -> TrainRequest:
+                        param_gather: object = "overlapped",
+                        grad_reduce: object = "bf16") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -124,4 +129,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         attention=checked(attention, "attention", ATTENTION_KERNELS),
         tp_comm=checked(tp_comm, "tp_comm", TP_COMMS),
         param_gather=checked(param_gather, "param_gather", PARAM_GATHERS),
+        grad_reduce=checked(grad_reduce, "grad_reduce", GRAD_REDUCES),
     )

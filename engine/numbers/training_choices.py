@@ -51,6 +51,11 @@ TP_COMMS: tuple[TpComm, ...] = get_args(TpComm)
 # of the optimiser step, exposed (DeepSpeed's ZeRO-1/2).
 ParamGather = Literal["overlapped", "after-step"]
 PARAM_GATHERS: tuple[ParamGather, ...] = get_args(ParamGather)
+# The format the gradients cross the data-parallel network in: 'bf16' (2 bytes each: NeMo's
+# launcher and NVIDIA's FP8 recipes) or 'fp32' (4 bytes: Megatron-LM's and torchtitan's
+# defaults for BF16 training).
+GradReduce = Literal["bf16", "fp32"]
+GRAD_REDUCES: tuple[GradReduce, ...] = get_args(GradReduce)
 
 C = TypeVar("C", bound=str)
 

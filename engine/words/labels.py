@@ -108,6 +108,11 @@ ATTENTION_KERNEL_LABELS = {
     "cudnn": "cuDNN fused attention (Transformer Engine on Hopper)",
 }
 
+GRAD_REDUCE_LABELS = {
+    "bf16": "In bf16, 2 bytes each",
+    "fp32": "In fp32, 4 bytes each (Megatron-LM's and torchtitan's default)",
+}
+
 PARAM_GATHER_LABELS = {
     "overlapped": "Beside the next forward pass (Megatron-LM --overlap-param-gather)",
     "after-step": "After the optimiser step (DeepSpeed ZeRO-1/2)",

@@ -29,7 +29,13 @@ from engine.numbers.memory import (
     TrainingMemory,
 )
 from engine.numbers.plan import CHINCHILLA_TOKENS_PER_PARAM, TASKS, Plan
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, PARAM_GATHERS, TP_COMMS
+from engine.numbers.training_choices import (
+    ATTENTION_KERNELS,
+    GRAD_REDUCES,
+    KERNELS,
+    PARAM_GATHERS,
+    TP_COMMS,
+)
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
 from engine.render.options import (
     BATCH,
@@ -55,6 +61,7 @@ from engine.words.field_notes import context_beyond_note, unused_input_note
 from engine.words.labels import (
     ATTENTION_KERNEL_LABELS,
     CONVENTION_LABELS,
+    GRAD_REDUCE_LABELS,
     KERNEL_LABELS,
     OPTIMIZER_LABELS,
     PARAM_GATHER_LABELS,
@@ -192,6 +199,11 @@ CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
         "tp_comm", "Tensor-parallel communication", "exposed", TP_COMM_LABELS, TP_COMMS,
         hint="Training: overlapped runs the tensor-parallel collectives under the GEMMs "
              "(Megatron-LM's --tp-comm-overlap).",
+    ),
+    "grad_reduce": _choice(
+        "grad_reduce", "Gradient reduction", "bf16", GRAD_REDUCE_LABELS, GRAD_REDUCES,
+        hint="Training: the format the gradients cross the data-parallel network in "
+             "(fp32: Megatron-LM's and torchtitan's default for BF16 training).",
     ),
     "param_gather": _choice(
         "param_gather", "Parameter gather", "overlapped", PARAM_GATHER_LABELS,

@@ -21,7 +21,13 @@ from typing import Any
 
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
-from engine.numbers.training_choices import ATTENTION_KERNELS, KERNELS, PARAM_GATHERS, TP_COMMS
+from engine.numbers.training_choices import (
+    ATTENTION_KERNELS,
+    GRAD_REDUCES,
+    KERNELS,
+    PARAM_GATHERS,
+    TP_COMMS,
+)
 
 DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "measurements.toml")
 
@@ -82,7 +88,8 @@ _KNOWN_KEYS = frozenset(
         "source", "note", "micro_batch", "recompute", "interleave", "global_batch_tokens",
         "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
         "tp_comm", "tp_comm_basis", "param_gather", "param_gather_basis",
-        "mfu_attention", "mfu_attention_basis", *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
+        "mfu_attention", "mfu_attention_basis", "grad_reduce", "grad_reduce_basis",
+        *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
 
@@ -104,7 +111,9 @@ class Measurement:
     every training row says it. ``attention``: the attention kernel it ran
     (training_choices.AttentionKernel, FlashAttention-2 unless the row says otherwise), with
     ``attention_basis`` saying where that is read when it is not FlashAttention-2.
-    ``mfu_attention``: how a ``train_mfu`` row's source counts attention's FLOPs
+    ``grad_reduce``: the format its gradients crossed the data-parallel network in
+    (training_choices.GradReduce, bf16 unless the row says where fp32 is read,
+    ``grad_reduce_basis``). ``mfu_attention``: how a ``train_mfu`` row's source counts attention's FLOPs
     (:data:`MFU_ATTENTION_COUNTS`; ``full`` says where that is read, ``mfu_attention_basis``).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
@@ -154,6 +163,8 @@ class Measurement:
     tp_comm_basis: str = ""
     param_gather: str = "overlapped"
     param_gather_basis: str = ""
+    grad_reduce: str = "bf16"
+    grad_reduce_basis: str = ""
     mfu_attention: str = "causal"
     mfu_attention_basis: str = ""
     concurrency: int | None = None
@@ -249,6 +260,11 @@ class Measurement:
                 self.sharding not in ("zero1", "zero2") or not self.param_gather_basis.strip()):
             raise bad("a ZeRO-1/2 row whose weights were gathered after the step says where "
                       "that is read (param_gather_basis).", "param_gather_basis")
+        choose(self.grad_reduce, GRAD_REDUCES, "grad_reduce", "gradient reduction")
+        if self.grad_reduce != "bf16" and (self.task != "train"
+                                           or not self.grad_reduce_basis.strip()):
+            raise bad("a training row whose gradients crossed the network in fp32 says where "
+                      "that is read (grad_reduce_basis).", "grad_reduce_basis")
         choose(self.mfu_attention, MFU_ATTENTION_COUNTS, "mfu_attention",
                "MFU attention count")
         if self.mfu_attention != "causal" and (self.metric != "train_mfu" or self.model is None
@@ -329,6 +345,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         tp_comm_basis=str(raw.get("tp_comm_basis", "")),
         param_gather=str(raw.get("param_gather", "overlapped")),
         param_gather_basis=str(raw.get("param_gather_basis", "")),
+        grad_reduce=str(raw.get("grad_reduce", "bf16")),
+        grad_reduce_basis=str(raw.get("grad_reduce_basis", "")),
         mfu_attention=str(raw.get("mfu_attention", "causal")),
         mfu_attention_basis=str(raw.get("mfu_attention_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,

@@ -216,6 +216,17 @@ def tp_comm_overlap_source() -> str:
     return str(_data()["training"]["tp_comm_overlap_source"])
 
 
+def grad_reduce_basis(grad_reduce: str) -> Basis:
+    """Bytes per gradient the data-parallel reduction moves, and the optimiser step reads
+    (training_choices.GradReduce): 2 in bf16 (the default), 4 in fp32."""
+    t = _data()["training"]
+    if grad_reduce == "fp32":
+        return Basis("gradient bytes per parameter (reduced in fp32)", 4.0,
+                     str(t["fp32_grad_bytes_source"]))
+    return Basis("gradient bytes per parameter", float(t["grad_bytes_per_param"]),
+                 str(t["grad_bytes_source"]))
+
+
 def zero3_under_pipeline_source() -> str:
     """Where the rule that ZeRO-3 under a pipeline keeps each stage's gathered weights and
     unsharded gradients for the whole step comes from (engine.numbers.memory.sharding_stage)."""
