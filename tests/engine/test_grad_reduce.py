@@ -3,9 +3,11 @@ Megatron-LM, NeMo 2.0 and torchtitan run BF16 training by default (twice the byt
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from engine.lesson.reality.measurements import Measurement
+from engine.lesson.reality.measurements import load
 from engine.numbers.catalog.efficiency import grad_reduce_basis
 from engine.numbers.errors import EngineError
 from engine.numbers.plan import plan
@@ -51,12 +53,11 @@ def test_a_bad_choice_is_refused_by_name():
 
 
 def test_a_row_reducing_in_fp32_says_where_that_is_read():
-    fields = dict(id="x", group="train", task="train", model=None, params=1e9, model_note="m",
-                  hardware="h100-sxm", hardware_note="", scope="system", note="",
-                  gpus=8, metric="train_tokens_per_s_per_gpu", value=1.0, value_text="1",
-                  stack="s", source="s 2024", tokens=1e12, seq_len=4096,
-                  global_batch_tokens=524288, kernels_basis="not stated", grad_reduce="fp32")
+    row = next(m for m in load() if m.id == "torchtitan-h100-llama31-8b-8gpus")
+    assert row.grad_reduce == "fp32" and "torchtitan" in row.grad_reduce_basis
     with pytest.raises(EngineError) as refused:
-        Measurement(**fields)
+        replace(row, grad_reduce_basis="")
     assert refused.value.field == "grad_reduce_basis"
-    assert Measurement(**fields, grad_reduce_basis="its config").grad_reduce == "fp32"
+    with pytest.raises(EngineError) as refused:
+        replace(row, grad_reduce="fp16")
+    assert refused.value.field == "grad_reduce"
