@@ -246,3 +246,11 @@ def sharding_words(sharding: str, dp: int, tp: int, pp: int = 1) -> str:
                                       else "")
     return (f"{sharding_name(sharding)} (Rajbhandari et al. 2020): {what} split over the "
             f"{dp} data-parallel GPUs.{tp_words}")
+
+
+def layout_does_not_fit_words(mem: TrainingMemory) -> str:
+    """A training plan's warning when its layout does not fit: the times given are for a run
+    that cannot start as laid out."""
+    return (f"The layout does not fit: it needs {format_GB(mem.per_gpu_bytes)} per GPU of "
+            f"{format_GB(mem.capacity_bytes)}, so its times are for a run that cannot start "
+            "as laid out; shard the state or add pipeline stages or GPUs (answers.gpus says what would fit).")

@@ -33,6 +33,11 @@ def test_train_plan_keys():
     assert d["train"]["model_flops"] == pytest.approx(model * 1e12)
     assert d["train"]["total_flops"] == pytest.approx((model + 2 * 32 * 4096 * 4097) * 1e12)
     assert d["train"]["global_batch_tokens"] == 4_194_304 and d["train"]["warnings"] == []
+    # Replicated, the same job needs 16 bytes x 8.03e9 parameters of state per GPU alone: the
+    # times come with a warning that the layout cannot start.
+    whole = _json(plan(model="llama-3.1-8b", task="train", tokens=1e12, gpus=8))
+    assert whole["memory"]["fits"] is False
+    assert [w for w in whole["train"]["warnings"] if w.startswith("The layout does not fit")]
     assert d["train"]["seconds"] > 0 and d["memory"]["fits"] is True
     d2 = _json(plan(model="llama-3.1-8b", task="train"))
     assert "Chinchilla" in d2["train"]["tokens_source"]

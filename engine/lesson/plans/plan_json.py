@@ -15,7 +15,7 @@ from engine.numbers.plan import Plan, ServeFigures
 from engine.numbers.plan_cost import serve_expected_cost, train_expected_cost
 from engine.numbers.units import SECONDS_PER_DAY
 from engine.words.answers import SERVE_NOTE, answers, price_note, tokens_source
-from engine.words.memory_explained import memory_assumptions
+from engine.words.memory_explained import layout_does_not_fit_words, memory_assumptions
 from engine.words.offload_explained import OFFLOAD_MODEL
 from engine.words.training import mfu_band_words, train_warnings_words
 
@@ -115,7 +115,8 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             "bound_seconds_per_step": t.bound_seconds_per_step,
             "communication_seconds_per_step": t.expected.communication_seconds_per_step,
             "global_batch_tokens": t.expected.tokens_per_step,
-            "warnings": list(train_warnings_words(t.expected.warnings)),
+            "warnings": [*train_warnings_words(t.expected.warnings),
+                         *(() if mem.fits else (layout_does_not_fit_words(mem),))],
             "mfu_band": mfu_band_words(t.expected),
             "interruptions": run_interruptions(p.gpus, t.expected.seconds).to_dict(),
             "expected": train_expected,
