@@ -26,13 +26,13 @@ def test_step_1_names_the_kv_cache_its_bar_shows_and_the_request_it_is_for(root_
 def test_step_5_says_the_basis_of_its_clock_and_the_expected_run(root_site: Site) -> None:
     text = _in_view(root_site, "training-run")
     assert "MFU the share of peak doing the model's maths" in text
-    assert "Time left at 40 MFU 179 days Expected run 131 days 54 MFU at best 70.6 days" in text
+    assert "Time left at 40 MFU 179 days Expected run 134 days 52.5 MFU at best 70.6 days" in text
     assert "loss starts at 11.76, off the top" in text
 
 
 def test_step_10_compares_both_jobs_on_the_basis_of_their_costs(root_site: Site) -> None:
     text = _in_view(root_site, "side-by-side")
-    assert "Throughput about 88,600 tokens s expected 54 MFU 164,046 at best" in text
+    assert "Throughput about 86,093 tokens s expected 52.5 MFU 164,046 at best" in text
     assert "first token about 27.1 ms expected 16.0 ms at best" in text
     assert "Cost per million tokens, both expected" in text
     assert "if 40" not in text and "throughput-bound" not in text
