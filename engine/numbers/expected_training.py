@@ -70,6 +70,7 @@ from engine.numbers.communication import (
 from engine.numbers.compute import bound_seconds as model_flops_bound_seconds
 from engine.numbers.compute import training_flops_per_token
 from engine.numbers.errors import EngineError
+from engine.numbers.memory import sharding_stage
 from engine.numbers.op_time import Op, repeated, scaled
 from engine.numbers.parallelism import (
     BatchSplit,
@@ -341,7 +342,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # Compute that runs beside a collective has fewer SMs: it takes 1 / (1 - share) as long.
     sm_share = collective_sm_share()
     slowed = sm_share.value / (1.0 - sm_share.value)
-    gathers_every_micro_batch = shard == "zero3" and p == 1
+    # ZeRO-3 gathers the weights for every micro-batch only where it shards them for the
+    # whole step (not under a pipeline: memory.sharding_stage owns that rule).
+    gathers_every_micro_batch = sharding_stage(shard, p) == 3
     if gathers_every_micro_batch:
         comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
                                           dp_link)
@@ -403,7 +406,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
     if shard in ("zero1", "zero2") and dp > 1:
         basis.append(param_gather_basis(param_gather))
-    if shard == "zero3" and p > 1 and dp * c > 1:
+    if shard == "zero3" and not gathers_every_micro_batch and dp * c > 1:
         basis.append(Basis("ZeRO-3 under a pipeline: each stage's weights gathered once a step "
                            "and its gradients reduce-scattered once, after the last "
                            "micro-batch", 1.0, zero3_under_pipeline_source()))

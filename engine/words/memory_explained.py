@@ -253,4 +253,5 @@ def layout_does_not_fit_words(mem: TrainingMemory) -> str:
     that cannot start as laid out."""
     return (f"The layout does not fit: it needs {format_GB(mem.per_gpu_bytes)} per GPU of "
             f"{format_GB(mem.capacity_bytes)}, so its times are for a run that cannot start "
-            "as laid out; shard the state or add pipeline stages or GPUs (answers.gpus says what would fit).")
+            "as laid out; shard the state or add pipeline stages or GPUs (answers.gpus says "
+            "what would fit).")
