@@ -178,3 +178,35 @@ def micro_batches_in_flight(pp: int, interleave: int, micro_batches: int) -> flo
     backward (Megatron-LM's schedule then warms up with all of them)."""
     warm = pp + (pp - 1) / interleave if interleave > 1 else pp
     return float(min(warm, micro_batches))
+
+
+def _forwards_before_backward(pp: int, rank: int, interleave: int, micro_batches: int) -> int:
+    """Forward passes (of one chunk each) pipeline rank ``rank`` has run when its first
+    backward pass starts: pp - rank under 1F1B; interleaved, Megatron-LM's warm-up of
+    2 (pp - rank - 1) + (v - 1) x pp chunks plus the one that starts the steady state
+    (schedules.py, forward_backward_pipelining_with_interleaving); never more than the
+    step's micro-batches x chunks."""
+    if interleave == 1:
+        return min(pp - rank, micro_batches)
+    warm = 2 * (pp - rank - 1) + (interleave - 1) * min(pp, micro_batches) + 1
+    return min(warm, micro_batches * interleave)
+
+
+def layers_in_flight_with_embedding_and_loss(pp: int, interleave: int, micro_batches: int,
+                                             stage_layers: int) -> float:
+    """Layer x micro-batch activations the fullest pipeline rank holds at its peak when the
+    embedding and the loss each take one layer's place in the cut (the 'embedding-and-loss'
+    pipeline split): ``stage_layers`` places per rank in ``interleave`` chunks, the first
+    rank's first chunk one layer short (the embedding's place). Rank 0 runs its forward
+    passes chunk by chunk in groups of min(pp, micro_batches), so its first chunk holds
+    the most of them; with that chunk short, rank 1, whose chunks are all full, can hold
+    more: the larger of the two."""
+    per_chunk = stage_layers / interleave
+    group = min(pp, micro_batches)
+    first = _forwards_before_backward(pp, 0, interleave, micro_batches)
+    in_first_chunk = sum(1 for k in range(first) if k % (group * interleave) < group)
+    rank0 = first * per_chunk - in_first_chunk
+    if pp == 1:
+        return rank0
+    rank1 = _forwards_before_backward(pp, 1, interleave, micro_batches) * per_chunk
+    return max(rank0, rank1)

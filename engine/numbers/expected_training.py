@@ -52,6 +52,7 @@ from engine.numbers.catalog.efficiency import (
     collective_sm_share,
     grad_reduce_basis,
     param_gather_basis,
+    pipeline_split_source,
     tp_comm_overlap_source,
     training_defaults,
     zero3_under_pipeline_source,
@@ -87,6 +88,7 @@ from engine.numbers.training_choices import (
     GradReduce,
     Kernels,
     ParamGather,
+    PipelineSplit,
     Recompute,
     Sharding,
     TpComm,
@@ -218,7 +220,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    adapter: AdapterSetup | None = None, kernels: Kernels = "fused",
                    attention: AttentionKernel = "fa2", tp_comm: TpComm = "exposed",
                    param_gather: ParamGather = "overlapped",
-                   grad_reduce: GradReduce = "bf16") -> ExpectedTrain:
+                   grad_reduce: GradReduce = "bf16",
+                   pipeline_split: PipelineSplit = "layers") -> ExpectedTrain:
     """Expected MFU, time and tokens/s of training on ``tokens`` tokens.
 
     With ``mfu`` given, that MFU sets the speed (the basis says so) and only the
@@ -245,7 +248,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     step's first forward pass (Megatron-LM's --overlap-param-gather) or 'after-step',
     exposed (DeepSpeed's ZeRO-1/2); ``grad_reduce``: the gradients' format on the
     data-parallel network and in the optimiser step, bf16 (2 bytes) or fp32 (4 bytes,
-    Megatron-LM's and torchtitan's default).
+    Megatron-LM's and torchtitan's default); ``pipeline_split``: how the stages share the
+    model (training_choices.PipelineSplit; 'embedding-and-loss' gives the embedding and the
+    output layer one layer's place each, so the last stage runs one layer fewer beside the
+    output layer).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -253,15 +259,17 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     hw = hardware
     d = tokens
     g = gpus
-    split = check_context_split(m, hw, g, tp, pp, cp)
+    split = check_context_split(m, hw, g, tp, pp, cp, pipeline_split)
     grad_basis = grad_reduce_basis(grad_reduce)
     grad_bytes_per_param = grad_basis.value
     t, p = split.tp, split.pp
     v = interleave
-    if v > 1 and p * v > m.layers:
-        raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
+    if v > 1 and p * v > split.places:
+        places = (f"{m.layers} layers" if split.places == m.layers else
+                  f"{m.layers} layers, {split.places} places with the embedding and the loss")
+        raise EngineError(f"{m.name} has {places}: {p} stages of {v} chunks each "
                           "would leave some chunks with none; stages × chunks may be at most "
-                          f"{m.layers}.", "interleave")
+                          f"{split.places}.", "interleave")
     shard = sharding
     rec = recompute
     mb = micro_batch
@@ -293,7 +301,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     c = cp
     shards = dp * c if shard != "none" else 1
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
-                                        shards, rec, fp8, c, adapter, kernels, attention),
+                                        shards, rec, fp8, c, adapter, kernels, attention,
+                                        split.last_stage_layers, split.stage_share),
                        grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds
@@ -411,6 +420,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                            "and its gradients reduce-scattered once, after the last "
                            "micro-batch", 1.0, zero3_under_pipeline_source()))
         basis.append(param_gather_basis(param_gather))
+    if split.pipeline_split == "embedding-and-loss":
+        basis.append(Basis(f"pipeline cut: {split.places} places ({m.layers} layers, the "
+                           f"embedding and the loss) over {p} stages of {split.stage_layers}",
+                           float(split.stage_layers), pipeline_split_source()))
     if contention:
         basis.append(sm_share)
     if g > 1:

@@ -14,13 +14,21 @@ from dataclasses import dataclass
 
 from engine.numbers import architecture
 from engine.numbers.activations import activation_bytes_per_layer as activation_bytes_per_layer
-from engine.numbers.activations import micro_batches_in_flight
+from engine.numbers.activations import (
+    layers_in_flight_with_embedding_and_loss,
+    micro_batches_in_flight,
+)
 from engine.numbers.adapter_setup import AdapterSetup
 from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.catalog.server import scheduler_limits
 from engine.numbers.formats import FormatId, get_format
-from engine.numbers.parallelism import check_context_split, check_expert_parallel, split_batch
+from engine.numbers.parallelism import (
+    check_context_split,
+    check_expert_parallel,
+    split_batch,
+    stage_params_share,
+)
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
 
@@ -29,7 +37,13 @@ from engine.numbers.training_choices import CONVENTIONS as CONVENTIONS
 from engine.numbers.training_choices import OPTIMIZERS as OPTIMIZERS
 from engine.numbers.training_choices import RECOMPUTE as RECOMPUTE
 from engine.numbers.training_choices import SHARDINGS as SHARDINGS
-from engine.numbers.training_choices import Convention, Optimizer, Recompute, Sharding
+from engine.numbers.training_choices import (
+    Convention,
+    Optimizer,
+    PipelineSplit,
+    Recompute,
+    Sharding,
+)
 
 # A fixed allowance for the CUDA context (about 0.5 GB on an H100), cuBLAS/cuDNN workspaces
 # and the framework's own buffers. An assumption, stated in every result that uses it.
@@ -336,7 +350,9 @@ class TrainingMemory(Record):
     ``state_bytes_total`` the same unsharded (params x bytes per parameter).
     ``interleave``: chunks of layers per GPU; ``micro_batches_per_step``: micro-batches each
     data-parallel rank runs per optimiser step; ``micro_batches_in_flight``: those whose
-    activations the first pipeline stage holds at once (1 without pipelining).
+    activations the first pipeline stage holds at once (1 without pipelining; under the
+    'embedding-and-loss' ``pipeline_split``, the fullest rank's, in micro-batches of a full
+    stage's layers).
     ``adapter``: fine-tuning with adapters (engine.numbers.adapters.adapter_training_memory):
     ``parts`` are then the frozen base and the adapters' weights, gradients and optimiser
     states, and ``bytes_per_param`` is per trainable (adapter) parameter.
@@ -344,7 +360,7 @@ class TrainingMemory(Record):
 
     JSON = JsonShape(ids=("model", "hardware"), derived=("bytes_per_param_total",),
                      after={"bytes_per_param_total": "bytes_per_param"},
-                     skip=("ep", "cp", "adapter"))
+                     skip=("ep", "cp", "adapter", "pipeline_split"))
 
     model: ModelSpec
     hardware: HardwareSpec
@@ -372,6 +388,7 @@ class TrainingMemory(Record):
     ep: int = 1
     cp: int = 1
     adapter: AdapterSetup | None = None
+    pipeline_split: PipelineSplit = "layers"
 
     @property
     def bytes_per_param_total(self) -> float:
@@ -395,6 +412,7 @@ def training_memory(
     global_batch_tokens: float | None = None,
     ep: int = 1,
     cp: int = 1,
+    pipeline_split: PipelineSplit = "layers",
 ) -> TrainingMemory:
     """Memory per GPU to train ``model`` on ``gpus`` GPUs with the given sharding, tensor
     parallel ``tp`` and ``pp`` pipeline stages of ``interleave`` chunks each (see
@@ -414,12 +432,16 @@ def training_memory(
     embedding's output, the logits and the loss are left out.
     ``ep`` expert-parallel GPUs each hold 1/ep of a mixture's routed experts (1: every GPU
     holds them all); ``cp`` context-parallel GPUs share each sequence, so each keeps 1/cp of
-    its activations (gpus = dp x tp x pp x cp).
+    its activations (gpus = dp x tp x pp x cp). ``pipeline_split`` 'embedding-and-loss':
+    the embedding and the output layer each take one layer's place in the pipeline cut
+    (training_choices.PipelineSplit): the fullest stage's parameters and its activations in
+    flight are then counted rank by rank
+    (:func:`engine.numbers.activations.layers_in_flight_with_embedding_and_loss`).
     """
     m = model
     hw = hardware
     g = gpus
-    split = check_context_split(m, hw, g, tp, pp, cp)
+    split = check_context_split(m, hw, g, tp, pp, cp, pipeline_split)
     t = split.tp
     shard = sharding
     rec = recompute
@@ -448,6 +470,9 @@ def training_memory(
                      else float(training_defaults().global_batch_tokens))
     per_step = split_batch(global_tokens, mb * s, dp).accumulation
     in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
+    if split.pipeline_split == "embedding-and-loss":
+        in_flight = layers_in_flight_with_embedding_and_loss(
+            split.pp, interleave, per_step, split.stage_layers) / split.stage_layers
     act = in_flight * split.stage_layers * activation_bytes_per_layer(
         m, seq_len=s, micro_batch=mb, recompute=rec, tp=t) / cp
     state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
@@ -461,6 +486,7 @@ def training_memory(
         micro_batches_in_flight=in_flight, bytes_per_param=bpp, parts=parts, per_gpu_bytes=total,
         capacity_bytes=cap, fits=total <= cap, headroom_bytes=cap - total, state_bytes=state,
         state_bytes_total=m.params * sum(bpp.values()), ep=ep, cp=cp,
+        pipeline_split=split.pipeline_split,
     )
 
 
@@ -475,7 +501,7 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     t = mem.tp * mem.pp * mem.cp
     stage = sharding_stage(mem.sharding, mem.pp)
     held = mem.model.params - mem.model.routed_params * (1 - 1 / mem.ep)
-    p = held / mem.tp * ceil_div(mem.model.layers, mem.pp) / mem.model.layers
+    p = held / mem.tp * stage_params_share(mem.model, mem.pp, mem.pipeline_split)
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

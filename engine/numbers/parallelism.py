@@ -6,9 +6,12 @@ its two all-reduces per layer need the server's fast links), pipeline parallelis
 layers into ``pp`` stages. The checks here refuse splits that cannot work, each with the
 reason in words; the arithmetic of what each split costs lives in expected_training.
 
-Stages need not hold equal layers: the Llama 3 405B run cut 126 layers into 16 stages by
-taking one layer from the first and the last (Llama 3 Herd of Models, section 3.3.2). The
-slowest stage, ceil(layers / pp) layers, sets the pace.
+Stages need not hold equal layers. By default the layers are cut evenly and the embedding
+and output layer ride on the first and last stages; the slowest stage, ceil(layers / pp)
+layers, sets the pace. The 'embedding-and-loss' split (training_choices.PipelineSplit) gives
+each of those two one layer's place instead: the Llama 3 405B run cut 126 layers + 2 into 16
+stages of 8 places, its first and last stages one layer short (Llama 3 Herd of Models,
+section 3.3.2).
 """
 
 from __future__ import annotations
@@ -20,12 +23,17 @@ from engine.numbers.catalog import HardwareSpec, ModelSpec
 from engine.numbers.errors import EngineError
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
+from engine.numbers.training_choices import PipelineSplit
 
 
 @dataclass(frozen=True, slots=True)
 class Split:
     """A checked split: ``gpus`` = ``dp`` x ``tp`` x ``pp``; ``stage_layers`` the layers of
-    the fullest stage (of ``layers``); ``chips_per_server`` the GPUs one server holds."""
+    the fullest stage (of ``layers``); ``chips_per_server`` the GPUs one server holds;
+    ``stage_share`` the share of the model's parameters the fullest stage holds (1 without
+    pipelining); ``pipeline_split`` how the stages share the model
+    (training_choices.PipelineSplit); ``last_stage_layers`` the layers beside the output
+    layer on the last stage."""
 
     gpus: int
     tp: int
@@ -34,11 +42,29 @@ class Split:
     stage_layers: int
     layers: int
     chips_per_server: int
+    stage_share: float
+    pipeline_split: PipelineSplit
+    last_stage_layers: int
 
     @property
-    def stage_share(self) -> float:
-        """Share of the model's layers the fullest stage holds (1 without pipelining)."""
-        return self.stage_layers / self.layers
+    def places(self) -> int:
+        """The places the pipeline cut shares out: the layers, plus the embedding and the
+        output layer where each takes one layer's place."""
+        return self.layers + (2 if self.pipeline_split == "embedding-and-loss" else 0)
+
+
+def _stage_share(model: ModelSpec, stage_layers: int, pp: int, pipeline_split: PipelineSplit,
+                 ) -> float:
+    """Share of ``model``'s parameters on its fullest stage. Cut by layers, the embedding and
+    output layer count with the layers (stage_layers / layers of everything); with the
+    embedding and loss in the cut, the fullest of a middle stage (stage_layers layers) and the
+    first or last (one layer fewer, plus a vocabulary x hidden table)."""
+    if pp == 1 or pipeline_split == "layers":
+        return stage_layers / model.layers
+    table = model.vocab * model.hidden
+    per_layer = (model.params - table * (1 if model.tied_embeddings else 2)) / model.layers
+    fullest = max(stage_layers * per_layer, table + (stage_layers - 1) * per_layer)
+    return fullest / model.params
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +109,12 @@ def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> in
 
 
 def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
-                pp: int = 1) -> Split:
+                pp: int = 1, pipeline_split: PipelineSplit = "layers") -> Split:
     """``gpus`` split as tensor parallel ``tp`` x pipeline ``pp`` x data parallel, or an
     EngineError saying why it cannot work: tensor parallelism across servers, a ``tp`` that
     does not divide the heads, more stages than layers, a GPU count that ``tp`` x ``pp``
-    does not divide. Each of the three counts is at least 1 (checked where it entered)."""
+    does not divide. Each of the three counts is at least 1 (checked where it entered).
+    ``pipeline_split``: how the stages share the model (training_choices.PipelineSplit)."""
     t, p = tp, pp
     architecture.check_tensor_parallel(model, t, "tp")
     per = hardware.link_spec().chips_per_server
@@ -104,11 +131,23 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "
             f"({t} × {p} = {t * p:,}).", "pp")
-    return Split(gpus, t, p, gpus // (t * p), ceil_div(model.layers, p), model.layers, per)
+    split = pipeline_split if p > 1 else "layers"
+    places = model.layers + (2 if split == "embedding-and-loss" else 0)
+    stage = ceil_div(places, p)
+    last = max(0, places - (p - 1) * stage - (1 if split == "embedding-and-loss" else 0))
+    return Split(gpus, t, p, gpus // (t * p), stage, model.layers, per,
+                 stage_params_share(model, p, split), split, last)
+
+
+def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
+    """Share of ``model``'s parameters on the fullest of ``pp`` stages cut as
+    ``pipeline_split`` says (1 for one stage)."""
+    places = model.layers + (2 if pp > 1 and pipeline_split == "embedding-and-loss" else 0)
+    return _stage_share(model, ceil_div(places, pp), pp, pipeline_split)
 
 
 def check_context_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
-                        pp: int, cp: int) -> Split:
+                        pp: int, cp: int, pipeline_split: PipelineSplit = "layers") -> Split:
     """:func:`check_split` of the ``gpus`` / ``cp`` GPUs that each of ``cp`` context-parallel
     GPUs stands for (gpus = dp x tp x pp x cp): its ``dp`` counts data-parallel ranks, each
     rank ``cp`` GPUs sharing every sequence. EngineError naming ``cp`` when ``cp`` does not
@@ -117,7 +156,7 @@ def check_context_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp:
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages × "
             f"context parallel ({tp} × {pp} × {cp} = {tp * pp * cp:,}).", "cp")
-    return check_split(model, hardware, gpus // cp, tp, pp)
+    return check_split(model, hardware, gpus // cp, tp, pp, pipeline_split)
 
 
 def default_expert_parallel(model: ModelSpec, dp: int) -> int:

@@ -242,6 +242,7 @@ def plan(
     tp_comm: object = "exposed",
     param_gather: object = "overlapped",
     grad_reduce: object = "bf16",
+    pipeline_split: object = "layers",
     gpu_layers: object = None,
 ) -> Plan:
     """Answer the five questions for one workload.
@@ -269,7 +270,10 @@ def plan(
     'overlapped' (under the GEMMs: Megatron-LM's --tp-comm-overlap); ``param_gather``: ZeRO-1/2's
     all-gather of the updated weights beside the next forward pass ('overlapped') or after
     the step ('after-step', DeepSpeed); ``grad_reduce``: the gradients' format on the
-    data-parallel network, 'bf16' or 'fp32' (Megatron-LM's and torchtitan's default).
+    data-parallel network, 'bf16' or 'fp32' (Megatron-LM's and torchtitan's default);
+    ``pipeline_split``: 'layers' (the embedding and output layer ride on the first and last
+    stages) or 'embedding-and-loss' (each takes one layer's place in the pipeline cut:
+    Megatron-LM's --account-for-embedding-in-pipeline-split and -loss-, Llama 3 405B's run).
     ``gpu_layers`` (serving): the layers
     kept on each replica's GPUs, as llama.cpp's ``-ngl``; the others stay in host memory and
     are read over the chip's host link every pass (engine.numbers.offload). Empty: every
@@ -297,7 +301,8 @@ def plan(
                                global_batch_tokens=global_batch_tokens, interleave=interleave,
                                ep=ep, cp=cp, adapter=adapter, rank=rank, targets=targets,
                                kernels=kernels, attention=attention, tp_comm=tp_comm,
-                               param_gather=param_gather, grad_reduce=grad_reduce)
+                               param_gather=param_gather, grad_reduce=grad_reduce,
+                               pipeline_split=pipeline_split)
     return _train_plan(m, hw, treq, price, offer)
 
 
@@ -340,7 +345,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
                            pp=r.pp, interleave=r.interleave,
                            global_batch_tokens=r.global_batch_tokens,
-                           ep=r.ep if r.ep is not None else 1, cp=r.cp)
+                           ep=r.ep if r.ep is not None else 1, cp=r.cp,
+                           pipeline_split=r.pipeline_split)
     setup = tmem.adapter
     given = r.tokens is not None
     d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
@@ -365,7 +371,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
                            interleave=r.interleave, ep=r.ep, cp=r.cp,
                            fp8=r.convention == "fp8", adapter=setup, kernels=r.kernels,
                            attention=r.attention, tp_comm=r.tp_comm,
-                           param_gather=r.param_gather, grad_reduce=r.grad_reduce)
+                           param_gather=r.param_gather, grad_reduce=r.grad_reduce,
+                           pipeline_split=r.pipeline_split)
     bound = exp_t.bound_seconds
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
@@ -379,7 +386,8 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
 # The full-training choices an adapter run leaves at their defaults: each GPU holds the whole
 # frozen base and the adapters with Adam's state (engine.numbers.adapters).
 _ADAPTER_DEFAULTS = (("tp", 1), ("pp", 1), ("cp", 1), ("interleave", 1), ("sharding", "none"),
-                     ("optimizer", "adam"), ("convention", "mixed-16"), ("ep", None))
+                     ("optimizer", "adam"), ("convention", "mixed-16"), ("ep", None),
+                     ("pipeline_split", "layers"))
 
 
 def _adapter_memory(m: ModelSpec, hw: HardwareSpec, r: TrainRequest) -> TrainingMemory:

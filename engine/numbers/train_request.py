@@ -21,6 +21,7 @@ from engine.numbers.training_choices import (
     KERNELS,
     OPTIMIZERS,
     PARAM_GATHERS,
+    PIPELINE_SPLITS,
     RECOMPUTE,
     SHARDINGS,
     TP_COMMS,
@@ -30,6 +31,7 @@ from engine.numbers.training_choices import (
     Kernels,
     Optimizer,
     ParamGather,
+    PipelineSplit,
     Recompute,
     Sharding,
     TpComm,
@@ -51,7 +53,8 @@ class TrainRequest:
     (training_choices.AttentionKernel); ``tp_comm``: how its tensor-parallel collectives run
     (training_choices.TpComm); ``param_gather``: where ZeRO-1/2's gather of the updated
     weights runs (training_choices.ParamGather); ``grad_reduce``: the gradients' format on
-    the data-parallel network (training_choices.GradReduce)."""
+    the data-parallel network (training_choices.GradReduce); ``pipeline_split``: how the
+    pipeline's stages share the model (training_choices.PipelineSplit)."""
 
     gpus: int
     tp: int
@@ -77,6 +80,7 @@ class TrainRequest:
     tp_comm: TpComm = "exposed"
     param_gather: ParamGather = "overlapped"
     grad_reduce: GradReduce = "bf16"
+    pipeline_split: PipelineSplit = "layers"
 
 
 def _given(value: object) -> bool:
@@ -92,7 +96,8 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
                         kernels: object = "fused", attention: object = "fa2",
                         tp_comm: object = "exposed",
                         param_gather: object = "overlapped",
-                        grad_reduce: object = "bf16") -> TrainRequest:
+                        grad_reduce: object = "bf16",
+                        pipeline_split: object = "layers") -> TrainRequest:
     """plan()'s training keywords, each checked against its quantity or its choices
     (``gpus`` comes checked: plan() counts the servers' GPUs first)."""
     q = quantities
@@ -130,4 +135,5 @@ def check_train_request(*, gpus: int, sharding: object, tp: object, optimizer: o
         tp_comm=checked(tp_comm, "tp_comm", TP_COMMS),
         param_gather=checked(param_gather, "param_gather", PARAM_GATHERS),
         grad_reduce=checked(grad_reduce, "grad_reduce", GRAD_REDUCES),
+        pipeline_split=checked(pipeline_split, "pipeline_split", PIPELINE_SPLITS),
     )

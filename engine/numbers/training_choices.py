@@ -56,6 +56,13 @@ PARAM_GATHERS: tuple[ParamGather, ...] = get_args(ParamGather)
 # defaults for BF16 training).
 GradReduce = Literal["bf16", "fp32"]
 GRAD_REDUCES: tuple[GradReduce, ...] = get_args(GradReduce)
+# How a pipeline's stages share the model: 'layers', the transformer layers cut evenly with
+# the embedding and the output layer riding on the first and last stages; or
+# 'embedding-and-loss', each of those two taking one layer's place in the cut (Megatron-LM's
+# --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split; the
+# Llama 3 405B run, whose first chunk held only the embedding and last only the loss).
+PipelineSplit = Literal["layers", "embedding-and-loss"]
+PIPELINE_SPLITS: tuple[PipelineSplit, ...] = get_args(PipelineSplit)
 
 C = TypeVar("C", bound=str)
 

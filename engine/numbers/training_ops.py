@@ -85,7 +85,10 @@ class StepShape:
     ``seq_len`` tokens; ``tokens`` is then this GPU's share, micro-batch x seq_len / cp.
     ``kernels``: the stack's memory-bound kernels, fused or eager PyTorch's
     (training_choices.Kernels); ``attention``: its attention kernel
-    (training_choices.AttentionKernel)."""
+    (training_choices.AttentionKernel). ``last_stage_layers``: the layers beside the output
+    layer on the last stage (None: what the even cut leaves, layers - (pipeline - 1) x
+    stage_layers); ``stage_share``: the share of the parameters the fullest stage steps
+    (None: stage_layers / layers)."""
 
     tokens: int
     seq_len: int
@@ -100,6 +103,8 @@ class StepShape:
     adapter: AdapterSetup | None = None
     kernels: Kernels = "fused"
     attention: AttentionKernel = "fa2"
+    last_stage_layers: int | None = None
+    stage_share: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,14 +458,16 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
             again = _recomputed(forward, "recomputation: the layers' forward pass")
         return forward + again + bwd_mm + attn_bwd + bwd_mem
 
-    last_layers = max(0, m.layers - (s.pipeline - 1) * s.stage_layers)
+    last_layers = (max(0, m.layers - (s.pipeline - 1) * s.stage_layers)
+                   if s.last_stage_layers is None else s.last_stage_layers)
     fullest = layer_ops(float(s.stage_layers))
     last = layer_ops(float(last_layers)) + _head(m, s, r)
     busiest = max((fullest, last), key=lambda w: math.fsum(x.seconds for x in w))
     # Transformer Engine casts the weights once per step: that op runs with the optimiser's.
     weight_casts = [w for w in busiest if w.name == WEIGHT_CAST]
     busiest = [w for w in busiest if w.name != WEIGHT_CAST]
-    local_params = m.params / s.tp * s.stage_layers / m.layers
+    share = s.stage_layers / m.layers if s.stage_share is None else s.stage_share
+    local_params = m.params / s.tp * share
     if s.adapter is not None:
         local_params = s.adapter.trainable_params / s.tp * s.stage_layers / m.layers
     elif m.routed_params:

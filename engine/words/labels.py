@@ -113,6 +113,12 @@ GRAD_REDUCE_LABELS = {
     "fp32": "In fp32, 4 bytes each (Megatron-LM's and torchtitan's default)",
 }
 
+PIPELINE_SPLIT_LABELS = {
+    "layers": "The layers cut evenly, the embedding and output layer on the end stages",
+    "embedding-and-loss": ("The embedding and the loss each take a layer's place "
+                           "(Megatron-LM --account-for-embedding/loss-in-pipeline-split)"),
+}
+
 PARAM_GATHER_LABELS = {
     "overlapped": "Beside the next forward pass (Megatron-LM --overlap-param-gather)",
     "after-step": "After the optimiser step (DeepSpeed ZeRO-1/2)",

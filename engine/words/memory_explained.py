@@ -219,7 +219,16 @@ def activation_words(mem: TrainingMemory) -> str:
         out += f" × {m.layers} layers"
     if mem.tp > 1:
         out += f", split over {mem.tp} tensor-parallel GPUs with sequence parallelism"
-    if mem.pp > 1:
+    if mem.pp > 1 and mem.pipeline_split == "embedding-and-loss":
+        stage = -(-(m.layers + 2) // mem.pp)
+        schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
+                    else "1F1B")
+        out += (f"; {mem.pp} pipeline stages of {stage} places, the embedding and the loss "
+                f"taking one each (the first and last stages one layer short), the fullest "
+                f"holding {mem.micro_batches_in_flight * stage:.4g} layers' activations of one "
+                f"micro-batch at its peak ({schedule}, Megatron-LM's warm-up; "
+                f"{mem.micro_batches_per_step:,} micro-batches per step)")
+    elif mem.pp > 1:
         stage = -(-m.layers // mem.pp)
         schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
                     else "1F1B")

@@ -34,6 +34,7 @@ from engine.numbers.training_choices import (
     GRAD_REDUCES,
     KERNELS,
     PARAM_GATHERS,
+    PIPELINE_SPLITS,
     TP_COMMS,
 )
 from engine.render.fields import Choice, Count, Field, OptionalAmount, Values
@@ -65,6 +66,7 @@ from engine.words.labels import (
     KERNEL_LABELS,
     OPTIMIZER_LABELS,
     PARAM_GATHER_LABELS,
+    PIPELINE_SPLIT_LABELS,
     RECOMPUTE_LABELS,
     SHARDING_LABELS,
     TASK_LABELS,
@@ -210,6 +212,11 @@ CLI_ONLY_FIELDS: dict[str, Field[Any]] = {
         PARAM_GATHERS,
         hint="Training, ZeRO-1/2: where the updated weights are gathered, beside the next "
              "forward pass or after the step (DeepSpeed).",
+    ),
+    "pipeline_split": _choice(
+        "pipeline_split", "Pipeline split", "layers", PIPELINE_SPLIT_LABELS, PIPELINE_SPLITS,
+        hint="Training, pipelines: embedding-and-loss gives the embedding and the loss one "
+             "layer's place each in the cut, as the Llama 3 405B run did.",
     ),
 }
 CLI_PLAN_FIELDS: dict[str, Field[Any]] = {**PLAN_FIELDS, **CLI_ONLY_FIELDS}

@@ -290,7 +290,8 @@ def _serve_inputs(m: Measurement, **extra: object) -> dict[str, object]:
         common.update(pp=m.pp, interleave=m.interleave,
                       global_batch_tokens=m.global_batch_tokens, cp=m.cp, kernels=m.kernels,
                       attention=m.attention, tp_comm=m.tp_comm,
-                      param_gather=m.param_gather, grad_reduce=m.grad_reduce)
+                      param_gather=m.param_gather, grad_reduce=m.grad_reduce,
+                      pipeline_split=m.pipeline_split)
         if m.precision == "fp8":
             common.update(convention="fp8")
     return {**common, **extra}

@@ -26,6 +26,7 @@ from engine.numbers.training_choices import (
     GRAD_REDUCES,
     KERNELS,
     PARAM_GATHERS,
+    PIPELINE_SPLITS,
     TP_COMMS,
 )
 
@@ -89,6 +90,7 @@ _KNOWN_KEYS = frozenset(
         "cp", "precision", "kernels", "kernels_basis", "attention", "attention_basis",
         "tp_comm", "tp_comm_basis", "param_gather", "param_gather_basis",
         "mfu_attention", "mfu_attention_basis", "grad_reduce", "grad_reduce_basis",
+        "pipeline_split", "pipeline_split_basis",
         *_SERVE_KEYS, *_TRAIN_KEYS, *_LOAD_KEYS,
     }
 )
@@ -113,7 +115,9 @@ class Measurement:
     ``attention_basis`` saying where that is read when it is not FlashAttention-2.
     ``grad_reduce``: the format its gradients crossed the data-parallel network in
     (training_choices.GradReduce, bf16 unless the row says where fp32 is read,
-    ``grad_reduce_basis``). ``mfu_attention``: how a ``train_mfu`` row's source counts attention's FLOPs
+    ``grad_reduce_basis``). ``pipeline_split``: how its pipeline's stages shared the model
+    (training_choices.PipelineSplit, 'layers' unless ``pipeline_split_basis`` says where
+    'embedding-and-loss' is read). ``mfu_attention``: how a ``train_mfu`` row's source counts attention's FLOPs
     (:data:`MFU_ATTENTION_COUNTS`; ``full`` says where that is read, ``mfu_attention_basis``).
     ``value`` is in the unit its ``metric`` names (seconds, tokens/s, a fraction, hours, days).
     A row under load (a ``load_*`` metric) gives ``concurrency`` (requests kept in flight;
@@ -165,6 +169,8 @@ class Measurement:
     param_gather_basis: str = ""
     grad_reduce: str = "bf16"
     grad_reduce_basis: str = ""
+    pipeline_split: str = "layers"
+    pipeline_split_basis: str = ""
     mfu_attention: str = "causal"
     mfu_attention_basis: str = ""
     concurrency: int | None = None
@@ -265,6 +271,12 @@ class Measurement:
                                            or not self.grad_reduce_basis.strip()):
             raise bad("a training row whose gradients crossed the network in fp32 says where "
                       "that is read (grad_reduce_basis).", "grad_reduce_basis")
+        choose(self.pipeline_split, PIPELINE_SPLITS, "pipeline_split", "pipeline split")
+        if self.pipeline_split != "layers" and (self.pp < 2
+                                                or not self.pipeline_split_basis.strip()):
+            raise bad("a pipelined row whose embedding and loss took a layer's place in the "
+                      "cut says where that is read (pipeline_split_basis).",
+                      "pipeline_split_basis")
         choose(self.mfu_attention, MFU_ATTENTION_COUNTS, "mfu_attention",
                "MFU attention count")
         if self.mfu_attention != "causal" and (self.metric != "train_mfu" or self.model is None
@@ -347,6 +359,8 @@ def _row(raw: dict[str, Any]) -> Measurement:
         param_gather_basis=str(raw.get("param_gather_basis", "")),
         grad_reduce=str(raw.get("grad_reduce", "bf16")),
         grad_reduce_basis=str(raw.get("grad_reduce_basis", "")),
+        pipeline_split=str(raw.get("pipeline_split", "layers")),
+        pipeline_split_basis=str(raw.get("pipeline_split_basis", "")),
         mfu_attention=str(raw.get("mfu_attention", "causal")),
         mfu_attention_basis=str(raw.get("mfu_attention_basis", "")),
         concurrency=int(raw["concurrency"]) if "concurrency" in raw else None,

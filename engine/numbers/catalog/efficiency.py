@@ -233,6 +233,12 @@ def zero3_under_pipeline_source() -> str:
     return str(_data()["training"]["zero3_under_pipeline_source"])
 
 
+def pipeline_split_source() -> str:
+    """Where the 'embedding-and-loss' pipeline split comes from
+    (training_choices.PipelineSplit)."""
+    return str(_data()["training"]["pipeline_split_source"])
+
+
 def param_gather_basis(placement: str) -> Basis:
     """Where ZeRO-1/2's all-gather of the updated weights runs (training_choices.ParamGather),
     as a basis entry: 1 when beside the next step's forward pass, 0 when exposed."""

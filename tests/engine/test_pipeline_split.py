@@ -1,0 +1,106 @@
+"""The 'embedding-and-loss' pipeline split: the embedding and the output layer with its loss
+each take one layer's place in the cut (Megatron-LM's --account-for-embedding-in-pipeline-
+split and --account-for-loss-in-pipeline-split; Llama 3 405B's run, Llama 3 Herd of Models,
+section 3.3.2), and what the fullest rank then holds, worked by hand."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.lesson.reality.measurements import load
+from engine.numbers.activations import (
+    activation_bytes_per_layer,
+    layers_in_flight_with_embedding_and_loss,
+)
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.errors import EngineError
+from engine.numbers.memory import training_memory
+from engine.numbers.parallelism import check_split
+from engine.numbers.plan import plan
+
+# Meta's Table 4 layout: TP 8 x PP 16, 8K sequences, 16M tokens (2,048 sequences) a step.
+META = dict(model="llama-3.1-405b", hardware="h100-sxm", task="train", tp=8, pp=16,
+            sharding="zero1", seq_len=8192, global_batch_tokens=16_777_216, tokens=15.6e12,
+            interleave=8, recompute="none", pipeline_split="embedding-and-loss")
+
+
+def test_megatron_warm_up_rank_by_rank():
+    # 16 stages x 8 chunks of one place, 32 micro-batches (8,192 GPUs: DP 64).
+    # Rank 0 runs 2 x 15 + 7 x 16 + 1 = 143 forward chunks before its first backward, 31 of
+    # them in its first chunk (micro-batches 0-15 and 16-30), which holds no layer: 112.
+    # Rank 1: 2 x 14 + 7 x 16 + 1 = 141 chunks of one layer each: the fuller of the two.
+    assert layers_in_flight_with_embedding_and_loss(16, 8, 32, 8) == 141
+    # 16 micro-batches (16,384 GPUs: DP 128): every forward pass runs first, 16 x 8 = 128
+    # chunks; rank 0's 16 in its first chunk hold nothing (112), rank 1's hold 128.
+    assert layers_in_flight_with_embedding_and_loss(16, 8, 16, 8) == 128
+    # 1F1B, 4 stages of 8 places, 8 micro-batches: rank 0 holds 4 of its 7 layers (28),
+    # rank 1 holds 3 of its 8 (24).
+    assert layers_in_flight_with_embedding_and_loss(4, 1, 8, 8) == 28
+
+
+def test_the_cut_gives_the_embedding_and_the_loss_a_place_each():
+    m, hw = get_model("llama-3.1-405b"), get_hardware("h100-sxm")
+    even = check_split(m, hw, 8192, 8, 16)
+    split = check_split(m, hw, 8192, 8, 16, "embedding-and-loss")
+    # 126 layers: 8 on the fullest stage either way; the even cut leaves 126 - 15 x 8 = 6 on
+    # the last, the embedding-and-loss cut 128 - 15 x 8 - 1 = 7 beside the output layer.
+    assert (even.places, even.stage_layers, even.last_stage_layers) == (126, 8, 6)
+    assert (split.places, split.stage_layers, split.last_stage_layers) == (128, 8, 7)
+    assert even.stage_share == 8 / 126
+    # A middle stage holds 8 layers, each (params - 2 x 128,256 x 16,384) / 126 parameters.
+    per_layer = (m.params - 2 * 128_256 * 16_384) / 126
+    assert split.stage_share == pytest.approx(8 * per_layer / m.params, rel=1e-12)
+    # One stage: nothing to cut.
+    assert check_split(m, hw, 8, 8, 1, "embedding-and-loss").stage_share == 1.0
+
+
+def test_chunks_may_number_the_places_not_only_the_layers():
+    with pytest.raises(EngineError) as e:
+        plan(**{**META, "pipeline_split": "layers"}, gpus=8192)
+    assert e.value.field == "interleave" and "at most 126" in str(e.value)
+    with pytest.raises(EngineError) as e:
+        plan(**{**META, "interleave": 9}, gpus=8192)
+    assert e.value.field == "interleave" and "128 places" in str(e.value)
+    with pytest.raises(EngineError) as e:
+        plan(**{**META, "pipeline_split": "first-and-last"}, gpus=8192)
+    assert e.value.field == "pipeline_split"
+
+
+def test_meta_layout_memory_by_hand():
+    m, hw = get_model("llama-3.1-405b"), get_hardware("h100-sxm")
+    per_layer = activation_bytes_per_layer(m, seq_len=8192, micro_batch=1, recompute="none",
+                                           tp=8)
+    for gpus, layers_held, fits in ((8192, 141, False), (16384, 128, True)):
+        mem = training_memory(m, hw, gpus=gpus, sharding="zero1", tp=8, pp=16, interleave=8,
+                              seq_len=8192, recompute="none", global_batch_tokens=16_777_216,
+                              pipeline_split="embedding-and-loss")
+        assert mem.parts["activations"] == pytest.approx(layers_held * per_layer, rel=1e-12)
+        assert mem.fits is fits
+    # The even cut with 2 chunks (the engine's layout before) held 23.5 micro-batches x 8
+    # layers = 188 layers' activations on its first stage.
+    even = training_memory(m, hw, gpus=8192, sharding="zero1", tp=8, pp=16, interleave=2,
+                           seq_len=8192, recompute="none", global_batch_tokens=16_777_216)
+    assert even.parts["activations"] == pytest.approx(188 * per_layer, rel=1e-12)
+
+
+def test_eight_chunks_a_gpu_shorten_the_bubble():
+    # With 126 layers the fullest stage (8 layers) sets the pace either way, and the
+    # embedding-and-loss cut lets 8 chunks per GPU shorten the bubble: fewer seconds a step.
+    fine = plan(**META, gpus=8192).train
+    coarse = plan(**{**META, "pipeline_split": "layers", "interleave": 2}, gpus=8192).train
+    assert fine is not None and coarse is not None
+    assert fine.expected.step.bubble_seconds < coarse.expected.step.bubble_seconds / 3
+    assert any("pipeline cut: 128 places" in b.name for b in fine.expected.basis)
+
+
+def test_a_row_says_where_its_split_is_read():
+    row = next(r for r in load() if r.id == "llama3-405b-16k-gpus-mfu")
+    assert row.pipeline_split == "embedding-and-loss" and "3.3.2" in row.pipeline_split_basis
+    with pytest.raises(EngineError) as refused:
+        replace(row, pipeline_split_basis="")
+    assert refused.value.field == "pipeline_split_basis"
+    with pytest.raises(EngineError) as refused:
+        replace(row, pipeline_split="halves")
+    assert refused.value.field == "pipeline_split"
