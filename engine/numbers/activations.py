@@ -197,16 +197,18 @@ def layers_in_flight_with_embedding_and_loss(pp: int, interleave: int, micro_bat
     """Layer x micro-batch activations the fullest pipeline rank holds at its peak when the
     embedding and the loss each take one layer's place in the cut (the 'embedding-and-loss'
     pipeline split): ``stage_layers`` places per rank in ``interleave`` chunks, the first
-    rank's first chunk one layer short (the embedding's place). Rank 0 runs its forward
-    passes chunk by chunk in groups of min(pp, micro_batches), so its first chunk holds
-    the most of them; with that chunk short, rank 1, whose chunks are all full, can hold
-    more: the larger of the two."""
+    rank's first chunk one layer short (the embedding's place) and the last rank's last
+    chunk too (the loss's). Each rank runs its forward passes chunk by chunk in groups of
+    min(pp, micro_batches), so the first chunk holds the most of them; with rank 0's first
+    chunk short, rank 1 can hold more: the larger of the two."""
     per_chunk = stage_layers / interleave
     group = min(pp, micro_batches)
-    first = _forwards_before_backward(pp, 0, interleave, micro_batches)
-    in_first_chunk = sum(1 for k in range(first) if k % (group * interleave) < group)
-    rank0 = first * per_chunk - in_first_chunk
-    if pp == 1:
-        return rank0
-    rank1 = _forwards_before_backward(pp, 1, interleave, micro_batches) * per_chunk
-    return max(rank0, rank1)
+
+    def held(rank: int) -> float:
+        forwards = _forwards_before_backward(pp, rank, interleave, micro_batches)
+        short = ([0] if rank == 0 else []) + ([interleave - 1] if rank == pp - 1 else [])
+        in_short = sum(1 for k in range(forwards)
+                       if (k % (group * interleave)) // group in short)
+        return forwards * per_chunk - in_short
+
+    return max(held(rank) for rank in range(min(pp, 2)))

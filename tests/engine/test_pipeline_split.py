@@ -104,3 +104,34 @@ def test_a_row_says_where_its_split_is_read():
     with pytest.raises(EngineError) as refused:
         replace(row, pipeline_split="halves")
     assert refused.value.field == "pipeline_split"
+
+
+def test_the_8192_gpu_row_says_what_the_engine_finds():
+    # The row's note: "5 GB over the 80 GB H100; a group of 14 micro-batches would fit".
+    m, hw = get_model("llama-3.1-405b"), get_hardware("h100-sxm")
+    row = next(r for r in load() if r.id == "llama3-405b-8k-gpus-mfu")
+    assert "5 GB over" in row.note and "group of 14 micro-batches would fit" in row.note
+    mem = training_memory(m, hw, gpus=8192, sharding="zero1", tp=8, pp=16, interleave=8,
+                          seq_len=8192, recompute="none", global_batch_tokens=16_777_216,
+                          pipeline_split="embedding-and-loss")
+    assert round((mem.per_gpu_bytes - mem.capacity_bytes) / 1e9) == 5
+    per_layer = mem.parts["activations"] / 141
+    rest = mem.per_gpu_bytes - mem.parts["activations"]
+
+    def fits_with_group(n: int) -> bool:
+        # Rank 1's warm-up with groups of n: 2 x 14 + 7 x n chunks, plus the one that
+        # starts the steady state, one layer each.
+        return rest + (2 * 14 + 7 * n + 1) * per_layer <= mem.capacity_bytes
+
+    assert fits_with_group(14) and not fits_with_group(15)
+
+
+def test_two_stages_hold_the_loss_short_too():
+    # 2 stages x 1F1B, 5 places each (8 layers + 2), 4 micro-batches: rank 0 holds 2 of its
+    # 4 layers (8), rank 1, the last, 1 of its 4 (4): 8.
+    assert layers_in_flight_with_embedding_and_loss(2, 1, 4, 5) == 8
+    # Interleaved, 2 chunks of 2 places (6 layers + 2 over 2 stages), 4 micro-batches in
+    # groups of 2: rank 0 runs 2 x 1 + 1 x 2 + 1 = 5 forward chunks (chunks 0, 0, 1, 1, 0),
+    # 3 of them in its first chunk, one layer short: 5 x 2 - 3 = 7. Rank 1, the last, runs
+    # 0 + 2 + 1 = 3 (chunks 0, 0, 1), 1 in its short last chunk: 3 x 2 - 1 = 5.
+    assert layers_in_flight_with_embedding_and_loss(2, 2, 4, 4) == 7
