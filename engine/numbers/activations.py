@@ -180,35 +180,61 @@ def micro_batches_in_flight(pp: int, interleave: int, micro_batches: int) -> flo
     return float(min(warm, micro_batches))
 
 
-def _forwards_before_backward(pp: int, rank: int, interleave: int, micro_batches: int) -> int:
-    """Forward passes (of one chunk each) pipeline rank ``rank`` has run when its first
-    backward pass starts: pp - rank under 1F1B; interleaved, Megatron-LM's warm-up of
-    2 (pp - rank - 1) + (v - 1) x pp chunks plus the one that starts the steady state
-    (schedules.py, forward_backward_pipelining_with_interleaving); never more than the
-    step's micro-batches x chunks."""
-    if interleave == 1:
-        return min(pp - rank, micro_batches)
-    warm = 2 * (pp - rank - 1) + (interleave - 1) * min(pp, micro_batches) + 1
-    return min(warm, micro_batches * interleave)
+def _schedule_table(micro_batches: int, interleave: int, group: int) -> list[int]:
+    """The model chunk of each forward pass of one rank, in order: Megatron-LM's schedule
+    table (schedules.py, get_schedule_table), micro-batches taken ``group`` at a time, each
+    group run through every chunk in turn, the last group as many as are left."""
+    chunks: list[int] = []
+    for start in range(0, micro_batches, group):
+        size = min(group, micro_batches - start)
+        for chunk in range(interleave):
+            chunks.extend([chunk] * size)
+    return chunks
+
+
+def _peak_layers_held(pp: int, rank: int, interleave: int, micro_batches: int,
+                      layers_of_chunk: list[float]) -> float:
+    """Most layer x micro-batch activations rank ``rank`` of ``pp`` holds at once in
+    Megatron-LM's 1F1B schedule (interleaved when ``interleave`` > 1), each forward pass of
+    chunk c adding ``layers_of_chunk[c]`` and its backward pass freeing them.
+
+    Warm-up: pp - rank - 1 forward passes under 1F1B; interleaved, 2 (pp - rank - 1) +
+    (v - 1) x group (schedules.py, get_pp_rank_microbatches), with micro-batches in groups
+    of pp (Megatron-LM's default group; all of them when a step has no more than pp), never
+    more than all. Then one forward and one backward in turn, the backward passes running
+    the same table with the chunks in reverse order; then the remaining backward passes."""
+    group = min(pp, micro_batches)
+    table = _schedule_table(micro_batches, interleave, group)
+    total = len(table)
+    warm = min(pp - rank - 1 if interleave == 1
+               else 2 * (pp - rank - 1) + (interleave - 1) * group, total)
+    held = peak = 0.0
+    for k in range(warm):
+        held += layers_of_chunk[table[k]]
+        peak = max(peak, held)
+    for i in range(total - warm):
+        held += layers_of_chunk[table[warm + i]]
+        peak = max(peak, held)
+        held -= layers_of_chunk[interleave - 1 - table[i]]
+    return peak
 
 
 def layers_in_flight_with_embedding_and_loss(pp: int, interleave: int, micro_batches: int,
                                              stage_layers: int) -> float:
     """Layer x micro-batch activations the fullest pipeline rank holds at its peak when the
     embedding and the loss each take one layer's place in the cut (the 'embedding-and-loss'
-    pipeline split): ``stage_layers`` places per rank in ``interleave`` chunks, the first
-    rank's first chunk one layer short (the embedding's place) and the last rank's last
-    chunk too (the loss's). Each rank runs its forward passes chunk by chunk in groups of
-    min(pp, micro_batches), so the first chunk holds the most of them; with rank 0's first
-    chunk short, rank 1 can hold more: the larger of the two."""
+    pipeline split): ``stage_layers`` places per rank in ``interleave`` equal chunks, the
+    first rank's first chunk one layer short (the embedding's place) and the last rank's
+    last chunk too (the loss's). The ranks between hold chunks alike and rank 1 warms up
+    longest of them, so the peak is the largest of ranks 0, 1 and pp - 1, each run through
+    Megatron-LM's schedule (:func:`_peak_layers_held`)."""
     per_chunk = stage_layers / interleave
-    group = min(pp, micro_batches)
-
-    def held(rank: int) -> float:
-        forwards = _forwards_before_backward(pp, rank, interleave, micro_batches)
-        short = ([0] if rank == 0 else []) + ([interleave - 1] if rank == pp - 1 else [])
-        in_short = sum(1 for k in range(forwards)
-                       if (k % (group * interleave)) // group in short)
-        return forwards * per_chunk - in_short
-
-    return max(held(rank) for rank in range(min(pp, 2)))
+    peaks = []
+    for rank in sorted({0, min(1, pp - 1), pp - 1}):
+        layers = [per_chunk] * interleave
+        if rank == 0:
+            layers[0] -= 1
+        if rank == pp - 1:
+            layers[-1] -= 1
+        peaks.append(_peak_layers_held(pp, rank, interleave, micro_batches, layers))
+    return max(peaks)

@@ -250,8 +250,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     data-parallel network and in the optimiser step, bf16 (2 bytes) or fp32 (4 bytes,
     Megatron-LM's and torchtitan's default); ``pipeline_split``: how the stages share the
     model (training_choices.PipelineSplit; 'embedding-and-loss' gives the embedding and the
-    output layer one layer's place each, so the last stage runs one layer fewer beside the
-    output layer).
+    output layer one layer's place each, so the last stage runs one layer fewer than a full
+    stage beside the output layer).
     EngineError when the split cannot work (parallelism.check_split, check_expert_parallel)
     or the chunks outnumber the layers.
     """
@@ -264,12 +264,15 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     grad_bytes_per_param = grad_basis.value
     t, p = split.tp, split.pp
     v = interleave
-    if v > 1 and p * v > split.places:
-        places = (f"{m.layers} layers" if split.places == m.layers else
-                  f"{m.layers} layers, {split.places} places with the embedding and the loss")
-        raise EngineError(f"{m.name} has {places}: {p} stages of {v} chunks each "
+    if v > 1 and split.pipeline_split == "embedding-and-loss" and split.stage_layers % v:
+        raise EngineError(f"With the embedding and the loss in the cut, each of the {p} stages "
+                          f"of {m.name} holds {split.stage_layers} places: {v} chunks cannot "
+                          "share them evenly, as Megatron-LM requires; chunks per GPU must "
+                          f"divide {split.stage_layers}.", "interleave")
+    if v > 1 and p * v > m.layers and split.pipeline_split == "layers":
+        raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
                           "would leave some chunks with none; stages × chunks may be at most "
-                          f"{split.places}.", "interleave")
+                          f"{m.layers}.", "interleave")
     shard = sharding
     rec = recompute
     mb = micro_batch
@@ -346,7 +349,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     a2a_mb = 0.0
     if ep > 1:
         ep_link = group_link(links, ep, per_server=max(1, links.chips_per_server // (t * p)))
-        a2a_mb = 4 * (m.layers - m.dense_layers) * split.stage_share * all_to_all_seconds(
+        a2a_mb = 4 * (m.layers - m.dense_layers) * split.layer_share * all_to_all_seconds(
             tokens_gpu * m.experts_per_token * m.hidden * ACTIVATION_BYTES / t, ep_link)
     # Compute that runs beside a collective has fewer SMs: it takes 1 / (1 - share) as long.
     sm_share = collective_sm_share()
@@ -405,7 +408,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                                * accum * kv_bytes, accum * cp_comm_mb))
     if ep > 1:
         traffic.append(Traffic("expert", ep_link.name, 4 * (m.layers - m.dense_layers)
-                               * split.stage_share * accum * tokens_gpu * m.experts_per_token
+                               * split.layer_share * accum * tokens_gpu * m.experts_per_token
                                * m.hidden * ACTIVATION_BYTES / t, accum * a2a_mb))
 
     basis = [*ops.basis,

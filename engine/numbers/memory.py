@@ -454,7 +454,7 @@ def training_memory(
     # The weights' copies are sharded over every data- and context-parallel GPU (Megatron's
     # distributed optimiser), an expert's over the copies of that expert: dp x cp / ep.
     p = m.params / t * split.stage_share
-    p_experts = m.routed_params / t * split.stage_share
+    p_experts = m.routed_params / t * split.layer_share
     groups = {"weights": 0.0, "gradients": 0.0, "optimizer_states": 0.0}
     for name, nbytes in bpp.items():
         part_stage = _ZERO_STAGE.get(name, 1)

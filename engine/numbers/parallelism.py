@@ -47,6 +47,11 @@ class Split:
     last_stage_layers: int
 
     @property
+    def layer_share(self) -> float:
+        """Share of the model's layers the fullest stage holds (1 without pipelining)."""
+        return self.stage_layers / self.layers
+
+    @property
     def places(self) -> int:
         """The places the pipeline cut shares out: the layers, plus the embedding and the
         output layer where each takes one layer's place."""
@@ -133,6 +138,12 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
             f"({t} × {p} = {t * p:,}).", "pp")
     split = pipeline_split if p > 1 else "layers"
     places = model.layers + (2 if split == "embedding-and-loss" else 0)
+    if split == "embedding-and-loss" and places % p:
+        fits = ", ".join(f"{d:,}" for d in range(2, places + 1) if places % d == 0)
+        raise EngineError(
+            f"With the embedding and the loss in the cut, {model.name} has {places} places "
+            f"({model.layers} layers + 2): {p} stages cannot share them evenly, as Megatron-LM "
+            f"requires. Stages that can: {fits}.", "pp")
     stage = ceil_div(places, p)
     last = max(0, places - (p - 1) * stage - (1 if split == "embedding-and-loss" else 0))
     return Split(gpus, t, p, gpus // (t * p), stage, model.layers, per,

@@ -62,7 +62,7 @@ def test_chunks_may_number_the_places_not_only_the_layers():
     assert e.value.field == "interleave" and "at most 126" in str(e.value)
     with pytest.raises(EngineError) as e:
         plan(**{**META, "interleave": 9}, gpus=8192)
-    assert e.value.field == "interleave" and "128 places" in str(e.value)
+    assert e.value.field == "interleave" and "must divide 8" in str(e.value)
     with pytest.raises(EngineError) as e:
         plan(**{**META, "pipeline_split": "first-and-last"}, gpus=8192)
     assert e.value.field == "pipeline_split"
@@ -135,3 +135,30 @@ def test_two_stages_hold_the_loss_short_too():
     # 3 of them in its first chunk, one layer short: 5 x 2 - 3 = 7. Rank 1, the last, runs
     # 0 + 2 + 1 = 3 (chunks 0, 0, 1), 1 in its short last chunk: 3 x 2 - 1 = 5.
     assert layers_in_flight_with_embedding_and_loss(2, 2, 4, 4) == 7
+
+
+def test_a_cut_that_cannot_share_the_places_evenly_is_refused():
+    # Llama 3.2 1B: 16 layers + 2 = 18 places; 16 stages would leave the last one empty.
+    one_b = dict(model="llama-3.2-1b", hardware="h100-sxm", task="train", gpus=16, pp=16,
+                 seq_len=2048, pipeline_split="embedding-and-loss")
+    with pytest.raises(EngineError) as e:
+        plan(**one_b)
+    assert e.value.field == "pp" and "18 places" in str(e.value) and "2, 3, 6, 9, 18" in str(
+        e.value)
+    # 18 places over 6 stages hold 3 each: 2 chunks cannot split 3.
+    with pytest.raises(EngineError) as e:
+        plan(**{**one_b, "gpus": 6, "pp": 6, "interleave": 2})
+    assert e.value.field == "interleave"
+    assert plan(**{**one_b, "gpus": 6, "pp": 6, "interleave": 3}).train is not None
+
+
+def test_partial_groups_and_two_stages_follow_megatron_schedule():
+    # 3 stages x 2 chunks of 3 places, 4 micro-batches: groups of 3 then 1, so rank 0's
+    # forward chunks run 0, 0, 0, 1, 1, 1, 0, 1. Its warm-up is 2 x 2 + 3 = 7 forward passes
+    # (2 + 2 + 2 + 3 + 3 + 3 + 2 = 17 layers) and the 8th (chunk 1, 3 layers) starts the
+    # steady state before any backward: 20. Rank 1 holds 2 x 1 + 3 = 5 + 1 passes of 3: 18.
+    assert layers_in_flight_with_embedding_and_loss(3, 2, 4, 6) == 20
+    # 2 stages x 2 chunks of 1 place, 4 micro-batches: rank 1, the last, holds its first
+    # chunk's layer for micro-batches 0 and 1, then 2 before their backward passes free them
+    # (its second chunk is the loss alone): 3 at most.
+    assert layers_in_flight_with_embedding_and_loss(2, 2, 4, 2) == 3
