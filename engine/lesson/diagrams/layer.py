@@ -54,16 +54,16 @@ def rows(model: ModelSpec) -> tuple[tuple[Box, ...], ...]:
 
     return (
         (Box(f"token in: {model.hidden:,} numbers", "vector"),),
-        (Box("RMSNorm", "step"),),
+        (Box("RMSNorm: rescale to a common size", "step"),),
         (matrix("attention.q", "Q", 2), matrix("attention.k", "K", 2),
          matrix("attention.v", "V", 2)),
         (Box(f"attention: {model.heads:,} heads of {model.head_dim:,}, "
              f"{model.kv_heads:,} K/V heads", "step"),),
         (matrix("attention.o", "O"),),
         (Box("+ the token in (residual)", "add"),),
-        (Box("RMSNorm", "step"),),
+        (Box("RMSNorm: rescale to a common size", "step"),),
         (matrix("mlp.gate", "gate"), matrix("mlp.up", "up")),
-        (Box("SiLU(gate) × up", "step"),),
+        (Box("SiLU(gate) × up, number by number", "step"),),
         (matrix("mlp.down", "down"),),
         (Box(f"+ residual: to the next of {model.layers:,} layers", "add"),),
     )
