@@ -193,17 +193,15 @@ def _schedule_table(micro_batches: int, interleave: int, group: int) -> list[int
 
 
 def _peak_layers_held(pp: int, rank: int, interleave: int, micro_batches: int,
-                      layers_of_chunk: list[float]) -> float:
+                      layers_of_chunk: list[float], group: int) -> float:
     """Most layer x micro-batch activations rank ``rank`` of ``pp`` holds at once in
     Megatron-LM's 1F1B schedule (interleaved when ``interleave`` > 1), each forward pass of
     chunk c adding ``layers_of_chunk[c]`` and its backward pass freeing them.
 
     Warm-up: pp - rank - 1 forward passes under 1F1B; interleaved, 2 (pp - rank - 1) +
-    (v - 1) x group (schedules.py, get_pp_rank_microbatches), with micro-batches in groups
-    of pp (Megatron-LM's default group; all of them when a step has no more than pp), never
-    more than all. Then one forward and one backward in turn, the backward passes running
-    the same table with the chunks in reverse order; then the remaining backward passes."""
-    group = min(pp, micro_batches)
+    (v - 1) x ``group`` (schedules.py, get_pp_rank_microbatches), never more than all. Then
+    one forward and one backward in turn, the backward passes running the same table with
+    the chunks in reverse order; then the remaining backward passes."""
     table = _schedule_table(micro_batches, interleave, group)
     total = len(table)
     warm = min(pp - rank - 1 if interleave == 1
@@ -220,15 +218,20 @@ def _peak_layers_held(pp: int, rank: int, interleave: int, micro_batches: int,
 
 
 def layers_in_flight_with_embedding_and_loss(pp: int, interleave: int, micro_batches: int,
-                                             stage_layers: int) -> float:
+                                             stage_layers: int, group: int | None = None,
+                                             ) -> float:
     """Layer x micro-batch activations the fullest pipeline rank holds at its peak when the
     embedding and the loss each take one layer's place in the cut (the 'embedding-and-loss'
     pipeline split): ``stage_layers`` places per rank in ``interleave`` equal chunks, the
     first rank's first chunk one layer short (the embedding's place) and the last rank's
     last chunk too (the loss's). The ranks between hold chunks alike and rank 1 warms up
     longest of them, so the peak is the largest of ranks 0, 1 and pp - 1, each run through
-    Megatron-LM's schedule (:func:`_peak_layers_held`)."""
+    Megatron-LM's schedule (:func:`_peak_layers_held`). ``group``: the micro-batches each
+    chunk runs in a row (None: Megatron-LM's default, pp, or all of them when a step has no
+    more than pp; Meta's Llama 3 schedule tunes it below pp too)."""
     per_chunk = stage_layers / interleave
+    if group is None:
+        group = min(pp, micro_batches)
     peaks = []
     for rank in sorted({0, min(1, pp - 1), pp - 1}):
         layers = [per_chunk] * interleave
@@ -236,5 +239,5 @@ def layers_in_flight_with_embedding_and_loss(pp: int, interleave: int, micro_bat
             layers[0] -= 1
         if rank == pp - 1:
             layers[-1] -= 1
-        peaks.append(_peak_layers_held(pp, rank, interleave, micro_batches, layers))
+        peaks.append(_peak_layers_held(pp, rank, interleave, micro_batches, layers, group))
     return max(peaks)

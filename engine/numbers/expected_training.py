@@ -70,13 +70,13 @@ from engine.numbers.communication import (
 )
 from engine.numbers.compute import bound_seconds as model_flops_bound_seconds
 from engine.numbers.compute import training_flops_per_token
-from engine.numbers.errors import EngineError
 from engine.numbers.memory import sharding_stage
 from engine.numbers.op_time import Op, repeated, scaled
 from engine.numbers.parallelism import (
     BatchSplit,
     StepSplit,
     Traffic,
+    check_chunks,
     check_context_split,
     check_expert_parallel,
     default_expert_parallel,
@@ -264,15 +264,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     grad_bytes_per_param = grad_basis.value
     t, p = split.tp, split.pp
     v = interleave
-    if v > 1 and split.pipeline_split == "embedding-and-loss" and split.stage_layers % v:
-        raise EngineError(f"With the embedding and the loss in the cut, each of the {p} stages "
-                          f"of {m.name} holds {split.stage_layers} places: {v} chunks cannot "
-                          "share them evenly, as Megatron-LM requires; chunks per GPU must "
-                          f"divide {split.stage_layers}.", "interleave")
-    if v > 1 and p * v > m.layers and split.pipeline_split == "layers":
-        raise EngineError(f"{m.name} has {m.layers} layers: {p} stages of {v} chunks each "
-                          "would leave some chunks with none; stages × chunks may be at most "
-                          f"{m.layers}.", "interleave")
+    check_chunks(m, split, v)
     shard = sharding
     rec = recompute
     mb = micro_batch

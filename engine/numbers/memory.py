@@ -469,11 +469,14 @@ def training_memory(
     global_tokens = (global_batch_tokens if global_batch_tokens is not None
                      else float(training_defaults().global_batch_tokens))
     per_step = split_batch(global_tokens, mb * s, dp).accumulation
-    in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
     if split.pipeline_split == "embedding-and-loss":
-        in_flight = layers_in_flight_with_embedding_and_loss(
-            split.pp, interleave, per_step, split.stage_layers) / split.stage_layers
-    act = in_flight * split.stage_layers * activation_bytes_per_layer(
+        layers_held = layers_in_flight_with_embedding_and_loss(
+            split.pp, interleave, per_step, split.stage_layers)
+        in_flight = layers_held / split.stage_layers
+    else:
+        in_flight = micro_batches_in_flight(split.pp, interleave, per_step)
+        layers_held = in_flight * split.stage_layers
+    act = layers_held * activation_bytes_per_layer(
         m, seq_len=s, micro_batch=mb, recompute=rec, tp=t) / cp
     state = groups["weights"] + groups["gradients"] + groups["optimizer_states"]
     parts = {**groups, "activations": act, "runtime_overhead": RUNTIME_OVERHEAD_BYTES}

@@ -53,23 +53,47 @@ class Split:
 
     @property
     def places(self) -> int:
-        """The places the pipeline cut shares out: the layers, plus the embedding and the
-        output layer where each takes one layer's place."""
-        return self.layers + (2 if self.pipeline_split == "embedding-and-loss" else 0)
+        """The places the pipeline cut shares out (:func:`pipeline_cut`)."""
+        return pipeline_cut(self.layers, self.pp, self.pipeline_split).places
 
 
-def _stage_share(model: ModelSpec, stage_layers: int, pp: int, pipeline_split: PipelineSplit,
-                 ) -> float:
-    """Share of ``model``'s parameters on its fullest stage. Cut by layers, the embedding and
-    output layer count with the layers (stage_layers / layers of everything); with the
-    embedding and loss in the cut, the fullest of a middle stage (stage_layers layers) and the
-    first or last (one layer fewer, plus a vocabulary x hidden table)."""
-    if pp == 1 or pipeline_split == "layers":
-        return stage_layers / model.layers
+@dataclass(frozen=True, slots=True)
+class PipelineCut:
+    """How ``pp`` stages share a model's layers: ``places`` to share (the layers, plus the
+    embedding and the output layer where each takes a layer's place), ``stage_places`` on
+    the fullest stage, ``last_stage_layers`` beside the output layer on the last, and the
+    ``pipeline_split`` that holds (always 'layers' for one stage)."""
+
+    places: int
+    stage_places: int
+    last_stage_layers: int
+    pipeline_split: PipelineSplit
+
+
+def pipeline_cut(layers: int, pp: int, pipeline_split: PipelineSplit) -> PipelineCut:
+    """``layers`` cut over ``pp`` stages as ``pipeline_split`` says: ceil(places / pp) on the
+    fullest stage; the last holds what is left, one place of it the loss's under the
+    'embedding-and-loss' split."""
+    split: PipelineSplit = pipeline_split if pp > 1 else "layers"
+    loss = 1 if split == "embedding-and-loss" else 0
+    places = layers + 2 * loss
+    stage = ceil_div(places, pp)
+    return PipelineCut(places, stage, max(0, places - (pp - 1) * stage - loss), split)
+
+
+def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
+    """Share of ``model``'s parameters on the fullest of ``pp`` stages (1 for one stage).
+    Cut by layers, the embedding and output layer count with the layers (stage places /
+    layers of everything); with the embedding and the loss in the cut, the fuller of a
+    middle stage (stage places x a layer's parameters) and the first or last (one layer
+    fewer, plus a vocabulary x hidden table)."""
+    cut = pipeline_cut(model.layers, pp, pipeline_split)
+    if cut.pipeline_split == "layers":
+        return cut.stage_places / model.layers
     table = model.vocab * model.hidden
     per_layer = (model.params - table * (1 if model.tied_embeddings else 2)) / model.layers
-    fullest = max(stage_layers * per_layer, table + (stage_layers - 1) * per_layer)
-    return fullest / model.params
+    k = cut.stage_places
+    return max(k * per_layer, table + (k - 1) * per_layer) / model.params
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,25 +160,34 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
         raise EngineError(
             f"GPU count ({gpus:,}) must be a multiple of tensor parallel × pipeline stages "
             f"({t} × {p} = {t * p:,}).", "pp")
-    split = pipeline_split if p > 1 else "layers"
-    places = model.layers + (2 if split == "embedding-and-loss" else 0)
-    if split == "embedding-and-loss" and places % p:
-        fits = ", ".join(f"{d:,}" for d in range(2, places + 1) if places % d == 0)
+    cut = pipeline_cut(model.layers, p, pipeline_split)
+    if cut.pipeline_split == "embedding-and-loss" and cut.places % p:
+        fits = ", ".join(f"{d:,}" for d in range(2, cut.places + 1) if cut.places % d == 0)
         raise EngineError(
-            f"With the embedding and the loss in the cut, {model.name} has {places} places "
+            f"With the embedding and the loss in the cut, {model.name} has {cut.places} places "
             f"({model.layers} layers + 2): {p} stages cannot share them evenly, as Megatron-LM "
             f"requires. Stages that can: {fits}.", "pp")
-    stage = ceil_div(places, p)
-    last = max(0, places - (p - 1) * stage - (1 if split == "embedding-and-loss" else 0))
-    return Split(gpus, t, p, gpus // (t * p), stage, model.layers, per,
-                 stage_params_share(model, p, split), split, last)
+    return Split(gpus, t, p, gpus // (t * p), cut.stage_places, model.layers, per,
+                 stage_params_share(model, p, pipeline_split), cut.pipeline_split,
+                 cut.last_stage_layers)
 
 
-def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
-    """Share of ``model``'s parameters on the fullest of ``pp`` stages cut as
-    ``pipeline_split`` says (1 for one stage)."""
-    places = model.layers + (2 if pp > 1 and pipeline_split == "embedding-and-loss" else 0)
-    return _stage_share(model, ceil_div(places, pp), pp, pipeline_split)
+def check_chunks(model: ModelSpec, split: Split, interleave: int) -> None:
+    """EngineError naming ``interleave`` unless each of ``split``'s stages can hold
+    ``interleave`` chunks: at most layers / stages of them, and under the
+    'embedding-and-loss' split a count dividing a stage's places, as Megatron-LM requires."""
+    v, p = interleave, split.pp
+    if v == 1:
+        return
+    if split.pipeline_split == "embedding-and-loss" and split.stage_layers % v:
+        raise EngineError(f"With the embedding and the loss in the cut, each of the {p} stages "
+                          f"of {model.name} holds {split.stage_layers} places: {v} chunks "
+                          "cannot share them evenly, as Megatron-LM requires; chunks per GPU "
+                          f"must divide {split.stage_layers}.", "interleave")
+    if split.pipeline_split == "layers" and p * v > model.layers:
+        raise EngineError(f"{model.name} has {model.layers} layers: {p} stages of {v} chunks "
+                          "each would leave some chunks with none; stages × chunks may be at "
+                          f"most {model.layers}.", "interleave")
 
 
 def check_context_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,

@@ -63,6 +63,7 @@ from engine.numbers.catalog.kernel_rates import (
 from engine.numbers.model_shapes import Component
 from engine.numbers.moe_ops import PERMUTATION_KERNELS, token_permutation_bytes
 from engine.numbers.op_time import Op, Work, ops_of
+from engine.numbers.parallelism import pipeline_cut
 from engine.numbers.training_choices import AttentionKernel, Kernels, Recompute
 
 ACTIVATION_BYTES = 2.0  # 16-bit activations and weights in the matmuls
@@ -86,8 +87,8 @@ class StepShape:
     ``kernels``: the stack's memory-bound kernels, fused or eager PyTorch's
     (training_choices.Kernels); ``attention``: its attention kernel
     (training_choices.AttentionKernel). ``last_stage_layers``: the layers beside the output
-    layer on the last stage (None: what the even cut leaves, layers - (pipeline - 1) x
-    stage_layers); ``stage_share``: the share of the parameters the fullest stage steps
+    layer on the last stage (None: what the even cut leaves, parallelism.pipeline_cut);
+    ``stage_share``: the share of the parameters the fullest stage steps
     (None: stage_layers / layers)."""
 
     tokens: int
@@ -458,7 +459,7 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
             again = _recomputed(forward, "recomputation: the layers' forward pass")
         return forward + again + bwd_mm + attn_bwd + bwd_mem
 
-    last_layers = (max(0, m.layers - (s.pipeline - 1) * s.stage_layers)
+    last_layers = (pipeline_cut(m.layers, s.pipeline, "layers").last_stage_layers
                    if s.last_stage_layers is None else s.last_stage_layers)
     fullest = layer_ops(float(s.stage_layers))
     last = layer_ops(float(last_layers)) + _head(m, s, r)

@@ -19,6 +19,7 @@ from engine.numbers.memory import (
     kv_cache_bytes_per_token,
     kv_tokens_at_utilization,
 )
+from engine.numbers.parallelism import pipeline_cut
 from engine.words.adapters_explained import adapter_setup_words
 from engine.words.format import a_or_an, format_GB
 from engine.words.labels import part_words
@@ -219,19 +220,16 @@ def activation_words(mem: TrainingMemory) -> str:
         out += f" × {m.layers} layers"
     if mem.tp > 1:
         out += f", split over {mem.tp} tensor-parallel GPUs with sequence parallelism"
+    schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
+                else "1F1B")
+    stage = pipeline_cut(m.layers, mem.pp, mem.pipeline_split).stage_places
     if mem.pp > 1 and mem.pipeline_split == "embedding-and-loss":
-        stage = -(-(m.layers + 2) // mem.pp)
-        schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
-                    else "1F1B")
         out += (f"; {mem.pp} pipeline stages of {stage} places, the embedding and the loss "
                 f"taking one each (the first and last stages one layer short), the fullest "
                 f"holding {mem.micro_batches_in_flight * stage:.4g} layers' activations of one "
                 f"micro-batch at its peak ({schedule}, Megatron-LM's warm-up; "
                 f"{mem.micro_batches_per_step:,} micro-batches per step)")
     elif mem.pp > 1:
-        stage = -(-m.layers // mem.pp)
-        schedule = (f"interleaved, {mem.interleave} chunks per GPU" if mem.interleave > 1
-                    else "1F1B")
         out += (f"; {mem.pp} pipeline stages of up to {stage} layers (the embedding and output "
                 f"layer's parameters counted with the layers), the first holding "
                 f"{mem.micro_batches_in_flight:g} micro-batches in flight ({schedule}; "

@@ -5,9 +5,8 @@ section 3.3.2), and what the fullest rank then holds, worked by hand."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from row_refusals import assert_row_refuses
 
 from engine.lesson.reality.measurements import load
 from engine.numbers.activations import (
@@ -98,12 +97,8 @@ def test_eight_chunks_a_gpu_shorten_the_bubble():
 def test_a_row_says_where_its_split_is_read():
     row = next(r for r in load() if r.id == "llama3-405b-16k-gpus-mfu")
     assert row.pipeline_split == "embedding-and-loss" and "3.3.2" in row.pipeline_split_basis
-    with pytest.raises(EngineError) as refused:
-        replace(row, pipeline_split_basis="")
-    assert refused.value.field == "pipeline_split_basis"
-    with pytest.raises(EngineError) as refused:
-        replace(row, pipeline_split="halves")
-    assert refused.value.field == "pipeline_split"
+    assert_row_refuses(row, "pipeline_split_basis", "")
+    assert_row_refuses(row, "pipeline_split", "halves")
 
 
 def test_the_8192_gpu_row_says_what_the_engine_finds():
@@ -119,10 +114,11 @@ def test_the_8192_gpu_row_says_what_the_engine_finds():
     rest = mem.per_gpu_bytes - mem.parts["activations"]
 
     def fits_with_group(n: int) -> bool:
-        # Rank 1's warm-up with groups of n: 2 x 14 + 7 x n chunks, plus the one that
-        # starts the steady state, one layer each.
-        return rest + (2 * 14 + 7 * n + 1) * per_layer <= mem.capacity_bytes
+        held = layers_in_flight_with_embedding_and_loss(16, 8, 32, 8, group=n)
+        return rest + held * per_layer <= mem.capacity_bytes
 
+    # Rank 1 with groups of 14 holds 2 x 14 + 7 x 14 + 1 = 127 layers; with 15, 134.
+    assert layers_in_flight_with_embedding_and_loss(16, 8, 32, 8, group=14) == 127
     assert fits_with_group(14) and not fits_with_group(15)
 
 
