@@ -28,7 +28,9 @@ group during the last micro-batch's backward pass (2/3 of its compute); only the
 exposed. With ZeRO-1/2 (a distributed optimiser) they are reduce-scattered there instead, and
 the updated weights all-gathered after the step: beside the next step's first forward pass
 (1/3 of its compute; ``param_gather`` 'overlapped', Megatron-LM's --overlap-param-gather) or
-exposed ('after-step', DeepSpeed). ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
+exposed ('after-step', DeepSpeed). ZeRO-2 keeps only each rank's shard of the gradients, so
+with several micro-batches per step it reduce-scatters every micro-batch's, each under that
+micro-batch's backward pass (2/3 of its compute), rather than once. ZeRO-3 instead all-gathers the weights twice and reduce-scatters the gradients every
 micro-batch, overlapped with that micro-batch's compute; under a pipeline (pp > 1) it keeps
 each stage's gathered weights and unsharded gradients for the whole step, so its traffic is
 ZeRO-1/2's (engine.numbers.memory.sharding_stage). Compute that runs beside a
@@ -53,6 +55,7 @@ from engine.numbers.catalog.efficiency import (
     grad_reduce_basis,
     param_gather_basis,
     pipeline_split_source,
+    sharded_gradients_source,
     tp_comm_overlap_source,
     training_defaults,
     zero3_under_pipeline_source,
@@ -349,6 +352,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # ZeRO-3 gathers the weights for every micro-batch only where it shards them for the
     # whole step (not under a pipeline: memory.sharding_stage owns that rule).
     gathers_every_micro_batch = sharding_stage(shard, p) == 3
+    # Sharded gradients cannot accumulate over the micro-batches: each one's are reduced.
+    reduces_every_micro_batch = sharding_stage(shard, p) == 2 and dp * c > 1
+    reductions = accum if reduces_every_micro_batch else 1
     if gathers_every_micro_batch:
         comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
                                           dp_link)
@@ -360,17 +366,18 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         contention_step = 0.0
         gather_exposed = 0.0
     else:
-        reduce_s, gather_s = all_reduce_seconds(grad_bytes, dp_link), 0.0
+        reduce_mb, gather_s = all_reduce_seconds(grad_bytes, dp_link), 0.0
         if shard != "none":
             # The distributed optimizer: the gradients reduce-scattered, each rank stepping its
             # shard, then the updated 16-bit weights all-gathered. The gather cannot start
             # before the step: beside the next step's first forward pass, or after the step.
-            reduce_s = reduce_scatter_seconds(grad_bytes, dp_link)
+            reduce_mb = reduce_scatter_seconds(grad_bytes, dp_link)
             gather_s = all_gather_seconds(
                 grad_bytes / grad_bytes_per_param * WEIGHT_BYTES, dp_link)
+        reduce_s = reductions * reduce_mb
         dp_comm = reduce_s + gather_s
         hidden_gather = min(gather_s, compute_mb / 3.0) if param_gather == "overlapped" else 0.0
-        hidden = min(reduce_s, compute_mb * 2.0 / 3.0) + hidden_gather
+        hidden = reductions * min(reduce_mb, compute_mb * 2.0 / 3.0) + hidden_gather
         gather_exposed = gather_s - hidden_gather
         dp_exposed = dp_comm - hidden - gather_exposed
         contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb + tp_hidden_mb,
@@ -388,7 +395,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     if dp > 1:
         weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
         traffic.append(Traffic("data", dp_link.name, accum * (2 * weights_gpu + grad_bytes)
-                               if gathers_every_micro_batch else grad_bytes, dp_comm))
+                               if gathers_every_micro_batch else reductions * grad_bytes,
+                               dp_comm))
     if t > 1:
         traffic.append(Traffic("tensor", tp_link.name, 4 * split.stage_layers * accum
                                * tokens_gpu * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
@@ -410,6 +418,10 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
     if shard in ("zero1", "zero2") and dp > 1:
         basis.append(param_gather_basis(param_gather))
+    if reduces_every_micro_batch and accum > 1:
+        basis.append(Basis("ZeRO-2: the gradients reduce-scattered every micro-batch (each rank "
+                           "keeps only its shard), each under that micro-batch's backward pass",
+                           float(accum), sharded_gradients_source()))
     if shard == "zero3" and not gathers_every_micro_batch and dp * c > 1:
         basis.append(Basis("ZeRO-3 under a pipeline: each stage's weights gathered once a step "
                            "and its gradients reduce-scattered once, after the last "

@@ -13,8 +13,8 @@ from engine.numbers import quantities
 from engine.numbers.catalog import get_model, get_system
 from engine.numbers.catalog.efficiency import training_defaults
 from engine.numbers.memory import TrainingMemory
+from engine.numbers.parallelism import pipeline_cut
 from engine.numbers.plan import plan
-from engine.numbers.rounding import ceil_div
 from engine.render.cluster_fields import PP, SEQ_LEN, SERVERS, SHARDING, SYSTEM, TP
 from engine.render.fields import Amount, Choice, Count
 from engine.render.html import definition_list, esc, tag
@@ -90,7 +90,7 @@ def render(values: Values) -> str:
         STEP_PARTS, (step.compute_seconds, step.exposed_communication_seconds,
                      step.bubble_seconds, step.optimizer_seconds), strict=True)],
         label=f"One training step of {model.name} on {plural(p.gpus, 'GPU')}, expected")
-    stage_layers = ceil_div(model.layers, mem.pp)
+    stage_layers = pipeline_cut(model.layers, mem.pp, mem.pipeline_split).stage_places
     micro = e.accumulation
     facts = definition_list([
         ("Memory per GPU", f"{format_GB(mem.per_gpu_bytes)} of {format_GB(mem.capacity_bytes)}"

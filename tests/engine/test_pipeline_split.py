@@ -16,7 +16,7 @@ from engine.numbers.activations import (
 from engine.numbers.catalog import get_hardware, get_model
 from engine.numbers.errors import EngineError
 from engine.numbers.memory import training_memory
-from engine.numbers.parallelism import check_split
+from engine.numbers.parallelism import check_split, stage_params_share
 from engine.numbers.plan import plan
 
 # Meta's Table 4 layout: TP 8 x PP 16, 8K sequences, 16M tokens (2,048 sequences) a step.
@@ -120,6 +120,26 @@ def test_the_8192_gpu_row_says_what_the_engine_finds():
     # Rank 1 with groups of 14 holds 2 x 14 + 7 x 14 + 1 = 127 layers; with 15, 134.
     assert layers_in_flight_with_embedding_and_loss(16, 8, 32, 8, group=14) == 127
     assert fits_with_group(14) and not fits_with_group(15)
+
+
+def test_the_8192_gpu_row_says_what_sharded_gradients_would_cost():
+    # The row's note: kept as shards (ZeRO-2) the gradients fit, 83.8 GB, but each of the
+    # 32 micro-batches reduce-scatters its FP32 gradients (12.8 GB a GPU): 32 % MFU.
+    row = next(r for r in load() if r.id == "llama3-405b-8k-gpus-mfu")
+    assert "they fit (83.8 GB)" in row.note and "32 % MFU" in row.note
+    sharded = plan(**{**META, "sharding": "zero2"}, gpus=8192, grad_reduce="fp32")
+    assert sharded.train is not None
+    assert sharded.memory.fits and round(sharded.memory.per_gpu_bytes / 1e9, 1) == 83.8
+    # 405.85 billion parameters / tp 8 x the fullest stage's share (a middle stage's 8
+    # layers, more than the first's 7 + the vocabulary table), 4 bytes each, once per
+    # micro-batch.
+    m = get_model("llama-3.1-405b")
+    per_micro_batch = m.params / 8 * stage_params_share(m, 16, "embedding-and-loss") * 4
+    assert round(per_micro_batch / 1e9, 1) == 12.8
+    grads = next(t for t in sharded.train.expected.traffic if t.strategy == "data")
+    assert grads.bytes_per_step == pytest.approx(32 * per_micro_batch)
+    assert round(sharded.train.expected.mfu * 100) == 32
+    assert round(plan(**META, gpus=8192, grad_reduce="fp32").train.expected.mfu * 100) == 47
 
 
 def test_two_stages_hold_the_loss_short_too():

@@ -239,6 +239,12 @@ def pipeline_split_source() -> str:
     return str(_data()["training"]["pipeline_split_source"])
 
 
+def sharded_gradients_source() -> str:
+    """Where the rule that sharded gradients (ZeRO-2) are reduce-scattered every micro-batch
+    comes from (engine.numbers.expected_training)."""
+    return str(_data()["training"]["sharded_gradients_source"])
+
+
 def param_gather_basis(placement: str) -> Basis:
     """Where ZeRO-1/2's all-gather of the updated weights runs (training_choices.ParamGather),
     as a basis entry: 1 when beside the next step's forward pass, 0 when exposed."""
