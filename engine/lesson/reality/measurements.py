@@ -249,41 +249,35 @@ class Measurement:
                       "not say (kernels_basis).", "kernels_basis")
         if self.task != "train" and (self.kernels != "fused" or self.kernels_basis):
             raise bad("kernels belong to a training row.", "kernels")
-        choose(self.attention, ATTENTION_KERNELS, "attention", "attention kernel")
-        if self.attention != "fa2" and (self.task != "train"
-                                        or not self.attention_basis.strip()):
-            raise bad("a training row that ran another attention kernel than "
-                      "FlashAttention-2 says where that is read (attention_basis).",
-                      "attention_basis")
-        choose(self.tp_comm, TP_COMMS, "tp_comm", "tensor-parallel communication")
-        if self.tp_comm != "exposed" and (self.task != "train" or self.tp < 2
-                                          or not self.tp_comm_basis.strip()):
-            raise bad("a training row whose tensor-parallel collectives ran under the GEMMs "
-                      "has tp > 1 and says where that is read (tp_comm_basis).",
-                      "tp_comm_basis")
-        choose(self.param_gather, PARAM_GATHERS, "param_gather", "parameter gather")
-        if self.param_gather != "overlapped" and (
-                self.sharding not in ("zero1", "zero2") or not self.param_gather_basis.strip()):
-            raise bad("a ZeRO-1/2 row whose weights were gathered after the step says where "
-                      "that is read (param_gather_basis).", "param_gather_basis")
-        choose(self.grad_reduce, GRAD_REDUCES, "grad_reduce", "gradient reduction")
-        if self.grad_reduce != "bf16" and (self.task != "train"
-                                           or not self.grad_reduce_basis.strip()):
-            raise bad("a training row whose gradients crossed the network in fp32 says where "
-                      "that is read (grad_reduce_basis).", "grad_reduce_basis")
-        choose(self.pipeline_split, PIPELINE_SPLITS, "pipeline_split", "pipeline split")
-        if self.pipeline_split != "layers" and (self.pp < 2
-                                                or not self.pipeline_split_basis.strip()):
-            raise bad("a pipelined row whose embedding and loss took a layer's place in the "
-                      "cut says where that is read (pipeline_split_basis).",
-                      "pipeline_split_basis")
-        choose(self.mfu_attention, MFU_ATTENTION_COUNTS, "mfu_attention",
-               "MFU attention count")
-        if self.mfu_attention != "causal" and (self.metric != "train_mfu" or self.model is None
-                                               or not self.mfu_attention_basis.strip()):
-            raise bad("an MFU counted with full attention is a train_mfu row of a catalogue "
-                      "model that says where the count is read (mfu_attention_basis).",
-                      "mfu_attention_basis")
+        train = self.task == "train"
+        # Each stack choice off the engine's default is read from the source, and only where
+        # it can apply: (field, choices, default, where it applies, what the row must say,
+        # the choice's name in messages).
+        for field, choices, default, applies, needs, name in (
+                ("attention", ATTENTION_KERNELS, "fa2", train,
+                 "a training row that ran another attention kernel than FlashAttention-2 says "
+                 "where that is read", "attention kernel"),
+                ("tp_comm", TP_COMMS, "exposed", train and self.tp >= 2,
+                 "a training row whose tensor-parallel collectives ran under the GEMMs has "
+                 "tp > 1 and says where that is read", "tensor-parallel communication"),
+                ("param_gather", PARAM_GATHERS, "overlapped", self.sharding in ("zero1", "zero2"),
+                 "a ZeRO-1/2 row whose weights were gathered after the step says where that "
+                 "is read", "parameter gather"),
+                ("grad_reduce", GRAD_REDUCES, "bf16", train,
+                 "a training row whose gradients crossed the network in fp32 says where that "
+                 "is read", "gradient reduction"),
+                ("pipeline_split", PIPELINE_SPLITS, "layers", self.pp >= 2,
+                 "a pipelined row whose embedding and loss took a layer's place in the cut "
+                 "says where that is read", "pipeline split"),
+                ("mfu_attention", MFU_ATTENTION_COUNTS, "causal",
+                 self.metric == "train_mfu" and self.model is not None,
+                 "an MFU counted with full attention is a train_mfu row of a catalogue model "
+                 "that says where the count is read", "MFU attention count")):
+            value = getattr(self, field)
+            choose(value, choices, field, name)
+            basis = f"{field}_basis"
+            if value != default and (not applies or not getattr(self, basis).strip()):
+                raise bad(f"{needs} ({basis}).", basis)
         # A steady rate is measured at one batch, which sets how often the gradients cross
         # the network: the row gives it rather than taking the catalogue's.
         if self.metric in ("train_mfu", "train_tokens_per_s_per_gpu") and (
