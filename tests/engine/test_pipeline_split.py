@@ -178,3 +178,20 @@ def test_partial_groups_and_two_stages_follow_megatron_schedule():
     # chunk's layer for micro-batches 0 and 1, then 2 before their backward passes free them
     # (its second chunk is the loss alone): 3 at most.
     assert layers_in_flight_with_embedding_and_loss(2, 2, 4, 2) == 3
+
+
+def test_the_lesson_quotes_the_engine_on_the_papers_layout():
+    # Step 6 and the cluster page set Meta's measured 41 % beside what the engine expects on
+    # the layout as the paper describes it: the 16,384-GPU row's own expected MFU.
+    from engine.lesson.figures.network import published_expected
+    from engine.lesson.reality.measured import checked
+
+    row = next(c for c in checked() if c.measurement.id == "llama3-405b-16k-gpus-mfu")
+    assert row.expected is not None
+    assert published_expected("llama3-405b-16k-gpus-mfu") == f"{row.expected * 100:.1f} %"
+    calculator = plan(**{**META, "interleave": 2, "recompute": "selective",
+                         "pipeline_split": "layers"}, gpus=16384).train
+    assert calculator is not None and calculator.expected.mfu < row.expected
+    with pytest.raises(EngineError) as bad:
+        published_expected("no-such-row")
+    assert bad.value.field == "measurement"

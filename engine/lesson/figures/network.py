@@ -113,6 +113,20 @@ def published(measurement: str) -> str:
     raise EngineError(f"No measurement {str(measurement)[:40]!r}.", "measurement")
 
 
+def published_expected(measurement: str) -> str:
+    """What the engine expects for a published measurement of "How good are these numbers?",
+    on that row's own workload and layout and in its source's terms, by id: '43.8 %' for
+    llama3-405b-16k-gpus-mfu."""
+    from engine.lesson.reality.measured import checked, format_measure
+
+    for c in checked():
+        m = c.measurement
+        if m.id == measurement and c.expected is not None:
+            return format_measure(c.expected, m.metric, m.scope)
+    raise EngineError(f"No measurement {str(measurement)[:40]!r} with an expected value.",
+                      "measurement")
+
+
 def observed_interruptions() -> str:
     """The interruptions Meta observed training Llama 3 405B, as a clause: '419 unexpected
     interruptions in 54 days on 16,384 H100s, about one every 3.1 hours'."""
@@ -127,4 +141,5 @@ def observed_interruptions() -> str:
 
 
 NETWORK_FIGURES = (hop_bandwidth, hop_times_slower, bubble_share, tp_step, tp_speedup,
-                   cluster_mfu, cluster_train_time, published, observed_interruptions)
+                   cluster_mfu, cluster_train_time, published, published_expected,
+                   observed_interruptions)
