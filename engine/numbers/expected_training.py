@@ -83,6 +83,7 @@ from engine.numbers.parallelism import (
     check_context_split,
     check_expert_parallel,
     default_expert_parallel,
+    gpu_params,
     split_batch,
 )
 from engine.numbers.records import JsonShape, Record
@@ -337,8 +338,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # parallelism; by default ep = min(experts, dp)): each expert's gradients are reduced
     # only among its dp / ep copies, and tokens travel to their experts and back by
     # all-to-all (assumed overlapped with compute, as DeepSeek-V3's DualPipe does).
-    grad_bytes = (m.params - m.routed_params + m.routed_params / ep) / t \
-        * split.stage_share * grad_bytes_per_param
+    grad_bytes = gpu_params(m, split, ep) * grad_bytes_per_param
     if adapter is not None:
         grad_bytes = adapter.trainable_params * grad_bytes_per_param
     a2a_mb = 0.0

@@ -26,6 +26,7 @@ from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import (
     check_context_split,
     check_expert_parallel,
+    pipeline_cut,
     split_batch,
     stage_params_share,
 )
@@ -503,8 +504,10 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     """
     t = mem.tp * mem.pp * mem.cp
     stage = sharding_stage(mem.sharding, mem.pp)
-    held = mem.model.params - mem.model.routed_params * (1 - 1 / mem.ep)
-    p = held / mem.tp * stage_params_share(mem.model, mem.pp, mem.pipeline_split)
+    m = mem.model
+    layer_share = pipeline_cut(m.layers, mem.pp, mem.pipeline_split).most_layers / m.layers
+    p = (m.params * stage_params_share(m, mem.pp, mem.pipeline_split)
+         - m.routed_params * layer_share * (1 - 1 / mem.ep)) / mem.tp
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

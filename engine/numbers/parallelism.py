@@ -49,7 +49,7 @@ class Split:
     @property
     def layer_share(self) -> float:
         """Share of the model's layers the fullest stage holds (1 without pipelining)."""
-        return self.stage_layers / self.layers
+        return pipeline_cut(self.layers, self.pp, self.pipeline_split).most_layers / self.layers
 
     @property
     def places(self) -> int:
@@ -69,6 +69,14 @@ class PipelineCut:
     last_stage_layers: int
     pipeline_split: PipelineSplit
 
+    @property
+    def most_layers(self) -> int:
+        """The most layers one stage holds: a stage's places, or one fewer where every stage
+        is the first or the last (two stages, the embedding and the loss in the cut)."""
+        both_ends = (self.pipeline_split == "embedding-and-loss"
+                     and self.places == 2 * self.stage_places)
+        return self.stage_places - 1 if both_ends else self.stage_places
+
 
 def pipeline_cut(layers: int, pp: int, pipeline_split: PipelineSplit) -> PipelineCut:
     """``layers`` cut over ``pp`` stages as ``pipeline_split`` says: ceil(places / pp) on the
@@ -86,14 +94,15 @@ def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit)
     Cut by layers, the embedding and output layer count with the layers (stage places /
     layers of everything); with the embedding and the loss in the cut, the fuller of a
     middle stage (stage places x a layer's parameters) and the first or last (one layer
-    fewer, plus a vocabulary x hidden table)."""
+    fewer, plus a vocabulary x hidden table); two stages are both first and last."""
     cut = pipeline_cut(model.layers, pp, pipeline_split)
     if cut.pipeline_split == "layers":
         return cut.stage_places / model.layers
     table = model.vocab * model.hidden
     per_layer = (model.params - table * (1 if model.tied_embeddings else 2)) / model.layers
     k = cut.stage_places
-    return max(k * per_layer, table + (k - 1) * per_layer) / model.params
+    end_stage = table + (k - 1) * per_layer
+    return (end_stage if pp == 2 else max(k * per_layer, end_stage)) / model.params
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +128,15 @@ class Traffic(Record):
     link: str
     bytes_per_step: float
     seconds_per_step: float
+
+
+def gpu_params(model: ModelSpec, split: Split, ep: int) -> float:
+    """Parameters one GPU of the fullest stage holds: the stage's share of ``model``
+    (``split.stage_share``) over ``split.tp`` GPUs, of which a mixture's routed experts, those
+    of the stage's layers (``split.layer_share``), only 1/``ep``: the rest sit on the other
+    expert-parallel GPUs."""
+    experts_elsewhere = model.routed_params * split.layer_share * (1 - 1 / ep)
+    return (model.params * split.stage_share - experts_elsewhere) / split.tp
 
 
 def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> int:

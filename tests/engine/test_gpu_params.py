@@ -1,0 +1,42 @@
+"""What one GPU of the fullest stage holds, parameters counted once
+(parallelism.gpu_params): its stage's share of the model over tensor parallelism, of which a
+mixture's routed experts only 1/ep. The gradients each step reduces are those parameters'."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.numbers.catalog import get_hardware, get_model
+from engine.numbers.expected_training import expected_train
+from engine.numbers.parallelism import check_split, gpu_params, stage_params_share
+
+H100 = get_hardware("h100-sxm")
+
+
+def test_a_dense_model_holds_its_stages_share_over_tp():
+    m = get_model("llama-3.1-405b")
+    split = check_split(m, H100, 16384, 8, 16, "embedding-and-loss")
+    # 128 places over 16 stages: 8 on a middle stage, the fullest.
+    assert gpu_params(m, split, 1) == pytest.approx(
+        m.params * stage_params_share(m, 16, "embedding-and-loss") / 8)
+
+
+def test_a_mixture_holds_one_eighth_of_its_stages_experts():
+    m = get_model("mixtral-8x7b")
+    # 32 layers and the embedding and the loss: 34 places over 2 stages, 17 on each: the
+    # embedding or the output layer and 16 layers, so no stage holds 17 layers.
+    split = check_split(m, H100, 64, 2, 2, "embedding-and-loss")
+    assert split.stage_layers == 17
+    table = m.vocab * m.hidden
+    per_layer = (m.params - 2 * table) / 32
+    assert split.stage_share == pytest.approx((table + 16 * per_layer) / m.params)
+    assert split.layer_share == 16 / 32
+    routed_here = m.routed_params * 16 / 32
+    by_hand = (m.params * split.stage_share - routed_here + routed_here / 8) / 2
+    assert gpu_params(m, split, 8) == pytest.approx(by_hand)
+    # The step reduces exactly those parameters' gradients, 2 bytes each.
+    train = expected_train(m, H100, tokens=1e12, gpus=64, tp=2, pp=2, ep=8,
+                           seq_len=4096, global_batch_tokens=16 * 4096 * 4,
+                           pipeline_split="embedding-and-loss")
+    data = next(t for t in train.traffic if t.strategy == "data")
+    assert data.bytes_per_step == pytest.approx(by_hand * 2)
