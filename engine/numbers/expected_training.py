@@ -299,7 +299,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         check_expert_parallel(m, ep, dp)
     c = cp
     shards = dp * c if shard != "none" else 1
-    ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.stage_layers, p, ep,
+    ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.most_layers, p, ep,
                                         shards, rec, fp8, c, adapter, kernels, attention,
                                         split.last_stage_layers, split.stage_share),
                        grad_bytes_per_param)
@@ -309,7 +309,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
 
     links = hw.link_spec()
     tp_link = group_link(links, t)
-    tp_comm_mb = 4 * split.stage_layers * all_reduce_seconds(
+    tp_comm_mb = 4 * split.most_layers * all_reduce_seconds(
         tokens_gpu * m.hidden * ACTIVATION_BYTES, tp_link)
     tp_exposed_mb, tp_hidden_mb = (_tp_exposed(tp_comm_mb, ops.micro_batch)
                                    if tp_comm == "overlapped" and t > 1
@@ -321,7 +321,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         kv_bytes = _kv_chunk_bytes(m, tokens_gpu, t)
         # Forward: the keys and values of the other c - 1 chunks come round the ring; backward:
         # they come round again and their gradients go back (Megatron-LM's ring attention).
-        kv_forward = split.stage_layers * (c - 1) * send_seconds(kv_bytes, cp_link)
+        kv_forward = split.most_layers * (c - 1) * send_seconds(kv_bytes, cp_link)
         attention_s = {name: sum(o.seconds for o in ops.micro_batch if o.name == name)
                        for name in ("attention (forward)", "attention (backward)")}
         cp_comm_mb = 3 * kv_forward
@@ -398,13 +398,13 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                                if gathers_every_micro_batch else reductions * grad_bytes,
                                dp_comm))
     if t > 1:
-        traffic.append(Traffic("tensor", tp_link.name, 4 * split.stage_layers * accum
+        traffic.append(Traffic("tensor", tp_link.name, 4 * split.most_layers * accum
                                * tokens_gpu * m.hidden * ACTIVATION_BYTES, accum * tp_comm_mb))
     if p > 1:
         traffic.append(Traffic("pipeline", pp_link.name, 2 * v * accum * tokens_gpu * m.hidden
                                * ACTIVATION_BYTES / t, accum * p2p_mb))
     if c > 1:
-        traffic.append(Traffic("context", cp_link.name, 3 * split.stage_layers * (c - 1)
+        traffic.append(Traffic("context", cp_link.name, 3 * split.most_layers * (c - 1)
                                * accum * kv_bytes, accum * cp_comm_mb))
     if ep > 1:
         traffic.append(Traffic("expert", ep_link.name, 4 * (m.layers - m.dense_layers)

@@ -47,9 +47,15 @@ class Split:
     last_stage_layers: int
 
     @property
+    def most_layers(self) -> int:
+        """The most layers one stage holds (:attr:`PipelineCut.most_layers`): what the
+        busiest GPU runs beside the output layer or the embedding, or in a middle stage."""
+        return pipeline_cut(self.layers, self.pp, self.pipeline_split).most_layers
+
+    @property
     def layer_share(self) -> float:
         """Share of the model's layers the fullest stage holds (1 without pipelining)."""
-        return pipeline_cut(self.layers, self.pp, self.pipeline_split).most_layers / self.layers
+        return self.most_layers / self.layers
 
     @property
     def places(self) -> int:

@@ -40,3 +40,8 @@ def test_a_mixture_holds_one_eighth_of_its_stages_experts():
                            pipeline_split="embedding-and-loss")
     data = next(t for t in train.traffic if t.strategy == "data")
     assert data.bytes_per_step == pytest.approx(by_hand * 2)
+    # Its busiest GPU runs 16 layers: 4 tensor-parallel all-reduces each of the micro-batch's
+    # 4,096 x 4,096 activations in 16 bits, for each of the step's 4 micro-batches.
+    tensor = next(t for t in train.traffic if t.strategy == "tensor")
+    assert train.accumulation == 4
+    assert tensor.bytes_per_step == pytest.approx(4 * 16 * 4 * 4096 * m.hidden * 2)
