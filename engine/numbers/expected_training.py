@@ -352,8 +352,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # ZeRO-3 gathers the weights for every micro-batch only where it shards them for the
     # whole step (not under a pipeline: memory.sharding_stage owns that rule).
     gathers_every_micro_batch = sharding_stage(shard, p) == 3
-    # Sharded gradients cannot accumulate over the micro-batches: each one's are reduced.
-    reduces_every_micro_batch = sharding_stage(shard, p) == 2 and dp * c > 1
+    # Sharded gradients accumulate only as shards: each micro-batch's are reduce-scattered.
+    reduces_every_micro_batch = sharding_stage(shard, p) == 2 and dp * c > 1 and accum > 1
     reductions = accum if reduces_every_micro_batch else 1
     if gathers_every_micro_batch:
         comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
@@ -377,12 +377,16 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         reduce_s = reductions * reduce_mb
         dp_comm = reduce_s + gather_s
         hidden_gather = min(gather_s, compute_mb / 3.0) if param_gather == "overlapped" else 0.0
-        hidden = reductions * min(reduce_mb, compute_mb * 2.0 / 3.0) + hidden_gather
+        hidden_reduce = min(reduce_mb, compute_mb * 2.0 / 3.0)
+        hidden = reductions * hidden_reduce + hidden_gather
         gather_exposed = gather_s - hidden_gather
         dp_exposed = dp_comm - hidden - gather_exposed
-        contention_mb = slowed * min(a2a_mb + cp_comm_mb - cp_exposed_mb + tp_hidden_mb,
-                                     compute_mb)
-        contention_step = slowed * hidden
+        # A reduction every micro-batch runs beside that micro-batch's compute, with its other
+        # collectives: together they cannot slow more than all of it.
+        beside_mb = a2a_mb + cp_comm_mb - cp_exposed_mb + tp_hidden_mb + (
+            hidden_reduce if reduces_every_micro_batch else 0.0)
+        contention_mb = slowed * min(beside_mb, compute_mb)
+        contention_step = slowed * (hidden_gather if reduces_every_micro_batch else hidden)
     stage_mb = compute_mb + tp_exposed_mb + p2p_mb + contention_mb + cp_exposed_mb
     compute_step = accum * compute_mb
     contention = accum * contention_mb + contention_step
@@ -392,7 +396,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     step = compute_step + exposed + bubble + optimizer_seconds
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb + cp_comm_mb) + dp_comm
     traffic = []
-    if dp > 1:
+    if dp * c > 1:
         weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
         traffic.append(Traffic("data", dp_link.name, accum * (2 * weights_gpu + grad_bytes)
                                if gathers_every_micro_batch else reductions * grad_bytes,
@@ -416,9 +420,9 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
                    "given by the user" if batch_given else defaults.global_batch_source),
              grad_basis,
              Basis("overlap of the gradient reduction", 2.0 / 3.0, defaults.overlap_source)]
-    if shard in ("zero1", "zero2") and dp > 1:
+    if shard in ("zero1", "zero2") and dp * c > 1:
         basis.append(param_gather_basis(param_gather))
-    if reduces_every_micro_batch and accum > 1:
+    if reduces_every_micro_batch:
         basis.append(Basis("ZeRO-2: the gradients reduce-scattered every micro-batch (each rank "
                            "keeps only its shard), each under that micro-batch's backward pass",
                            float(accum), sharded_gradients_source()))

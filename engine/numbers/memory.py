@@ -496,29 +496,36 @@ def training_memory(
 
 def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     """Fewest GPUs with ``mem``'s sharding, tensor parallelism and pipeline stages on which
-    it fits.
+    it fits, with ``mem``'s activations (under a pipeline they are those of ``mem``'s
+    micro-batches per step: at a fixed global batch fewer copies run more of them, which this
+    count does not follow).
 
     Replicated ('none') data parallelism never lowers memory per GPU, so the answer is
-    tensor parallel x pipeline stages if it fits at all; ZeRO stages divide their parts by the
-    data-parallel size. None when no count helps (the unsharded parts alone are too big).
+    tensor parallel x pipeline stages (x context parallel) if it fits at all; ZeRO stages
+    divide their parts over the data- and context-parallel GPUs, as :func:`training_memory`
+    does: a mixture's experts, held 1/ep on each GPU, are sharded over the dp x cp / ep copies
+    of each, so their sharded parts fall as the dense ones do. The data-parallel size is kept
+    a multiple of ``mem.ep`` (the expert-parallel GPUs are data-parallel ranks). None when no
+    count helps (the unsharded parts alone are too big).
     """
     t = mem.tp * mem.pp * mem.cp
     stage = sharding_stage(mem.sharding, mem.pp)
     m = mem.model
     layer_share = pipeline_cut(m.layers, mem.pp, mem.pipeline_split).most_layers / m.layers
-    p = (m.params * stage_params_share(m, mem.pp, mem.pipeline_split)
-         - m.routed_params * layer_share * (1 - 1 / mem.ep)) / mem.tp
+    stage_params = m.params * stage_params_share(m, mem.pp, mem.pipeline_split) / mem.tp
+    held = stage_params - m.routed_params * layer_share * (1 - 1 / mem.ep) / mem.tp
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():
         if stage >= _ZERO_STAGE.get(name, 1):
-            sharded += p * nbytes
+            sharded += stage_params * nbytes
         else:
-            fixed += p * nbytes
+            fixed += held * nbytes
     room = mem.capacity_bytes - fixed
     if room <= 0:
         return None
     if sharded == 0.0:
         return t
-    dp = max(1, ceil_div(sharded, room))
-    return dp * t
+    # The sharded parts are split over dp x cp GPUs.
+    dp = max(1, ceil_div(ceil_div(sharded, room), mem.cp))
+    return ceil_div(dp, mem.ep) * mem.ep * t

@@ -28,8 +28,9 @@ from engine.numbers.training_choices import PipelineSplit
 
 @dataclass(frozen=True, slots=True)
 class Split:
-    """A checked split: ``gpus`` = ``dp`` x ``tp`` x ``pp``; ``stage_layers`` the layers of
-    the fullest stage (of ``layers``); ``chips_per_server`` the GPUs one server holds;
+    """A checked split: ``gpus`` = ``dp`` x ``tp`` x ``pp``; ``stage_layers`` the places of
+    the fullest stage (its layers, except under the 'embedding-and-loss' split with two
+    stages: :attr:`most_layers`), of ``layers``; ``chips_per_server`` the GPUs one server holds;
     ``stage_share`` the share of the model's parameters the fullest stage holds (1 without
     pipelining); ``pipeline_split`` how the stages share the model
     (training_choices.PipelineSplit); ``last_stage_layers`` the layers beside the output
@@ -65,22 +66,22 @@ class Split:
 
 @dataclass(frozen=True, slots=True)
 class PipelineCut:
-    """How ``pp`` stages share a model's layers: ``places`` to share (the layers, plus the
-    embedding and the output layer where each takes a layer's place), ``stage_places`` on
-    the fullest stage, ``last_stage_layers`` beside the output layer on the last, and the
-    ``pipeline_split`` that holds (always 'layers' for one stage)."""
+    """How ``stages`` pipeline stages share a model's layers: ``places`` to share (the layers,
+    plus the embedding and the output layer where each takes a layer's place),
+    ``stage_places`` on the fullest stage, ``last_stage_layers`` beside the output layer on
+    the last, and the ``pipeline_split`` that holds (always 'layers' for one stage)."""
 
     places: int
     stage_places: int
     last_stage_layers: int
     pipeline_split: PipelineSplit
+    stages: int = 1
 
     @property
     def most_layers(self) -> int:
         """The most layers one stage holds: a stage's places, or one fewer where every stage
         is the first or the last (two stages, the embedding and the loss in the cut)."""
-        both_ends = (self.pipeline_split == "embedding-and-loss"
-                     and self.places == 2 * self.stage_places)
+        both_ends = self.pipeline_split == "embedding-and-loss" and self.stages == 2
         return self.stage_places - 1 if both_ends else self.stage_places
 
 
@@ -92,7 +93,7 @@ def pipeline_cut(layers: int, pp: int, pipeline_split: PipelineSplit) -> Pipelin
     loss = 1 if split == "embedding-and-loss" else 0
     places = layers + 2 * loss
     stage = ceil_div(places, pp)
-    return PipelineCut(places, stage, max(0, places - (pp - 1) * stage - loss), split)
+    return PipelineCut(places, stage, max(0, places - (pp - 1) * stage - loss), split, pp)
 
 
 def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
@@ -108,7 +109,7 @@ def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit)
     per_layer = (model.params - table * (1 if model.tied_embeddings else 2)) / model.layers
     k = cut.stage_places
     end_stage = table + (k - 1) * per_layer
-    return (end_stage if pp == 2 else max(k * per_layer, end_stage)) / model.params
+    return (end_stage if cut.stages == 2 else max(k * per_layer, end_stage)) / model.params
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,3 +63,20 @@ def test_what_the_traffic_buys_is_the_gradients_memory():
     zero2 = training_memory(MODEL, H100, sharding="zero2", **LAYOUT)
     assert zero1.parts["gradients"] == pytest.approx(GRAD_BYTES)
     assert zero2.parts["gradients"] == pytest.approx(GRAD_BYTES / 4)
+
+
+def test_the_train_json_echoes_the_cut_used():
+    from engine.lesson.plans.plan_json import plan_to_dict
+    from engine.numbers.plan import plan
+
+    meta = plan(model="llama-3.1-405b", hardware="h100-sxm", task="train", gpus=16384, tp=8,
+                pp=16, interleave=8, pipeline_split="embedding-and-loss", seq_len=8192,
+                sharding="zero1", global_batch_tokens=16_777_216)
+    train = plan_to_dict(meta)["train"]
+    assert isinstance(train, dict)
+    assert (train["interleave"], train["pipeline_split"]) == (8, "embedding-and-loss")
+    # One stage: nothing to interleave or cut, whatever was asked.
+    flat = plan_to_dict(plan(model=MODEL, hardware="h100-sxm", task="train", gpus=8, tp=8,
+                             interleave=2, pipeline_split="embedding-and-loss"))["train"]
+    assert isinstance(flat, dict)
+    assert (flat["interleave"], flat["pipeline_split"]) == (1, "layers")

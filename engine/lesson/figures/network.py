@@ -117,12 +117,12 @@ def published_expected(measurement: str) -> str:
     """What the engine expects for a published measurement of "How good are these numbers?",
     on that row's own workload and layout and in its source's terms, by id: '43.8 %' for
     llama3-405b-16k-gpus-mfu."""
-    from engine.lesson.reality.measured import checked, format_measure
+    from engine.lesson.reality.measured import check, format_measure
+    from engine.lesson.reality.measurements import load
 
-    for c in checked():
-        m = c.measurement
-        if m.id == measurement and c.expected is not None:
-            return format_measure(c.expected, m.metric, m.scope)
+    for m in load():
+        if m.id == measurement and (expected := check(m).expected) is not None:
+            return format_measure(expected, m.metric, m.scope)
     raise EngineError(f"No measurement {str(measurement)[:40]!r} with an expected value.",
                       "measurement")
 

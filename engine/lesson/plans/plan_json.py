@@ -96,7 +96,8 @@ def plan_to_dict(p: Plan) -> dict[str, object]:
             train_expected["usd_per_million_tokens"] = run.usd_per_million_tokens
         train: dict[str, object] = {
             "sharding": mem.sharding, "tp": mem.tp, "dp": mem.dp, "pp": mem.pp,
-            "interleave": mem.interleave, "pipeline_split": mem.pipeline_split,
+            "interleave": mem.interleave if mem.pp > 1 else 1,
+            "pipeline_split": mem.pipeline_split,
             "optimizer": mem.optimizer, "convention": mem.convention,
             "bytes_per_param": dict(mem.bytes_per_param),
             "bytes_per_param_total": mem.bytes_per_param_total,
