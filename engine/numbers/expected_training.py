@@ -83,6 +83,7 @@ from engine.numbers.parallelism import (
     check_context_split,
     check_expert_parallel,
     default_expert_parallel,
+    fullest_stage,
     gpu_params,
     split_batch,
 )
@@ -299,9 +300,14 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
         check_expert_parallel(m, ep, dp)
     c = cp
     shards = dp * c if shard != "none" else 1
+    # The stage whose GPUs hold the most parameters steps them (with many expert-parallel
+    # GPUs, the vocabulary table's stage can outweigh a middle one).
+    fullest = fullest_stage(m, p, split.pipeline_split, ep)
     ops = training_ops(m, hw, StepShape(tokens_mb // c, s, t, split.most_layers, p, ep,
                                         shards, rec, fp8, c, adapter, kernels, attention,
-                                        split.last_stage_layers, split.stage_share),
+                                        split.last_stage_layers, fullest.params,
+                                        None if split.pipeline_split == "layers"
+                                        else fullest.layers),
                        grad_bytes_per_param)
     compute_mb = ops.micro_batch_seconds
     optimizer_seconds = ops.optimizer_seconds

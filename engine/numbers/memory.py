@@ -26,9 +26,8 @@ from engine.numbers.formats import FormatId, get_format
 from engine.numbers.parallelism import (
     check_context_split,
     check_expert_parallel,
-    pipeline_cut,
+    fullest_stage,
     split_batch,
-    stage_params_share,
 )
 from engine.numbers.records import JsonShape, Record
 from engine.numbers.rounding import ceil_div
@@ -454,8 +453,9 @@ def training_memory(
     stage = sharding_stage(shard, split.pp)
     # The weights' copies are sharded over every data- and context-parallel GPU (Megatron's
     # distributed optimiser), an expert's over the copies of that expert: dp x cp / ep.
-    p = m.params / t * split.stage_share
-    p_experts = m.routed_params / t * split.layer_share
+    fullest = fullest_stage(m, split.pp, split.pipeline_split, ep)
+    p = m.params / t * fullest.params
+    p_experts = m.routed_params / t * fullest.layers
     groups = {"weights": 0.0, "gradients": 0.0, "optimizer_states": 0.0}
     for name, nbytes in bpp.items():
         part_stage = _ZERO_STAGE.get(name, 1)
@@ -511,9 +511,9 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     t = mem.tp * mem.pp * mem.cp
     stage = sharding_stage(mem.sharding, mem.pp)
     m = mem.model
-    layer_share = pipeline_cut(m.layers, mem.pp, mem.pipeline_split).most_layers / m.layers
-    stage_params = m.params * stage_params_share(m, mem.pp, mem.pipeline_split) / mem.tp
-    held = stage_params - m.routed_params * layer_share * (1 - 1 / mem.ep) / mem.tp
+    fullest = fullest_stage(m, mem.pp, mem.pipeline_split, mem.ep)
+    stage_params = m.params * fullest.params / mem.tp
+    held = stage_params - m.routed_params * fullest.layers * (1 - 1 / mem.ep) / mem.tp
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

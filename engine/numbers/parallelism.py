@@ -96,20 +96,43 @@ def pipeline_cut(layers: int, pp: int, pipeline_split: PipelineSplit) -> Pipelin
     return PipelineCut(places, stage, max(0, places - (pp - 1) * stage - loss), split, pp)
 
 
-def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
-    """Share of ``model``'s parameters on the fullest of ``pp`` stages (1 for one stage).
-    Cut by layers, the embedding and output layer count with the layers (stage places /
-    layers of everything); with the embedding and the loss in the cut, the fuller of a
-    middle stage (stage places x a layer's parameters) and the first or last (one layer
-    fewer, plus a vocabulary x hidden table); two stages are both first and last."""
+@dataclass(frozen=True, slots=True)
+class StageShares:
+    """The stage whose GPUs hold the most parameters: its share of the model's parameters
+    (``params``, routed experts counted whole) and of its layers (``layers``, and so of a
+    mixture's routed experts, taken as spread evenly over the layers)."""
+
+    params: float
+    layers: float
+
+
+def fullest_stage(model: ModelSpec, pp: int, pipeline_split: PipelineSplit,
+                  ep: int = 1) -> StageShares:
+    """The stage of ``pp`` whose GPUs hold the most parameters, a mixture's routed experts
+    1/``ep`` on each. Cut by layers, the embedding and output layer count with the layers
+    (stage places / layers of everything); with the embedding and the loss in the cut, the
+    fuller of a middle stage (stage places x a layer) and the first or last (one layer
+    fewer, plus a vocabulary x hidden table); two stages are both first and last. With many
+    expert-parallel GPUs a layer weighs less on each, so the table's stage can be the
+    fuller."""
     cut = pipeline_cut(model.layers, pp, pipeline_split)
     if cut.pipeline_split == "layers":
-        return cut.stage_places / model.layers
+        share = cut.stage_places / model.layers
+        return StageShares(share, share)
     table = model.vocab * model.hidden
     per_layer = (model.params - table * (1 if model.tied_embeddings else 2)) / model.layers
+    held_per_layer = per_layer - model.routed_params / model.layers * (1 - 1 / ep)
     k = cut.stage_places
-    end_stage = table + (k - 1) * per_layer
-    return (end_stage if cut.stages == 2 else max(k * per_layer, end_stage)) / model.params
+    ends = (k - 1, float(table))
+    candidates = [ends] if cut.stages == 2 else [(k, 0.0), ends]
+    layers, own_table = max(candidates, key=lambda c: c[0] * held_per_layer + c[1])
+    return StageShares((own_table + layers * per_layer) / model.params, layers / model.layers)
+
+
+def stage_params_share(model: ModelSpec, pp: int, pipeline_split: PipelineSplit) -> float:
+    """Share of ``model``'s parameters on the fullest of ``pp`` stages (1 for one stage):
+    :func:`fullest_stage`'s, experts counted whole."""
+    return fullest_stage(model, pp, pipeline_split).params
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,12 +161,12 @@ class Traffic(Record):
 
 
 def gpu_params(model: ModelSpec, split: Split, ep: int) -> float:
-    """Parameters one GPU of the fullest stage holds: the stage's share of ``model``
-    (``split.stage_share``) over ``split.tp`` GPUs, of which a mixture's routed experts, those
-    of the stage's layers (``split.layer_share``), only 1/``ep``: the rest sit on the other
-    expert-parallel GPUs."""
-    experts_elsewhere = model.routed_params * split.layer_share * (1 - 1 / ep)
-    return (model.params * split.stage_share - experts_elsewhere) / split.tp
+    """Parameters one GPU of the fullest stage (:func:`fullest_stage`) holds: the stage's
+    share of ``model`` over ``split.tp`` GPUs, of which a mixture's routed experts, those of
+    the stage's layers, only 1/``ep``: the rest sit on the other expert-parallel GPUs."""
+    stage = fullest_stage(model, split.pp, split.pipeline_split, ep)
+    experts_elsewhere = model.routed_params * stage.layers * (1 - 1 / ep)
+    return (model.params * stage.params - experts_elsewhere) / split.tp
 
 
 def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> int:

@@ -89,7 +89,8 @@ class StepShape:
     (training_choices.AttentionKernel). ``last_stage_layers``: the layers beside the output
     layer on the last stage (None: what the even cut leaves, parallelism.pipeline_cut);
     ``stage_share``: the share of the parameters the fullest stage steps
-    (None: stage_layers / layers)."""
+    (None: stage_layers / layers); ``routed_share``: the share of a mixture's routed experts
+    on it (None: stage_layers / layers), 1/ep of which each GPU holds."""
 
     tokens: int
     seq_len: int
@@ -106,6 +107,7 @@ class StepShape:
     attention: AttentionKernel = "fa2"
     last_stage_layers: int | None = None
     stage_share: float | None = None
+    routed_share: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +474,8 @@ def training_ops(model: ModelSpec, hardware: HardwareSpec, shape: StepShape,
     if s.adapter is not None:
         local_params = s.adapter.trainable_params / s.tp * s.stage_layers / m.layers
     elif m.routed_params:
-        local_params -= m.routed_params / s.tp * s.stage_layers / m.layers * (1 - 1 / s.ep)
+        routed_share = s.stage_layers / m.layers if s.routed_share is None else s.routed_share
+        local_params -= m.routed_params / s.tp * routed_share * (1 - 1 / s.ep)
     adam = adam_bytes_per_param(grad_bytes_per_param)
     basis.append(adam)
     optimizer = [

@@ -47,3 +47,19 @@ def test_a_mixture_holds_one_eighth_of_its_stages_experts():
     tensor = next(t for t in train.traffic if t.strategy == "tensor")
     assert train.accumulation == 4
     assert tensor.bytes_per_step == pytest.approx(4 * 16 * 4 * 4096 * m.hidden * 2)
+
+
+def test_with_many_expert_gpus_the_tables_stage_is_the_fullest():
+    # DeepSeek-V3 over 3 stages with the embedding and the loss in the cut: 61 layers + 2 =
+    # 63 places, 21 a stage. With 64 expert-parallel GPUs a layer weighs little on each, so
+    # the first stage (the 129,280 x 7,168 table + 20 layers) outweighs the middle (21).
+    m = get_model("deepseek-v3")
+    split = check_split(m, H100, 1536, 8, 3, "embedding-and-loss")
+    table = m.vocab * m.hidden
+    per_layer = (m.params - 2 * table) / 61
+    held_per_layer = per_layer - m.routed_params / 61 * (1 - 1 / 64)
+    middle, end = 21 * held_per_layer / 8, (table + 20 * held_per_layer) / 8
+    assert end > middle
+    assert gpu_params(m, split, 64) == pytest.approx(end)
+    # One expert GPU: every layer whole, and the middle stage is the fuller.
+    assert gpu_params(m, split, 1) == pytest.approx(21 * per_layer / 8)
