@@ -513,7 +513,7 @@ def min_gpus_to_train(mem: TrainingMemory) -> int | None:
     m = mem.model
     fullest = fullest_stage(m, mem.pp, mem.pipeline_split, mem.ep)
     stage_params = m.params * fullest.params / mem.tp
-    held = stage_params - m.routed_params * fullest.layers * (1 - 1 / mem.ep) / mem.tp
+    held = fullest.held_params(m, mem.ep) / mem.tp
     sharded = 0.0
     fixed = mem.parts["activations"] + mem.parts["runtime_overhead"]
     for name, nbytes in mem.bytes_per_param.items():

@@ -105,6 +105,11 @@ class StageShares:
     params: float
     layers: float
 
+    def held_params(self, model: ModelSpec, ep: int) -> float:
+        """Parameters of ``model`` on this stage, before tensor parallelism, with its routed
+        experts 1/``ep`` on each GPU (the rest on the other expert-parallel GPUs)."""
+        return model.params * self.params - model.routed_params * self.layers * (1 - 1 / ep)
+
 
 def fullest_stage(model: ModelSpec, pp: int, pipeline_split: PipelineSplit,
                   ep: int = 1) -> StageShares:
@@ -164,9 +169,8 @@ def gpu_params(model: ModelSpec, split: Split, ep: int) -> float:
     """Parameters one GPU of the fullest stage (:func:`fullest_stage`) holds: the stage's
     share of ``model`` over ``split.tp`` GPUs, of which a mixture's routed experts, those of
     the stage's layers, only 1/``ep``: the rest sit on the other expert-parallel GPUs."""
-    stage = fullest_stage(model, split.pp, split.pipeline_split, ep)
-    experts_elsewhere = model.routed_params * stage.layers * (1 - 1 / ep)
-    return (model.params * stage.params - experts_elsewhere) / split.tp
+    return fullest_stage(model, split.pp, split.pipeline_split, ep).held_params(model, ep) \
+        / split.tp
 
 
 def gpus_of_servers(hardware: HardwareSpec, servers: object, gpus: object) -> int:

@@ -4,6 +4,8 @@ Each returns the number formatted for reading, from the engine."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.numbers import quantities
 from engine.numbers.architecture import check_tensor_parallel
 from engine.numbers.catalog import get_hardware, resolve_model
@@ -14,6 +16,9 @@ from engine.numbers.hops import HOP_KINDS, Hop, hops
 from engine.numbers.plan import TrainFigures, plan
 from engine.numbers.training_runs import tokens_or_run
 from engine.words.format import format_bandwidth, format_percent, format_seconds
+
+if TYPE_CHECKING:
+    from engine.lesson.reality.measurements import Measurement
 
 
 def _hop(hardware: str, hop: str) -> Hop:
@@ -100,17 +105,24 @@ def cluster_train_time(model: str, tokens: float | str, gpus: int, tp: int, pp: 
     return format_seconds(seconds[basis])
 
 
-def published(measurement: str) -> str:
-    """A published measurement of "How good are these numbers?" as its source gave it,
-    by id: '41.0 %' for llama3-405b-16k-gpus-mfu."""
+def _measurement(measurement: str) -> Measurement:
+    """The row of "How good are these numbers?" with that id, or an EngineError naming it."""
     # Imported here: only the build reads the measurements file; the browser never does.
-    from engine.lesson.reality.measured import format_measure
     from engine.lesson.reality.measurements import load
 
     for m in load():
         if m.id == measurement:
-            return format_measure(m.value, m.metric, m.scope)
+            return m
     raise EngineError(f"No measurement {str(measurement)[:40]!r}.", "measurement")
+
+
+def published(measurement: str) -> str:
+    """A published measurement of "How good are these numbers?" as its source gave it,
+    by id: '41.0 %' for llama3-405b-16k-gpus-mfu."""
+    from engine.lesson.reality.measured import format_measure
+
+    m = _measurement(measurement)
+    return format_measure(m.value, m.metric, m.scope)
 
 
 def published_expected(measurement: str) -> str:
@@ -118,13 +130,12 @@ def published_expected(measurement: str) -> str:
     on that row's own workload and layout and in its source's terms, by id: '43.8 %' for
     llama3-405b-16k-gpus-mfu."""
     from engine.lesson.reality.measured import check, format_measure
-    from engine.lesson.reality.measurements import load
 
-    for m in load():
-        if m.id == measurement and (expected := check(m).expected) is not None:
-            return format_measure(expected, m.metric, m.scope)
-    raise EngineError(f"No measurement {str(measurement)[:40]!r} with an expected value.",
-                      "measurement")
+    m = _measurement(measurement)
+    expected = check(m).expected
+    if expected is None:
+        raise EngineError(f"The engine has no expected value for {m.id!r}.", "measurement")
+    return format_measure(expected, m.metric, m.scope)
 
 
 def observed_interruptions() -> str:
