@@ -494,20 +494,45 @@ def training_memory(
     )
 
 
-def min_gpus_to_train(mem: TrainingMemory) -> int | None:
+def min_gpus_to_train(mem: TrainingMemory,
+                      memory_at: Callable[[int], TrainingMemory] | None = None) -> int | None:
     """Fewest GPUs with ``mem``'s sharding, tensor parallelism and pipeline stages on which
-    it fits, with ``mem``'s activations (under a pipeline they are those of ``mem``'s
-    micro-batches per step: at a fixed global batch fewer copies run more of them, which this
-    count does not follow).
+    it fits; None when no count helps (the unsharded parts alone are too big).
 
     Replicated ('none') data parallelism never lowers memory per GPU, so the answer is
     tensor parallel x pipeline stages (x context parallel) if it fits at all; ZeRO stages
     divide their parts over the data- and context-parallel GPUs, as :func:`training_memory`
     does: a mixture's experts, held 1/ep on each GPU, are sharded over the dp x cp / ep copies
     of each, so their sharded parts fall as the dense ones do. The data-parallel size is kept
-    a multiple of ``mem.ep`` (the expert-parallel GPUs are data-parallel ranks). None when no
-    count helps (the unsharded parts alone are too big).
+    a multiple of ``mem.ep`` (the expert-parallel GPUs are data-parallel ranks).
+
+    Under a pipeline the activations depend on the count too: at a fixed global batch fewer
+    copies each run more micro-batches, and the first stage holds more of them in flight. So
+    with pp > 1, ``memory_at(gpus)`` (the same request on ``gpus`` GPUs) is searched: memory
+    per GPU never grows with more copies, and from the count at which every copy runs one
+    micro-batch a step the activations stop falling, so the sharded parts alone decide.
     """
+    if mem.pp == 1:
+        return _fewest_at_these_activations(mem)
+    if memory_at is None:
+        raise ValueError("min_gpus_to_train needs memory_at under a pipeline")
+    unit = mem.tp * mem.pp * mem.cp * mem.ep
+    sequences = mem.micro_batches_per_step * mem.dp * mem.micro_batch
+    one_each = max(1, ceil_div(sequences, mem.micro_batch * mem.ep))  # units: 1 micro-batch
+    if not memory_at(one_each * unit).fits:
+        return _fewest_at_these_activations(memory_at(one_each * unit))
+    low, high = 0, one_each  # memory_at(low * unit) does not fit (or low is 0); high fits
+    while high - low > 1:
+        middle = (low + high) // 2
+        if memory_at(middle * unit).fits:
+            high = middle
+        else:
+            low = middle
+    return high * unit
+
+
+def _fewest_at_these_activations(mem: TrainingMemory) -> int | None:
+    """:func:`min_gpus_to_train` with ``mem``'s own activations at every count."""
     t = mem.tp * mem.pp * mem.cp
     stage = sharding_stage(mem.sharding, mem.pp)
     m = mem.model

@@ -337,16 +337,8 @@ def _serve_plan(req: ServeRequest, price: float | None, offer: CloudPrice | None
 def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | None,
                 offer: CloudPrice | None) -> Plan:
     """plan() for training the checked request ``r`` on ``hw``."""
-    if r.adapter is not None:
-        tmem = _adapter_memory(m, hw, r)
-    else:
-        tmem = training_memory(m, hw, gpus=r.gpus, sharding=r.sharding, tp=r.tp,
-                           optimizer=r.optimizer, convention=r.convention,
-                           micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
-                           pp=r.pp, interleave=r.interleave,
-                           global_batch_tokens=r.global_batch_tokens,
-                           ep=r.ep if r.ep is not None else 1, cp=r.cp,
-                           pipeline_split=r.pipeline_split)
+    tmem = (_adapter_memory(m, hw, r) if r.adapter is not None
+            else _request_memory(m, hw, r, r.gpus))
     setup = tmem.adapter
     given = r.tokens is not None
     d = r.tokens if r.tokens is not None else float(CHINCHILLA_TOKENS_PER_PARAM * m.params)
@@ -377,10 +369,22 @@ def _train_plan(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, price: float | 
     tf = TrainFigures(d, given, total, model_flops, per_token, peak, fmt, u, seconds,
                       tmem.gpus * peak * u / per_token.model, for_target, target, exp_t, bound,
                       d / bound)
-    fewest = (min_gpus_to_train(tmem) if setup is None
+    fewest = (min_gpus_to_train(tmem, lambda gpus: _request_memory(m, hw, r, gpus))
+              if setup is None
               else 1 if tmem.fits else None)  # every GPU holds the whole frozen base
     return Plan("train", m, hw, tmem.gpus, tmem, flops_per_token(m), fewest, None, tf, price,
                 offer)
+
+
+def _request_memory(m: ModelSpec, hw: HardwareSpec, r: TrainRequest, gpus: int) -> TrainingMemory:
+    """Memory per GPU of the full-training request ``r`` run on ``gpus`` GPUs."""
+    return training_memory(m, hw, gpus=gpus, sharding=r.sharding, tp=r.tp,
+                           optimizer=r.optimizer, convention=r.convention,
+                           micro_batch=r.micro_batch, seq_len=r.seq_len, recompute=r.recompute,
+                           pp=r.pp, interleave=r.interleave,
+                           global_batch_tokens=r.global_batch_tokens,
+                           ep=r.ep if r.ep is not None else 1, cp=r.cp,
+                           pipeline_split=r.pipeline_split)
 
 
 # The full-training choices an adapter run leaves at their defaults: each GPU holds the whole

@@ -168,10 +168,12 @@ def render(values: Values) -> str:
         )
     assert t.gpus_for_target is not None
     target_gpus = layout_count(t.gpus_for_target, tp, pp)
+    too_few = p.min_gpus is not None and target_gpus < p.min_gpus
     rows.append(
         (
             f"{target_gpus:,}",
-            f"Fewest to finish in {days:g} days (whole {tp * pp:,}-GPU ranks)",
+            f"Fewest to finish in {days:g} days (whole {tp * pp:,}-GPU ranks"
+            + ("; too few for this layout's memory)" if too_few else ")"),
             format_seconds(
                 compute.training_seconds(t.model_flops, target_gpus, t.peak_flops_per_s, mfu)
             ),

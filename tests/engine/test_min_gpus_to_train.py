@@ -1,8 +1,8 @@
 """The fewest GPUs on which a layout fits (memory.min_gpus_to_train) agrees with
 training_memory: at that count it fits, at the next smaller count the split allows it does
 not, with context parallelism and a mixture's experts counted as training_memory counts them.
-Each layout starts from one copy, whose pipeline is full of micro-batches, so its activations
-are those of every smaller count too."""
+Under a pipeline the answer is searched through training_memory at each count, since at a
+fixed global batch fewer copies hold more micro-batches in flight."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ CASES = [
 def test_the_answer_fits_and_one_step_fewer_does_not(model_id, layout, dp_step):
     m = get_model(model_id)
     per_copy = layout["tp"] * layout.get("pp", 1) * layout.get("cp", 1)
-    need = min_gpus_to_train(training_memory(m, H100, gpus=per_copy * dp_step, **layout))
+    need = min_gpus_to_train(training_memory(m, H100, gpus=per_copy * dp_step, **layout),
+                             lambda gpus: training_memory(m, H100, gpus=gpus, **layout))
     assert need is not None and need % (per_copy * dp_step) == 0
     assert training_memory(m, H100, gpus=need, **layout).fits
     fewer = need - per_copy * dp_step
@@ -43,3 +44,28 @@ def test_context_parallel_gpus_share_the_state():
     layout = dict(tp=8, cp=2, sharding="zero3", seq_len=8192)
     assert training_memory(m, H100, gpus=16, **layout).fits
     assert min_gpus_to_train(training_memory(m, H100, gpus=64, **layout)) == 16
+
+
+META_16K_LAYOUT = dict(tp=8, pp=16, interleave=2, sharding="zero1", seq_len=8192,
+                       global_batch_tokens=16_777_216)
+
+
+@pytest.mark.parametrize("asked_gpus", [128, 8192, 16384, 32768])
+def test_under_a_pipeline_the_answer_follows_the_micro_batches_each_copy_holds(asked_gpus):
+    # Llama 3.1 405B, tp 8 x pp 16, 2 chunks, 16M tokens a step (2,048 sequences of 8,192).
+    # On 16,384 GPUs (128 copies) each copy runs 16 micro-batches, all in flight at once:
+    # it fits. On 16,256 (127 copies) each runs 17 (the batch rounded up), the first stage
+    # holds all 17 at once, and it does not. Whatever count is asked about, the
+    # answer is the same; the old answer, from the asked count's own activations, was 2,176
+    # when asked on 16,384 and none on 8,192.
+    m = get_model("llama-3.1-405b")
+    def memory_at(gpus):
+        return training_memory(m, H100, gpus=gpus, **META_16K_LAYOUT)
+    assert memory_at(16384).fits and not memory_at(16384 - 128).fits
+    assert min_gpus_to_train(memory_at(asked_gpus), memory_at) == 16384
+
+
+def test_a_pipeline_needs_the_memory_at_other_counts():
+    m = get_model("llama-3.1-405b")
+    with pytest.raises(ValueError):
+        min_gpus_to_train(training_memory(m, H100, gpus=16384, **META_16K_LAYOUT))

@@ -299,6 +299,23 @@ def test_step_6s_figures_are_the_widgets_defaults() -> None:
         assert figure in text, figure
 
 
+def test_step_6s_fewest_counts_are_the_widgets() -> None:
+    # The closed details quote the fewest that fit at the widget's layout, with ZeRO-1 and with
+    # nothing sharded, and the time on the 77 GPUs that hold the state alone (6,494 GB over
+    # 84.94 GB usable a GPU = 76.4): 3,153 years on one GPU / 77 = 40.9 years.
+    layout = {"model": "llama-3.1-405b", "tp": 8, "pp": 16, "interleave": 2,
+              "global_batch": 16777216}
+    fewest = get_figure("cluster_fewest_gpus")(**layout)
+    assert fewest == "16,384"
+    assert re.search(rf"{fewest}\W+Fewest that fit", text_of(render("training_at_scale")))
+    nothing = get_figure("cluster_fewest_gpus")(**layout, sharding="none")
+    assert re.search(rf"{nothing}\W+Fewest that fit",
+                     text_of(render("training_at_scale", sharding="none")))
+    assert get_figure("state_gpus")(model="llama-3.1-405b") == "77"
+    assert get_figure("state_gpus_train_time")(model="llama-3.1-405b", tokens="llama-3.1-405b",
+                                               seq_len=8192) == "40.9 years"
+
+
 @pytest.mark.parametrize("gpus", [2048, 8192, 32768])
 def test_training_at_scale_time_follows_the_gpu_count(gpus: int) -> None:
     p = _meta_plan(gpus)
@@ -307,8 +324,23 @@ def test_training_at_scale_time_follows_the_gpu_count(gpus: int) -> None:
     assert f"Wall-clock time on {gpus:,} GPUs at 40 % MFU {format_seconds(p.train.seconds)}" in text
 
 
-def test_training_at_scale_without_sharding_nothing_fits() -> None:
+def test_training_at_scale_without_sharding_fits_only_where_few_micro_batches_are_in_flight() -> None:
+    # Nothing sharded, tp 8 x pp 16: each GPU holds its 1/128 of the state whole (16 bytes a
+    # parameter, 51.5 GB). At 16M tokens a step it fits once each copy runs few enough
+    # micro-batches: 293 copies run 7 each (2,048 sequences, the batch rounded up to 2,051),
+    # 292 copies run 8 (all in flight on the first stage) and do not fit.
     text = text_of(render("training_at_scale", sharding="none"))
+    assert "it does not fit" in text
+    assert re.search(r"37,504\W+Fewest that fit", text)
+    layout = dict(tp=8, pp=16, interleave=2, sharding="none", seq_len=8192,
+                  global_batch_tokens=16777216)
+    m, h = get_model("llama-3.1-405b"), get_hardware("h100-sxm")
+    assert memory.training_memory(m, h, gpus=293 * 128, **layout).fits
+    assert not memory.training_memory(m, h, gpus=292 * 128, **layout).fits
+
+
+def test_training_at_scale_with_nothing_sharded_or_pipelined_nothing_fits() -> None:
+    text = text_of(render("training_at_scale", sharding="none", pp="1", interleave="1"))
     assert "it does not fit" in text
     assert "No count" in text
 
@@ -576,7 +608,10 @@ def test_training_at_scale_rows_counts_run_on_the_chosen_layout() -> None:
     assert layout_count(12_795, 8, 16) == 12_800 and layout_count(12_800, 8, 16) == 12_800
     html = render("training_at_scale")
     text = text_of(html)
-    assert "12,800 Fewest to finish in 90 days (whole 128-GPU ranks)" in text
+    # ...though at 16M tokens a step 100 copies each run 21 micro-batches, too many in
+    # flight for memory (the fewest that fit are 16,384), and the row says so.
+    assert ("12,800 Fewest to finish in 90 days (whole 128-GPU ranks; too few for this "
+            "layout's memory)") in text
     assert "--gpus 12800" in text
     command = text[text.index("--gpus 12800"):][:400]
     assert "--tp 8 --pp 16 --interleave 2" in command

@@ -13,7 +13,7 @@ from engine.numbers.communication import pipeline_bubble_fraction
 from engine.numbers.errors import EngineError
 from engine.numbers.expected_serving import decode_parts
 from engine.numbers.hops import HOP_KINDS, Hop, hops
-from engine.numbers.plan import TrainFigures, plan
+from engine.numbers.plan import Plan, TrainFigures, plan
 from engine.numbers.training_runs import tokens_or_run
 from engine.words.format import format_bandwidth, format_percent, format_seconds
 
@@ -72,15 +72,36 @@ def tp_speedup(model: str, hardware: str, gpus: int, context: int = 1024) -> str
     return f"{one / many:.1f}"
 
 
+def _cluster_plan(model: str, gpus: int, tp: int, pp: int, interleave: int,
+                  global_batch: float | None, seq_len: int, hardware: str,
+                  tokens: float | str, sharding: str = "zero1") -> Plan:
+    """The plan of a training run split tp x pp x data parallel (ZeRO-1 unless given)."""
+    return plan(model=model, hardware=hardware, gpus=gpus, task="train", tp=tp, pp=pp,
+                interleave=interleave, global_batch_tokens=global_batch, seq_len=seq_len,
+                sharding=sharding, tokens=tokens_or_run(tokens))
+
+
 def _cluster_train(model: str, gpus: int, tp: int, pp: int, interleave: int,
                    global_batch: float | None, seq_len: int, hardware: str,
                    tokens: float | str) -> TrainFigures:
-    """The modelled training plan of a run split tp x pp x data parallel (ZeRO-1)."""
-    p = plan(model=model, hardware=hardware, gpus=gpus, task="train", tp=tp, pp=pp,
-             interleave=interleave, global_batch_tokens=global_batch, seq_len=seq_len,
-             sharding="zero1", tokens=tokens_or_run(tokens))
-    assert p.train is not None
-    return p.train
+    """The modelled training figures of that run."""
+    t = _cluster_plan(model, gpus, tp, pp, interleave, global_batch, seq_len, hardware,
+                      tokens).train
+    assert t is not None
+    return t
+
+
+def cluster_fewest_gpus(model: str, tp: int, pp: int, interleave: int = 1,
+                        global_batch: float | None = None, seq_len: int = 8192,
+                        hardware: str = "h100-sxm", sharding: str = "zero1") -> str:
+    """The fewest GPUs on which that layout fits at that global batch (fewer data-parallel
+    copies each hold more micro-batches in flight): '16,384' for Meta's 405B layout at 16M
+    tokens a step, '37,504' with nothing sharded."""
+    n = _cluster_plan(model, tp * pp, tp, pp, interleave, global_batch, seq_len, hardware,
+                      1e12, sharding).min_gpus
+    if n is None:
+        raise EngineError("That layout fits on no GPU count.", "gpus")
+    return f"{n:,}"
 
 
 def cluster_mfu(model: str, gpus: int, tp: int, pp: int, interleave: int = 1,
@@ -152,5 +173,5 @@ def observed_interruptions() -> str:
 
 
 NETWORK_FIGURES = (hop_bandwidth, hop_times_slower, bubble_share, tp_step, tp_speedup,
-                   cluster_mfu, cluster_train_time, published, published_expected,
-                   observed_interruptions)
+                   cluster_mfu, cluster_train_time, cluster_fewest_gpus, published,
+                   published_expected, observed_interruptions)

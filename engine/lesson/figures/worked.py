@@ -150,12 +150,17 @@ def kv_per_request_per_gpu(model: str, context: int, gpus: int, format: str = "b
                                            parse_format(format)) / g)
 
 
-def state_gpus(model: str, hardware: str = "h100-sxm") -> str:
+def state_gpu_count(model: str, hardware: str = "h100-sxm") -> int:
     """The fewest GPUs whose memory holds the model's training state (16 bytes a parameter,
-    mixed precision and Adam, fully sharded) before activations: '77' for Llama 3.1 405B
-    on H100s."""
+    mixed precision and Adam, fully sharded) before activations: 77 for Llama 3.1 405B on
+    H100s."""
     state = resolve_model(model_id=model).params * memory.training_bytes_per_param()
-    return f"{math.ceil(state / get_hardware(hardware).memory_bytes):,}"
+    return math.ceil(state / get_hardware(hardware).memory_bytes)
+
+
+def state_gpus(model: str, hardware: str = "h100-sxm") -> str:
+    """:func:`state_gpu_count` as prose: '77'."""
+    return f"{state_gpu_count(model, hardware):,}"
 
 
 def _measured_mfu(measurement: str) -> Measurement:
