@@ -344,7 +344,8 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     # parallelism; by default ep = min(experts, dp)): each expert's gradients are reduced
     # only among its dp / ep copies, and tokens travel to their experts and back by
     # all-to-all (assumed overlapped with compute, as DeepSeek-V3's DualPipe does).
-    grad_bytes = gpu_params(m, split, ep) * grad_bytes_per_param
+    held_params = gpu_params(m, split, ep)
+    grad_bytes = held_params * grad_bytes_per_param
     if adapter is not None:
         grad_bytes = adapter.trainable_params * grad_bytes_per_param
     a2a_mb = 0.0
@@ -362,8 +363,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     reduces_every_micro_batch = sharding_stage(shard, p) == 2 and dp * c > 1 and accum > 1
     reductions = accum if reduces_every_micro_batch else 1
     if gathers_every_micro_batch:
-        comm_mb = (2 * all_gather_seconds(m.params / t * split.stage_share * WEIGHT_BYTES,
-                                          dp_link)
+        comm_mb = (2 * all_gather_seconds(held_params * WEIGHT_BYTES, dp_link)
                    + reduce_scatter_seconds(grad_bytes, dp_link))
         dp_comm = accum * comm_mb
         dp_exposed = accum * max(0.0, comm_mb - compute_mb)
@@ -403,7 +403,7 @@ def expected_train(model: ModelSpec, hardware: HardwareSpec, *, tokens: float, g
     comm = accum * (tp_comm_mb + a2a_mb + p2p_mb + cp_comm_mb) + dp_comm
     traffic = []
     if dp * c > 1:
-        weights_gpu = m.params / t * split.stage_share * WEIGHT_BYTES
+        weights_gpu = held_params * WEIGHT_BYTES
         traffic.append(Traffic("data", dp_link.name, accum * (2 * weights_gpu + grad_bytes)
                                if gathers_every_micro_batch else reductions * grad_bytes,
                                dp_comm))

@@ -63,3 +63,16 @@ def test_with_many_expert_gpus_the_tables_stage_is_the_fullest():
     assert gpu_params(m, split, 64) == pytest.approx(end)
     # One expert GPU: every layer whole, and the middle stage is the fuller.
     assert gpu_params(m, split, 1) == pytest.approx(21 * per_layer / 8)
+
+
+def test_zero3_gathers_only_the_experts_a_gpu_holds():
+    # Mixtral 8x7B, ZeRO-3 on 64 GPUs with 8 expert-parallel ranks (tp 1, one stage): each GPU
+    # holds its dense parameters and 1/8 of the routed experts, and that is what each
+    # micro-batch gathers twice (forward and backward, 16 bits) and reduce-scatters (16-bit
+    # gradients). Counting the experts whole, as before, gathered eight times the experts.
+    m = get_model("mixtral-8x7b")
+    held = m.params - m.routed_params + m.routed_params / 8
+    train = expected_train(m, H100, tokens=1e12, gpus=64, tp=1, ep=8, sharding="zero3",
+                           seq_len=4096)
+    data = next(t for t in train.traffic if t.strategy == "data")
+    assert data.bytes_per_step == pytest.approx(train.accumulation * (2 * held * 2 + held * 2))
