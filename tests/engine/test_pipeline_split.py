@@ -142,6 +142,28 @@ def test_the_8192_gpu_row_says_what_sharded_gradients_would_cost():
     assert round(plan(**META, gpus=8192, grad_reduce="fp32").train.expected.mfu * 100) == 47
 
 
+def test_the_long_context_row_holds_what_the_8k_row_holds():
+    # The 131,072-token row's note: each GPU holds 8,192 tokens of each of 16 micro-batches, as
+    # on the 8K row with 16,384 GPUs, so the same 82.8 GB; recomputing attention would save
+    # 0.07 GB a GPU and cost 12 % of the step.
+    row = next(r for r in load() if r.id == "llama3-405b-16k-gpus-128k-mfu")
+    assert row.recompute == "none"
+    assert "82.8 GB a GPU either way" in row.note and "0.07 GB" in row.note
+    assert "12 % of the step" in row.note
+    long = {**META, "seq_len": 131072, "cp": 16}
+    kept, redone = (plan(**{**long, "recompute": r}, gpus=16384, grad_reduce="fp32")
+                    for r in ("none", "selective"))
+    short = plan(**META, gpus=16384, grad_reduce="fp32")
+    assert kept.memory.per_gpu_bytes == pytest.approx(short.memory.per_gpu_bytes)
+    assert round(kept.memory.per_gpu_bytes / 1e9, 1) == 82.8
+    saved = kept.memory.per_gpu_bytes - redone.memory.per_gpu_bytes
+    assert round(saved / 1e9, 2) == 0.07
+    assert redone.train is not None
+    ops = {o.name: o.seconds for o in redone.train.expected.ops}
+    assert round(100 * ops["recomputation: attention (forward)"]
+                 / redone.train.expected.step_seconds) == 12
+
+
 def test_two_stages_hold_the_loss_short_too():
     # 2 stages x 1F1B, 5 places each (8 layers + 2), 4 micro-batches: rank 0 holds 2 of its
     # 4 layers (8), rank 1, the last, 1 of its 4 (4): 8.
