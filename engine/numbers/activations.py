@@ -201,7 +201,20 @@ def _peak_layers_held(pp: int, rank: int, interleave: int, micro_batches: int,
     Warm-up: pp - rank - 1 forward passes under 1F1B; interleaved, 2 (pp - rank - 1) +
     (v - 1) x ``group`` (schedules.py, get_pp_rank_microbatches), never more than all. Then
     one forward and one backward in turn, the backward passes running the same table with
-    the chunks in reverse order; then the remaining backward passes."""
+    the chunks in reverse order; then the remaining backward passes.
+
+    Past its warm-up the schedule repeats group by group, so more micro-batches only add
+    more of the same: the peak is that of a step with a few full groups beyond the warm-up
+    and the same last, partial group (:func:`_peak_of_schedule` runs the whole table)."""
+    keep = (-(-(2 * pp + (interleave - 1) * group) // (group * interleave)) + 3) * group
+    if micro_batches > keep + group:
+        micro_batches = keep + micro_batches % group
+    return _peak_of_schedule(pp, rank, interleave, micro_batches, layers_of_chunk, group)
+
+
+def _peak_of_schedule(pp: int, rank: int, interleave: int, micro_batches: int,
+                      layers_of_chunk: list[float], group: int) -> float:
+    """:func:`_peak_layers_held` run through every micro-batch of the step."""
     table = _schedule_table(micro_batches, interleave, group)
     total = len(table)
     warm = min(pp - rank - 1 if interleave == 1

@@ -499,8 +499,8 @@ def min_gpus_to_train(mem: TrainingMemory,
     """Fewest GPUs with ``mem``'s sharding, tensor parallelism and pipeline stages on which
     it fits; None when no count helps (the unsharded parts alone are too big).
 
-    Replicated ('none') data parallelism never lowers memory per GPU, so the answer is
-    tensor parallel x pipeline stages (x context parallel) if it fits at all; ZeRO stages
+    Without a pipeline, replicated ('none') data parallelism never lowers memory per GPU, so
+    the answer is tensor parallel (x context parallel) if it fits at all; ZeRO stages
     divide their parts over the data- and context-parallel GPUs, as :func:`training_memory`
     does: a mixture's experts, held 1/ep on each GPU, are sharded over the dp x cp / ep copies
     of each, so their sharded parts fall as the dense ones do. The data-parallel size is kept
@@ -508,19 +508,25 @@ def min_gpus_to_train(mem: TrainingMemory,
 
     Under a pipeline the activations depend on the count too: at a fixed global batch fewer
     copies each run more micro-batches, and the first stage holds more of them in flight. So
-    with pp > 1, ``memory_at(gpus)`` (the same request on ``gpus`` GPUs) is searched: memory
-    per GPU never grows with more copies, and from the count at which every copy runs one
-    micro-batch a step the activations stop falling, so the sharded parts alone decide.
+    with pp > 1, ``memory_at(gpus)`` (the same request on ``gpus`` GPUs) is searched. From
+    the count at which every copy runs one micro-batch a step the activations stop falling,
+    so the sharded parts alone decide beyond it; below it memory per GPU falls as copies are
+    added, except under the 'embedding-and-loss' cut with interleaving, where a part-filled
+    last group of micro-batches can make a few more copies hold slightly more. There every
+    count below the searched answer is tried too, up to :data:`_COUNTS_TRIED`.
     """
     if mem.pp == 1:
         return _fewest_at_these_activations(mem)
     if memory_at is None:
         raise ValueError("min_gpus_to_train needs memory_at under a pipeline")
     unit = mem.tp * mem.pp * mem.cp * mem.ep
+    # Copies (in units of ep) at which each runs one micro-batch: the step's sequences, as
+    # rounded for this count, over micro-batch x ep (never fewer than the batch's own).
     sequences = mem.micro_batches_per_step * mem.dp * mem.micro_batch
-    one_each = max(1, ceil_div(sequences, mem.micro_batch * mem.ep))  # units: 1 micro-batch
-    if not memory_at(one_each * unit).fits:
-        return _fewest_at_these_activations(memory_at(one_each * unit))
+    one_each = max(1, ceil_div(sequences, mem.micro_batch * mem.ep))
+    widest = memory_at(one_each * unit)
+    if not widest.fits:
+        return _fewest_at_these_activations(widest)
     low, high = 0, one_each  # memory_at(low * unit) does not fit (or low is 0); high fits
     while high - low > 1:
         middle = (low + high) // 2
@@ -528,7 +534,15 @@ def min_gpus_to_train(mem: TrainingMemory,
             high = middle
         else:
             low = middle
+    if mem.pipeline_split == "embedding-and-loss" and mem.interleave > 1:
+        for k in range(1, min(high, _COUNTS_TRIED + 1)):
+            if memory_at(k * unit).fits:
+                return k * unit
     return high * unit
+
+
+# The most counts tried one by one where memory per GPU need not fall with more copies.
+_COUNTS_TRIED = 2048
 
 
 def _fewest_at_these_activations(mem: TrainingMemory) -> int | None:

@@ -69,3 +69,20 @@ def test_a_pipeline_needs_the_memory_at_other_counts():
     m = get_model("llama-3.1-405b")
     with pytest.raises(ValueError):
         min_gpus_to_train(training_memory(m, H100, gpus=16384, **META_16K_LAYOUT))
+
+
+def test_where_more_copies_can_hold_more_every_smaller_count_is_tried():
+    # Llama 3.1 405B on B200s, ZeRO-2, tp 8 x pp 4, 4 chunks, the embedding and the loss in
+    # the cut, micro-batch 2: 576 GPUs fit (191.40 GB), 608 to 672 do not (a part-filled
+    # last group of micro-batches leaves the fullest rank a little more), 704 fit again. A
+    # search that assumed memory falls with every added copy answered 704.
+    m = get_model("llama-3.1-405b")
+    b200 = get_hardware("b200")
+    layout = dict(tp=8, pp=4, interleave=4, sharding="zero2", micro_batch=2, seq_len=8192,
+                  pipeline_split="embedding-and-loss")
+    def memory_at(gpus):
+        return training_memory(m, b200, gpus=gpus, **layout)
+    assert memory_at(576).fits and not memory_at(640).fits and memory_at(704).fits
+    need = min_gpus_to_train(memory_at(576), memory_at)
+    assert need is not None and need <= 576 and memory_at(need).fits
+    assert need == 32 or not memory_at(need - 32).fits
