@@ -31,8 +31,8 @@ class Split:
     """A checked split: ``gpus`` = ``dp`` x ``tp`` x ``pp``; ``stage_layers`` the places of
     the fullest stage (its layers, except under the 'embedding-and-loss' split with two
     stages: :attr:`most_layers`), of ``layers``; ``chips_per_server`` the GPUs one server holds;
-    ``stage_share`` the share of the model's parameters the fullest stage holds (1 without
-    pipelining); ``pipeline_split`` how the stages share the model
+    ``pipeline_split`` how the stages share the model (what the fullest stage holds is
+    :func:`fullest_stage`'s)
     (training_choices.PipelineSplit); ``last_stage_layers`` the layers beside the output
     layer on the last stage."""
 
@@ -43,7 +43,6 @@ class Split:
     stage_layers: int
     layers: int
     chips_per_server: int
-    stage_share: float
     pipeline_split: PipelineSplit
     last_stage_layers: int
 
@@ -220,8 +219,7 @@ def check_split(model: ModelSpec, hardware: HardwareSpec, gpus: int, tp: int,
             f"({model.layers} layers + 2): {p} stages cannot share them evenly, as Megatron-LM "
             f"requires. Stages that can: {fits}.", "pp")
     return Split(gpus, t, p, gpus // (t * p), cut.stage_places, model.layers, per,
-                 stage_params_share(model, p, pipeline_split), cut.pipeline_split,
-                 cut.last_stage_layers)
+                 cut.pipeline_split, cut.last_stage_layers)
 
 
 def check_chunks(model: ModelSpec, split: Split, interleave: int) -> None:

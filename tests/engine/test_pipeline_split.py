@@ -47,12 +47,13 @@ def test_the_cut_gives_the_embedding_and_the_loss_a_place_each():
     # the last, the embedding-and-loss cut 128 - 15 x 8 - 1 = 7 beside the output layer.
     assert (even.places, even.stage_layers, even.last_stage_layers) == (126, 8, 6)
     assert (split.places, split.stage_layers, split.last_stage_layers) == (128, 8, 7)
-    assert even.stage_share == 8 / 126
+    assert stage_params_share(m, 16, "layers") == 8 / 126
     # A middle stage holds 8 layers, each (params - 2 x 128,256 x 16,384) / 126 parameters.
     per_layer = (m.params - 2 * 128_256 * 16_384) / 126
-    assert split.stage_share == pytest.approx(8 * per_layer / m.params, rel=1e-12)
+    assert stage_params_share(m, 16, "embedding-and-loss") == pytest.approx(
+        8 * per_layer / m.params, rel=1e-12)
     # One stage: nothing to cut.
-    assert check_split(m, hw, 8, 8, 1, "embedding-and-loss").stage_share == 1.0
+    assert stage_params_share(m, 1, "embedding-and-loss") == 1.0
 
 
 def test_chunks_may_number_the_places_not_only_the_layers():
